@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Bring-up and teardown of one vDLA: PCI resources, identification, reset
+ * and interrupts.
+ */
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+
+#include "vdla_device.h"
+#include "vdla_irq.h"
+
+/* The major hardware version this driver is written against. */
+#define VDLA_SUPPORTED_HW_MAJOR	1
+
+static int vdla_identify(struct vdla_device *vdev)
+{
+	u32 id = vdla_read(vdev, VDLA_REG_ID);
+
+	if (id != VDLA_ID_MAGIC) {
+		drm_err(&vdev->drm, "ID register reads 0x%08x, expected 0x%08x: not a vDLA\n",
+			id, VDLA_ID_MAGIC);
+		return -ENODEV;
+	}
+
+	vdev->hw_version = vdla_read(vdev, VDLA_REG_VERSION);
+	if (VDLA_VERSION_MAJOR(vdev->hw_version) != VDLA_SUPPORTED_HW_MAJOR) {
+		drm_err(&vdev->drm, "hardware version %u.%u.%u is not supported (need major %u)\n",
+			VDLA_VERSION_MAJOR(vdev->hw_version),
+			VDLA_VERSION_MINOR(vdev->hw_version),
+			VDLA_VERSION_PATCH(vdev->hw_version), VDLA_SUPPORTED_HW_MAJOR);
+		return -ENODEV;
+	}
+	vdev->hw_caps = vdla_read(vdev, VDLA_REG_CAPS);
+	vdev->irq_vectors = vdla_read(vdev, VDLA_REG_IRQ_VECTORS);
+	return 0;
+}
+
+int vdla_device_init(struct vdla_device *vdev)
+{
+	struct pci_dev *pdev = vdev->pdev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret) {
+		drm_err(&vdev->drm, "cannot enable the PCI device: %d\n", ret);
+		return ret;
+	}
+
+	vdev->mmio = pcim_iomap_region(pdev, VDLA_BAR_MMIO, "vdla");
+	if (IS_ERR(vdev->mmio)) {
+		drm_err(&vdev->drm, "cannot map BAR%d: %ld\n", VDLA_BAR_MMIO,
+			PTR_ERR(vdev->mmio));
+		return PTR_ERR(vdev->mmio);
+	}
+
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret) {
+		drm_err(&vdev->drm, "cannot set a 64-bit DMA mask: %d\n", ret);
+		return ret;
+	}
+	pci_set_master(pdev);
+
+	ret = vdla_identify(vdev);
+	if (ret)
+		return ret;
+
+	/* Start from a known state whatever the previous driver left behind. */
+	vdla_write(vdev, VDLA_REG_RESET, VDLA_RESET_SOFT);
+
+	ret = drmm_mutex_init(&vdev->drm, &vdev->test_irq_lock);
+	if (ret)
+		return ret;
+	init_completion(&vdev->test_irq_done);
+
+	ret = vdla_irq_init(vdev);
+	if (ret)
+		return ret;
+
+	drm_info(&vdev->drm, "vDLA %u.%u.%u, caps 0x%08x, %u MSI-X vector(s)\n",
+		 VDLA_VERSION_MAJOR(vdev->hw_version), VDLA_VERSION_MINOR(vdev->hw_version),
+		 VDLA_VERSION_PATCH(vdev->hw_version), vdev->hw_caps, vdev->irq_vectors);
+	return 0;
+}
+
+void vdla_device_fini(struct vdla_device *vdev)
+{
+	vdla_irq_fini(vdev);
+	/* Leave the device idle for the next driver. */
+	vdla_write(vdev, VDLA_REG_RESET, VDLA_RESET_SOFT);
+}

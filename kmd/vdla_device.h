@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+#ifndef __VDLA_DEVICE_H__
+#define __VDLA_DEVICE_H__
+
+#include <drm/drm_device.h>
+#include <linux/completion.h>
+#include <linux/io.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+
+#include "vdla_regs.h"
+
+/**
+ * struct vdla_device - one vDLA PCI function and its accel node
+ */
+struct vdla_device {
+	/** @drm: the DRM device; its lifetime is the vdla_device's. */
+	struct drm_device drm;
+	/** @pdev: the PCI function. */
+	struct pci_dev *pdev;
+	/** @mmio: BAR0, unmapped by devres after remove. */
+	void __iomem *mmio;
+
+	/** @hw_version: VERSION register, read at probe. */
+	u32 hw_version;
+	/** @hw_caps: CAPS register, read at probe. */
+	u32 hw_caps;
+	/** @irq_vectors: IRQ_VECTORS register, read at probe. */
+	u32 irq_vectors;
+	/** @irq: Linux irq number of MSI-X vector 0. */
+	int irq;
+
+	/**
+	 * @irq_pending: INT_STATUS bits the hard handler acknowledged and the
+	 * threaded handler has yet to process.
+	 */
+	atomic_t irq_pending;
+
+	/** @test_irq_lock: serialises DRM_IOCTL_VDLA_TEST_IRQ callers. */
+	struct mutex test_irq_lock;
+	/** @test_irq_done: completed by the threaded handler on VDLA_INT_TEST. */
+	struct completion test_irq_done;
+	/** @test_irq_time: when the threaded handler saw VDLA_INT_TEST. */
+	ktime_t test_irq_time;
+};
+
+static inline struct vdla_device *to_vdla_device(struct drm_device *drm)
+{
+	return container_of(drm, struct vdla_device, drm);
+}
+
+static inline u32 vdla_read(struct vdla_device *vdev, u32 reg)
+{
+	return readl(vdev->mmio + reg);
+}
+
+static inline void vdla_write(struct vdla_device *vdev, u32 reg, u32 value)
+{
+	writel(value, vdev->mmio + reg);
+}
+
+int vdla_device_init(struct vdla_device *vdev);
+void vdla_device_fini(struct vdla_device *vdev);
+
+#endif /* __VDLA_DEVICE_H__ */

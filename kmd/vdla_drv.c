@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vdla: DRM accel driver for the vDLA deep-learning accelerator.
+ *
+ * This file holds the PCI driver, the DRM driver and its ioctl table.
+ */
+#include <drm/drm_accel.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_print.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include <drm/vdla_accel.h>
+
+#include "vdla_device.h"
+#include "vdla_drv.h"
+#include "vdla_irq.h"
+#include "vdla_query.h"
+
+#define VDLA_IOCTL(n, func) \
+	DRM_IOCTL_DEF_DRV(VDLA_##n, vdla_ioctl_##func, 0)
+
+static const struct drm_ioctl_desc vdla_ioctls[] = {
+	VDLA_IOCTL(QUERY, query),
+	VDLA_IOCTL(TEST_IRQ, test_irq),
+};
+
+DEFINE_DRM_ACCEL_FOPS(vdla_accel_fops);
+
+/*
+ * UAPI version history:
+ * 1.0 - QUERY (DEVICE) and TEST_IRQ.
+ */
+static const struct drm_driver vdla_drm_driver = {
+	.driver_features = DRIVER_COMPUTE_ACCEL,
+	.fops = &vdla_accel_fops,
+	.ioctls = vdla_ioctls,
+	.num_ioctls = ARRAY_SIZE(vdla_ioctls),
+	.name = "vdla",
+	.desc = "vDLA deep-learning accelerator",
+	.major = VDLA_DRIVER_MAJOR,
+	.minor = VDLA_DRIVER_MINOR,
+	.patchlevel = VDLA_DRIVER_PATCHLEVEL,
+};
+
+static int vdla_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct vdla_device *vdev;
+	int ret;
+
+	vdev = devm_drm_dev_alloc(&pdev->dev, &vdla_drm_driver, struct vdla_device, drm);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	vdev->pdev = pdev;
+	pci_set_drvdata(pdev, vdev);
+
+	ret = vdla_device_init(vdev);
+	if (ret)
+		return ret;
+
+	ret = drm_dev_register(&vdev->drm, 0);
+	if (ret) {
+		drm_err(&vdev->drm, "cannot register the accel device: %d\n", ret);
+		goto err_device_fini;
+	}
+	return 0;
+
+err_device_fini:
+	vdla_device_fini(vdev);
+	return ret;
+}
+
+static void vdla_remove(struct pci_dev *pdev)
+{
+	struct vdla_device *vdev = pci_get_drvdata(pdev);
+
+	/* Waits for ioctls inside drm_dev_enter() before the hardware goes. */
+	drm_dev_unplug(&vdev->drm);
+	vdla_device_fini(vdev);
+}
+
+static const struct pci_device_id vdla_pci_ids[] = {
+	{ PCI_DEVICE(VDLA_PCI_VENDOR_ID, VDLA_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, vdla_pci_ids);
+
+static struct pci_driver vdla_pci_driver = {
+	.name = "vdla",
+	.id_table = vdla_pci_ids,
+	.probe = vdla_probe,
+	.remove = vdla_remove,
+};
+module_pci_driver(vdla_pci_driver);
+
+MODULE_DESCRIPTION("vDLA deep-learning accelerator driver");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * DRM_IOCTL_VDLA_QUERY: structured information for userspace, copied out with
+ * an exact-size contract so that the structures can grow in later versions.
+ */
+#include <drm/drm_print.h>
+#include <linux/uaccess.h>
+
+#include <drm/vdla_accel.h>
+
+#include "vdla_device.h"
+#include "vdla_drv.h"
+#include "vdla_query.h"
+
+static void vdla_fill_query_device(struct vdla_device *vdev,
+				   struct drm_vdla_query_device *info)
+{
+	struct pci_dev *pdev = vdev->pdev;
+
+	memset(info, 0, sizeof(*info));
+	info->pci_vendor_id = pdev->vendor;
+	info->pci_device_id = pdev->device;
+	info->pci_revision = pdev->revision;
+	info->hw_version = vdev->hw_version;
+	info->hw_caps = vdev->hw_caps;
+	info->irq_vectors = vdev->irq_vectors;
+	info->driver_major = VDLA_DRIVER_MAJOR;
+	info->driver_minor = VDLA_DRIVER_MINOR;
+	info->driver_patch = VDLA_DRIVER_PATCHLEVEL;
+	info->pci_bus = (pci_domain_nr(pdev->bus) << 16) | (pdev->bus->number << 8) |
+			pdev->devfn;
+}
+
+int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct vdla_device *vdev = to_vdla_device(drm);
+	struct drm_vdla_query *args = data;
+	struct drm_vdla_query_device info;
+
+	if (args->flags || args->pad) {
+		drm_dbg(&vdev->drm, "QUERY: flags 0x%x / pad 0x%x must be zero\n",
+			args->flags, args->pad);
+		return -EINVAL;
+	}
+	if (args->query != DRM_VDLA_QUERY_DEVICE) {
+		drm_dbg(&vdev->drm, "QUERY: unknown query %u\n", args->query);
+		return -EINVAL;
+	}
+
+	if (args->size == 0) {
+		args->size = sizeof(info);
+		return 0;
+	}
+	if (args->size != sizeof(info)) {
+		drm_dbg(&vdev->drm, "QUERY: size %u, DEVICE needs %zu\n", args->size,
+			sizeof(info));
+		return -EINVAL;
+	}
+
+	vdla_fill_query_device(vdev, &info);
+	if (copy_to_user(u64_to_user_ptr(args->data), &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+#include <vdla/device.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include <xf86drm.h>
+
+#include <drm/vdla_accel.h>
+
+#include "unique_fd.h"
+
+namespace vdla {
+
+namespace {
+
+const char *const kDriverName = "vdla";
+const char *const kAccelPrefix = "accel";
+
+/* The accel minor number in "accelN", or -1 if @name is not of that form. */
+int accelIndex(const std::string &name)
+{
+	const std::string prefix = kAccelPrefix;
+	if (name.compare(0, prefix.size(), prefix) != 0 || name.size() == prefix.size())
+		return -1;
+	std::string digits = name.substr(prefix.size());
+	if (!std::all_of(digits.begin(), digits.end(), ::isdigit) || digits.size() > 6)
+		return -1;
+	return std::stoi(digits);
+}
+
+bool servedByVdla(int fd)
+{
+	drmVersionPtr version = drmGetVersion(fd);
+	if (!version)
+		return false;
+	bool match = version->name && std::strcmp(version->name, kDriverName) == 0;
+	drmFreeVersion(version);
+	return match;
+}
+
+std::string formatPciAddress(uint32_t bus)
+{
+	char text[32];
+	std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", bus >> 16, (bus >> 8) & 0xff,
+		      (bus >> 3) & 0x1f, bus & 0x7);
+	return text;
+}
+
+Result<drm_vdla_query_device> queryDevice(int fd, const std::string &node)
+{
+	drm_vdla_query_device raw = {};
+	drm_vdla_query query = {};
+	query.query = DRM_VDLA_QUERY_DEVICE;
+	query.size = sizeof(raw);
+	query.data = reinterpret_cast<uintptr_t>(&raw);
+	if (drmIoctl(fd, DRM_IOCTL_VDLA_QUERY, &query))
+		return Error(errno, node + ": device query failed");
+	return raw;
+}
+
+} /* namespace */
+
+Version Version::fromRegister(uint32_t value)
+{
+	return { (value >> 16) & 0xffff, (value >> 8) & 0xff, value & 0xff };
+}
+
+std::string Version::toString() const
+{
+	return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+bool Version::operator==(const Version &other) const
+{
+	return major == other.major && minor == other.minor && patch == other.patch;
+}
+
+std::vector<std::string> capabilityNames(uint32_t caps)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} known[] = {
+		{ DRM_VDLA_CAP_TEST_IRQ, "test-irq" },
+		{ DRM_VDLA_CAP_SOFT_RESET, "soft-reset" },
+		{ DRM_VDLA_CAP_TIMER, "timer" },
+	};
+
+	std::vector<std::string> names;
+	for (const auto &cap : known) {
+		if (caps & cap.bit) {
+			names.push_back(cap.name);
+			caps &= ~cap.bit;
+		}
+	}
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		if (caps & (1u << bit))
+			names.push_back("bit" + std::to_string(bit));
+	}
+	return names;
+}
+
+bool driverLoaded(const std::string &sysRoot)
+{
+	struct stat st;
+	return ::stat((sysRoot + "/module/" + kDriverName).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+class Device::Private
+{
+public:
+	UniqueFd fd;
+	DeviceInfo info;
+};
+
+Device::Device(std::unique_ptr<Private> d)
+	: d_(std::move(d))
+{
+}
+
+Device::~Device() = default;
+
+const DeviceInfo &Device::info() const
+{
+	return d_->info;
+}
+
+int Device::fd() const
+{
+	return d_->fd.get();
+}
+
+Result<std::vector<std::string>> Device::enumerate(const std::string &accelDir)
+{
+	std::vector<std::pair<int, std::string>> found;
+
+	DIR *dir = ::opendir(accelDir.c_str());
+	if (!dir) {
+		if (errno == ENOENT)
+			return std::vector<std::string>{};
+		return Error(errno, "cannot list " + accelDir);
+	}
+	while (struct dirent *entry = ::readdir(dir)) {
+		int index = accelIndex(entry->d_name);
+		if (index < 0)
+			continue;
+		std::string node = accelDir + "/" + entry->d_name;
+		UniqueFd fd(::open(node.c_str(), O_RDWR | O_CLOEXEC));
+		if (fd.isValid() && servedByVdla(fd.get()))
+			found.emplace_back(index, node);
+	}
+	::closedir(dir);
+
+	std::sort(found.begin(), found.end());
+	std::vector<std::string> nodes;
+	for (auto &entry : found)
+		nodes.push_back(std::move(entry.second));
+	return nodes;
+}
+
+Result<std::unique_ptr<Device>> Device::open(const std::string &node)
+{
+	auto d = std::make_unique<Private>();
+	d->fd.reset(::open(node.c_str(), O_RDWR | O_CLOEXEC));
+	if (!d->fd.isValid())
+		return Error(errno, "cannot open " + node);
+	if (!servedByVdla(d->fd.get()))
+		return Error(ENODEV, node + " is not a vdla device");
+
+	auto raw = queryDevice(d->fd.get(), node);
+	if (!raw)
+		return raw.error();
+
+	DeviceInfo &info = d->info;
+	info.node = node;
+	info.pciAddress = formatPciAddress(raw->pci_bus);
+	info.pciVendorId = raw->pci_vendor_id;
+	info.pciDeviceId = raw->pci_device_id;
+	info.pciRevision = raw->pci_revision;
+	info.hardwareVersion = Version::fromRegister(raw->hw_version);
+	info.capabilities = raw->hw_caps;
+	info.irqVectors = raw->irq_vectors;
+	info.driverVersion = { raw->driver_major, raw->driver_minor, raw->driver_patch };
+
+	return std::unique_ptr<Device>(new Device(std::move(d)));
+}
+
+Result<std::chrono::nanoseconds> Device::testInterrupt(std::chrono::milliseconds timeout,
+						       bool masked) const
+{
+	drm_vdla_test_irq args = {};
+	args.flags = masked ? DRM_VDLA_TEST_IRQ_FLAG_MASKED : 0;
+	args.timeout_ms = static_cast<uint32_t>(timeout.count());
+	if (timeout.count() <= 0 || timeout.count() > DRM_VDLA_TEST_IRQ_MAX_TIMEOUT_MS)
+		return Error(EINVAL, "test interrupt timeout must be 1.." +
+					     std::to_string(DRM_VDLA_TEST_IRQ_MAX_TIMEOUT_MS) + " ms");
+	if (drmIoctl(d_->fd.get(), DRM_IOCTL_VDLA_TEST_IRQ, &args))
+		return Error(errno, d_->info.node + ": test interrupt failed");
+	return std::chrono::nanoseconds(args.latency_ns);
+}
+
+} /* namespace vdla */
