@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vDLA device core: the register model and (later) the compute engines,
- * independent of QEMU. QEMU's glue (qemu-device/vdla.c) and the host tests
- * link the same code; everything the core needs from its host comes through
- * struct vdla_core_host.
+ * vDLA device core: registers, engines, MMU and fault injection, independent
+ * of QEMU. QEMU's glue (qemu-device/vdla.c) and the host tests link the same
+ * code; everything the core needs from its host comes through struct
+ * vdla_core_host. docs/hw-spec.md specifies the behaviour.
  */
 #ifndef VDLA_CORE_H
 #define VDLA_CORE_H
@@ -17,22 +17,53 @@ extern "C" {
 
 struct vdla_core;
 
-/* Services the embedding (QEMU glue or a test) provides to the core. */
+/*
+ * Services the embedding (QEMU glue or a test) provides to the core. Unless
+ * noted, callbacks may be called from any thread, including the core's
+ * engine workers, and must not call back into the core.
+ */
 struct vdla_core_host {
 	void *opaque;
-	/* Signal MSI-X vector @vector. Called with the core's lock released. */
+	/* Signal MSI-X vector @vector. Called with no core lock held. */
 	void (*raise_irq)(void *opaque, unsigned int vector);
 	/* Monotonic device time in nanoseconds. */
 	uint64_t (*clock_ns)(void *opaque);
 	/* Report a guest programming error (bad offset, bad value, ...). */
 	void (*guest_error)(void *opaque, const char *fmt, va_list args);
+	/*
+	 * Guest-physical memory access. Return 0, or -1 if [addr, addr + len)
+	 * is not entirely guest memory (nothing is transferred then).
+	 */
+	int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
+	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, uint64_t len);
 };
 
-struct vdla_core *vdla_core_create(const struct vdla_core_host *host);
+/* Device properties; see docs/hw-spec.md, "PCI function". */
+struct vdla_core_config {
+	uint32_t sram_size;	/* power of two, VDLA_SRAM_MIN_SIZE..VDLA_SRAM_MAX_SIZE */
+	int32_t fi_engine;	/* -1: no fault injection armed at reset */
+	uint32_t fi_mode;
+	uint32_t fi_count;
+	uint32_t fi_delay_us;
+};
+
+/* The defaults of every property. */
+void vdla_core_default_config(struct vdla_core_config *config);
+
+/*
+ * Returns NULL if a required callback is missing or @config is invalid; then
+ * @error (if not NULL) points to a static explanation.
+ */
+struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
+				   const struct vdla_core_config *config, const char **error);
+/* Stops the engine workers (abandoning any operation) and frees the core. */
 void vdla_core_destroy(struct vdla_core *core);
 
-/* Power-on reset: every register back to its documented reset value. */
+/* Power-on reset: every register to its reset value, SRAM zeroed. */
 void vdla_core_reset(struct vdla_core *core);
+
+/* The SRAM, sram_size bytes, for the host to expose as BAR2. */
+uint8_t *vdla_core_sram(struct vdla_core *core);
 
 /*
  * MMIO access to BAR0. Only naturally aligned 32-bit accesses are valid;

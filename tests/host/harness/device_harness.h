@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DeviceHarness: the vDLA device core in a test process, with fake guest
+ * memory, register helpers, tensor descriptors and a page-table builder.
+ * Tests program the device only through its registers, as a driver would.
+ */
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vdla_core.h"
+#include "vdla_regs.h"
+
+namespace vdla_test {
+
+size_t dtypeSize(uint32_t dtype);
+
+/* A tensor as the device sees it: see docs/hw-spec.md, "Tensors". */
+struct TensorDesc {
+	uint64_t addr = 0;
+	uint32_t dtype = VDLA_DTYPE_INT8;
+	uint32_t w = 1, h = 1, c = 1, n = 1;
+	uint32_t strideW = 0, strideH = 0, strideC = 0, strideN = 0;
+
+	static TensorDesc nchw(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h,
+			       uint32_t w);
+	static TensorDesc nhwc(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h,
+			       uint32_t w);
+	/* Byte offset of element (n, c, h, w) from addr. */
+	uint64_t offset(uint32_t n, uint32_t c, uint32_t h, uint32_t w) const;
+	/* Last byte offset + 1: how much memory the tensor spans. */
+	uint64_t extent() const;
+	uint64_t elements() const { return uint64_t(w) * h * c * n; }
+};
+
+struct GroupStats {
+	uint32_t error;
+	uint64_t macs, bytesRead, bytesWritten, timeNs;
+};
+
+class DeviceHarness
+{
+public:
+	static constexpr uint64_t kDefaultGuestBytes = 256ull << 20;
+
+	explicit DeviceHarness(const vdla_core_config *config = nullptr,
+			       uint64_t guestBytes = kDefaultGuestBytes);
+	~DeviceHarness();
+	DeviceHarness(const DeviceHarness &) = delete;
+	DeviceHarness &operator=(const DeviceHarness &) = delete;
+
+	vdla_core *core() { return core_; }
+
+	/* Registers (BAR0). */
+	uint32_t read(uint64_t offset);
+	void write(uint64_t offset, uint32_t value);
+	uint32_t readEngine(unsigned engine, uint32_t offset);
+	void writeEngine(unsigned engine, uint32_t offset, uint32_t value);
+	void write64Engine(unsigned engine, uint32_t offsetLo, uint64_t value);
+	void writeTensor(unsigned engine, uint32_t offset, const TensorDesc &t);
+	/* Points the D window of @engine at @group (S_POINTER.PRODUCER). */
+	void selectGroup(unsigned engine, unsigned group);
+	void enable(unsigned engine) { writeEngine(engine, VDLA_D_OP_ENABLE, 1); }
+	uint32_t groupState(unsigned engine, unsigned group);
+	GroupStats stats(unsigned engine, unsigned group);
+
+	/*
+	 * Waits until every bit of @mask is set in INT_STATUS (the harness
+	 * enables all interrupts at construction); false on timeout.
+	 */
+	bool waitInterrupts(uint32_t mask,
+			    std::chrono::milliseconds timeout = std::chrono::seconds(20));
+	/* Waits until IDLE shows every engine idle. */
+	bool waitIdle(std::chrono::milliseconds timeout = std::chrono::seconds(20));
+	/* Acknowledges @mask in INT_STATUS. */
+	void ackInterrupts(uint32_t mask) { write(VDLA_REG_INT_STATUS, mask); }
+	/* MSI-X messages the device has sent. */
+	unsigned messages() const { return messages_.load(); }
+
+	/* Guest memory: physical addresses [0, guestBytes). */
+	uint8_t *guest(uint64_t gpa) { return memory_.data() + gpa; }
+	uint64_t guestBytes() const { return memory_.size(); }
+	/* Bump allocator over guest memory; never returns 0. */
+	uint64_t alloc(uint64_t bytes, uint64_t align = 64);
+	/* The SRAM (BAR2) and its device address. */
+	uint8_t *sram() { return vdla_core_sram(core_); }
+	static uint64_t sramAddr(uint64_t offset) { return VDLA_SRAM_BASE + offset; }
+
+	/* Fails DMA to guest-physical range [gpa, gpa+len) (simulates a hole). */
+	void setDmaHole(uint64_t gpa, uint64_t len);
+
+	std::vector<std::string> guestErrors();
+	void clearGuestErrors();
+
+	/* Device-time clock the host reports; tests may move it. */
+	std::atomic<uint64_t> nowNs{ 1000 };
+
+private:
+	static void raiseIrq(void *opaque, unsigned int vector);
+	static uint64_t clockNs(void *opaque);
+	static void guestError(void *opaque, const char *fmt, va_list args);
+	static int dmaRead(void *opaque, uint64_t addr, void *buf, uint64_t len);
+	static int dmaWrite(void *opaque, uint64_t addr, const void *buf, uint64_t len);
+	bool dmaAllowed(uint64_t addr, uint64_t len) const;
+
+	vdla_core *core_ = nullptr;
+	std::vector<uint8_t> memory_;
+	uint64_t nextFree_ = 0x10000;
+	uint64_t holeStart_ = 0, holeLen_ = 0;
+
+	std::mutex lock_;
+	std::condition_variable irqCv_;
+	std::atomic<unsigned> messages_{ 0 };
+	std::vector<std::string> errors_;
+};
+
+/*
+ * Builds device page tables for one MMU context in guest memory, in the
+ * format of docs/hw-spec.md ("Page tables").
+ */
+class PageTables
+{
+public:
+	PageTables(DeviceHarness &dev, unsigned context);
+
+	/* Maps [va, va+bytes) to [gpa, gpa+bytes); both page-aligned. */
+	void map(uint64_t va, uint64_t gpa, uint64_t bytes, bool read = true, bool write = true);
+	void unmap(uint64_t va, uint64_t bytes);
+	/* Enables the context (CTX_BASE) and the MMU, and invalidates. */
+	void activate();
+	uint64_t root() const { return root_; }
+
+private:
+	uint64_t *entry(uint64_t va, bool create);
+
+	DeviceHarness &dev_;
+	unsigned context_;
+	uint64_t root_;
+};
+
+} /* namespace vdla_test */
