@@ -8,9 +8,10 @@
 
 #include "vdla_device.h"
 #include "vdla_irq.h"
+#include "vdla_selftest.h"
 
 /* The major hardware version this driver is written against. */
-#define VDLA_SUPPORTED_HW_MAJOR	1
+#define VDLA_SUPPORTED_HW_MAJOR	2
 
 static int vdla_identify(struct vdla_device *vdev)
 {
@@ -71,6 +72,9 @@ int vdla_device_init(struct vdla_device *vdev)
 	if (ret)
 		return ret;
 	init_completion(&vdev->test_irq_done);
+	ret = vdla_selftest_init(vdev);
+	if (ret)
+		return ret;
 
 	ret = vdla_irq_init(vdev);
 	if (ret)
@@ -80,6 +84,12 @@ int vdla_device_init(struct vdla_device *vdev)
 		 VDLA_VERSION_MAJOR(vdev->hw_version), VDLA_VERSION_MINOR(vdev->hw_version),
 		 VDLA_VERSION_PATCH(vdev->hw_version), vdev->hw_caps, vdev->irq_vectors);
 	return 0;
+}
+
+void vdla_device_reset(struct vdla_device *vdev)
+{
+	vdla_write(vdev, VDLA_REG_RESET, VDLA_RESET_SOFT);
+	vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_DRIVER_INTERRUPTS);
 }
 
 void vdla_device_fini(struct vdla_device *vdev)

@@ -43,6 +43,11 @@ struct vdla_device {
 	struct completion test_irq_done;
 	/** @test_irq_time: when the threaded handler saw VDLA_INT_TEST. */
 	ktime_t test_irq_time;
+
+	/** @selftest_lock: serialises DRM_IOCTL_VDLA_TEST_BDMA callers. */
+	struct mutex selftest_lock;
+	/** @selftest_done: completed on the BDMA's DONE or ERROR interrupt. */
+	struct completion selftest_done;
 };
 
 static inline struct vdla_device *to_vdla_device(struct drm_device *drm)
@@ -61,6 +66,8 @@ static inline void vdla_write(struct vdla_device *vdev, u32 reg, u32 value)
 }
 
 int vdla_device_init(struct vdla_device *vdev);
+/* Soft-resets the device and re-enables the interrupts the driver uses. */
+void vdla_device_reset(struct vdla_device *vdev);
 void vdla_device_fini(struct vdla_device *vdev);
 
 #endif /* __VDLA_DEVICE_H__ */

@@ -18,6 +18,7 @@
 #include "vdla_drv.h"
 #include "vdla_irq.h"
 #include "vdla_query.h"
+#include "vdla_selftest.h"
 
 #define VDLA_IOCTL(n, func) \
 	DRM_IOCTL_DEF_DRV(VDLA_##n, vdla_ioctl_##func, 0)
@@ -25,6 +26,7 @@
 static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(QUERY, query),
 	VDLA_IOCTL(TEST_IRQ, test_irq),
+	VDLA_IOCTL(TEST_BDMA, test_bdma),
 };
 
 DEFINE_DRM_ACCEL_FOPS(vdla_accel_fops);
@@ -32,6 +34,7 @@ DEFINE_DRM_ACCEL_FOPS(vdla_accel_fops);
 /*
  * UAPI version history:
  * 1.0 - QUERY (DEVICE) and TEST_IRQ.
+ * 1.1 - TEST_BDMA; hardware 2.0 (engines, MMU, SRAM).
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL,

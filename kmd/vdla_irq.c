@@ -14,6 +14,7 @@
 
 #include "vdla_device.h"
 #include "vdla_irq.h"
+#include "vdla_selftest.h"
 
 static irqreturn_t vdla_irq_hard(int irq, void *arg)
 {
@@ -37,6 +38,7 @@ static irqreturn_t vdla_irq_thread(int irq, void *arg)
 		vdev->test_irq_time = ktime_get();
 		complete(&vdev->test_irq_done);
 	}
+	vdla_selftest_irq(vdev, pending);
 	return IRQ_HANDLED;
 }
 
@@ -60,7 +62,7 @@ int vdla_irq_init(struct vdla_device *vdev)
 		return ret;
 	}
 
-	vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_INT_ALL);
+	vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_DRIVER_INTERRUPTS);
 	return 0;
 }
 
@@ -99,7 +101,7 @@ static int vdla_test_irq_run(struct vdla_device *vdev, struct drm_vdla_test_irq 
 
 	reinit_completion(&vdev->test_irq_done);
 	if (masked)
-		vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_INT_ALL & ~VDLA_INT_TEST);
+		vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_DRIVER_INTERRUPTS & ~VDLA_INT_TEST);
 
 	start = ktime_get();
 	vdla_write(vdev, VDLA_REG_INT_SET, VDLA_INT_TEST);
@@ -107,7 +109,7 @@ static int vdla_test_irq_run(struct vdla_device *vdev, struct drm_vdla_test_irq 
 							 msecs_to_jiffies(args->timeout_ms));
 	if (masked) {
 		vdla_write(vdev, VDLA_REG_INT_STATUS, VDLA_INT_TEST);
-		vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_INT_ALL);
+		vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_DRIVER_INTERRUPTS);
 	}
 
 	if (left < 0)

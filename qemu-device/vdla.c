@@ -2,19 +2,27 @@
 /*
  * vDLA PCI device: QEMU glue around the device core in core/.
  *
- * This file only connects QEMU's PCI, MMIO, MSI-X and clock services to the
- * core; everything the device does is in core/ and specified in
- * docs/hw-spec.md.
+ * This file only connects QEMU's PCI, MMIO, MSI-X, DMA and clock services to
+ * the core; everything the device does is in core/ and specified in
+ * docs/hw-spec.md. The core computes on its own worker threads, so the
+ * services here are safe to call without the big lock: DMA is limited to
+ * guest RAM (never another device's MMIO, which would need the lock), and
+ * interrupts from workers go through a bottom half.
  */
 #include "qemu/osdep.h"
+#include "exec/memory.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pci_device.h"
 #include "hw/qdev-properties.h"
 #include "qapi/error.h"
+#include "qemu/atomic.h"
 #include "qemu/log.h"
+#include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/rcu.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
+#include "system/dma.h"
 
 #include "core/vdla_core.h"
 #include "core/vdla_regs.h"
@@ -26,16 +34,42 @@ struct VdlaState {
 	PCIDevice parent_obj;
 
 	MemoryRegion mmio;
+	MemoryRegion sram;
 	struct vdla_core *core;
+	struct vdla_core_config config;
+
+	/* MSI-X messages raised by worker threads, sent by irq_bh. */
+	QEMUBH *irq_bh;
+	unsigned int pending_messages;
 };
+
+static void vdla_send_messages(VdlaState *s, unsigned int count)
+{
+	PCIDevice *pdev = PCI_DEVICE(s);
+
+	while (count--) {
+		if (msix_enabled(pdev))
+			msix_notify(pdev, VDLA_MSIX_VECTOR_GLOBAL);
+	}
+}
+
+static void vdla_irq_bh(void *opaque)
+{
+	VdlaState *s = opaque;
+
+	vdla_send_messages(s, qatomic_xchg(&s->pending_messages, 0));
+}
 
 static void vdla_raise_irq(void *opaque, unsigned int vector)
 {
 	VdlaState *s = opaque;
-	PCIDevice *pdev = PCI_DEVICE(s);
 
-	if (msix_enabled(pdev))
-		msix_notify(pdev, vector);
+	if (bql_locked()) {
+		vdla_send_messages(s, 1);
+		return;
+	}
+	qatomic_inc(&s->pending_messages);
+	qemu_bh_schedule(s->irq_bh);
 }
 
 static uint64_t vdla_clock_ns(void *opaque)
@@ -48,6 +82,39 @@ static void G_GNUC_PRINTF(2, 0) vdla_guest_error(void *opaque, const char *fmt, 
 	g_autofree char *msg = g_strdup_vprintf(fmt, args);
 
 	qemu_log_mask(LOG_GUEST_ERROR, "%s", msg);
+}
+
+/* Whether [addr, addr + len) is guest RAM, writable. */
+static bool vdla_dma_valid(void *opaque, uint64_t addr, uint64_t len)
+{
+	AddressSpace *as = pci_get_address_space(PCI_DEVICE(opaque));
+
+	RCU_READ_LOCK_GUARD();
+	while (len) {
+		hwaddr xlat, piece = len;
+		MemoryRegion *mr = address_space_translate(as, addr, &xlat, &piece, true,
+							   MEMTXATTRS_UNSPECIFIED);
+
+		if (!memory_region_is_ram(mr) || memory_region_is_rom(mr) || piece == 0)
+			return false;
+		addr += piece;
+		len -= piece;
+	}
+	return true;
+}
+
+static int vdla_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
+{
+	if (!vdla_dma_valid(opaque, addr, len))
+		return -1;
+	return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
+}
+
+static int vdla_dma_write(void *opaque, uint64_t addr, const void *buf, uint64_t len)
+{
+	if (!vdla_dma_valid(opaque, addr, len))
+		return -1;
+	return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
 }
 
 static uint64_t vdla_mmio_read(void *opaque, hwaddr addr, unsigned size)
@@ -81,11 +148,17 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
 		.raise_irq = vdla_raise_irq,
 		.clock_ns = vdla_clock_ns,
 		.guest_error = vdla_guest_error,
+		.dma_read = vdla_dma_read,
+		.dma_write = vdla_dma_write,
+		.dma_valid = vdla_dma_valid,
 	};
+	const char *problem = NULL;
 
-	s->core = vdla_core_create(&host);
+	s->irq_bh = qemu_bh_new(vdla_irq_bh, s);
+	s->core = vdla_core_create(&host, &s->config, &problem);
 	if (!s->core) {
-		error_setg(errp, "vdla: could not create the device core");
+		error_setg(errp, "vdla: %s", problem ? problem : "cannot create the device core");
+		qemu_bh_delete(s->irq_bh);
 		return;
 	}
 
@@ -95,9 +168,17 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
 			 PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64,
 			 &s->mmio);
 
+	memory_region_init_ram_ptr(&s->sram, OBJECT(s), "vdla-sram", s->config.sram_size,
+				   vdla_core_sram(s->core));
+	pci_register_bar(pdev, VDLA_BAR_SRAM,
+			 PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64 |
+				 PCI_BASE_ADDRESS_MEM_PREFETCH,
+			 &s->sram);
+
 	if (msix_init_exclusive_bar(pdev, VDLA_MSIX_VECTORS, VDLA_BAR_MSIX, errp)) {
 		vdla_core_destroy(s->core);
 		s->core = NULL;
+		qemu_bh_delete(s->irq_bh);
 		return;
 	}
 	for (unsigned int i = 0; i < VDLA_MSIX_VECTORS; i++)
@@ -109,8 +190,10 @@ static void vdla_exit(PCIDevice *pdev)
 	VdlaState *s = VDLA(pdev);
 
 	msix_uninit_exclusive_bar(pdev);
+	/* Stops the workers before the memory they use goes away. */
 	vdla_core_destroy(s->core);
 	s->core = NULL;
+	qemu_bh_delete(s->irq_bh);
 }
 
 static void vdla_reset_hold(Object *obj, ResetType type)
@@ -119,6 +202,21 @@ static void vdla_reset_hold(Object *obj, ResetType type)
 
 	vdla_core_reset(s->core);
 }
+
+static void vdla_instance_init(Object *obj)
+{
+	VdlaState *s = VDLA(obj);
+
+	vdla_core_default_config(&s->config);
+}
+
+static const Property vdla_properties[] = {
+	DEFINE_PROP_UINT32("sram-size", VdlaState, config.sram_size, VDLA_SRAM_DEFAULT_SIZE),
+	DEFINE_PROP_INT32("fi-engine", VdlaState, config.fi_engine, -1),
+	DEFINE_PROP_UINT32("fi-mode", VdlaState, config.fi_mode, 0),
+	DEFINE_PROP_UINT32("fi-count", VdlaState, config.fi_count, 0),
+	DEFINE_PROP_UINT32("fi-delay-us", VdlaState, config.fi_delay_us, 0),
+};
 
 static void vdla_class_init(ObjectClass *klass, void *data)
 {
@@ -133,6 +231,7 @@ static void vdla_class_init(ObjectClass *klass, void *data)
 	k->revision = VDLA_PCI_REVISION;
 	k->class_id = VDLA_PCI_CLASS;
 	rc->phases.hold = vdla_reset_hold;
+	device_class_set_props(dc, vdla_properties);
 	dc->desc = "vDLA deep-learning accelerator";
 	set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
@@ -142,6 +241,7 @@ static const TypeInfo vdla_types[] = {
 		.name = TYPE_VDLA,
 		.parent = TYPE_PCI_DEVICE,
 		.instance_size = sizeof(VdlaState),
+		.instance_init = vdla_instance_init,
 		.class_init = vdla_class_init,
 		.interfaces = (InterfaceInfo[]) {
 			{ INTERFACE_CONVENTIONAL_PCI_DEVICE },

@@ -2,4 +2,14 @@
 # lists the same files for QEMU.
 set(VDLA_CORE_SOURCES
 	vdla_core.c
+	engine.c
+	mem.c
+	mmu.c
+	engine_bdma.c
+	engine_conv.c
+	conv_onednn.c
+	engine_sdp.c
+	engine_pdp.c
+	engine_cdp.c
+	engine_rubik.c
 )

@@ -1,35 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * vDLA device core: global register block and interrupt logic.
+ * vDLA device core: lifecycle, the global, MMU and fault-injection register
+ * blocks, interrupt delivery and reset. Engine registers and scheduling are
+ * in engine.c.
  *
  * Interrupt model (docs/hw-spec.md, "Interrupts"): a bit in INT_STATUS that
  * becomes pending while enabled in INT_ENABLE sends one MSI-X message. So does
- * enabling a bit that is already pending. Messages are edges: the driver
- * acknowledges by writing the bit back to INT_STATUS.
+ * enabling a bit that is already pending.
  */
 #include "vdla_core.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "vdla_regs.h"
+#include "conv.h"
+#include "core_internal.h"
 
-struct vdla_core {
-	struct vdla_core_host host;
-	/* Registers may be touched from vCPU threads and device workers. */
-	pthread_mutex_t lock;
-
-	uint32_t scratch[VDLA_NUM_SCRATCH];
-	uint32_t reset_count;
-	uint32_t int_status;
-	uint32_t int_enable;
-	uint32_t time_hi_latch;
-	uint64_t time_base_ns;
-};
-
-static void guest_error(struct vdla_core *core, const char *fmt, ...)
+void core_guest_error(struct vdla_core *core, const char *fmt, ...)
 {
 	va_list args;
 
@@ -40,130 +29,12 @@ static void guest_error(struct vdla_core *core, const char *fmt, ...)
 	va_end(args);
 }
 
-static uint64_t device_time_ns(struct vdla_core *core)
+uint64_t core_time_ns(struct vdla_core *core)
 {
-	return core->host.clock_ns(core->host.opaque) - core->time_base_ns;
+	return core->host.clock_ns(core->host.opaque);
 }
 
-/* Everything a soft reset clears; power-on reset also clears reset_count. */
-static void soft_reset_locked(struct vdla_core *core)
-{
-	for (unsigned int i = 0; i < VDLA_NUM_SCRATCH; i++)
-		core->scratch[i] = 0;
-	core->int_status = 0;
-	core->int_enable = 0;
-	core->time_hi_latch = 0;
-	core->time_base_ns = core->host.clock_ns(core->host.opaque);
-}
-
-struct vdla_core *vdla_core_create(const struct vdla_core_host *host)
-{
-	struct vdla_core *core;
-
-	if (!host || !host->raise_irq || !host->clock_ns)
-		return NULL;
-	core = calloc(1, sizeof(*core));
-	if (!core)
-		return NULL;
-	core->host = *host;
-	pthread_mutex_init(&core->lock, NULL);
-	vdla_core_reset(core);
-	return core;
-}
-
-void vdla_core_destroy(struct vdla_core *core)
-{
-	if (!core)
-		return;
-	pthread_mutex_destroy(&core->lock);
-	free(core);
-}
-
-void vdla_core_reset(struct vdla_core *core)
-{
-	pthread_mutex_lock(&core->lock);
-	soft_reset_locked(core);
-	core->reset_count = 0;
-	pthread_mutex_unlock(&core->lock);
-}
-
-static bool access_is_valid(struct vdla_core *core, const char *what,
-			    uint64_t offset, unsigned int size)
-{
-	if (size != 4 || (offset & 3)) {
-		guest_error(core, "vdla: %s of %u bytes at 0x%llx: only aligned 32-bit accesses are valid\n",
-			    what, size, (unsigned long long)offset);
-		return false;
-	}
-	if (offset >= VDLA_MMIO_SIZE) {
-		guest_error(core, "vdla: %s at 0x%llx is outside BAR0\n", what,
-			    (unsigned long long)offset);
-		return false;
-	}
-	return true;
-}
-
-uint32_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned int size)
-{
-	uint32_t value = 0;
-	uint64_t now;
-
-	if (!access_is_valid(core, "read", offset, size))
-		return 0;
-
-	pthread_mutex_lock(&core->lock);
-	switch (offset) {
-	case VDLA_REG_ID:
-		value = VDLA_ID_MAGIC;
-		break;
-	case VDLA_REG_VERSION:
-		value = VDLA_HW_VERSION;
-		break;
-	case VDLA_REG_CAPS:
-		value = VDLA_CAP_TEST_IRQ | VDLA_CAP_SOFT_RESET | VDLA_CAP_TIMER;
-		break;
-	case VDLA_REG_IRQ_VECTORS:
-		value = VDLA_MSIX_VECTORS;
-		break;
-	case VDLA_REG_SCRATCH(0) ... VDLA_REG_SCRATCH(VDLA_NUM_SCRATCH - 1):
-		value = core->scratch[(offset - VDLA_REG_SCRATCH(0)) / 4];
-		break;
-	case VDLA_REG_RESET:
-	case VDLA_REG_INT_SET:
-		/* Write-only registers read as zero. */
-		break;
-	case VDLA_REG_RESET_COUNT:
-		value = core->reset_count;
-		break;
-	case VDLA_REG_INT_STATUS:
-		value = core->int_status;
-		break;
-	case VDLA_REG_INT_ENABLE:
-		value = core->int_enable;
-		break;
-	case VDLA_REG_TIME_LO:
-		now = device_time_ns(core);
-		core->time_hi_latch = (uint32_t)(now >> 32);
-		value = (uint32_t)now;
-		break;
-	case VDLA_REG_TIME_HI:
-		value = core->time_hi_latch;
-		break;
-	default:
-		pthread_mutex_unlock(&core->lock);
-		guest_error(core, "vdla: read of unimplemented register 0x%llx\n",
-			    (unsigned long long)offset);
-		return 0;
-	}
-	pthread_mutex_unlock(&core->lock);
-	return value;
-}
-
-/*
- * Sets @bits in INT_STATUS and returns whether an MSI-X message is due: some
- * newly pending bit is enabled.
- */
-static bool raise_int_locked(struct vdla_core *core, uint32_t bits)
+bool core_raise_locked(struct vdla_core *core, uint32_t bits)
 {
 	uint32_t newly_pending = bits & ~core->int_status;
 
@@ -171,54 +42,271 @@ static bool raise_int_locked(struct vdla_core *core, uint32_t bits)
 	return (newly_pending & core->int_enable) != 0;
 }
 
-void vdla_core_mmio_write(struct vdla_core *core, uint64_t offset, uint64_t value,
-			  unsigned int size)
+void vdla_core_default_config(struct vdla_core_config *config)
 {
-	uint32_t v = (uint32_t)value;
-	bool notify = false;
-	uint32_t newly_enabled;
+	memset(config, 0, sizeof(*config));
+	config->sram_size = VDLA_SRAM_DEFAULT_SIZE;
+	config->fi_engine = -1;
+}
 
-	if (!access_is_valid(core, "write", offset, size))
+static const char *check_config(const struct vdla_core_config *config)
+{
+	uint32_t size = config->sram_size;
+
+	if (size < VDLA_SRAM_MIN_SIZE || size > VDLA_SRAM_MAX_SIZE || (size & (size - 1)))
+		return "sram-size must be a power of two from 64 KiB to 64 MiB";
+	if (config->fi_engine < -1 || config->fi_engine >= VDLA_NUM_ENGINES)
+		return "fi-engine must be -1 (none) or an engine number 0..5";
+	if (config->fi_mode >= VDLA_FI_MODES)
+		return "fi-mode must be 0..5 (none, hang, drop-irq, dup-irq, op-error, delay)";
+	if (config->fi_delay_us > 10000000)
+		return "fi-delay-us must be at most 10000000";
+	return NULL;
+}
+
+/* Everything a soft reset clears (docs/hw-spec.md, "Reset"). */
+static void soft_reset_locked(struct vdla_core *core)
+{
+	core->generation++;
+	memset(core->scratch, 0, sizeof(core->scratch));
+	core->int_status = 0;
+	core->int_enable = 0;
+	core->time_hi_latch = 0;
+	core->stat_hi_latch = 0;
+	core->time_base_ns = core_time_ns(core);
+	mmu_reset_locked(core);
+	engines_reset_locked(core);
+}
+
+struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
+				   const struct vdla_core_config *config, const char **error)
+{
+	struct vdla_core *core;
+	const char *problem;
+
+	if (!host || !host->raise_irq || !host->clock_ns || !host->dma_read ||
+	    !host->dma_write || !config) {
+		if (error)
+			*error = "the host must provide raise_irq, clock_ns, dma_read and dma_write";
+		return NULL;
+	}
+	problem = check_config(config);
+	if (problem) {
+		if (error)
+			*error = problem;
+		return NULL;
+	}
+
+	core = calloc(1, sizeof(*core));
+	if (!core)
+		goto err_memory;
+	/* Page-aligned: QEMU maps it as a RAM BAR. */
+	if (posix_memalign((void **)&core->sram, 4096, config->sram_size))
+		goto err_free_core;
+	memset(core->sram, 0, config->sram_size);
+	core->host = *host;
+	core->config = *config;
+	pthread_mutex_init(&core->lock, NULL);
+	pthread_mutex_init(&core->commit_lock, NULL);
+	pthread_mutex_init(&core->tlb_lock, NULL);
+	pthread_cond_init(&core->work_cv, NULL);
+	vdla_core_reset(core);
+
+	if (engines_start(core)) {
+		if (error)
+			*error = "cannot start the engine worker threads";
+		vdla_core_destroy(core);
+		return NULL;
+	}
+	return core;
+
+err_free_core:
+	free(core);
+err_memory:
+	if (error)
+		*error = "out of memory";
+	return NULL;
+}
+
+void vdla_core_destroy(struct vdla_core *core)
+{
+	if (!core)
 		return;
+	engines_stop(core);
+	conv_onednn_release(core);
+	pthread_cond_destroy(&core->work_cv);
+	pthread_mutex_destroy(&core->tlb_lock);
+	pthread_mutex_destroy(&core->commit_lock);
+	pthread_mutex_destroy(&core->lock);
+	free(core->sram);
+	free(core);
+}
+
+uint8_t *vdla_core_sram(struct vdla_core *core)
+{
+	return core->sram;
+}
+
+void vdla_core_reset(struct vdla_core *core)
+{
+	pthread_mutex_lock(&core->commit_lock);
+	pthread_mutex_lock(&core->lock);
+	soft_reset_locked(core);
+	core->reset_count = 0;
+	memset(core->sram, 0, core->config.sram_size);
+	pthread_mutex_unlock(&core->lock);
+	pthread_mutex_unlock(&core->commit_lock);
+}
+
+static bool access_is_valid(struct vdla_core *core, const char *what, uint64_t offset,
+			    unsigned int size)
+{
+	if (size != 4 || (offset & 3)) {
+		core_guest_error(core, "vdla: %s of %u bytes at 0x%llx: only aligned 32-bit accesses are valid\n",
+				 what, size, (unsigned long long)offset);
+		return false;
+	}
+	if (offset >= VDLA_MMIO_SIZE) {
+		core_guest_error(core, "vdla: %s at 0x%llx is outside BAR0\n", what,
+				 (unsigned long long)offset);
+		return false;
+	}
+	return true;
+}
+
+static bool global_read_locked(struct vdla_core *core, uint32_t offset, uint32_t *value)
+{
+	uint64_t now;
+
+	switch (offset) {
+	case VDLA_REG_ID:
+		*value = VDLA_ID_MAGIC;
+		return true;
+	case VDLA_REG_VERSION:
+		*value = VDLA_HW_VERSION;
+		return true;
+	case VDLA_REG_CAPS:
+		*value = VDLA_CAPS_V2;
+		return true;
+	case VDLA_REG_IRQ_VECTORS:
+		*value = VDLA_MSIX_VECTORS;
+		return true;
+	case VDLA_REG_SCRATCH(0) ... VDLA_REG_SCRATCH(VDLA_NUM_SCRATCH - 1):
+		*value = core->scratch[(offset - VDLA_REG_SCRATCH(0)) / 4];
+		return true;
+	case VDLA_REG_RESET:
+	case VDLA_REG_INT_SET:
+		*value = 0; /* write-only */
+		return true;
+	case VDLA_REG_RESET_COUNT:
+		*value = core->reset_count;
+		return true;
+	case VDLA_REG_INT_STATUS:
+		*value = core->int_status;
+		return true;
+	case VDLA_REG_INT_ENABLE:
+		*value = core->int_enable;
+		return true;
+	case VDLA_REG_TIME_LO:
+		now = core_time_ns(core) - core->time_base_ns;
+		core->time_hi_latch = (uint32_t)(now >> 32);
+		*value = (uint32_t)now;
+		return true;
+	case VDLA_REG_TIME_HI:
+		*value = core->time_hi_latch;
+		return true;
+	case VDLA_REG_SRAM_SIZE:
+		*value = core->config.sram_size;
+		return true;
+	case VDLA_REG_ENGINES:
+		*value = (1u << VDLA_NUM_ENGINES) - 1;
+		return true;
+	case VDLA_REG_IDLE:
+		*value = engines_idle_locked(core);
+		return true;
+	case VDLA_REG_MMU_CTRL:
+		*value = core->mmu_ctrl;
+		return true;
+	case VDLA_REG_MMU_INVALIDATE:
+	case VDLA_REG_MMU_FAULT_CLEAR:
+		*value = 0;
+		return true;
+	case VDLA_REG_MMU_CONTEXTS:
+		*value = VDLA_MMU_NUM_CONTEXTS;
+		return true;
+	case VDLA_REG_MMU_FAULT_STATUS:
+		*value = core->fault_status;
+		return true;
+	case VDLA_REG_MMU_FAULT_ADDR_LO:
+		*value = (uint32_t)core->fault_addr;
+		return true;
+	case VDLA_REG_MMU_FAULT_ADDR_HI:
+		*value = (uint32_t)(core->fault_addr >> 32);
+		return true;
+	}
+	if (offset >= VDLA_REG_MMU_CTX_BASE_LO(0) &&
+	    offset < VDLA_REG_MMU_CTX_BASE_LO(VDLA_MMU_NUM_CONTEXTS)) {
+		unsigned int ctx = (offset - VDLA_REG_MMU_CTX_BASE_LO(0)) / 8;
+
+		*value = (offset & 4) ? core->ctx_base_hi[ctx] : core->ctx_base_lo[ctx];
+		return true;
+	}
+	if (offset >= VDLA_REG_FI_MODE(0) && offset < VDLA_REG_FI_MODE(VDLA_NUM_ENGINES)) {
+		const struct engine_state *es = &core->engine[(offset - VDLA_REG_FI_MODE(0)) / 0x10];
+
+		switch (offset & 0xf) {
+		case 0x0:
+			*value = es->fi_mode;
+			return true;
+		case 0x4:
+			*value = es->fi_count;
+			return true;
+		case 0x8:
+			*value = es->fi_delay_us;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint32_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned int size)
+{
+	uint32_t value = 0;
+	bool valid;
+
+	if (!access_is_valid(core, "read", offset, size))
+		return 0;
 
 	pthread_mutex_lock(&core->lock);
+	if (offset >= VDLA_ENGINE_BASE(0) && offset < VDLA_ENGINE_BASE(VDLA_NUM_ENGINES)) {
+		unsigned int engine = (offset - VDLA_ENGINE_BASE(0)) / VDLA_ENGINE_BLOCK_SIZE;
+
+		value = engine_reg_read_locked(core, engine, offset % VDLA_ENGINE_BLOCK_SIZE,
+					       &valid);
+	} else {
+		valid = global_read_locked(core, (uint32_t)offset, &value);
+	}
+	pthread_mutex_unlock(&core->lock);
+
+	if (!valid)
+		core_guest_error(core, "vdla: read of unimplemented register 0x%llx\n",
+				 (unsigned long long)offset);
+	return value;
+}
+
+static void soft_reset(struct vdla_core *core)
+{
+	pthread_mutex_lock(&core->commit_lock);
+	pthread_mutex_lock(&core->lock);
+	soft_reset_locked(core);
+	core->reset_count++;
+	pthread_mutex_unlock(&core->lock);
+	pthread_mutex_unlock(&core->commit_lock);
+}
+
+static bool is_read_only(uint32_t offset)
+{
 	switch (offset) {
-	case VDLA_REG_SCRATCH(0) ... VDLA_REG_SCRATCH(VDLA_NUM_SCRATCH - 1):
-		core->scratch[(offset - VDLA_REG_SCRATCH(0)) / 4] = v;
-		break;
-	case VDLA_REG_RESET:
-		if (v != VDLA_RESET_SOFT) {
-			pthread_mutex_unlock(&core->lock);
-			guest_error(core, "vdla: RESET written with 0x%x, expected 0x%x; ignored\n",
-				    v, VDLA_RESET_SOFT);
-			return;
-		}
-		soft_reset_locked(core);
-		core->reset_count++;
-		break;
-	case VDLA_REG_INT_STATUS:
-		core->int_status &= ~v;
-		break;
-	case VDLA_REG_INT_ENABLE:
-		if (v & ~VDLA_INT_ALL) {
-			pthread_mutex_unlock(&core->lock);
-			guest_error(core, "vdla: INT_ENABLE written with unknown bits 0x%x; ignored\n",
-				    v & ~VDLA_INT_ALL);
-			return;
-		}
-		newly_enabled = v & ~core->int_enable;
-		core->int_enable = v;
-		notify = (newly_enabled & core->int_status) != 0;
-		break;
-	case VDLA_REG_INT_SET:
-		if (v & ~VDLA_INT_SOFTWARE_MASK) {
-			pthread_mutex_unlock(&core->lock);
-			guest_error(core, "vdla: INT_SET written with bits 0x%x that software may not raise; ignored\n",
-				    v);
-			return;
-		}
-		notify = raise_int_locked(core, v);
-		break;
 	case VDLA_REG_ID:
 	case VDLA_REG_VERSION:
 	case VDLA_REG_CAPS:
@@ -226,18 +314,155 @@ void vdla_core_mmio_write(struct vdla_core *core, uint64_t offset, uint64_t valu
 	case VDLA_REG_RESET_COUNT:
 	case VDLA_REG_TIME_LO:
 	case VDLA_REG_TIME_HI:
-		pthread_mutex_unlock(&core->lock);
-		guest_error(core, "vdla: write of 0x%x to read-only register 0x%llx; ignored\n",
-			    v, (unsigned long long)offset);
+	case VDLA_REG_SRAM_SIZE:
+	case VDLA_REG_ENGINES:
+	case VDLA_REG_IDLE:
+	case VDLA_REG_MMU_CONTEXTS:
+	case VDLA_REG_MMU_FAULT_STATUS:
+	case VDLA_REG_MMU_FAULT_ADDR_LO:
+	case VDLA_REG_MMU_FAULT_ADDR_HI:
+		return true;
+	}
+	return false;
+}
+
+static bool fi_write_locked(struct vdla_core *core, uint32_t offset, uint32_t v)
+{
+	struct engine_state *es = &core->engine[(offset - VDLA_REG_FI_MODE(0)) / 0x10];
+
+	switch (offset & 0xf) {
+	case 0x0:
+		if (v >= VDLA_FI_MODES) {
+			core_guest_error(core, "vdla: FI_MODE %u is not a mode; dropped\n", v);
+			return true;
+		}
+		es->fi_mode = v;
+		return true;
+	case 0x4:
+		es->fi_count = v;
+		return true;
+	case 0x8:
+		if (v > 10000000) {
+			core_guest_error(core, "vdla: FI_DELAY_US %u exceeds 10 s; dropped\n", v);
+			return true;
+		}
+		es->fi_delay_us = v;
+		return true;
+	}
+	return false;
+}
+
+/* Returns false for an unimplemented offset; *notify: a message is due. */
+static bool global_write_locked(struct vdla_core *core, uint32_t offset, uint32_t v,
+				bool *notify)
+{
+	uint32_t newly_enabled;
+
+	switch (offset) {
+	case VDLA_REG_SCRATCH(0) ... VDLA_REG_SCRATCH(VDLA_NUM_SCRATCH - 1):
+		core->scratch[(offset - VDLA_REG_SCRATCH(0)) / 4] = v;
+		return true;
+	case VDLA_REG_INT_STATUS:
+		core->int_status &= ~v;
+		return true;
+	case VDLA_REG_INT_ENABLE:
+		if (v & ~VDLA_INT_ALL) {
+			core_guest_error(core, "vdla: INT_ENABLE written with unknown bits 0x%x; dropped\n",
+					 v & ~VDLA_INT_ALL);
+			return true;
+		}
+		newly_enabled = v & ~core->int_enable;
+		core->int_enable = v;
+		*notify = (newly_enabled & core->int_status) != 0;
+		return true;
+	case VDLA_REG_INT_SET:
+		if (v & ~VDLA_INT_SOFTWARE_MASK) {
+			core_guest_error(core, "vdla: INT_SET written with bits 0x%x that software may not raise; dropped\n",
+					 v);
+			return true;
+		}
+		*notify = core_raise_locked(core, v);
+		return true;
+	case VDLA_REG_MMU_CTRL:
+		if (v & ~VDLA_MMU_CTRL_ENABLE) {
+			core_guest_error(core, "vdla: MMU_CTRL 0x%x has unknown bits; dropped\n", v);
+			return true;
+		}
+		core->mmu_ctrl = v;
+		return true;
+	case VDLA_REG_MMU_INVALIDATE:
+		if (v & VDLA_MMU_INVALIDATE_ALL) {
+			mmu_invalidate(core, -1);
+		} else if (v < VDLA_MMU_NUM_CONTEXTS) {
+			mmu_invalidate(core, (int)v);
+		} else {
+			core_guest_error(core, "vdla: MMU_INVALIDATE 0x%x names no context; dropped\n",
+					 v);
+		}
+		return true;
+	case VDLA_REG_MMU_FAULT_CLEAR:
+		if (v & 1)
+			core->fault_status = 0;
+		return true;
+	}
+	if (offset >= VDLA_REG_MMU_CTX_BASE_LO(0) &&
+	    offset < VDLA_REG_MMU_CTX_BASE_LO(VDLA_MMU_NUM_CONTEXTS)) {
+		unsigned int ctx = (offset - VDLA_REG_MMU_CTX_BASE_LO(0)) / 8;
+
+		if (!(offset & 4) && (v & 0xffe)) {
+			core_guest_error(core, "vdla: MMU_CTX_BASE_LO(%u) 0x%x: bits 11:1 must be 0; dropped\n",
+					 ctx, v);
+		} else if ((offset & 4) && (v & 0xfff00000)) {
+			core_guest_error(core, "vdla: MMU_CTX_BASE_HI(%u) 0x%x: bits 31:20 must be 0; dropped\n",
+					 ctx, v);
+		} else if (offset & 4) {
+			core->ctx_base_hi[ctx] = v;
+		} else {
+			core->ctx_base_lo[ctx] = v;
+		}
+		return true;
+	}
+	if (offset >= VDLA_REG_FI_MODE(0) && offset < VDLA_REG_FI_MODE(VDLA_NUM_ENGINES))
+		return fi_write_locked(core, offset, v);
+	return false;
+}
+
+void vdla_core_mmio_write(struct vdla_core *core, uint64_t offset, uint64_t value,
+			  unsigned int size)
+{
+	uint32_t v = (uint32_t)value;
+	bool notify = false, valid;
+
+	if (!access_is_valid(core, "write", offset, size))
 		return;
-	default:
-		pthread_mutex_unlock(&core->lock);
-		guest_error(core, "vdla: write of 0x%x to unimplemented register 0x%llx; ignored\n",
-			    v, (unsigned long long)offset);
+
+	if (offset == VDLA_REG_RESET) {
+		if (v == VDLA_RESET_SOFT)
+			soft_reset(core);
+		else
+			core_guest_error(core, "vdla: RESET written with 0x%x, expected 0x%x; dropped\n",
+					 v, VDLA_RESET_SOFT);
 		return;
+	}
+	if (is_read_only((uint32_t)offset)) {
+		core_guest_error(core, "vdla: write of 0x%x to read-only register 0x%llx; dropped\n",
+				 v, (unsigned long long)offset);
+		return;
+	}
+
+	pthread_mutex_lock(&core->lock);
+	if (offset >= VDLA_ENGINE_BASE(0) && offset < VDLA_ENGINE_BASE(VDLA_NUM_ENGINES)) {
+		unsigned int engine = (offset - VDLA_ENGINE_BASE(0)) / VDLA_ENGINE_BLOCK_SIZE;
+
+		valid = engine_reg_write_locked(core, engine, offset % VDLA_ENGINE_BLOCK_SIZE, v);
+	} else {
+		valid = global_write_locked(core, (uint32_t)offset, v, &notify);
 	}
 	pthread_mutex_unlock(&core->lock);
 
+	if (!valid)
+		core_guest_error(core, "vdla: write of 0x%x to unimplemented or read-only register 0x%llx; dropped\n",
+				 v, (unsigned long long)offset);
 	if (notify)
 		core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
 }

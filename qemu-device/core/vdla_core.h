@@ -9,6 +9,7 @@
 #define VDLA_CORE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -29,13 +30,20 @@ struct vdla_core_host {
 	/* Monotonic device time in nanoseconds. */
 	uint64_t (*clock_ns)(void *opaque);
 	/* Report a guest programming error (bad offset, bad value, ...). */
-	void (*guest_error)(void *opaque, const char *fmt, va_list args);
+	void (*guest_error)(void *opaque, const char *fmt, va_list args)
+		__attribute__((format(printf, 2, 0)));
 	/*
 	 * Guest-physical memory access. Return 0, or -1 if [addr, addr + len)
 	 * is not entirely guest memory (nothing is transferred then).
 	 */
 	int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
 	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, uint64_t len);
+	/*
+	 * Optional: whether [addr, addr + len) is guest memory that DMA may
+	 * read and write. The core asks before an operation writes anything,
+	 * so that a bad address fails the operation instead of half of it.
+	 */
+	bool (*dma_valid)(void *opaque, uint64_t addr, uint64_t len);
 };
 
 /* Device properties; see docs/hw-spec.md, "PCI function". */

@@ -46,9 +46,10 @@ TEST_F(QueryIoctl, DeviceQueryFillsEveryField)
 	EXPECT_EQ(info_.pci_vendor_id, VDLA_PCI_VENDOR_ID);
 	EXPECT_EQ(info_.pci_device_id, VDLA_PCI_DEVICE_ID);
 	EXPECT_EQ(info_.hw_version, uint32_t(VDLA_HW_VERSION));
-	EXPECT_EQ(info_.hw_caps, DRM_VDLA_CAP_TEST_IRQ | DRM_VDLA_CAP_SOFT_RESET | DRM_VDLA_CAP_TIMER);
+	EXPECT_EQ(info_.hw_caps, uint32_t(VDLA_CAPS_V2));
 	EXPECT_EQ(info_.irq_vectors, uint32_t(VDLA_MSIX_VECTORS));
 	EXPECT_EQ(info_.driver_major, 1u);
+	EXPECT_EQ(info_.driver_minor, 1u);
 	EXPECT_EQ(info_.pad0[0] | info_.pad0[1] | info_.pad0[2], 0);
 }
 

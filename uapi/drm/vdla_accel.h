@@ -23,11 +23,14 @@ extern "C" {
 
 #define DRM_VDLA_QUERY			0x00
 #define DRM_VDLA_TEST_IRQ		0x01
+#define DRM_VDLA_TEST_BDMA		0x02
 
 #define DRM_IOCTL_VDLA_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_QUERY, struct drm_vdla_query)
 #define DRM_IOCTL_VDLA_TEST_IRQ \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_TEST_IRQ, struct drm_vdla_test_irq)
+#define DRM_IOCTL_VDLA_TEST_BDMA \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_TEST_BDMA, struct drm_vdla_test_bdma)
 
 /**
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
@@ -64,6 +67,14 @@ struct drm_vdla_query {
 #define DRM_VDLA_CAP_TEST_IRQ		(1u << 0)
 #define DRM_VDLA_CAP_SOFT_RESET		(1u << 1)
 #define DRM_VDLA_CAP_TIMER		(1u << 2)
+#define DRM_VDLA_CAP_MMU		(1u << 3)
+#define DRM_VDLA_CAP_SRAM		(1u << 4)
+#define DRM_VDLA_CAP_FUSION		(1u << 5)
+#define DRM_VDLA_CAP_FAULT_INJECTION	(1u << 6)
+#define DRM_VDLA_CAP_INT8		(1u << 8)
+#define DRM_VDLA_CAP_INT16		(1u << 9)
+#define DRM_VDLA_CAP_FP16		(1u << 10)
+#define DRM_VDLA_CAP_FP32		(1u << 11)
 
 /**
  * struct drm_vdla_query_device - identity and capabilities of one vDLA
@@ -122,6 +133,46 @@ struct drm_vdla_test_irq {
 	 * interrupt to the interrupt thread handling it.
 	 */
 	__u64 latency_ns;
+};
+
+/** DRM_VDLA_TEST_BDMA_FLAG_DST_READ_ONLY: map the destination read-only. */
+#define DRM_VDLA_TEST_BDMA_FLAG_DST_READ_ONLY	(1u << 0)
+#define DRM_VDLA_TEST_BDMA_FLAGS		DRM_VDLA_TEST_BDMA_FLAG_DST_READ_ONLY
+/** DRM_VDLA_TEST_BDMA_MAX_SIZE: the largest copy TEST_BDMA accepts. */
+#define DRM_VDLA_TEST_BDMA_MAX_SIZE		(1u << 20)
+
+/**
+ * struct drm_vdla_test_bdma - argument of DRM_IOCTL_VDLA_TEST_BDMA
+ *
+ * A bring-up test of the data path: the driver pins both user buffers, maps
+ * them into MMU context 0 of the device through page tables it builds, and
+ * has the BDMA engine copy @size bytes from @src to @dst with the MMU on.
+ * It returns 0 when the device reports success (the caller then compares
+ * the buffers), EIO when the device reports an error (described by the out
+ * fields), ETIMEDOUT if the device does not finish within 5 s (the device is
+ * reset). Calls are served one at a time. Replaced by SUBMIT for real work.
+ */
+struct drm_vdla_test_bdma {
+	/** @src: in, user pointer to the source. */
+	__u64 src;
+	/** @dst: in, user pointer to the destination, must not overlap @src. */
+	__u64 dst;
+	/** @size: in, bytes, 1 to DRM_VDLA_TEST_BDMA_MAX_SIZE. */
+	__u32 size;
+	/** @flags: in, DRM_VDLA_TEST_BDMA_FLAG_* bits. */
+	__u32 flags;
+	/** @hw_error: out, the operation's STAT_ERROR (0: success). */
+	__u32 hw_error;
+	/** @fault_status: out, MMU_FAULT_STATUS when @hw_error is an MMU fault. */
+	__u32 fault_status;
+	/** @fault_addr: out, the faulting device address. */
+	__u64 fault_addr;
+	/** @src_va: out, the device address the source was mapped at. */
+	__u64 src_va;
+	/** @dst_va: out, the device address the destination was mapped at. */
+	__u64 dst_va;
+	/** @device_ns: out, the operation's device time. */
+	__u64 device_ns;
 };
 
 #if defined(__cplusplus)

@@ -92,6 +92,14 @@ std::vector<std::string> capabilityNames(uint32_t caps)
 		{ DRM_VDLA_CAP_TEST_IRQ, "test-irq" },
 		{ DRM_VDLA_CAP_SOFT_RESET, "soft-reset" },
 		{ DRM_VDLA_CAP_TIMER, "timer" },
+		{ DRM_VDLA_CAP_MMU, "mmu" },
+		{ DRM_VDLA_CAP_SRAM, "sram" },
+		{ DRM_VDLA_CAP_FUSION, "fusion" },
+		{ DRM_VDLA_CAP_FAULT_INJECTION, "fault-injection" },
+		{ DRM_VDLA_CAP_INT8, "int8" },
+		{ DRM_VDLA_CAP_INT16, "int16" },
+		{ DRM_VDLA_CAP_FP16, "fp16" },
+		{ DRM_VDLA_CAP_FP32, "fp32" },
 	};
 
 	std::vector<std::string> names;

@@ -71,6 +71,7 @@ DeviceHarness::DeviceHarness(const vdla_core_config *config, uint64_t guestBytes
 	host.guest_error = guestError;
 	host.dma_read = dmaRead;
 	host.dma_write = dmaWrite;
+	host.dma_valid = dmaValid;
 
 	vdla_core_config defaults;
 	vdla_core_default_config(&defaults);
@@ -251,6 +252,11 @@ int DeviceHarness::dmaWrite(void *opaque, uint64_t addr, const void *buf, uint64
 		return -1;
 	std::memcpy(self->memory_.data() + addr, buf, len);
 	return 0;
+}
+
+bool DeviceHarness::dmaValid(void *opaque, uint64_t addr, uint64_t len)
+{
+	return static_cast<DeviceHarness *>(opaque)->dmaAllowed(addr, len);
 }
 
 PageTables::PageTables(DeviceHarness &dev, unsigned context)

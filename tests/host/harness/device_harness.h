@@ -107,6 +107,7 @@ private:
 	static void guestError(void *opaque, const char *fmt, va_list args);
 	static int dmaRead(void *opaque, uint64_t addr, void *buf, uint64_t len);
 	static int dmaWrite(void *opaque, uint64_t addr, const void *buf, uint64_t len);
+	static bool dmaValid(void *opaque, uint64_t addr, uint64_t len);
 	bool dmaAllowed(uint64_t addr, uint64_t len) const;
 
 	vdla_core *core_ = nullptr;

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CONV on oneDNN. The device hands oneDNN plain NCHW/GOIHW buffers; oneDNN
+ * picks its preferred blocked layouts and we reorder into and out of them,
+ * which is the same work any user of the library with plain tensors does.
+ * oneDNN's own primitive cache makes re-creating a primitive for a shape it
+ * has seen cheap.
+ */
+#include <stdlib.h>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include "conv.h"
+#include "core_internal.h"
+
+struct dnnl_handles {
+	dnnl_engine_t engine;
+	dnnl_stream_t stream;
+};
+
+/* Only the CONV worker calls this, so the handles need no lock. */
+static struct dnnl_handles *handles(struct vdla_core *core)
+{
+	struct dnnl_handles *h = core->dnnl;
+
+	if (h)
+		return h;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	if (dnnl_engine_create(&h->engine, dnnl_cpu, 0) != dnnl_success) {
+		free(h);
+		return NULL;
+	}
+	if (dnnl_stream_create(&h->stream, h->engine, dnnl_stream_default_flags) !=
+	    dnnl_success) {
+		dnnl_engine_destroy(h->engine);
+		free(h);
+		return NULL;
+	}
+	core->dnnl = h;
+	return h;
+}
+
+void conv_onednn_release(struct vdla_core *core)
+{
+	struct dnnl_handles *h = core->dnnl;
+
+	if (!h)
+		return;
+	dnnl_stream_destroy(h->stream);
+	dnnl_engine_destroy(h->engine);
+	free(h);
+	core->dnnl = NULL;
+}
+
+/* A memory in the primitive's layout, reordered from/to @user when needed. */
+struct bound_memory {
+	dnnl_memory_t user;
+	dnnl_memory_t inner;	/* == user when layouts match */
+	void *scratch;
+};
+
+static int bind(struct dnnl_handles *h, const dnnl_memory_desc_t *user_md, void *ptr,
+		const dnnl_memory_desc_t *want, int reorder_in, struct bound_memory *m)
+{
+	dnnl_primitive_desc_t rpd;
+	dnnl_primitive_t reorder;
+	dnnl_exec_arg_t args[2];
+	dnnl_status_t st;
+
+	m->scratch = NULL;
+	if (dnnl_memory_create(&m->user, user_md, h->engine, ptr) != dnnl_success)
+		return -1;
+	if (dnnl_memory_desc_equal(user_md, want)) {
+		m->inner = m->user;
+		return 0;
+	}
+	m->scratch = aligned_alloc(64, (dnnl_memory_desc_get_size(want) + 63) & ~(size_t)63);
+	if (!m->scratch ||
+	    dnnl_memory_create(&m->inner, want, h->engine, m->scratch) != dnnl_success) {
+		free(m->scratch);
+		m->scratch = NULL;
+		dnnl_memory_destroy(m->user);
+		m->user = NULL;
+		return -1;
+	}
+	if (!reorder_in)
+		return 0;
+
+	st = dnnl_reorder_primitive_desc_create(&rpd, user_md, h->engine, want, h->engine, NULL);
+	if (st != dnnl_success)
+		return -1;
+	st = dnnl_primitive_create(&reorder, rpd);
+	dnnl_primitive_desc_destroy(rpd);
+	if (st != dnnl_success)
+		return -1;
+	args[0] = (dnnl_exec_arg_t){ DNNL_ARG_FROM, m->user };
+	args[1] = (dnnl_exec_arg_t){ DNNL_ARG_TO, m->inner };
+	st = dnnl_primitive_execute(reorder, h->stream, 2, args);
+	dnnl_primitive_destroy(reorder);
+	return st == dnnl_success ? 0 : -1;
+}
+
+static int unbind(struct dnnl_handles *h, struct bound_memory *m, int reorder_out)
+{
+	int ret = 0;
+
+	if (m->inner != m->user) {
+		if (reorder_out) {
+			const dnnl_memory_desc_t *from, *to;
+			dnnl_primitive_desc_t rpd;
+			dnnl_primitive_t reorder;
+			dnnl_exec_arg_t args[2];
+
+			dnnl_memory_get_memory_desc(m->inner, &from);
+			dnnl_memory_get_memory_desc(m->user, &to);
+			ret = -1;
+			if (dnnl_reorder_primitive_desc_create(&rpd, from, h->engine, to, h->engine,
+							       NULL) == dnnl_success) {
+				if (dnnl_primitive_create(&reorder, rpd) == dnnl_success) {
+					args[0] = (dnnl_exec_arg_t){ DNNL_ARG_FROM, m->inner };
+					args[1] = (dnnl_exec_arg_t){ DNNL_ARG_TO, m->user };
+					if (dnnl_primitive_execute(reorder, h->stream, 2, args) ==
+					    dnnl_success)
+						ret = 0;
+					dnnl_primitive_destroy(reorder);
+				}
+				dnnl_primitive_desc_destroy(rpd);
+			}
+			dnnl_stream_wait(h->stream);
+		}
+		dnnl_memory_destroy(m->inner);
+	}
+	dnnl_memory_destroy(m->user);
+	free(m->scratch);
+	return ret;
+}
+
+int conv_onednn(struct vdla_core *core, const struct conv_problem *p, int int8)
+{
+	struct dnnl_handles *h = handles(core);
+	dnnl_data_type_t in_type = int8 ? dnnl_s8 : dnnl_f32;
+	dnnl_data_type_t out_type = int8 ? dnnl_s32 : dnnl_f32;
+	dnnl_memory_desc_t src_md, wgt_md, dst_md, src_any, wgt_any, dst_any;
+	dnnl_dims_t src_dims = { p->n, p->ic, p->ih, p->iw };
+	dnnl_dims_t dst_dims = { p->n, p->oc, p->oh, p->ow };
+	dnnl_dims_t wgt_dims = { p->groups, p->oc / p->groups, p->ic / p->groups, p->kh, p->kw };
+	dnnl_dims_t strides = { p->sy, p->sx };
+	dnnl_dims_t dilates = { p->dy - 1, p->dx - 1 };
+	dnnl_dims_t no_pad = { 0, 0 };
+	struct bound_memory src = { 0 }, wgt = { 0 }, dst = { 0 };
+	dnnl_convolution_desc_t desc;
+	dnnl_primitive_desc_t pd;
+	dnnl_primitive_t conv;
+	dnnl_exec_arg_t args[3];
+	int ret = -1;
+
+	if (!h)
+		return -1;
+	dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, in_type, dnnl_nchw);
+	dnnl_memory_desc_init_by_tag(&wgt_md, 5, wgt_dims, in_type, dnnl_goihw);
+	dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, out_type, dnnl_nchw);
+	dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, in_type, dnnl_format_tag_any);
+	dnnl_memory_desc_init_by_tag(&wgt_any, 5, wgt_dims, in_type, dnnl_format_tag_any);
+	dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, out_type, dnnl_format_tag_any);
+
+	if (dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
+						       dnnl_convolution_direct, &src_any, &wgt_any,
+						       NULL, &dst_any, strides, dilates, no_pad,
+						       no_pad) != dnnl_success)
+		return -1;
+	if (dnnl_primitive_desc_create(&pd, &desc, NULL, h->engine, NULL) != dnnl_success)
+		return -1;
+	if (dnnl_primitive_create(&conv, pd) != dnnl_success)
+		goto out_pd;
+
+	if (bind(h, &src_md, (void *)p->src, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0),
+		 1, &src) ||
+	    bind(h, &wgt_md, (void *)p->wgt,
+		 dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), 1, &wgt) ||
+	    bind(h, &dst_md, p->dst, dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), 0,
+		 &dst))
+		goto out_memory;
+
+	args[0] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, src.inner };
+	args[1] = (dnnl_exec_arg_t){ DNNL_ARG_WEIGHTS, wgt.inner };
+	args[2] = (dnnl_exec_arg_t){ DNNL_ARG_DST, dst.inner };
+	if (dnnl_primitive_execute(conv, h->stream, 3, args) == dnnl_success)
+		ret = 0;
+	dnnl_stream_wait(h->stream);
+
+out_memory:
+	if (src.user)
+		unbind(h, &src, 0);
+	if (wgt.user)
+		unbind(h, &wgt, 0);
+	if (dst.user && unbind(h, &dst, ret == 0))
+		ret = -1;
+	dnnl_primitive_destroy(conv);
+out_pd:
+	dnnl_primitive_desc_destroy(pd);
+	return ret;
+}

@@ -1,0 +1,656 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The engine scheduler: register groups with producer/consumer pointers, one
+ * worker thread per engine, fused chains, fault injection, and the commit
+ * that makes an operation's results visible (docs/hw-spec.md, "Engines:
+ * common model", "Fusion", "Fault injection").
+ *
+ * A worker takes its engine's CONSUMER group when it is PENDING and its
+ * chain partners are ready, marks it RUNNING, copies its registers, drops
+ * the core lock and computes. Results are written only at commit, under
+ * commit_lock, and only if no reset happened meanwhile.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engines.h"
+#include "mmu.h"
+
+/* oneDNN's OpenMP runtime: each worker computes on its own thread only. */
+extern void omp_set_num_threads(int threads);
+
+typedef int (*engine_run_fn)(struct op *op);
+
+static const engine_run_fn engine_run[VDLA_NUM_ENGINES] = {
+	[VDLA_ENGINE_BDMA] = bdma_run,	[VDLA_ENGINE_CONV] = conv_run,
+	[VDLA_ENGINE_SDP] = sdp_run,	[VDLA_ENGINE_PDP] = pdp_run,
+	[VDLA_ENGINE_CDP] = cdp_run,	[VDLA_ENGINE_RUBIK] = rubik_run,
+};
+
+uint32_t engine_d_limit(unsigned int engine)
+{
+	switch (engine) {
+	case VDLA_ENGINE_BDMA:
+		return VDLA_BDMA_DST_SURF_STRIDE + 4;
+	case VDLA_ENGINE_CONV:
+		return VDLA_CONV_PAD_VALUE + 4;
+	case VDLA_ENGINE_SDP:
+		return VDLA_SDP_OUT_OFFSET + 4;
+	case VDLA_ENGINE_PDP:
+		return VDLA_PDP_PAD_TB + 4;
+	case VDLA_ENGINE_CDP:
+		return VDLA_CDP_BETA + 4;
+	default:
+		return VDLA_RUBIK_BLOCK + 4;
+	}
+}
+
+/* ---- operations' services to the engines ------------------------------ */
+
+int op_stage_output(struct op *op, const struct tensor *t, uint8_t *shadow)
+{
+	struct staged_output *out;
+	int ret;
+
+	if (op->outputs == OP_MAX_OUTPUTS) {
+		free(shadow);
+		return VDLA_ERROR_LIMIT;
+	}
+	out = &op->out[op->outputs++];
+	memset(out, 0, sizeof(*out));
+	out->shadow = shadow;
+	ret = plan_tensor(&op->mem, t, true, &out->plan);
+	op->stat.bytes_written += out->plan.bytes;
+	return ret;
+}
+
+int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow)
+{
+	struct staged_output *out;
+
+	if (op->outputs == OP_MAX_OUTPUTS) {
+		plan_free(plan);
+		free(shadow);
+		return VDLA_ERROR_LIMIT;
+	}
+	out = &op->out[op->outputs++];
+	out->plan = *plan;
+	out->shadow = shadow;
+	op->stat.bytes_written += plan->bytes;
+	memset(plan, 0, sizeof(*plan));
+	return 0;
+}
+
+uint8_t *op_gather(struct op *op, const struct tensor *t, int *error)
+{
+	return tensor_gather(&op->mem, t, &op->stat.bytes_read, error);
+}
+
+int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf)
+{
+	struct plan plan = { 0 };
+	int ret = plan_range(&op->mem, addr, len, 0, false, &plan);
+
+	if (!ret)
+		ret = plan_read(&op->mem, &plan, buf);
+	op->stat.bytes_read += plan.bytes;
+	plan_free(&plan);
+	return ret;
+}
+
+int op_fly_alloc(struct op *op, const struct tensor *shape, uint32_t dtype)
+{
+	struct tensor *t = &op->fly_out.t;
+	uint32_t e = dtype_size(dtype);
+
+	*t = *shape;
+	t->addr = 0;
+	t->dtype = dtype;
+	t->esize = e;
+	t->stride[VDLA_DIM_W] = t->dim[VDLA_DIM_W] > 1 ? e : 0;
+	t->stride[VDLA_DIM_H] = t->dim[VDLA_DIM_H] > 1 ? (uint64_t)e * t->dim[VDLA_DIM_W] : 0;
+	t->stride[VDLA_DIM_C] = t->dim[VDLA_DIM_C] > 1 ?
+					(uint64_t)e * t->dim[VDLA_DIM_W] * t->dim[VDLA_DIM_H] : 0;
+	t->stride[VDLA_DIM_N] = t->dim[VDLA_DIM_N] > 1 ? (uint64_t)e * t->dim[VDLA_DIM_W] *
+								 t->dim[VDLA_DIM_H] * t->dim[VDLA_DIM_C] :
+							 0;
+	op->fly_out.data = malloc(tensor_elements(t) * e);
+	return op->fly_out.data ? 0 : VDLA_ERROR_LIMIT;
+}
+
+static void op_release(struct op *op)
+{
+	for (unsigned int i = 0; i < op->outputs; i++) {
+		plan_free(&op->out[i].plan);
+		free(op->out[i].shadow);
+	}
+	op->outputs = 0;
+	free(op->fly_in.data);
+	free(op->fly_out.data);
+	op->fly_in.data = op->fly_out.data = NULL;
+}
+
+/* ---- register access --------------------------------------------------- */
+
+static uint32_t group_state_bits(const struct engine_state *es)
+{
+	return (es->group[0].state << VDLA_E_STATUS_GROUP_SHIFT(0)) |
+	       (es->group[1].state << VDLA_E_STATUS_GROUP_SHIFT(1));
+}
+
+static bool group_busy(const struct engine_group *g)
+{
+	return g->state == VDLA_GROUP_PENDING || g->state == VDLA_GROUP_RUNNING;
+}
+
+uint32_t engines_idle_locked(struct vdla_core *core)
+{
+	uint32_t idle = 0;
+
+	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++) {
+		const struct engine_state *es = &core->engine[e];
+
+		if (!group_busy(&es->group[0]) && !group_busy(&es->group[1]))
+			idle |= 1u << e;
+	}
+	return idle;
+}
+
+static uint32_t stat_read(struct vdla_core *core, const struct group_stat *s, uint32_t offset,
+			  bool *valid)
+{
+	uint64_t v;
+
+	switch (offset) {
+	case VDLA_E_STAT_ERROR:
+		return s->error;
+	case VDLA_E_STAT_MACS_LO:
+		v = s->macs;
+		break;
+	case VDLA_E_STAT_READ_LO:
+		v = s->bytes_read;
+		break;
+	case VDLA_E_STAT_WRITE_LO:
+		v = s->bytes_written;
+		break;
+	case VDLA_E_STAT_TIME_LO:
+		v = s->time_ns;
+		break;
+	case VDLA_E_STAT_MACS_HI:
+	case VDLA_E_STAT_READ_HI:
+	case VDLA_E_STAT_WRITE_HI:
+	case VDLA_E_STAT_TIME_HI:
+		return core->stat_hi_latch;
+	default:
+		*valid = false;
+		return 0;
+	}
+	core->stat_hi_latch = (uint32_t)(v >> 32);
+	return (uint32_t)v;
+}
+
+uint32_t engine_reg_read_locked(struct vdla_core *core, unsigned int engine, uint32_t offset,
+				bool *valid)
+{
+	struct engine_state *es = &core->engine[engine];
+
+	*valid = true;
+	if (offset == VDLA_E_STATUS)
+		return group_state_bits(es);
+	if (offset == VDLA_E_POINTER)
+		return (es->producer ? VDLA_E_POINTER_PRODUCER : 0) |
+		       (es->consumer ? VDLA_E_POINTER_CONSUMER : 0);
+	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
+		uint32_t base = VDLA_E_GROUP_STAT(g);
+
+		if (offset >= base && offset < base + 0x40)
+			return stat_read(core, &es->group[g].stat, offset - base, valid);
+	}
+	if (offset >= VDLA_D_WINDOW && offset < engine_d_limit(engine)) {
+		const struct engine_group *g = &es->group[es->producer];
+
+		if (offset == VDLA_D_OP_ENABLE)
+			return group_busy(g) ? 1 : 0;
+		return dreg(g->regs, offset);
+	}
+	*valid = false;
+	return 0;
+}
+
+/* Wakes every worker: some engine's state changed. */
+static void kick_workers(struct vdla_core *core)
+{
+	pthread_cond_broadcast(&core->work_cv);
+}
+
+bool engine_reg_write_locked(struct vdla_core *core, unsigned int engine, uint32_t offset,
+			     uint32_t value)
+{
+	struct engine_state *es = &core->engine[engine];
+	struct engine_group *g;
+
+	if (offset == VDLA_E_POINTER) {
+		if (value & ~(VDLA_E_POINTER_PRODUCER | VDLA_E_POINTER_CONSUMER)) {
+			core_guest_error(core, "vdla: engine %u: S_POINTER 0x%x has unknown bits; dropped\n",
+					 engine, value);
+			return true;
+		}
+		es->producer = value & VDLA_E_POINTER_PRODUCER ? 1 : 0;
+		return true;
+	}
+	if (offset < VDLA_D_WINDOW || offset >= engine_d_limit(engine))
+		return false;
+
+	g = &es->group[es->producer];
+	if (group_busy(g)) {
+		core_guest_error(core, "vdla: engine %u: group %u is %s; write of 0x%x to 0x%x dropped\n",
+				 engine, es->producer,
+				 g->state == VDLA_GROUP_PENDING ? "pending" : "running", value,
+				 offset);
+		return true;
+	}
+	if (offset == VDLA_D_OP_ENABLE) {
+		if (value & 1) {
+			g->state = VDLA_GROUP_PENDING;
+			kick_workers(core);
+		}
+		return true;
+	}
+	g->regs[(offset - VDLA_D_WINDOW) / 4] = value;
+	return true;
+}
+
+/* ---- scheduling -------------------------------------------------------- */
+
+struct chain {
+	unsigned int count;
+	unsigned int engine[3];
+	unsigned int group[3];
+};
+
+static uint32_t consumer_cfg(struct vdla_core *core, unsigned int engine, uint32_t *state)
+{
+	struct engine_state *es = &core->engine[engine];
+	struct engine_group *g = &es->group[es->consumer];
+
+	*state = g->state;
+	return dreg(g->regs, VDLA_D_CFG);
+}
+
+/*
+ * Finishes the CONSUMER group of @engine with @error without running it and
+ * returns the interrupt bits to raise.
+ */
+static uint32_t fail_group_locked(struct vdla_core *core, unsigned int engine, uint32_t error)
+{
+	struct engine_state *es = &core->engine[engine];
+	struct engine_group *g = &es->group[es->consumer];
+
+	memset(&g->stat, 0, sizeof(g->stat));
+	g->stat.error = error;
+	g->state = VDLA_GROUP_ERROR;
+	es->consumer ^= 1;
+	return VDLA_INT_ERROR(engine);
+}
+
+enum readiness { NOT_READY, READY, FAILED };
+
+/*
+ * Decides whether @engine's CONSUMER group can start, building the chain it
+ * heads. Mismatched fusion partners fail here (docs/hw-spec.md, "Fusion");
+ * then *irq holds the bits to raise.
+ */
+static enum readiness chain_ready_locked(struct vdla_core *core, unsigned int engine,
+					 struct chain *chain, uint32_t *irq)
+{
+	uint32_t state, cfg = consumer_cfg(core, engine, &state);
+	uint32_t partner_state, partner_cfg;
+
+	if (state != VDLA_GROUP_PENDING)
+		return NOT_READY;
+	chain->count = 1;
+	chain->engine[0] = engine;
+
+	switch (engine) {
+	case VDLA_ENGINE_CONV:
+		if (!(cfg & VDLA_CONV_CFG_DST_FLYING))
+			return READY;
+		partner_cfg = consumer_cfg(core, VDLA_ENGINE_SDP, &partner_state);
+		if (partner_state != VDLA_GROUP_PENDING)
+			return NOT_READY;
+		if (!(partner_cfg & VDLA_SDP_CFG_SRC_FLYING)) {
+			*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
+			return FAILED;
+		}
+		chain->engine[chain->count++] = VDLA_ENGINE_SDP;
+		if (!(partner_cfg & VDLA_SDP_CFG_DST_FLYING))
+			return READY;
+		partner_cfg = consumer_cfg(core, VDLA_ENGINE_PDP, &partner_state);
+		if (partner_state != VDLA_GROUP_PENDING)
+			return NOT_READY;
+		if (!(partner_cfg & VDLA_PDP_CFG_SRC_FLYING)) {
+			*irq |= fail_group_locked(core, VDLA_ENGINE_CONV, VDLA_ERROR_CHAIN);
+			*irq |= fail_group_locked(core, VDLA_ENGINE_SDP, VDLA_ERROR_CHAIN);
+			return FAILED;
+		}
+		chain->engine[chain->count++] = VDLA_ENGINE_PDP;
+		return READY;
+
+	case VDLA_ENGINE_SDP:
+		if (cfg & VDLA_SDP_CFG_SRC_FLYING) {
+			/* A member: CONV's worker starts the chain. */
+			partner_cfg = consumer_cfg(core, VDLA_ENGINE_CONV, &partner_state);
+			if (partner_state == VDLA_GROUP_PENDING &&
+			    !(partner_cfg & VDLA_CONV_CFG_DST_FLYING)) {
+				*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
+				return FAILED;
+			}
+			return NOT_READY;
+		}
+		if (!(cfg & VDLA_SDP_CFG_DST_FLYING))
+			return READY;
+		partner_cfg = consumer_cfg(core, VDLA_ENGINE_PDP, &partner_state);
+		if (partner_state != VDLA_GROUP_PENDING)
+			return NOT_READY;
+		if (!(partner_cfg & VDLA_PDP_CFG_SRC_FLYING)) {
+			*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
+			return FAILED;
+		}
+		chain->engine[chain->count++] = VDLA_ENGINE_PDP;
+		return READY;
+
+	case VDLA_ENGINE_PDP:
+		if (!(cfg & VDLA_PDP_CFG_SRC_FLYING))
+			return READY;
+		partner_cfg = consumer_cfg(core, VDLA_ENGINE_SDP, &partner_state);
+		if (partner_state == VDLA_GROUP_PENDING && !(partner_cfg & VDLA_SDP_CFG_DST_FLYING)) {
+			*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
+			return FAILED;
+		}
+		return NOT_READY;
+
+	default:
+		return READY;
+	}
+}
+
+/* Marks the chain RUNNING and copies what its operations need. */
+static void chain_start_locked(struct vdla_core *core, const struct chain *chain,
+			       struct op *ops)
+{
+	struct engine_state *head = &core->engine[chain->engine[0]];
+
+	for (unsigned int i = 0; i < chain->count; i++) {
+		unsigned int e = chain->engine[i];
+		struct engine_state *es = &core->engine[e];
+		struct engine_group *g = &es->group[es->consumer];
+		struct op *op = &ops[i];
+
+		memset(op, 0, sizeof(*op));
+		op->core = core;
+		op->engine = e;
+		op->group = es->consumer;
+		memcpy(op->regs, g->regs, sizeof(op->regs));
+		op->mem.core = core;
+		op->mem.engine = e;
+		op->mem.context = dreg(g->regs, VDLA_D_CONTEXT);
+		g->state = VDLA_GROUP_RUNNING;
+	}
+
+	/* Fault injection applies through the chain's head. */
+	if (head->fi_count && head->fi_mode != VDLA_FI_NONE) {
+		ops[0].fi_mode = head->fi_mode;
+		ops[0].fi_delay_us = head->fi_delay_us;
+		if (head->fi_count != VDLA_FI_COUNT_FOREVER)
+			head->fi_count--;
+	}
+}
+
+/* Waits on work_cv until a reset or @deadline_ns (0: forever); lock held. */
+static void wait_for_reset_locked(struct vdla_core *core, uint64_t generation,
+				  const struct timespec *deadline)
+{
+	while (!core->stopping && core->generation == generation) {
+		if (!deadline) {
+			pthread_cond_wait(&core->work_cv, &core->lock);
+		} else if (pthread_cond_timedwait(&core->work_cv, &core->lock, deadline) ==
+			   ETIMEDOUT) {
+			return;
+		}
+	}
+}
+
+static void deadline_after_us(struct timespec *ts, uint32_t us)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += us / 1000000;
+	ts->tv_nsec += (long)(us % 1000000) * 1000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
+/* Runs every member; returns the index of the failing one, or -1. */
+static int chain_compute(const struct chain *chain, struct op *ops)
+{
+	if (ops[0].fi_mode == VDLA_FI_OP_ERROR) {
+		ops[0].error = VDLA_ERROR_INJECTED;
+		return 0;
+	}
+	for (unsigned int i = 0; i < chain->count; i++) {
+		struct op *op = &ops[i];
+
+		if (i > 0) {
+			op->fly_in = ops[i - 1].fly_out;
+			ops[i - 1].fly_out.data = NULL;
+		}
+		op->error = engine_run[op->engine](op);
+		if (op->error)
+			return (int)i;
+	}
+	return -1;
+}
+
+static void latch_fault_locked(struct vdla_core *core, const struct op *op)
+{
+	if (core->fault_status & VDLA_MMU_FAULT_VALID)
+		return;
+	core->fault_status = VDLA_MMU_FAULT_VALID |
+			     (op->mem.fault_write ? VDLA_MMU_FAULT_WRITE : 0) |
+			     (op->mem.fault_reason << VDLA_MMU_FAULT_REASON_SHIFT) |
+			     (op->engine << VDLA_MMU_FAULT_ENGINE_SHIFT) |
+			     ((op->mem.context & 0xff) << VDLA_MMU_FAULT_CONTEXT_SHIFT);
+	core->fault_addr = op->mem.fault_addr;
+}
+
+/*
+ * Makes the chain's results visible, unless a reset voided it. Returns the
+ * number of MSI-X messages to send.
+ */
+static unsigned int chain_commit(struct vdla_core *core, const struct chain *chain,
+				 struct op *ops, int failed, uint64_t generation,
+				 uint64_t elapsed_ns)
+{
+	uint32_t bits = 0;
+	bool notify;
+
+	pthread_mutex_lock(&core->lock);
+	if (core->generation != generation || core->stopping) {
+		pthread_mutex_unlock(&core->lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&core->lock);
+
+	/* commit_lock (held by the caller) keeps resets out while we write. */
+	if (failed < 0) {
+		for (unsigned int i = 0; i < chain->count; i++) {
+			for (unsigned int o = 0; o < ops[i].outputs; o++)
+				plan_write(core, &ops[i].out[o].plan, ops[i].out[o].shadow);
+		}
+	}
+
+	pthread_mutex_lock(&core->lock);
+	for (unsigned int i = 0; i < chain->count; i++) {
+		struct op *op = &ops[i];
+		struct engine_state *es = &core->engine[op->engine];
+		struct engine_group *g = &es->group[op->group];
+
+		op->stat.time_ns = elapsed_ns;
+		if (failed >= 0) {
+			op->stat.error = (int)i == failed ? (uint32_t)op->error : VDLA_ERROR_CHAIN;
+			op->stat.bytes_written = 0;
+			g->state = VDLA_GROUP_ERROR;
+			bits |= VDLA_INT_ERROR(op->engine);
+			if (op->stat.error == VDLA_ERROR_MMU_FAULT) {
+				latch_fault_locked(core, op);
+				bits |= VDLA_INT_MMU_FAULT;
+			}
+		} else {
+			op->stat.error = VDLA_ERROR_NONE;
+			g->state = VDLA_GROUP_DONE;
+			if (ops[0].fi_mode != VDLA_FI_DROP_IRQ)
+				bits |= VDLA_INT_DONE(op->engine, op->group);
+		}
+		g->stat = op->stat;
+		es->consumer = op->group ^ 1;
+	}
+	notify = core_raise_locked(core, bits);
+	kick_workers(core);
+	pthread_mutex_unlock(&core->lock);
+
+	if (!notify)
+		return 0;
+	return ops[0].fi_mode == VDLA_FI_DUP_IRQ ? 2 : 1;
+}
+
+static void execute_chain(struct vdla_core *core, const struct chain *chain, struct op *ops,
+			  uint64_t generation)
+{
+	uint64_t start = core_time_ns(core);
+	unsigned int messages;
+	int failed;
+
+	if (ops[0].fi_mode == VDLA_FI_HANG) {
+		pthread_mutex_lock(&core->lock);
+		wait_for_reset_locked(core, generation, NULL);
+		pthread_mutex_unlock(&core->lock);
+		return;
+	}
+
+	failed = chain_compute(chain, ops);
+
+	if (ops[0].fi_mode == VDLA_FI_DELAY && ops[0].fi_delay_us) {
+		struct timespec deadline;
+
+		deadline_after_us(&deadline, ops[0].fi_delay_us);
+		pthread_mutex_lock(&core->lock);
+		wait_for_reset_locked(core, generation, &deadline);
+		pthread_mutex_unlock(&core->lock);
+	}
+
+	pthread_mutex_lock(&core->commit_lock);
+	messages = chain_commit(core, chain, ops, failed, generation, core_time_ns(core) - start);
+	for (unsigned int m = 0; m < messages; m++)
+		core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
+	pthread_mutex_unlock(&core->commit_lock);
+}
+
+/* Stops the workers of engines [0, @count). */
+static void engines_stop_some(struct vdla_core *core, unsigned int count)
+{
+	pthread_mutex_lock(&core->lock);
+	core->stopping = true;
+	kick_workers(core);
+	pthread_mutex_unlock(&core->lock);
+	for (unsigned int e = 0; e < count; e++) {
+		if (core->engine[e].running)
+			pthread_join(core->engine[e].worker, NULL);
+		core->engine[e].running = false;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	const struct engine_state *w = arg;
+	struct vdla_core *core = w->core;
+	struct op *ops = calloc(3, sizeof(*ops));
+
+	omp_set_num_threads(1);
+	pthread_mutex_lock(&core->lock);
+	while (!core->stopping && ops) {
+		struct chain chain;
+		uint32_t irq = 0;
+		enum readiness ready = chain_ready_locked(core, w->engine, &chain, &irq);
+
+		if (ready == FAILED) {
+			bool notify = core_raise_locked(core, irq);
+
+			kick_workers(core);
+			pthread_mutex_unlock(&core->lock);
+			if (notify)
+				core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
+			pthread_mutex_lock(&core->lock);
+			continue;
+		}
+		if (ready == NOT_READY) {
+			pthread_cond_wait(&core->work_cv, &core->lock);
+			continue;
+		}
+
+		uint64_t generation = core->generation;
+
+		chain_start_locked(core, &chain, ops);
+		pthread_mutex_unlock(&core->lock);
+		execute_chain(core, &chain, ops, generation);
+		for (unsigned int i = 0; i < chain.count; i++)
+			op_release(&ops[i]);
+		pthread_mutex_lock(&core->lock);
+	}
+	pthread_mutex_unlock(&core->lock);
+	free(ops);
+	return NULL;
+}
+
+int engines_start(struct vdla_core *core)
+{
+	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++) {
+		struct engine_state *es = &core->engine[e];
+
+		es->core = core;
+		es->engine = e;
+		if (pthread_create(&es->worker, NULL, worker_main, es)) {
+			engines_stop_some(core, e);
+			return -1;
+		}
+		es->running = true;
+	}
+	return 0;
+}
+
+void engines_stop(struct vdla_core *core)
+{
+	engines_stop_some(core, VDLA_NUM_ENGINES);
+}
+
+void engines_reset_locked(struct vdla_core *core)
+{
+	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++) {
+		struct engine_state *es = &core->engine[e];
+
+		memset(es->group, 0, sizeof(es->group));
+		es->producer = 0;
+		es->consumer = 0;
+		es->fi_mode = VDLA_FI_NONE;
+		es->fi_count = 0;
+		es->fi_delay_us = 0;
+		if (core->config.fi_engine == (int32_t)e) {
+			es->fi_mode = core->config.fi_mode;
+			es->fi_count = core->config.fi_count;
+			es->fi_delay_us = core->config.fi_delay_us;
+		}
+	}
+	kick_workers(core);
+}

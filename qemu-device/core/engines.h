@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interface between the scheduler (engine.c) and the engines: an
+ * operation runs on a snapshot of its group's D registers, stages its
+ * outputs (already translated and checked) and the scheduler writes them
+ * when the operation commits.
+ */
+#ifndef VDLA_ENGINES_H
+#define VDLA_ENGINES_H
+
+#include "core_internal.h"
+#include "mem.h"
+
+/* Data flying between fused engines: a packed NCHW tensor in host memory. */
+struct fly {
+	struct tensor t;
+	uint8_t *data;
+};
+
+struct staged_output {
+	struct plan plan;
+	uint8_t *shadow;
+};
+
+#define OP_MAX_OUTPUTS 2
+
+struct op {
+	struct vdla_core *core;
+	unsigned int engine;
+	unsigned int group;
+	uint32_t regs[D_WORDS];
+	uint32_t fi_mode;
+	uint32_t fi_delay_us;
+	struct mem_ctx mem;
+	struct group_stat stat;
+	struct staged_output out[OP_MAX_OUTPUTS];
+	unsigned int outputs;
+	struct fly fly_in;	/* from the previous member of a chain */
+	struct fly fly_out;	/* to the next member */
+	int error;
+};
+
+/*
+ * Plans the write of @t from @shadow (the operation owns @shadow from now
+ * on, also on failure) and keeps it for the commit. Returns VDLA_ERROR_*.
+ */
+int op_stage_output(struct op *op, const struct tensor *t, uint8_t *shadow);
+/*
+ * Stages an output whose plan the engine built itself (plan_range calls with
+ * write access); takes ownership of both.
+ */
+int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow);
+/* Reads a tensor into a new shadow buffer, counting bytes; see tensor_gather. */
+uint8_t *op_gather(struct op *op, const struct tensor *t, int *error);
+/* Reads a raw range into @buf, counting bytes. */
+int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf);
+/* Allocates a packed NCHW tensor of @dtype shaped like @shape for fly_out. */
+int op_fly_alloc(struct op *op, const struct tensor *shape, uint32_t dtype);
+
+/* Each engine: validate the snapshot, compute, stage outputs or fly. */
+int bdma_run(struct op *op);
+int conv_run(struct op *op);
+int sdp_run(struct op *op);
+int pdp_run(struct op *op);
+int cdp_run(struct op *op);
+int rubik_run(struct op *op);
+
+/* One past the last D register each engine implements. */
+uint32_t engine_d_limit(unsigned int engine);
+
+#endif /* VDLA_ENGINES_H */

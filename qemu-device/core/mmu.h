@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device address translation (docs/hw-spec.md, "Device addresses"): SRAM
+ * window, MMU page-table walks with a small TLB, permission checks.
+ */
+#ifndef VDLA_MMU_H
+#define VDLA_MMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mem.h"
+
+struct translation {
+	uint64_t addr;	/* guest-physical address or SRAM offset */
+	uint64_t len;	/* bytes valid from addr (to the end of the page or range) */
+	bool sram;
+};
+
+/*
+ * Translates device address @va for an access of up to @len bytes. On a
+ * fault, records it in @ctx (the first one only) and returns false.
+ */
+bool mmu_translate(struct mem_ctx *ctx, uint64_t va, uint64_t len, bool write,
+		   struct translation *tr);
+void mmu_record_fault(struct mem_ctx *ctx, uint64_t addr, uint32_t reason, bool write);
+
+#endif /* VDLA_MMU_H */
