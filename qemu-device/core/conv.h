@@ -5,25 +5,34 @@
 
 #include <stdint.h>
 
+struct scratch_pool;
 struct vdla_core;
 
-/* A convolution on dense host buffers, padding already materialised. */
+/* A buffer and its strides in elements, logical order N, C, H, W. */
+struct conv_operand {
+	void *data;
+	int64_t stride[4];
+};
+
+/* A convolution on host buffers; see docs/hw-spec.md, "CONV". */
 struct conv_problem {
 	uint32_t n, groups;
-	uint32_t ic, ih, iw;	/* input, padded */
+	uint32_t ic, ih, iw;
 	uint32_t oc, oh, ow;
 	uint32_t kh, kw;
 	uint32_t sy, sx, dy, dx;
-	const void *src;	/* NCHW, padded */
-	const void *wgt;	/* OIHW == GOIHW */
-	void *dst;		/* NCHW; int32 or float */
+	uint32_t pt, pb, pl, pr;	/* zero padding */
+	struct conv_operand src;	/* N, Cin, H, W */
+	struct conv_operand wgt;	/* Cout, Cin/groups, KH, KW */
+	struct conv_operand dst;	/* N, Cout, OH, OW; int32 or float */
 };
 
 /*
  * Runs @p on oneDNN: int8 (s8 x s8 -> s32) when @int8, else f32. Returns 0,
  * or -1 if oneDNN refused (the caller then reports a device limit).
  */
-int conv_onednn(struct vdla_core *core, const struct conv_problem *p, int int8);
+int conv_onednn(struct vdla_core *core, struct scratch_pool *pool, const struct conv_problem *p,
+		int int8);
 void conv_onednn_release(struct vdla_core *core);
 
 #endif /* VDLA_CONV_H */

@@ -12,6 +12,7 @@
 
 #include "conv.h"
 #include "core_internal.h"
+#include "scratch.h"
 
 struct dnnl_handles {
 	dnnl_engine_t engine;
@@ -61,8 +62,9 @@ struct bound_memory {
 	void *scratch;
 };
 
-static int bind(struct dnnl_handles *h, const dnnl_memory_desc_t *user_md, void *ptr,
-		const dnnl_memory_desc_t *want, int reorder_in, struct bound_memory *m)
+static int bind(struct dnnl_handles *h, struct scratch_pool *pool,
+		const dnnl_memory_desc_t *user_md, void *ptr, const dnnl_memory_desc_t *want,
+		int reorder_in, struct bound_memory *m)
 {
 	dnnl_primitive_desc_t rpd;
 	dnnl_primitive_t reorder;
@@ -76,10 +78,10 @@ static int bind(struct dnnl_handles *h, const dnnl_memory_desc_t *user_md, void 
 		m->inner = m->user;
 		return 0;
 	}
-	m->scratch = aligned_alloc(64, (dnnl_memory_desc_get_size(want) + 63) & ~(size_t)63);
+	m->scratch = scratch_get(pool, dnnl_memory_desc_get_size(want));
 	if (!m->scratch ||
 	    dnnl_memory_create(&m->inner, want, h->engine, m->scratch) != dnnl_success) {
-		free(m->scratch);
+		scratch_put(pool, m->scratch);
 		m->scratch = NULL;
 		dnnl_memory_destroy(m->user);
 		m->user = NULL;
@@ -102,7 +104,8 @@ static int bind(struct dnnl_handles *h, const dnnl_memory_desc_t *user_md, void 
 	return st == dnnl_success ? 0 : -1;
 }
 
-static int unbind(struct dnnl_handles *h, struct bound_memory *m, int reorder_out)
+static int unbind(struct dnnl_handles *h, struct scratch_pool *pool, struct bound_memory *m,
+		  int reorder_out)
 {
 	int ret = 0;
 
@@ -133,54 +136,77 @@ static int unbind(struct dnnl_handles *h, struct bound_memory *m, int reorder_ou
 		dnnl_memory_destroy(m->inner);
 	}
 	dnnl_memory_destroy(m->user);
-	free(m->scratch);
+	scratch_put(pool, m->scratch);
 	return ret;
 }
 
-int conv_onednn(struct vdla_core *core, const struct conv_problem *p, int int8)
+static void strided_md(dnnl_memory_desc_t *md, int ndims, const int64_t *dims,
+		       const int64_t *strides, dnnl_data_type_t type)
+{
+	dnnl_dims_t d, st;
+
+	for (int i = 0; i < ndims; i++) {
+		d[i] = dims[i];
+		st[i] = strides[i];
+	}
+	dnnl_memory_desc_init_by_strides(md, ndims, d, type, st);
+}
+
+int conv_onednn(struct vdla_core *core, struct scratch_pool *pool, const struct conv_problem *p,
+		int int8)
 {
 	struct dnnl_handles *h = handles(core);
 	dnnl_data_type_t in_type = int8 ? dnnl_s8 : dnnl_f32;
 	dnnl_data_type_t out_type = int8 ? dnnl_s32 : dnnl_f32;
 	dnnl_memory_desc_t src_md, wgt_md, dst_md, src_any, wgt_any, dst_any;
-	dnnl_dims_t src_dims = { p->n, p->ic, p->ih, p->iw };
-	dnnl_dims_t dst_dims = { p->n, p->oc, p->oh, p->ow };
-	dnnl_dims_t wgt_dims = { p->groups, p->oc / p->groups, p->ic / p->groups, p->kh, p->kw };
+	int64_t src_dims[4] = { p->n, p->ic, p->ih, p->iw };
+	int64_t dst_dims[4] = { p->n, p->oc, p->oh, p->ow };
+	int64_t ocg = p->oc / p->groups;
+	int64_t wgt_dims[5] = { p->groups, ocg, p->ic / p->groups, p->kh, p->kw };
+	int64_t wgt_strides[5] = { ocg * p->wgt.stride[0], p->wgt.stride[0], p->wgt.stride[1],
+				   p->wgt.stride[2], p->wgt.stride[3] };
 	dnnl_dims_t strides = { p->sy, p->sx };
 	dnnl_dims_t dilates = { p->dy - 1, p->dx - 1 };
-	dnnl_dims_t no_pad = { 0, 0 };
+	dnnl_dims_t pad_l = { p->pt, p->pl }, pad_r = { p->pb, p->pr };
 	struct bound_memory src = { 0 }, wgt = { 0 }, dst = { 0 };
 	dnnl_convolution_desc_t desc;
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_t conv;
 	dnnl_exec_arg_t args[3];
+	dnnl_dims_t d;
 	int ret = -1;
 
 	if (!h)
 		return -1;
-	dnnl_memory_desc_init_by_tag(&src_md, 4, src_dims, in_type, dnnl_nchw);
-	dnnl_memory_desc_init_by_tag(&wgt_md, 5, wgt_dims, in_type, dnnl_goihw);
-	dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_dims, out_type, dnnl_nchw);
-	dnnl_memory_desc_init_by_tag(&src_any, 4, src_dims, in_type, dnnl_format_tag_any);
-	dnnl_memory_desc_init_by_tag(&wgt_any, 5, wgt_dims, in_type, dnnl_format_tag_any);
-	dnnl_memory_desc_init_by_tag(&dst_any, 4, dst_dims, out_type, dnnl_format_tag_any);
+	strided_md(&src_md, 4, src_dims, p->src.stride, in_type);
+	strided_md(&wgt_md, 5, wgt_dims, wgt_strides, in_type);
+	strided_md(&dst_md, 4, dst_dims, p->dst.stride, out_type);
+	for (int i = 0; i < 4; i++)
+		d[i] = src_dims[i];
+	dnnl_memory_desc_init_by_tag(&src_any, 4, d, in_type, dnnl_format_tag_any);
+	for (int i = 0; i < 4; i++)
+		d[i] = dst_dims[i];
+	dnnl_memory_desc_init_by_tag(&dst_any, 4, d, out_type, dnnl_format_tag_any);
+	for (int i = 0; i < 5; i++)
+		d[i] = wgt_dims[i];
+	dnnl_memory_desc_init_by_tag(&wgt_any, 5, d, in_type, dnnl_format_tag_any);
 
 	if (dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
 						       dnnl_convolution_direct, &src_any, &wgt_any,
-						       NULL, &dst_any, strides, dilates, no_pad,
-						       no_pad) != dnnl_success)
+						       NULL, &dst_any, strides, dilates, pad_l,
+						       pad_r) != dnnl_success)
 		return -1;
 	if (dnnl_primitive_desc_create(&pd, &desc, NULL, h->engine, NULL) != dnnl_success)
 		return -1;
 	if (dnnl_primitive_create(&conv, pd) != dnnl_success)
 		goto out_pd;
 
-	if (bind(h, &src_md, (void *)p->src, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0),
-		 1, &src) ||
-	    bind(h, &wgt_md, (void *)p->wgt,
+	if (bind(h, pool, &src_md, p->src.data,
+		 dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0), 1, &src) ||
+	    bind(h, pool, &wgt_md, p->wgt.data,
 		 dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), 1, &wgt) ||
-	    bind(h, &dst_md, p->dst, dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), 0,
-		 &dst))
+	    bind(h, pool, &dst_md, p->dst.data,
+		 dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0), 0, &dst))
 		goto out_memory;
 
 	args[0] = (dnnl_exec_arg_t){ DNNL_ARG_SRC, src.inner };
@@ -192,10 +218,10 @@ int conv_onednn(struct vdla_core *core, const struct conv_problem *p, int int8)
 
 out_memory:
 	if (src.user)
-		unbind(h, &src, 0);
+		unbind(h, pool, &src, 0);
 	if (wgt.user)
-		unbind(h, &wgt, 0);
-	if (dst.user && unbind(h, &dst, ret == 0))
+		unbind(h, pool, &wgt, 0);
+	if (dst.user && unbind(h, pool, &dst, ret == 0))
 		ret = -1;
 	dnnl_primitive_destroy(conv);
 out_pd:

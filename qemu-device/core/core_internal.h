@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "scratch.h"
 #include "vdla_core.h"
 #include "vdla_regs.h"
 
@@ -44,6 +45,8 @@ struct engine_state {
 	unsigned int engine;
 	pthread_t worker;
 	bool running;
+	/* Buffers recycled by this worker's operations (see scratch.h). */
+	struct scratch_pool pool;
 };
 
 struct tlb_entry {

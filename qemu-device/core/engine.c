@@ -55,7 +55,7 @@ int op_stage_output(struct op *op, const struct tensor *t, uint8_t *shadow)
 	int ret;
 
 	if (op->outputs == OP_MAX_OUTPUTS) {
-		free(shadow);
+		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
 	out = &op->out[op->outputs++];
@@ -72,7 +72,7 @@ int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow)
 
 	if (op->outputs == OP_MAX_OUTPUTS) {
 		plan_free(plan);
-		free(shadow);
+		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
 	out = &op->out[op->outputs++];
@@ -83,9 +83,35 @@ int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow)
 	return 0;
 }
 
+void *op_alloc(struct op *op, size_t size)
+{
+	return scratch_get(op->pool, size);
+}
+
+void op_free(struct op *op, void *ptr)
+{
+	scratch_put(op->pool, ptr);
+}
+
 uint8_t *op_gather(struct op *op, const struct tensor *t, int *error)
 {
-	return tensor_gather(&op->mem, t, &op->stat.bytes_read, error);
+	struct plan plan = { 0 };
+	uint8_t *shadow = op_alloc(op, tensor_extent(t));
+
+	if (!shadow) {
+		*error = VDLA_ERROR_LIMIT;
+		return NULL;
+	}
+	*error = plan_tensor(&op->mem, t, false, &plan);
+	if (!*error)
+		*error = plan_read(&op->mem, &plan, shadow);
+	op->stat.bytes_read += plan.bytes;
+	plan_free(&plan);
+	if (*error) {
+		op_free(op, shadow);
+		return NULL;
+	}
+	return shadow;
 }
 
 int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf)
@@ -116,7 +142,7 @@ int op_fly_alloc(struct op *op, const struct tensor *shape, uint32_t dtype)
 	t->stride[VDLA_DIM_N] = t->dim[VDLA_DIM_N] > 1 ? (uint64_t)e * t->dim[VDLA_DIM_W] *
 								 t->dim[VDLA_DIM_H] * t->dim[VDLA_DIM_C] :
 							 0;
-	op->fly_out.data = malloc(tensor_elements(t) * e);
+	op->fly_out.data = op_alloc(op, tensor_elements(t) * e);
 	return op->fly_out.data ? 0 : VDLA_ERROR_LIMIT;
 }
 
@@ -124,11 +150,11 @@ static void op_release(struct op *op)
 {
 	for (unsigned int i = 0; i < op->outputs; i++) {
 		plan_free(&op->out[i].plan);
-		free(op->out[i].shadow);
+		op_free(op, op->out[i].shadow);
 	}
 	op->outputs = 0;
-	free(op->fly_in.data);
-	free(op->fly_out.data);
+	op_free(op, op->fly_in.data);
+	op_free(op, op->fly_out.data);
 	op->fly_in.data = op->fly_out.data = NULL;
 }
 
@@ -390,6 +416,7 @@ static void chain_start_locked(struct vdla_core *core, const struct chain *chain
 
 		memset(op, 0, sizeof(*op));
 		op->core = core;
+		op->pool = &head->pool;
 		op->engine = e;
 		op->group = es->consumer;
 		memcpy(op->regs, g->regs, sizeof(op->regs));
@@ -569,6 +596,7 @@ static void engines_stop_some(struct vdla_core *core, unsigned int count)
 		if (core->engine[e].running)
 			pthread_join(core->engine[e].worker, NULL);
 		core->engine[e].running = false;
+		scratch_release(&core->engine[e].pool);
 	}
 }
 

@@ -4,8 +4,6 @@
  * "BDMA"). The whole source is read before anything is written, which gives
  * memmove semantics for overlapping ranges.
  */
-#include <stdlib.h>
-
 #include "engines.h"
 
 struct bdma_cfg {
@@ -71,7 +69,7 @@ int bdma_run(struct op *op)
 
 	if (ret)
 		return ret;
-	buffer = malloc(c.line_bytes * c.lines * c.surfaces);
+	buffer = op_alloc(op, c.line_bytes * c.lines * c.surfaces);
 	if (!buffer)
 		return VDLA_ERROR_LIMIT;
 
@@ -84,7 +82,7 @@ int bdma_run(struct op *op)
 	plan_free(&src);
 	if (ret) {
 		plan_free(&dst);
-		free(buffer);
+		op_free(op, buffer);
 		return ret;
 	}
 	return op_stage_plan(op, &dst, buffer);

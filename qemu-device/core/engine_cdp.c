@@ -85,9 +85,9 @@ int cdp_run(struct op *op)
 	shadow = op_gather(op, &c.src, &ret);
 	if (ret)
 		return ret;
-	out = malloc(tensor_extent(&c.dst));
+	out = op_alloc(op, tensor_extent(&c.dst));
 	if (!out) {
-		free(shadow);
+		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
 
@@ -136,6 +136,6 @@ int cdp_run(struct op *op)
 		}
 	}
 	op->stat.macs = tensor_elements(&c.src) * c.size;
-	free(shadow);
+	op_free(op, shadow);
 	return op_stage_output(op, &c.dst, out);
 }

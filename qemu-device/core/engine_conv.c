@@ -98,45 +98,80 @@ static int conv_load(const uint32_t *regs, struct conv_cfg *c)
 	return VDLA_ERROR_NONE;
 }
 
-/* Copies the input into a dense padded NCHW buffer of int8/int16/float. */
-static void *dense_input(const struct conv_cfg *c, const uint8_t *shadow, uint32_t *ih,
-			 uint32_t *iw)
+/* Strides in elements of @t in N, C, H, W order, valid for size-1 dimensions. */
+static void element_strides(const struct tensor *t, int64_t *stride)
 {
-	const struct tensor *t = &c->src;
+	static const int order[4] = { VDLA_DIM_N, VDLA_DIM_C, VDLA_DIM_H, VDLA_DIM_W };
+	int64_t dense = 1;
+
+	for (int i = 3; i >= 0; i--) {
+		int d = order[i];
+
+		stride[i] = t->dim[d] > 1 ? (int64_t)(t->stride[d] / t->esize) : dense;
+		dense *= t->dim[d];
+	}
+}
+
+static void dense_strides(const uint32_t *dims_nchw, int64_t *stride)
+{
+	stride[3] = 1;
+	for (int i = 2; i >= 0; i--)
+		stride[i] = stride[i + 1] * dims_nchw[i + 1];
+}
+
+/*
+ * Copies @t into a dense NCHW buffer of int8, int16 or float (FP16 is
+ * widened), surrounded by @pad rows/columns of @pad_value. Rows are copied
+ * with memcpy where the layout and type allow.
+ */
+static void *dense_copy(struct op *op, const struct tensor *t, const uint8_t *shadow,
+			uint32_t pt, uint32_t pb, uint32_t pl, uint32_t pr, uint32_t pad_value)
+{
 	uint32_t n = t->dim[VDLA_DIM_N], ch = t->dim[VDLA_DIM_C];
 	uint32_t h = t->dim[VDLA_DIM_H], w = t->dim[VDLA_DIM_W];
-	uint32_t ph = h + c->pt + c->pb, pw = w + c->pl + c->pr;
+	uint32_t ph = h + pt + pb, pw = w + pl + pr;
 	bool is_float = dtype_is_float(t->dtype);
 	size_t esize = is_float ? 4 : t->esize;
-	uint8_t *dense = malloc((size_t)n * ch * ph * pw * esize);
+	bool row_copy = !is_float || t->dtype == VDLA_DTYPE_FP32;
+	uint8_t *dense = op_alloc(op, (size_t)n * ch * ph * pw * esize);
+	uint8_t pad[4];
 
 	if (!dense)
 		return NULL;
-	*ih = ph;
-	*iw = pw;
+	if (is_float)
+		memcpy(pad, &pad_value, 4);
+	else
+		store_int(pad, t->dtype, (int32_t)pad_value);
+	row_copy = row_copy && (w == 1 || t->stride[VDLA_DIM_W] == t->esize);
 
 	for (uint32_t b = 0; b < n; b++) {
 		for (uint32_t k = 0; k < ch; k++) {
 			uint8_t *plane = dense + ((size_t)b * ch + k) * ph * pw * esize;
 
 			for (uint32_t y = 0; y < ph; y++) {
+				uint8_t *row = plane + (size_t)y * pw * esize;
+				bool pad_row = y < pt || y >= pt + h;
+
 				for (uint32_t x = 0; x < pw; x++) {
-					uint8_t *out = plane + ((size_t)y * pw + x) * esize;
-					bool inside = y >= c->pt && y < c->pt + h && x >= c->pl &&
-						      x < c->pl + w;
-					const uint8_t *in = inside ?
-						shadow + tensor_offset(t, b, k, y - c->pt, x - c->pl) :
-						NULL;
-
-					if (is_float) {
-						float v = inside ? load_float(in, t->dtype) :
-								   fp32_from_bits(c->pad_value);
-
-						memcpy(out, &v, 4);
+					if (pad_row || x < pl || x >= pl + w) {
+						memcpy(row + x * esize, pad, esize);
+					} else if (row_copy) {
+						memcpy(row + x * esize,
+						       shadow + tensor_offset(t, b, k, y - pt, 0),
+						       (size_t)w * esize);
+						x += w - 1;
 					} else {
-						store_int(out, t->dtype,
-							  inside ? load_int(in, t->dtype) :
-								   (int32_t)c->pad_value);
+						const uint8_t *in =
+							shadow + tensor_offset(t, b, k, y - pt, x - pl);
+
+						if (is_float) {
+							float v = load_float(in, t->dtype);
+
+							memcpy(row + x * esize, &v, 4);
+						} else {
+							store_int(row + x * esize, t->dtype,
+								  load_int(in, t->dtype));
+						}
 					}
 				}
 			}
@@ -145,42 +180,10 @@ static void *dense_input(const struct conv_cfg *c, const uint8_t *shadow, uint32
 	return dense;
 }
 
-/* Copies the weights into dense OIHW of int8/int16/float. */
-static void *dense_weights(const struct tensor *t, const uint8_t *shadow)
-{
-	bool is_float = dtype_is_float(t->dtype);
-	size_t esize = is_float ? 4 : t->esize;
-	uint8_t *dense = malloc(tensor_elements(t) * esize);
-	uint8_t *out = dense;
-
-	if (!dense)
-		return NULL;
-	for (uint32_t o = 0; o < t->dim[VDLA_DIM_N]; o++) {
-		for (uint32_t i = 0; i < t->dim[VDLA_DIM_C]; i++) {
-			for (uint32_t y = 0; y < t->dim[VDLA_DIM_H]; y++) {
-				for (uint32_t x = 0; x < t->dim[VDLA_DIM_W]; x++) {
-					const uint8_t *in = shadow + tensor_offset(t, o, i, y, x);
-
-					if (is_float) {
-						float v = load_float(in, t->dtype);
-
-						memcpy(out, &v, 4);
-					} else {
-						store_int(out, t->dtype, load_int(in, t->dtype));
-					}
-					out += esize;
-				}
-			}
-		}
-	}
-	return dense;
-}
-
-/* INT16: exact products, 64-bit sums, saturated to 32 bits. */
+/* INT16: exact products, 64-bit sums, saturated to 32 bits (dense, padded input). */
 static void conv_int16(const struct conv_problem *p)
 {
-	const int16_t *src = p->src, *wgt = p->wgt;
-	int32_t *dst = p->dst;
+	const int16_t *src = p->src.data, *wgt = p->wgt.data;
 	uint32_t icg = p->ic / p->groups, ocg = p->oc / p->groups;
 
 	for (uint32_t b = 0; b < p->n; b++) {
@@ -209,32 +212,24 @@ static void conv_int16(const struct conv_problem *p)
 								       k[ky * p->kw + kx];
 						}
 					}
-					dst[(((size_t)b * p->oc + o) * p->oh + y) * p->ow + x] =
-						(int32_t)convert_int(acc, 32, false);
+					int32_t *out = (int32_t *)p->dst.data + b * p->dst.stride[0] +
+						       o * p->dst.stride[1] + y * p->dst.stride[2] +
+						       x * p->dst.stride[3];
+
+					*out = (int32_t)convert_int(acc, 32, false);
 				}
 			}
 		}
 	}
 }
 
-/* Copies the dense NCHW result into the DST shadow with its strides. */
-static void scatter_result(const struct tensor *t, const uint8_t *dense, uint8_t *shadow)
-{
-	const uint8_t *in = dense;
-
-	for (uint32_t b = 0; b < t->dim[VDLA_DIM_N]; b++)
-		for (uint32_t k = 0; k < t->dim[VDLA_DIM_C]; k++)
-			for (uint32_t y = 0; y < t->dim[VDLA_DIM_H]; y++)
-				for (uint32_t x = 0; x < t->dim[VDLA_DIM_W]; x++, in += 4)
-					memcpy(shadow + tensor_offset(t, b, k, y, x), in, 4);
-}
-
 int conv_run(struct op *op)
 {
 	struct conv_cfg c;
 	struct conv_problem p;
-	uint8_t *src_shadow = NULL, *wgt_shadow = NULL, *result, *out_shadow;
-	void *src = NULL, *wgt = NULL;
+	uint8_t *src_shadow = NULL, *wgt_shadow = NULL, *out_shadow = NULL;
+	void *src_dense = NULL, *wgt_dense = NULL;
+	bool direct;
 	int ret = conv_load(op->regs, &c);
 
 	if (ret)
@@ -250,6 +245,8 @@ int conv_run(struct op *op)
 	p.n = c.src.dim[VDLA_DIM_N];
 	p.groups = c.groups;
 	p.ic = c.src.dim[VDLA_DIM_C];
+	p.ih = c.src.dim[VDLA_DIM_H];
+	p.iw = c.src.dim[VDLA_DIM_W];
 	p.oc = c.dst.dim[VDLA_DIM_C];
 	p.oh = c.dst.dim[VDLA_DIM_H];
 	p.ow = c.dst.dim[VDLA_DIM_W];
@@ -259,41 +256,73 @@ int conv_run(struct op *op)
 	p.sx = c.sx;
 	p.dy = c.dy;
 	p.dx = c.dx;
-	src = dense_input(&c, src_shadow, &p.ih, &p.iw);
-	wgt = dense_weights(&c.wgt, wgt_shadow);
-	ret = op_fly_alloc(op, &c.dst, c.dst.dtype);
-	if (!src || !wgt || ret) {
-		ret = VDLA_ERROR_LIMIT;
-		goto out;
+
+	/*
+	 * oneDNN reads INT8 and FP32 tensors in place, whatever their strides,
+	 * and pads with zeros. INT16 (our loops), FP16 (widened) and other
+	 * padding values need a dense copy with the padding materialised.
+	 */
+	direct = (c.src.dtype == VDLA_DTYPE_INT8 || c.src.dtype == VDLA_DTYPE_FP32) &&
+		 c.pad_value == 0;
+	if (direct) {
+		p.pt = c.pt, p.pb = c.pb, p.pl = c.pl, p.pr = c.pr;
+		p.src.data = src_shadow;
+		element_strides(&c.src, p.src.stride);
+		p.wgt.data = wgt_shadow;
+		element_strides(&c.wgt, p.wgt.stride);
+	} else {
+		uint32_t src_dims[4], wgt_dims[4] = { c.wgt.dim[VDLA_DIM_N], c.wgt.dim[VDLA_DIM_C],
+						      p.kh, p.kw };
+
+		src_dense = dense_copy(op, &c.src, src_shadow, c.pt, c.pb, c.pl, c.pr,
+				       c.pad_value);
+		wgt_dense = dense_copy(op, &c.wgt, wgt_shadow, 0, 0, 0, 0, 0);
+		if (!src_dense || !wgt_dense) {
+			ret = VDLA_ERROR_LIMIT;
+			goto out;
+		}
+		p.ih += c.pt + c.pb;
+		p.iw += c.pl + c.pr;
+		src_dims[0] = p.n, src_dims[1] = p.ic, src_dims[2] = p.ih, src_dims[3] = p.iw;
+		p.src.data = src_dense;
+		dense_strides(src_dims, p.src.stride);
+		p.wgt.data = wgt_dense;
+		dense_strides(wgt_dims, p.wgt.stride);
 	}
-	result = op->fly_out.data;
-	p.src = src;
-	p.wgt = wgt;
-	p.dst = result;
+
+	if (c.flying) {
+		ret = op_fly_alloc(op, &c.dst, c.dst.dtype);
+		if (ret)
+			goto out;
+		p.dst.data = op->fly_out.data;
+		element_strides(&op->fly_out.t, p.dst.stride);
+	} else {
+		out_shadow = op_alloc(op, tensor_extent(&c.dst));
+		if (!out_shadow) {
+			ret = VDLA_ERROR_LIMIT;
+			goto out;
+		}
+		p.dst.data = out_shadow;
+		element_strides(&c.dst, p.dst.stride);
+	}
 
 	if (c.src.dtype == VDLA_DTYPE_INT16)
 		conv_int16(&p);
-	else if (conv_onednn(op->core, &p, c.src.dtype == VDLA_DTYPE_INT8))
+	else if (conv_onednn(op->core, op->pool, &p, c.src.dtype == VDLA_DTYPE_INT8))
 		ret = VDLA_ERROR_LIMIT;
 	if (ret)
 		goto out;
 	op->stat.macs = (uint64_t)p.n * p.oc * p.oh * p.ow * c.wgt.dim[VDLA_DIM_C] * p.kh * p.kw;
 
-	if (!c.flying) {
-		out_shadow = malloc(tensor_extent(&c.dst));
-		if (!out_shadow) {
-			ret = VDLA_ERROR_LIMIT;
-			goto out;
-		}
-		scatter_result(&c.dst, result, out_shadow);
-		free(op->fly_out.data);
-		op->fly_out.data = NULL;
+	if (out_shadow) {
 		ret = op_stage_output(op, &c.dst, out_shadow);
+		out_shadow = NULL;
 	}
 out:
-	free(src);
-	free(wgt);
-	free(src_shadow);
-	free(wgt_shadow);
+	op_free(op, out_shadow);
+	op_free(op, src_dense);
+	op_free(op, wgt_dense);
+	op_free(op, src_shadow);
+	op_free(op, wgt_shadow);
 	return ret;
 }

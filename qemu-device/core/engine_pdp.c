@@ -154,9 +154,9 @@ int pdp_run(struct op *op)
 		base = shadow;
 	}
 
-	out = malloc(tensor_extent(&c.dst));
+	out = op_alloc(op, tensor_extent(&c.dst));
 	if (!out) {
-		free(shadow);
+		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
 	for (uint32_t n = 0; n < c.dst.dim[VDLA_DIM_N]; n++) {
@@ -178,6 +178,6 @@ int pdp_run(struct op *op)
 			}
 		}
 	}
-	free(shadow);
+	op_free(op, shadow);
 	return op_stage_output(op, &c.dst, out);
 }

@@ -128,9 +128,9 @@ int rubik_run(struct op *op)
 	shadow = op_gather(op, &c.src, &ret);
 	if (ret)
 		return ret;
-	out = malloc(tensor_extent(&c.dst));
+	out = op_alloc(op, tensor_extent(&c.dst));
 	if (!out) {
-		free(shadow);
+		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
 	for (i[VDLA_DIM_N] = 0; i[VDLA_DIM_N] < c.dst.dim[VDLA_DIM_N]; i[VDLA_DIM_N]++)
@@ -143,6 +143,6 @@ int rubik_run(struct op *op)
 					       shadow + tensor_offset(&c.src, j[3], j[2], j[1], j[0]),
 					       c.src.esize);
 				}
-	free(shadow);
+	op_free(op, shadow);
 	return op_stage_output(op, &c.dst, out);
 }

@@ -352,7 +352,7 @@ int sdp_run(struct op *op)
 		out = op->fly_out.data;
 	} else {
 		out_t = c.dst;
-		out = malloc(tensor_extent(&c.dst));
+		out = op_alloc(op, tensor_extent(&c.dst));
 		ret = out ? 0 : VDLA_ERROR_LIMIT;
 	}
 	if (ret)
@@ -397,7 +397,7 @@ int sdp_run(struct op *op)
 		ret = op_stage_output(op, &c.dst, out);
 out:
 	params_free(&p);
-	free(src_shadow);
-	free(ew_shadow);
+	op_free(op, src_shadow);
+	op_free(op, ew_shadow);
 	return ret;
 }

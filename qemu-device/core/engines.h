@@ -26,6 +26,8 @@ struct staged_output {
 
 struct op {
 	struct vdla_core *core;
+	/* The executing worker's buffer pool: every large buffer comes from it. */
+	struct scratch_pool *pool;
 	unsigned int engine;
 	unsigned int group;
 	uint32_t regs[D_WORDS];
@@ -50,8 +52,15 @@ int op_stage_output(struct op *op, const struct tensor *t, uint8_t *shadow);
  * write access); takes ownership of both.
  */
 int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow);
-/* Reads a tensor into a new shadow buffer, counting bytes; see tensor_gather. */
+/*
+ * Reads a whole tensor into a new shadow buffer of tensor_extent() bytes
+ * (give it back with op_free) that mirrors its layout from t->addr; counts
+ * the bytes. NULL with *error set on failure.
+ */
 uint8_t *op_gather(struct op *op, const struct tensor *t, int *error);
+/* Large buffers for an operation, from the executing worker's pool. */
+void *op_alloc(struct op *op, size_t size);
+void op_free(struct op *op, void *ptr);
 /* Reads a raw range into @buf, counting bytes. */
 int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf);
 /* Allocates a packed NCHW tensor of @dtype shaped like @shape for fly_out. */

@@ -216,26 +216,3 @@ void plan_write(struct vdla_core *core, const struct plan *plan, const uint8_t *
 					     s->len);
 	}
 }
-
-uint8_t *tensor_gather(struct mem_ctx *ctx, const struct tensor *t, uint64_t *bytes_read,
-		       int *error)
-{
-	struct plan plan = { 0 };
-	uint8_t *shadow = malloc(tensor_extent(t));
-
-	if (!shadow) {
-		*error = VDLA_ERROR_LIMIT;
-		return NULL;
-	}
-	*error = plan_tensor(ctx, t, false, &plan);
-	if (!*error)
-		*error = plan_read(ctx, &plan, shadow);
-	if (bytes_read)
-		*bytes_read += plan.bytes;
-	plan_free(&plan);
-	if (*error) {
-		free(shadow);
-		return NULL;
-	}
-	return shadow;
-}

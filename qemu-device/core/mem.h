@@ -85,11 +85,4 @@ int plan_read(struct mem_ctx *ctx, const struct plan *plan, uint8_t *shadow);
 /* Writes every span from @shadow (spans were checked when planned). */
 void plan_write(struct vdla_core *core, const struct plan *plan, const uint8_t *shadow);
 
-/*
- * Plans and reads a whole tensor into a new shadow buffer of
- * tensor_extent() bytes (free() it). NULL with *error set on failure.
- */
-uint8_t *tensor_gather(struct mem_ctx *ctx, const struct tensor *t, uint64_t *bytes_read,
-		       int *error);
-
 #endif /* VDLA_MEM_H */

@@ -12,4 +12,5 @@ set(VDLA_CORE_SOURCES
 	engine_pdp.c
 	engine_cdp.c
 	engine_rubik.c
+	scratch.c
 )

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "conv.h"
 #include "core_internal.h"
@@ -22,8 +23,6 @@ void core_guest_error(struct vdla_core *core, const char *fmt, ...)
 {
 	va_list args;
 
-	if (!core->host.guest_error)
-		return;
 	va_start(args, fmt);
 	core->host.guest_error(core->host.opaque, fmt, args);
 	va_end(args);
@@ -84,10 +83,10 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 	struct vdla_core *core;
 	const char *problem;
 
-	if (!host || !host->raise_irq || !host->clock_ns || !host->dma_read ||
-	    !host->dma_write || !config) {
+	if (!host || !host->raise_irq || !host->clock_ns || !host->guest_error ||
+	    !host->dma_read || !host->dma_write || !config) {
 		if (error)
-			*error = "the host must provide raise_irq, clock_ns, dma_read and dma_write";
+			*error = "the host must provide raise_irq, clock_ns, guest_error, dma_read and dma_write";
 		return NULL;
 	}
 	problem = check_config(config);
@@ -109,7 +108,15 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 	pthread_mutex_init(&core->lock, NULL);
 	pthread_mutex_init(&core->commit_lock, NULL);
 	pthread_mutex_init(&core->tlb_lock, NULL);
-	pthread_cond_init(&core->work_cv, NULL);
+	/* Timed waits (fault-injection delays) use the monotonic clock. */
+	{
+		pthread_condattr_t attr;
+
+		pthread_condattr_init(&attr);
+		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+		pthread_cond_init(&core->work_cv, &attr);
+		pthread_condattr_destroy(&attr);
+	}
 	vdla_core_reset(core);
 
 	if (engines_start(core)) {

@@ -19,9 +19,10 @@ extern "C" {
 struct vdla_core;
 
 /*
- * Services the embedding (QEMU glue or a test) provides to the core. Unless
- * noted, callbacks may be called from any thread, including the core's
- * engine workers, and must not call back into the core.
+ * Services the embedding (QEMU glue or a test) provides to the core. Every
+ * callback is required except dma_valid. Callbacks may be called from any
+ * thread, including the core's engine workers, and must not call back into
+ * the core.
  */
 struct vdla_core_host {
 	void *opaque;
