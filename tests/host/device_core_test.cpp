@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device core's register model against docs/hw-spec.md: reset values,
- * access rules, the interrupt model and soft reset.
+ * The device core's register model against docs/hw-spec.md (hardware
+ * version 2.0.0): reset values, access rules, the interrupt model and soft
+ * reset. Engines, MMU, SRAM and fault injection are tested in host/device/.
  */
 #include <gtest/gtest.h>
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -21,27 +24,62 @@ class CoreTest : public ::testing::Test
 protected:
 	void SetUp() override
 	{
-		struct vdla_core_host host = {};
-		host.opaque = this;
-		host.raise_irq = [](void *opaque, unsigned int vector) {
+		struct vdla_core_config config;
+		vdla_core_default_config(&config);
+		const char *error = nullptr;
+		core_ = vdla_core_create(&host(), &config, &error);
+		ASSERT_NE(core_, nullptr) << (error ? error : "");
+	}
+
+	void TearDown() override
+	{
+		if (core_)
+			vdla_core_destroy(core_);
+	}
+
+	/*
+	 * Every callback the core requires. Guest memory is a small buffer:
+	 * these tests run no operation, but the core must have somewhere to
+	 * do DMA.
+	 */
+	const struct vdla_core_host &host()
+	{
+		host_ = {};
+		host_.opaque = this;
+		host_.raise_irq = [](void *opaque, unsigned int vector) {
 			static_cast<CoreTest *>(opaque)->irqs_.push_back(vector);
 		};
-		host.clock_ns = [](void *opaque) { return static_cast<CoreTest *>(opaque)->now_ns_; };
-		host.guest_error = [](void *opaque, const char *fmt, va_list args) {
+		host_.clock_ns = [](void *opaque) {
+			return static_cast<CoreTest *>(opaque)->now_ns_;
+		};
+		host_.guest_error = [](void *opaque, const char *fmt, va_list args) {
 			char text[256];
 			std::vsnprintf(text, sizeof(text), fmt, args);
 			static_cast<CoreTest *>(opaque)->errors_.push_back(text);
 		};
-		core_ = vdla_core_create(&host);
-		ASSERT_NE(core_, nullptr);
+		host_.dma_read = [](void *opaque, uint64_t addr, void *buf, uint64_t len) {
+			auto &memory = static_cast<CoreTest *>(opaque)->memory_;
+			if (addr > memory.size() || len > memory.size() - addr)
+				return -1;
+			std::memcpy(buf, memory.data() + addr, len);
+			return 0;
+		};
+		host_.dma_write = [](void *opaque, uint64_t addr, const void *buf, uint64_t len) {
+			auto &memory = static_cast<CoreTest *>(opaque)->memory_;
+			if (addr > memory.size() || len > memory.size() - addr)
+				return -1;
+			std::memcpy(memory.data() + addr, buf, len);
+			return 0;
+		};
+		return host_;
 	}
-
-	void TearDown() override { vdla_core_destroy(core_); }
 
 	uint32_t read(uint64_t offset) { return vdla_core_mmio_read(core_, offset, 4); }
 	void write(uint64_t offset, uint32_t value) { vdla_core_mmio_write(core_, offset, value, 4); }
 
 	struct vdla_core *core_ = nullptr;
+	struct vdla_core_host host_ = {};
+	std::vector<uint8_t> memory_ = std::vector<uint8_t>(1 << 20);
 	std::vector<unsigned int> irqs_;
 	std::vector<std::string> errors_;
 	uint64_t now_ns_ = 1000;
@@ -49,18 +87,91 @@ protected:
 
 TEST(CoreCreate, RejectsHostWithoutRequiredCallbacks)
 {
+	struct vdla_core_config config;
+	vdla_core_default_config(&config);
+	const char *error = nullptr;
+
 	struct vdla_core_host host = {};
-	EXPECT_EQ(vdla_core_create(&host), nullptr);
-	EXPECT_EQ(vdla_core_create(nullptr), nullptr);
+	EXPECT_EQ(vdla_core_create(&host, &config, &error), nullptr);
+	EXPECT_NE(error, nullptr);
+	error = nullptr;
+	EXPECT_EQ(vdla_core_create(nullptr, &config, &error), nullptr);
+	EXPECT_NE(error, nullptr);
+	/* @error may be NULL. */
+	EXPECT_EQ(vdla_core_create(&host, &config, nullptr), nullptr);
+}
+
+class CoreCreateTest : public CoreTest
+{
+protected:
+	void SetUp() override {}
+};
+
+TEST_F(CoreCreateTest, RejectsHostMissingAnyOneRequiredCallback)
+{
+	struct vdla_core_config config;
+	vdla_core_default_config(&config);
+	for (int missing = 0; missing < 5; missing++) {
+		struct vdla_core_host h = host();
+		switch (missing) {
+		case 0:
+			h.raise_irq = nullptr;
+			break;
+		case 1:
+			h.clock_ns = nullptr;
+			break;
+		case 2:
+			h.guest_error = nullptr;
+			break;
+		case 3:
+			h.dma_read = nullptr;
+			break;
+		case 4:
+			h.dma_write = nullptr;
+			break;
+		}
+		const char *error = nullptr;
+		struct vdla_core *core = vdla_core_create(&h, &config, &error);
+		EXPECT_EQ(core, nullptr) << "callback " << missing << " missing";
+		EXPECT_NE(error, nullptr) << "callback " << missing << " missing";
+		if (core)
+			vdla_core_destroy(core);
+	}
+}
+
+TEST(CoreConfig, DefaultsAreThePropertyDefaults)
+{
+	struct vdla_core_config config;
+	std::memset(&config, 0x5a, sizeof(config));
+	vdla_core_default_config(&config);
+	EXPECT_EQ(config.sram_size, VDLA_SRAM_DEFAULT_SIZE);
+	EXPECT_EQ(config.fi_engine, -1);
+	EXPECT_EQ(config.fi_mode, 0u);
+	EXPECT_EQ(config.fi_count, 0u);
+	EXPECT_EQ(config.fi_delay_us, 0u);
 }
 
 TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)
 {
 	EXPECT_EQ(read(VDLA_REG_ID), 0x56444c41u); /* "VDLA" */
-	EXPECT_EQ(read(VDLA_REG_VERSION), (1u << 16) | (0u << 8) | 0u);
-	EXPECT_EQ(read(VDLA_REG_CAPS), VDLA_CAP_TEST_IRQ | VDLA_CAP_SOFT_RESET | VDLA_CAP_TIMER);
+	EXPECT_EQ(read(VDLA_REG_VERSION), 0x00020000u); /* 2.0.0 */
+	EXPECT_EQ(read(VDLA_REG_CAPS), 0x00000f7fu);
 	EXPECT_EQ(read(VDLA_REG_IRQ_VECTORS), 1u);
+	EXPECT_EQ(read(VDLA_REG_SRAM_SIZE), 1u << 20);
+	EXPECT_EQ(read(VDLA_REG_ENGINES), 0x3fu);
+	EXPECT_EQ(read(VDLA_REG_MMU_CONTEXTS), 16u);
 	EXPECT_TRUE(errors_.empty());
+}
+
+TEST(RegisterHeader, AgreesWithTheSpecOnIdentificationAndInterrupts)
+{
+	/* vdla_regs.h and docs/hw-spec.md must not drift apart. */
+	EXPECT_EQ(VDLA_HW_VERSION, 0x00020000u);
+	EXPECT_EQ(VDLA_CAPS_V2, 0x00000f7fu);
+	EXPECT_EQ(VDLA_INT_TEST, 1u << 31);
+	EXPECT_EQ(VDLA_INT_MMU_FAULT, 1u << 24);
+	EXPECT_EQ(VDLA_INT_DONE(5, 1), 1u << 11);
+	EXPECT_EQ(VDLA_INT_ERROR(5), 1u << 21);
 }
 
 TEST_F(CoreTest, ScratchRegistersHoldWhatIsWritten)
@@ -72,22 +183,69 @@ TEST_F(CoreTest, ScratchRegistersHoldWhatIsWritten)
 	EXPECT_TRUE(errors_.empty());
 }
 
-TEST_F(CoreTest, RegistersResetToZero)
+TEST_F(CoreTest, RegistersHoldTheirResetValues)
 {
 	for (unsigned int i = 0; i < VDLA_NUM_SCRATCH; i++)
 		EXPECT_EQ(read(VDLA_REG_SCRATCH(i)), 0u);
 	EXPECT_EQ(read(VDLA_REG_INT_STATUS), 0u);
 	EXPECT_EQ(read(VDLA_REG_INT_ENABLE), 0u);
 	EXPECT_EQ(read(VDLA_REG_RESET_COUNT), 0u);
+	EXPECT_EQ(read(VDLA_REG_IDLE), 0x3fu);
+	EXPECT_EQ(read(VDLA_REG_MMU_CTRL), 0u);
+	EXPECT_EQ(read(VDLA_REG_MMU_FAULT_STATUS), 0u);
+	EXPECT_EQ(read(VDLA_REG_MMU_FAULT_ADDR_LO), 0u);
+	EXPECT_EQ(read(VDLA_REG_MMU_FAULT_ADDR_HI), 0u);
+	for (unsigned int c = 0; c < VDLA_MMU_NUM_CONTEXTS; c++) {
+		EXPECT_EQ(read(VDLA_REG_MMU_CTX_BASE_LO(c)), 0u);
+		EXPECT_EQ(read(VDLA_REG_MMU_CTX_BASE_HI(c)), 0u);
+	}
+	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++) {
+		EXPECT_EQ(read(VDLA_REG_FI_MODE(e)), 0u);
+		EXPECT_EQ(read(VDLA_REG_FI_COUNT(e)), 0u);
+		EXPECT_EQ(read(VDLA_REG_FI_DELAY_US(e)), 0u);
+		EXPECT_EQ(read(VDLA_ENGINE_BASE(e) + VDLA_E_STATUS), 0u);
+		EXPECT_EQ(read(VDLA_ENGINE_BASE(e) + VDLA_E_POINTER), 0u);
+		for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
+			uint64_t stat = VDLA_ENGINE_BASE(e) + VDLA_E_GROUP_STAT(g);
+			EXPECT_EQ(read(stat + VDLA_E_STAT_ERROR), 0u);
+			write(VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, g);
+			for (uint32_t off = VDLA_D_OP_ENABLE; off <= VDLA_D_CFG; off += 4)
+				EXPECT_EQ(read(VDLA_ENGINE_BASE(e) + off), 0u);
+		}
+		write(VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, 0);
+	}
+	/* Device time counts from the (power-on) reset. */
+	now_ns_ += 250;
+	EXPECT_EQ(read(VDLA_REG_TIME_LO), 250u);
+	EXPECT_EQ(read(VDLA_REG_TIME_HI), 0u);
+	EXPECT_TRUE(errors_.empty());
+}
+
+TEST_F(CoreTest, WriteOnlyRegistersReadZero)
+{
+	EXPECT_EQ(read(VDLA_REG_RESET), 0u);
+	EXPECT_EQ(read(VDLA_REG_INT_SET), 0u);
+	write(VDLA_REG_INT_SET, VDLA_INT_TEST);
+	EXPECT_EQ(read(VDLA_REG_INT_SET), 0u);
 }
 
 TEST_F(CoreTest, WriteToReadOnlyRegisterIsIgnoredAndLogged)
 {
-	write(VDLA_REG_ID, 0);
-	write(VDLA_REG_VERSION, 0);
+	const uint64_t readOnly[] = {
+		VDLA_REG_ID,	      VDLA_REG_VERSION,	   VDLA_REG_CAPS,
+		VDLA_REG_IRQ_VECTORS, VDLA_REG_RESET_COUNT, VDLA_REG_SRAM_SIZE,
+		VDLA_REG_ENGINES,     VDLA_REG_IDLE,	   VDLA_REG_MMU_CONTEXTS,
+	};
+	std::vector<uint32_t> values;
+	for (uint64_t offset : readOnly)
+		values.push_back(read(offset));
+	for (uint64_t offset : readOnly)
+		write(offset, 0);
+	for (size_t i = 0; i < values.size(); i++)
+		EXPECT_EQ(read(readOnly[i]), values[i]) << "offset " << readOnly[i];
 	EXPECT_EQ(read(VDLA_REG_ID), VDLA_ID_MAGIC);
 	EXPECT_EQ(read(VDLA_REG_VERSION), VDLA_HW_VERSION);
-	ASSERT_EQ(errors_.size(), 2u);
+	ASSERT_EQ(errors_.size(), std::size(readOnly));
 	EXPECT_NE(errors_[0].find("read-only"), std::string::npos);
 }
 
@@ -121,6 +279,12 @@ INSTANTIATE_TEST_SUITE_P(Accesses, CoreBadAccessTest,
 					   BadAccess{ VDLA_REG_SCRATCH(0) + 1, 4 },
 					   BadAccess{ VDLA_REG_SCRATCH(0) + 2, 4 },
 					   BadAccess{ 0x0ffc, 4 },     /* unimplemented */
+					   BadAccess{ 0x0054, 4 },     /* after IDLE */
+					   BadAccess{ VDLA_REG_MMU_CTRL, 2 },
+					   BadAccess{ VDLA_REG_FI_MODE(0) + 2, 4 },
+					   BadAccess{ VDLA_ENGINE_BASE(0) + VDLA_D_CONTEXT, 1 },
+					   BadAccess{ VDLA_ENGINE_BASE(5) + VDLA_E_POINTER, 8 },
+					   BadAccess{ VDLA_ENGINE_BASE(6), 4 }, /* no engine 6 */
 					   BadAccess{ VDLA_MMIO_SIZE, 4 }, /* beyond BAR0 */
 					   BadAccess{ ~0ull - 3, 4 }));
 
@@ -174,14 +338,30 @@ TEST_F(CoreTest, InterruptStatusIsWriteOneToClear)
 	EXPECT_EQ(irqs_.size(), 2u);
 }
 
+TEST_F(CoreTest, TestInterruptIsBit31)
+{
+	write(VDLA_REG_INT_SET, 1u << 31);
+	EXPECT_EQ(read(VDLA_REG_INT_STATUS), 1u << 31);
+	EXPECT_TRUE(errors_.empty());
+}
+
+TEST_F(CoreTest, EveryImplementedInterruptBitCanBeEnabled)
+{
+	write(VDLA_REG_INT_ENABLE, VDLA_INT_ALL);
+	EXPECT_EQ(read(VDLA_REG_INT_ENABLE), 0x813f0fffu);
+	EXPECT_TRUE(errors_.empty());
+}
+
 TEST_F(CoreTest, UnknownInterruptBitsAreRejected)
 {
-	write(VDLA_REG_INT_ENABLE, 0x80000000u);
-	write(VDLA_REG_INT_SET, 0x2u);
+	write(VDLA_REG_INT_ENABLE, 0x40000000u);
+	write(VDLA_REG_INT_ENABLE, VDLA_INT_TEST | 0x1000u);
+	write(VDLA_REG_INT_SET, 0x2u); /* DONE(0, 1): only the device raises it */
+	write(VDLA_REG_INT_SET, VDLA_INT_TEST | VDLA_INT_MMU_FAULT);
 
 	EXPECT_EQ(read(VDLA_REG_INT_ENABLE), 0u);
 	EXPECT_EQ(read(VDLA_REG_INT_STATUS), 0u);
-	EXPECT_EQ(errors_.size(), 2u);
+	EXPECT_EQ(errors_.size(), 4u);
 	EXPECT_TRUE(irqs_.empty());
 }
 
@@ -190,6 +370,14 @@ TEST_F(CoreTest, SoftResetClearsStateAndCountsResets)
 	write(VDLA_REG_SCRATCH(3), 0xdeadbeef);
 	write(VDLA_REG_INT_SET, VDLA_INT_TEST);
 	write(VDLA_REG_INT_ENABLE, VDLA_INT_TEST);
+	write(VDLA_REG_MMU_CTX_BASE_LO(7), 0x8000 | VDLA_MMU_CTX_ENABLE);
+	write(VDLA_REG_MMU_CTX_BASE_HI(7), 0x1);
+	write(VDLA_REG_MMU_CTRL, VDLA_MMU_CTRL_ENABLE);
+	write(VDLA_REG_FI_MODE(2), VDLA_FI_DELAY);
+	write(VDLA_REG_FI_COUNT(2), 3);
+	write(VDLA_REG_FI_DELAY_US(2), 100);
+	write(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER, VDLA_E_POINTER_PRODUCER);
+	write(VDLA_ENGINE_BASE(1) + VDLA_D_CONTEXT, 9);
 	irqs_.clear();
 
 	write(VDLA_REG_RESET, VDLA_RESET_SOFT);
@@ -199,8 +387,20 @@ TEST_F(CoreTest, SoftResetClearsStateAndCountsResets)
 	EXPECT_EQ(read(VDLA_REG_INT_STATUS), 0u);
 	EXPECT_EQ(read(VDLA_REG_INT_ENABLE), 0u);
 	EXPECT_EQ(read(VDLA_REG_RESET_COUNT), 2u);
+	EXPECT_EQ(read(VDLA_REG_MMU_CTRL), 0u);
+	EXPECT_EQ(read(VDLA_REG_MMU_CTX_BASE_LO(7)), 0u);
+	EXPECT_EQ(read(VDLA_REG_MMU_CTX_BASE_HI(7)), 0u);
+	/* Fault injection goes back to the properties: none by default. */
+	EXPECT_EQ(read(VDLA_REG_FI_MODE(2)), 0u);
+	EXPECT_EQ(read(VDLA_REG_FI_COUNT(2)), 0u);
+	EXPECT_EQ(read(VDLA_REG_FI_DELAY_US(2)), 0u);
+	EXPECT_EQ(read(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER), 0u);
+	write(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER, VDLA_E_POINTER_PRODUCER);
+	EXPECT_EQ(read(VDLA_ENGINE_BASE(1) + VDLA_D_CONTEXT), 0u);
+	EXPECT_EQ(read(VDLA_REG_IDLE), 0x3fu);
 	EXPECT_TRUE(irqs_.empty());
 	EXPECT_EQ(read(VDLA_REG_ID), VDLA_ID_MAGIC);
+	EXPECT_TRUE(errors_.empty());
 }
 
 TEST_F(CoreTest, ResetWithWrongValueIsIgnoredAndLogged)
@@ -216,9 +416,11 @@ TEST_F(CoreTest, ResetWithWrongValueIsIgnoredAndLogged)
 TEST_F(CoreTest, PowerOnResetAlsoClearsResetCount)
 {
 	write(VDLA_REG_RESET, VDLA_RESET_SOFT);
+	write(VDLA_REG_SCRATCH(1), 5);
 	vdla_core_reset(core_);
 
 	EXPECT_EQ(read(VDLA_REG_RESET_COUNT), 0u);
+	EXPECT_EQ(read(VDLA_REG_SCRATCH(1)), 0u);
 }
 
 TEST_F(CoreTest, TimerCountsNanosecondsSinceReset)

@@ -157,13 +157,15 @@ GroupStats DeviceHarness::stats(unsigned engine, unsigned group)
 bool DeviceHarness::waitInterrupts(uint32_t mask, std::chrono::milliseconds timeout)
 {
 	auto deadline = std::chrono::steady_clock::now() + timeout;
-	std::unique_lock<std::mutex> guard(lock_);
+	/*
+	 * Registers are read without lock_ held: the core may report a guest
+	 * error (which takes lock_) while holding its own lock.
+	 */
 	while ((read(VDLA_REG_INT_STATUS) & mask) != mask) {
-		if (irqCv_.wait_until(guard, std::min(deadline, std::chrono::steady_clock::now() +
-								       std::chrono::milliseconds(5))) ==
-			    std::cv_status::timeout &&
-		    std::chrono::steady_clock::now() >= deadline)
-			return (read(VDLA_REG_INT_STATUS) & mask) == mask;
+		if (std::chrono::steady_clock::now() >= deadline)
+			return false;
+		std::unique_lock<std::mutex> guard(lock_);
+		irqCv_.wait_for(guard, std::chrono::milliseconds(2));
 	}
 	return true;
 }
