@@ -323,83 +323,130 @@ static uint32_t fail_group_locked(struct vdla_core *core, unsigned int engine, u
 
 enum readiness { NOT_READY, READY, FAILED };
 
+/* The engine a chain ending at @tail could fly to, or -1. */
+static int downstream_of(unsigned int tail)
+{
+	if (tail == VDLA_ENGINE_CONV)
+		return VDLA_ENGINE_SDP;
+	if (tail == VDLA_ENGINE_SDP)
+		return VDLA_ENGINE_PDP;
+	return -1;
+}
+
+static bool expects_flying_input(unsigned int engine, uint32_t cfg)
+{
+	return (engine == VDLA_ENGINE_SDP && (cfg & VDLA_SDP_CFG_SRC_FLYING)) ||
+	       (engine == VDLA_ENGINE_PDP && (cfg & VDLA_PDP_CFG_SRC_FLYING));
+}
+
+/*
+ * A flying consumer pairs with the next operation its producer starts
+ * (docs/hw-spec.md, "Fusion"). When a chain starts whose tail does not fly
+ * on, a PENDING consumer downstream that expects a flying input can never be
+ * fed by it, so it fails now instead of waiting forever.
+ */
+static uint32_t fail_unfed_consumer_locked(struct vdla_core *core, const struct chain *chain)
+{
+	int next = downstream_of(chain->engine[chain->count - 1]);
+	uint32_t state, cfg;
+
+	if (next < 0)
+		return 0;
+	cfg = consumer_cfg(core, (unsigned int)next, &state);
+	if (state == VDLA_GROUP_PENDING && expects_flying_input((unsigned int)next, cfg))
+		return fail_group_locked(core, (unsigned int)next, VDLA_ERROR_CHAIN);
+	return 0;
+}
+
+static int upstream_of(unsigned int head)
+{
+	if (head == VDLA_ENGINE_SDP)
+		return VDLA_ENGINE_CONV;
+	if (head == VDLA_ENGINE_PDP)
+		return VDLA_ENGINE_SDP;
+	return -1;
+}
+
+static bool flies_out(unsigned int engine, uint32_t cfg)
+{
+	return (engine == VDLA_ENGINE_CONV && (cfg & VDLA_CONV_CFG_DST_FLYING)) ||
+	       (engine == VDLA_ENGINE_SDP && (cfg & VDLA_SDP_CFG_DST_FLYING));
+}
+
+/*
+ * The mirror case: a chain starts whose head reads memory, so a PENDING
+ * producer upstream waiting to fly into it can never pair with it. It fails,
+ * with the members upstream of it that fly into it.
+ */
+static uint32_t fail_unpaired_producer_locked(struct vdla_core *core, unsigned int head)
+{
+	uint32_t bits = 0, state, cfg;
+	int up = upstream_of(head);
+
+	while (up >= 0) {
+		cfg = consumer_cfg(core, (unsigned int)up, &state);
+		if (state != VDLA_GROUP_PENDING || !flies_out((unsigned int)up, cfg))
+			break;
+		bits |= fail_group_locked(core, (unsigned int)up, VDLA_ERROR_CHAIN);
+		if (!expects_flying_input((unsigned int)up, cfg))
+			break;
+		up = upstream_of((unsigned int)up);
+	}
+	return bits;
+}
+
 /*
  * Decides whether @engine's CONSUMER group can start, building the chain it
  * heads. Mismatched fusion partners fail here (docs/hw-spec.md, "Fusion");
- * then *irq holds the bits to raise.
+ * *irq collects the bits to raise, also when the chain is READY.
  */
 static enum readiness chain_ready_locked(struct vdla_core *core, unsigned int engine,
 					 struct chain *chain, uint32_t *irq)
 {
 	uint32_t state, cfg = consumer_cfg(core, engine, &state);
 	uint32_t partner_state, partner_cfg;
+	int next;
 
 	if (state != VDLA_GROUP_PENDING)
 		return NOT_READY;
-	chain->count = 1;
-	chain->engine[0] = engine;
+	if (expects_flying_input(engine, cfg)) {
+		/* A member: the producer's worker starts the chain. */
+		unsigned int producer = engine == VDLA_ENGINE_SDP ? VDLA_ENGINE_CONV :
+								    VDLA_ENGINE_SDP;
+		uint32_t flies = producer == VDLA_ENGINE_CONV ? VDLA_CONV_CFG_DST_FLYING :
+								VDLA_SDP_CFG_DST_FLYING;
 
-	switch (engine) {
-	case VDLA_ENGINE_CONV:
-		if (!(cfg & VDLA_CONV_CFG_DST_FLYING))
-			return READY;
-		partner_cfg = consumer_cfg(core, VDLA_ENGINE_SDP, &partner_state);
-		if (partner_state != VDLA_GROUP_PENDING)
-			return NOT_READY;
-		if (!(partner_cfg & VDLA_SDP_CFG_SRC_FLYING)) {
-			*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
-			return FAILED;
-		}
-		chain->engine[chain->count++] = VDLA_ENGINE_SDP;
-		if (!(partner_cfg & VDLA_SDP_CFG_DST_FLYING))
-			return READY;
-		partner_cfg = consumer_cfg(core, VDLA_ENGINE_PDP, &partner_state);
-		if (partner_state != VDLA_GROUP_PENDING)
-			return NOT_READY;
-		if (!(partner_cfg & VDLA_PDP_CFG_SRC_FLYING)) {
-			*irq |= fail_group_locked(core, VDLA_ENGINE_CONV, VDLA_ERROR_CHAIN);
-			*irq |= fail_group_locked(core, VDLA_ENGINE_SDP, VDLA_ERROR_CHAIN);
-			return FAILED;
-		}
-		chain->engine[chain->count++] = VDLA_ENGINE_PDP;
-		return READY;
-
-	case VDLA_ENGINE_SDP:
-		if (cfg & VDLA_SDP_CFG_SRC_FLYING) {
-			/* A member: CONV's worker starts the chain. */
-			partner_cfg = consumer_cfg(core, VDLA_ENGINE_CONV, &partner_state);
-			if (partner_state == VDLA_GROUP_PENDING &&
-			    !(partner_cfg & VDLA_CONV_CFG_DST_FLYING)) {
-				*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
-				return FAILED;
-			}
-			return NOT_READY;
-		}
-		if (!(cfg & VDLA_SDP_CFG_DST_FLYING))
-			return READY;
-		partner_cfg = consumer_cfg(core, VDLA_ENGINE_PDP, &partner_state);
-		if (partner_state != VDLA_GROUP_PENDING)
-			return NOT_READY;
-		if (!(partner_cfg & VDLA_PDP_CFG_SRC_FLYING)) {
-			*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
-			return FAILED;
-		}
-		chain->engine[chain->count++] = VDLA_ENGINE_PDP;
-		return READY;
-
-	case VDLA_ENGINE_PDP:
-		if (!(cfg & VDLA_PDP_CFG_SRC_FLYING))
-			return READY;
-		partner_cfg = consumer_cfg(core, VDLA_ENGINE_SDP, &partner_state);
-		if (partner_state == VDLA_GROUP_PENDING && !(partner_cfg & VDLA_SDP_CFG_DST_FLYING)) {
+		partner_cfg = consumer_cfg(core, producer, &partner_state);
+		if (partner_state == VDLA_GROUP_PENDING && !(partner_cfg & flies)) {
 			*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
 			return FAILED;
 		}
 		return NOT_READY;
-
-	default:
-		return READY;
 	}
+
+	chain->count = 1;
+	chain->engine[0] = engine;
+	for (;;) {
+		unsigned int tail = chain->engine[chain->count - 1];
+		bool flies = flies_out(tail, consumer_cfg(core, tail, &partner_state));
+
+		next = downstream_of(tail);
+		if (!flies || next < 0)
+			break;
+		partner_cfg = consumer_cfg(core, (unsigned int)next, &partner_state);
+		if (partner_state != VDLA_GROUP_PENDING)
+			return NOT_READY;
+		if (!expects_flying_input((unsigned int)next, partner_cfg)) {
+			/* The chain so far flies to a consumer that reads memory. */
+			for (unsigned int i = 0; i < chain->count; i++)
+				*irq |= fail_group_locked(core, chain->engine[i], VDLA_ERROR_CHAIN);
+			return FAILED;
+		}
+		chain->engine[chain->count++] = (unsigned int)next;
+	}
+	*irq |= fail_unfed_consumer_locked(core, chain);
+	*irq |= fail_unpaired_producer_locked(core, engine);
+	return READY;
 }
 
 /* Marks the chain RUNNING and copies what its operations need. */
@@ -629,9 +676,12 @@ static void *worker_main(void *arg)
 		}
 
 		uint64_t generation = core->generation;
+		bool notify = core_raise_locked(core, irq);
 
 		chain_start_locked(core, &chain, ops);
 		pthread_mutex_unlock(&core->lock);
+		if (notify)
+			core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
 		execute_chain(core, &chain, ops, generation);
 		for (unsigned int i = 0; i < chain.count; i++)
 			op_release(&ops[i]);

@@ -66,7 +66,7 @@ static int sdp_load(const uint32_t *regs, struct sdp_cfg *c)
 	ret = tensor_load(regs, VDLA_SDP_SRC, &c->src);
 	if (!ret)
 		ret = tensor_load(regs, VDLA_SDP_DST, &c->dst);
-	if (!ret && c->ew_op != VDLA_SDP_EW_NONE)
+	if (!ret && c->ew_op != VDLA_SDP_EW_OP_NONE)
 		ret = tensor_load(regs, VDLA_SDP_EW, &c->ew);
 	if (ret)
 		return ret;
@@ -74,15 +74,15 @@ static int sdp_load(const uint32_t *regs, struct sdp_cfg *c)
 	c->int_path = int_type(c->src.dtype);
 	if (c->int_path) {
 		if (!int_type(c->dst.dtype) ||
-		    (c->ew_op != VDLA_SDP_EW_NONE && !int_type(c->ew.dtype)))
+		    (c->ew_op != VDLA_SDP_EW_OP_NONE && !int_type(c->ew.dtype)))
 			return VDLA_ERROR_DTYPE;
 	} else {
 		if (c->dst.dtype == VDLA_DTYPE_INT32 ||
-		    (c->ew_op != VDLA_SDP_EW_NONE && !dtype_is_float(c->ew.dtype)))
+		    (c->ew_op != VDLA_SDP_EW_OP_NONE && !dtype_is_float(c->ew.dtype)))
 			return VDLA_ERROR_DTYPE;
 	}
 	if (!tensor_same_shape(&c->src, &c->dst) ||
-	    (c->ew_op != VDLA_SDP_EW_NONE && !tensor_same_shape(&c->src, &c->ew)))
+	    (c->ew_op != VDLA_SDP_EW_OP_NONE && !tensor_same_shape(&c->src, &c->ew)))
 		return VDLA_ERROR_SHAPE;
 
 	c->bias_addr = dreg64(regs, VDLA_SDP_BIAS_ADDR_LO);
@@ -102,8 +102,8 @@ static int sdp_load(const uint32_t *regs, struct sdp_cfg *c)
 
 	if (c->int_path) {
 		if ((c->scale_mode == VDLA_SDP_MODE_PER_TENSOR && c->scale_shift > 63) ||
-		    (c->ew_op != VDLA_SDP_EW_NONE && c->ew_shift > 63) ||
-		    (c->ew_op == VDLA_SDP_EW_MUL && c->ew_post > 63) ||
+		    (c->ew_op != VDLA_SDP_EW_OP_NONE && c->ew_shift > 63) ||
+		    (c->ew_op == VDLA_SDP_EW_OP_MUL && c->ew_post > 63) ||
 		    (c->act == VDLA_SDP_ACT_LUT && c->lut_shift > 31) ||
 		    (c->act == VDLA_SDP_ACT_CLIP && (int32_t)c->clip_max < (int32_t)c->clip_min))
 			return VDLA_ERROR_PARAM;
@@ -238,11 +238,11 @@ static int64_t element_int(const struct sdp_cfg *c, const struct sdp_params *p, 
 	else if (c->scale_mode == VDLA_SDP_MODE_PER_CHANNEL)
 		v = rshift((i128)v * p->mul_i[k], p->shift_i[k], c->round);
 
-	if (c->ew_op != VDLA_SDP_EW_NONE) {
+	if (c->ew_op != VDLA_SDP_EW_OP_NONE) {
 		e = rshift((i128)y * (int32_t)c->ew_mul, c->ew_shift, c->round);
-		if (c->ew_op == VDLA_SDP_EW_ADD)
+		if (c->ew_op == VDLA_SDP_EW_OP_ADD)
 			v = sat64((i128)v + e);
-		else if (c->ew_op == VDLA_SDP_EW_MUL)
+		else if (c->ew_op == VDLA_SDP_EW_OP_MUL)
 			v = rshift((i128)v * e, c->ew_post, c->round);
 		else
 			v = v > e ? v : e;
@@ -280,11 +280,11 @@ static float element_float(const struct sdp_cfg *c, const struct sdp_params *p, 
 	else if (c->scale_mode == VDLA_SDP_MODE_PER_CHANNEL)
 		v = v * p->scale_f[k];
 
-	if (c->ew_op != VDLA_SDP_EW_NONE) {
+	if (c->ew_op != VDLA_SDP_EW_OP_NONE) {
 		e = y * fp32_from_bits(c->ew_mul);
-		if (c->ew_op == VDLA_SDP_EW_ADD)
+		if (c->ew_op == VDLA_SDP_EW_OP_ADD)
 			v = v + e;
-		else if (c->ew_op == VDLA_SDP_EW_MUL)
+		else if (c->ew_op == VDLA_SDP_EW_OP_MUL)
 			v = v * e;
 		else
 			v = fmaxf(v, e);
@@ -341,7 +341,7 @@ int sdp_run(struct op *op)
 	}
 
 	ret = params_read(op, &c, &p);
-	if (!ret && c.ew_op != VDLA_SDP_EW_NONE)
+	if (!ret && c.ew_op != VDLA_SDP_EW_OP_NONE)
 		ew_shadow = op_gather(op, &c.ew, &ret);
 	if (ret)
 		goto out;
@@ -392,7 +392,7 @@ int sdp_run(struct op *op)
 		}
 	}
 	op->stat.macs = tensor_elements(&c.src) *
-			((c.scale_mode != VDLA_SDP_MODE_NONE) + (c.ew_op == VDLA_SDP_EW_MUL));
+			((c.scale_mode != VDLA_SDP_MODE_NONE) + (c.ew_op == VDLA_SDP_EW_OP_MUL));
 	if (!c.dst_flying)
 		ret = op_stage_output(op, &c.dst, out);
 out:

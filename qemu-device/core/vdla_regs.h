@@ -278,7 +278,7 @@ enum vdla_round {
 #define VDLA_SDP_CFG_DST_FLYING		(1u << 1)	/* output to PDP */
 #define VDLA_SDP_CFG_BIAS_SHIFT		4	/* VDLA_SDP_MODE_* */
 #define VDLA_SDP_CFG_SCALE_SHIFT	6	/* VDLA_SDP_MODE_* */
-#define VDLA_SDP_CFG_EW_SHIFT		8	/* VDLA_SDP_EW_* */
+#define VDLA_SDP_CFG_EW_SHIFT		8	/* VDLA_SDP_EW_OP_* */
 #define VDLA_SDP_CFG_ACT_SHIFT		12	/* VDLA_SDP_ACT_* */
 #define VDLA_CFG_ROUND_SHIFT		16	/* VDLA_ROUND_*, 3 bits */
 #define VDLA_CFG_WRAP			(1u << 19)	/* wrap instead of saturate */
@@ -291,10 +291,10 @@ enum vdla_sdp_mode {
 	VDLA_SDP_MODE_PER_CHANNEL = 2,
 };
 enum vdla_sdp_ew {
-	VDLA_SDP_EW_NONE = 0,
-	VDLA_SDP_EW_ADD = 1,
-	VDLA_SDP_EW_MUL = 2,
-	VDLA_SDP_EW_MAX = 3,
+	VDLA_SDP_EW_OP_NONE = 0,
+	VDLA_SDP_EW_OP_ADD = 1,
+	VDLA_SDP_EW_OP_MUL = 2,
+	VDLA_SDP_EW_OP_MAX = 3,
 };
 enum vdla_sdp_act {
 	VDLA_SDP_ACT_NONE = 0,
