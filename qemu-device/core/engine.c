@@ -305,23 +305,7 @@ static uint32_t consumer_cfg(struct vdla_core *core, unsigned int engine, uint32
 	return dreg(g->regs, VDLA_D_CFG);
 }
 
-/*
- * Finishes the CONSUMER group of @engine with @error without running it and
- * returns the interrupt bits to raise.
- */
-static uint32_t fail_group_locked(struct vdla_core *core, unsigned int engine, uint32_t error)
-{
-	struct engine_state *es = &core->engine[engine];
-	struct engine_group *g = &es->group[es->consumer];
-
-	memset(&g->stat, 0, sizeof(g->stat));
-	g->stat.error = error;
-	g->state = VDLA_GROUP_ERROR;
-	es->consumer ^= 1;
-	return VDLA_INT_ERROR(engine);
-}
-
-enum readiness { NOT_READY, READY, FAILED };
+enum readiness { NOT_READY, READY };
 
 /* The engine a chain ending at @tail could fly to, or -1. */
 static int downstream_of(unsigned int tail)
@@ -339,34 +323,6 @@ static bool expects_flying_input(unsigned int engine, uint32_t cfg)
 	       (engine == VDLA_ENGINE_PDP && (cfg & VDLA_PDP_CFG_SRC_FLYING));
 }
 
-/*
- * A flying consumer pairs with the next operation its producer starts
- * (docs/hw-spec.md, "Fusion"). When a chain starts whose tail does not fly
- * on, a PENDING consumer downstream that expects a flying input can never be
- * fed by it, so it fails now instead of waiting forever.
- */
-static uint32_t fail_unfed_consumer_locked(struct vdla_core *core, const struct chain *chain)
-{
-	int next = downstream_of(chain->engine[chain->count - 1]);
-	uint32_t state, cfg;
-
-	if (next < 0)
-		return 0;
-	cfg = consumer_cfg(core, (unsigned int)next, &state);
-	if (state == VDLA_GROUP_PENDING && expects_flying_input((unsigned int)next, cfg))
-		return fail_group_locked(core, (unsigned int)next, VDLA_ERROR_CHAIN);
-	return 0;
-}
-
-static int upstream_of(unsigned int head)
-{
-	if (head == VDLA_ENGINE_SDP)
-		return VDLA_ENGINE_CONV;
-	if (head == VDLA_ENGINE_PDP)
-		return VDLA_ENGINE_SDP;
-	return -1;
-}
-
 static bool flies_out(unsigned int engine, uint32_t cfg)
 {
 	return (engine == VDLA_ENGINE_CONV && (cfg & VDLA_CONV_CFG_DST_FLYING)) ||
@@ -374,79 +330,35 @@ static bool flies_out(unsigned int engine, uint32_t cfg)
 }
 
 /*
- * The mirror case: a chain starts whose head reads memory, so a PENDING
- * producer upstream waiting to fly into it can never pair with it. It fails,
- * with the members upstream of it that fly into it.
- */
-static uint32_t fail_unpaired_producer_locked(struct vdla_core *core, unsigned int head)
-{
-	uint32_t bits = 0, state, cfg;
-	int up = upstream_of(head);
-
-	while (up >= 0) {
-		cfg = consumer_cfg(core, (unsigned int)up, &state);
-		if (state != VDLA_GROUP_PENDING || !flies_out((unsigned int)up, cfg))
-			break;
-		bits |= fail_group_locked(core, (unsigned int)up, VDLA_ERROR_CHAIN);
-		if (!expects_flying_input((unsigned int)up, cfg))
-			break;
-		up = upstream_of((unsigned int)up);
-	}
-	return bits;
-}
-
-/*
  * Decides whether @engine's CONSUMER group can start, building the chain it
- * heads. Mismatched fusion partners fail here (docs/hw-spec.md, "Fusion");
- * *irq collects the bits to raise, also when the chain is READY.
+ * heads (docs/hw-spec.md, "Fusion"). A flying consumer never starts on its
+ * own: it pairs with its producer's next operation that flies to it, which
+ * waits until the consumer's CONSUMER group is PENDING and expects it.
+ * Operations that do not fly run independently meanwhile.
  */
 static enum readiness chain_ready_locked(struct vdla_core *core, unsigned int engine,
-					 struct chain *chain, uint32_t *irq)
+					 struct chain *chain)
 {
 	uint32_t state, cfg = consumer_cfg(core, engine, &state);
-	uint32_t partner_state, partner_cfg;
-	int next;
 
-	if (state != VDLA_GROUP_PENDING)
+	if (state != VDLA_GROUP_PENDING || expects_flying_input(engine, cfg))
 		return NOT_READY;
-	if (expects_flying_input(engine, cfg)) {
-		/* A member: the producer's worker starts the chain. */
-		unsigned int producer = engine == VDLA_ENGINE_SDP ? VDLA_ENGINE_CONV :
-								    VDLA_ENGINE_SDP;
-		uint32_t flies = producer == VDLA_ENGINE_CONV ? VDLA_CONV_CFG_DST_FLYING :
-								VDLA_SDP_CFG_DST_FLYING;
-
-		partner_cfg = consumer_cfg(core, producer, &partner_state);
-		if (partner_state == VDLA_GROUP_PENDING && !(partner_cfg & flies)) {
-			*irq |= fail_group_locked(core, engine, VDLA_ERROR_CHAIN);
-			return FAILED;
-		}
-		return NOT_READY;
-	}
 
 	chain->count = 1;
 	chain->engine[0] = engine;
 	for (;;) {
 		unsigned int tail = chain->engine[chain->count - 1];
-		bool flies = flies_out(tail, consumer_cfg(core, tail, &partner_state));
+		int next = downstream_of(tail);
+		uint32_t next_state, next_cfg;
 
-		next = downstream_of(tail);
-		if (!flies || next < 0)
-			break;
-		partner_cfg = consumer_cfg(core, (unsigned int)next, &partner_state);
-		if (partner_state != VDLA_GROUP_PENDING)
+		if (next < 0 || !flies_out(tail, consumer_cfg(core, tail, &state)))
+			return READY;
+		next_cfg = consumer_cfg(core, (unsigned int)next, &next_state);
+		if (next_state != VDLA_GROUP_PENDING ||
+		    !expects_flying_input((unsigned int)next, next_cfg))
 			return NOT_READY;
-		if (!expects_flying_input((unsigned int)next, partner_cfg)) {
-			/* The chain so far flies to a consumer that reads memory. */
-			for (unsigned int i = 0; i < chain->count; i++)
-				*irq |= fail_group_locked(core, chain->engine[i], VDLA_ERROR_CHAIN);
-			return FAILED;
-		}
 		chain->engine[chain->count++] = (unsigned int)next;
 	}
-	*irq |= fail_unfed_consumer_locked(core, chain);
-	*irq |= fail_unpaired_producer_locked(core, engine);
-	return READY;
 }
 
 /* Marks the chain RUNNING and copies what its operations need. */
@@ -657,31 +569,16 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&core->lock);
 	while (!core->stopping && ops) {
 		struct chain chain;
-		uint32_t irq = 0;
-		enum readiness ready = chain_ready_locked(core, w->engine, &chain, &irq);
 
-		if (ready == FAILED) {
-			bool notify = core_raise_locked(core, irq);
-
-			kick_workers(core);
-			pthread_mutex_unlock(&core->lock);
-			if (notify)
-				core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
-			pthread_mutex_lock(&core->lock);
-			continue;
-		}
-		if (ready == NOT_READY) {
+		if (chain_ready_locked(core, w->engine, &chain) == NOT_READY) {
 			pthread_cond_wait(&core->work_cv, &core->lock);
 			continue;
 		}
 
 		uint64_t generation = core->generation;
-		bool notify = core_raise_locked(core, irq);
 
 		chain_start_locked(core, &chain, ops);
 		pthread_mutex_unlock(&core->lock);
-		if (notify)
-			core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
 		execute_chain(core, &chain, ops, generation);
 		for (unsigned int i = 0; i < chain.count; i++)
 			op_release(&ops[i]);
