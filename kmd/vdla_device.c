@@ -9,6 +9,7 @@
 #include "vdla_device.h"
 #include "vdla_irq.h"
 #include "vdla_selftest.h"
+#include "dla_interface.h"
 
 /* The major hardware version this driver is written against. */
 #define VDLA_SUPPORTED_HW_MAJOR	2
@@ -75,6 +76,15 @@ int vdla_device_init(struct vdla_device *vdev)
 	ret = vdla_selftest_init(vdev);
 	if (ret)
 		return ret;
+	ret = drmm_mutex_init(&vdev->drm, &vdev->fw_lock);
+	if (ret)
+		return ret;
+	ret = dla_register_driver(drmm_kzalloc(&vdev->drm, dla_engine_size(), GFP_KERNEL), vdev,
+				  &vdev->fw_engine);
+	if (ret) {
+		drm_err(&vdev->drm, "cannot register with the firmware core: %d\n", ret);
+		return -ENOMEM;
+	}
 
 	ret = vdla_irq_init(vdev);
 	if (ret)

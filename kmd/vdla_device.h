@@ -11,6 +11,8 @@
 
 #include "vdla_regs.h"
 
+struct dla_engine;
+
 /**
  * struct vdla_device - one vDLA PCI function and its accel node
  */
@@ -46,8 +48,16 @@ struct vdla_device {
 
 	/** @selftest_lock: serialises DRM_IOCTL_VDLA_TEST_BDMA callers. */
 	struct mutex selftest_lock;
-	/** @selftest_done: completed on the BDMA's DONE or ERROR interrupt. */
+	/** @selftest_done: completed when the firmware reports the task ended. */
 	struct completion selftest_done;
+
+	/** @fw_engine: the firmware core's engine context for this device. */
+	struct dla_engine *fw_engine;
+	/**
+	 * @fw_lock: serialises the firmware entry points other than
+	 * dla_isr_handler (execute, process_events, abort, clear).
+	 */
+	struct mutex fw_lock;
 };
 
 static inline struct vdla_device *to_vdla_device(struct drm_device *drm)

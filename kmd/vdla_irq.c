@@ -15,7 +15,12 @@
 #include "vdla_device.h"
 #include "vdla_irq.h"
 #include "vdla_selftest.h"
+#include "dla_interface.h"
 
+/*
+ * The TEST bit is the driver's own; the firmware core's handler takes the
+ * engine and MMU bits (it only records them: the thread acts).
+ */
 static irqreturn_t vdla_irq_hard(int irq, void *arg)
 {
 	struct vdla_device *vdev = arg;
@@ -24,7 +29,9 @@ static irqreturn_t vdla_irq_hard(int irq, void *arg)
 	if (!status)
 		return IRQ_NONE;
 
-	vdla_write(vdev, VDLA_REG_INT_STATUS, status);
+	if (status & VDLA_INT_TEST)
+		vdla_write(vdev, VDLA_REG_INT_STATUS, VDLA_INT_TEST);
+	dla_isr_handler(vdev->fw_engine);
 	atomic_or(status, &vdev->irq_pending);
 	return IRQ_WAKE_THREAD;
 }
@@ -38,7 +45,8 @@ static irqreturn_t vdla_irq_thread(int irq, void *arg)
 		vdev->test_irq_time = ktime_get();
 		complete(&vdev->test_irq_done);
 	}
-	vdla_selftest_irq(vdev, pending);
+	if (pending & ~VDLA_INT_TEST)
+		vdla_selftest_irq(vdev);
 	return IRQ_HANDLED;
 }
 

@@ -6,9 +6,7 @@
 
 /* The interrupts the driver handles today. */
 #define VDLA_DRIVER_INTERRUPTS \
-	(VDLA_INT_TEST | VDLA_INT_DONE(VDLA_ENGINE_BDMA, 0) | \
-	 VDLA_INT_DONE(VDLA_ENGINE_BDMA, 1) | VDLA_INT_ERROR(VDLA_ENGINE_BDMA) | \
-	 VDLA_INT_MMU_FAULT)
+	(VDLA_INT_TEST | VDLA_INT_DONE_ALL | VDLA_INT_ERROR_ALL | VDLA_INT_MMU_FAULT)
 
 struct drm_device;
 struct drm_file;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * DRM_IOCTL_VDLA_TEST_BDMA: an end-to-end test of the data path before the
- * firmware core and SUBMIT exist. The caller's pages are pinned and mapped
- * into MMU context 0 through page tables built here, and the BDMA engine
- * copies between them with the MMU on.
+ * DRM_IOCTL_VDLA_TEST_BDMA: an end-to-end test of the data path before
+ * SUBMIT exists. The caller's pages are pinned and mapped into MMU context 0
+ * through page tables built here, and a one-operation BDMA task runs through
+ * the firmware core with the MMU on.
  *
  * Device virtual layout: the source at 2 MiB, the destination at 4 MiB,
  * each covered by one level-2 table (at most 512 pages).
@@ -16,6 +16,10 @@
 #include <linux/slab.h>
 
 #include <drm/vdla_accel.h>
+#include <drm/vdla_task.h>
+
+#include "dla_interface.h"
+#include "vdla_fw_port.h"
 
 #include "vdla_device.h"
 #include "vdla_selftest.h"
@@ -134,14 +138,14 @@ static int build_tables(struct vdla_device *vdev, const struct selftest_buffer *
 	return 0;
 }
 
-static void bdma_write(struct vdla_device *vdev, u32 offset, u32 value)
+static void mmu_enable(struct vdla_device *vdev, const struct selftest_tables *t)
 {
-	vdla_write(vdev, VDLA_ENGINE_BASE(VDLA_ENGINE_BDMA) + offset, value);
-}
-
-static u32 bdma_read(struct vdla_device *vdev, u32 offset)
-{
-	return vdla_read(vdev, VDLA_ENGINE_BASE(VDLA_ENGINE_BDMA) + offset);
+	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_HI(SELFTEST_CONTEXT), upper_32_bits(t->dma[0]));
+	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_LO(SELFTEST_CONTEXT),
+		   lower_32_bits(t->dma[0]) | VDLA_MMU_CTX_ENABLE);
+	vdla_write(vdev, VDLA_REG_MMU_CTRL, VDLA_MMU_CTRL_ENABLE);
+	vdla_write(vdev, VDLA_REG_MMU_INVALIDATE, VDLA_MMU_INVALIDATE_ALL);
+	vdla_write(vdev, VDLA_REG_MMU_FAULT_CLEAR, 1);
 }
 
 static void mmu_disable(struct vdla_device *vdev)
@@ -153,48 +157,109 @@ static void mmu_disable(struct vdla_device *vdev)
 	vdla_write(vdev, VDLA_REG_MMU_FAULT_CLEAR, 1);
 }
 
-/* Programs the copy into the engine's CONSUMER group and starts it. */
-static unsigned int start_copy(struct vdla_device *vdev, const struct selftest_tables *t,
-			       u64 src_va, u64 dst_va, u32 size)
+/* Address-list entries of the self-test task. */
+enum { ADDR_DESCRIPTOR, ADDR_SRC, ADDR_DST, ADDRESSES };
+
+/* A task of one BDMA operation, as userspace will write them for SUBMIT. */
+struct selftest_task {
+	struct vdla_task_header header;
+	struct vdla_task_op op;
+};
+
+static void build_task(struct selftest_task *t, u32 size)
 {
-	unsigned int group = bdma_read(vdev, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER ? 1 : 0;
-
-	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_HI(SELFTEST_CONTEXT), upper_32_bits(t->dma[0]));
-	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_LO(SELFTEST_CONTEXT),
-		   lower_32_bits(t->dma[0]) | VDLA_MMU_CTX_ENABLE);
-	vdla_write(vdev, VDLA_REG_MMU_CTRL, VDLA_MMU_CTRL_ENABLE);
-	vdla_write(vdev, VDLA_REG_MMU_INVALIDATE, VDLA_MMU_INVALIDATE_ALL);
-	vdla_write(vdev, VDLA_REG_MMU_FAULT_CLEAR, 1);
-
-	bdma_write(vdev, VDLA_E_POINTER, group ? VDLA_E_POINTER_PRODUCER : 0);
-	bdma_write(vdev, VDLA_D_CONTEXT, SELFTEST_CONTEXT);
-	bdma_write(vdev, VDLA_D_CFG, 0);
-	bdma_write(vdev, VDLA_BDMA_SRC_ADDR_LO, lower_32_bits(src_va));
-	bdma_write(vdev, VDLA_BDMA_SRC_ADDR_HI, upper_32_bits(src_va));
-	bdma_write(vdev, VDLA_BDMA_DST_ADDR_LO, lower_32_bits(dst_va));
-	bdma_write(vdev, VDLA_BDMA_DST_ADDR_HI, upper_32_bits(dst_va));
-	bdma_write(vdev, VDLA_BDMA_LINE_BYTES, size);
-	bdma_write(vdev, VDLA_BDMA_LINES, 1);
-	bdma_write(vdev, VDLA_BDMA_SURFACES, 1);
-	bdma_write(vdev, VDLA_D_OP_ENABLE, 1);
-	return group;
+	memset(t, 0, sizeof(*t));
+	t->header.magic = VDLA_TASK_MAGIC;
+	t->header.version_major = VDLA_TASK_VERSION_MAJOR;
+	t->header.version_minor = VDLA_TASK_VERSION_MINOR;
+	t->header.num_ops = 1;
+	t->header.ops_offset = offsetof(struct selftest_task, op);
+	t->op.engine = VDLA_TASK_ENGINE_BDMA;
+	t->op.fused_parent = VDLA_NO_OP;
+	for (int i = 0; i < VDLA_TASK_MAX_CONSUMERS; i++)
+		t->op.consumers[i].index = VDLA_NO_OP;
+	t->op.bdma.src.index = ADDR_SRC;
+	t->op.bdma.dst.index = ADDR_DST;
+	t->op.bdma.line_bytes = size;
+	t->op.bdma.lines = 1;
+	t->op.bdma.surfaces = 1;
 }
 
-static void read_result(struct vdla_device *vdev, unsigned int group,
-			struct drm_vdla_test_bdma *args)
+static void read_result(struct vdla_device *vdev, struct drm_vdla_test_bdma *args)
 {
-	u32 stat = VDLA_E_GROUP_STAT(group);
+	struct dla_task_result result;
+	struct dla_op_stats stats;
 
-	args->hw_error = bdma_read(vdev, stat + VDLA_E_STAT_ERROR);
-	args->device_ns = bdma_read(vdev, stat + VDLA_E_STAT_TIME_LO);
-	args->device_ns |= (u64)bdma_read(vdev, stat + VDLA_E_STAT_TIME_HI) << 32;
-	args->fault_status = 0;
-	args->fault_addr = 0;
-	if (args->hw_error == VDLA_ERROR_MMU_FAULT) {
-		args->fault_status = vdla_read(vdev, VDLA_REG_MMU_FAULT_STATUS);
-		args->fault_addr = vdla_read(vdev, VDLA_REG_MMU_FAULT_ADDR_LO) |
-				   (u64)vdla_read(vdev, VDLA_REG_MMU_FAULT_ADDR_HI) << 32;
+	dla_task_result(vdev->fw_engine, &result);
+	args->hw_error = result.status == DLA_ERR_HARDWARE ? result.hw_error : 0;
+	args->fault_status = result.fault_status;
+	args->fault_addr = result.fault_addr;
+	args->device_ns = 0;
+	if (!dla_op_statistics(vdev->fw_engine, 0, &stats))
+		args->device_ns = stats.device_ns;
+}
+
+/* Runs the copy as a firmware task; called with fw_lock held. */
+static int run_task(struct vdla_device *vdev, const struct selftest_buffer *src,
+		    const struct selftest_buffer *dst, struct drm_vdla_test_bdma *args)
+{
+	struct vdla_fw_buffer buffers[ADDRESSES];
+	struct vdla_fw_task fw_task = { buffers, ADDRESSES };
+	struct dla_task_config config = {};
+	struct selftest_task *t;
+	void *state;
+	long left;
+	int ret;
+
+	t = kmalloc(sizeof(*t), GFP_KERNEL);
+	state = kvzalloc(dla_task_state_size(1), GFP_KERNEL);
+	if (!t || !state) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	build_task(t, args->size);
+	buffers[ADDR_DESCRIPTOR] = (struct vdla_fw_buffer){ t, 0, sizeof(*t) };
+	buffers[ADDR_SRC] = (struct vdla_fw_buffer){ NULL, src->va, args->size };
+	buffers[ADDR_DST] = (struct vdla_fw_buffer){ NULL, dst->va, args->size };
+	config.task_data = &fw_task;
+	config.num_addresses = ADDRESSES;
+	config.descriptor = ADDR_DESCRIPTOR;
+	config.context = SELFTEST_CONTEXT;
+	config.state = state;
+	config.state_size = dla_task_state_size(1);
+
+	reinit_completion(&vdev->selftest_done);
+	mutex_lock(&vdev->fw_lock);
+	ret = dla_execute_task(vdev->fw_engine, &config);
+	mutex_unlock(&vdev->fw_lock);
+	if (ret) {
+		drm_err(&vdev->drm, "TEST_BDMA: the firmware refused the task: %d\n", ret);
+		ret = -EINVAL;
+		goto out_clear;
+	}
+
+	left = wait_for_completion_killable_timeout(&vdev->selftest_done,
+						    msecs_to_jiffies(SELFTEST_TIMEOUT_MS));
+	mutex_lock(&vdev->fw_lock);
+	if (left <= 0) {
+		/* The device may still use the pages: stop it before unpinning. */
+		drm_err(&vdev->drm, "TEST_BDMA: %s; aborting the task\n",
+			left ? "interrupted" : "no completion within 5 s");
+		dla_abort_task(vdev->fw_engine);
+		ret = left ? (int)left : -ETIMEDOUT;
+	} else {
+		read_result(vdev, args);
+		ret = args->hw_error ? -EIO : 0;
+	}
+	mutex_unlock(&vdev->fw_lock);
+out_clear:
+	mutex_lock(&vdev->fw_lock);
+	dla_clear_task(vdev->fw_engine);
+	mutex_unlock(&vdev->fw_lock);
+out:
+	kvfree(state);
+	kfree(t);
+	return ret;
 }
 
 static int run_copy(struct vdla_device *vdev, struct drm_vdla_test_bdma *args)
@@ -202,8 +267,6 @@ static int run_copy(struct vdla_device *vdev, struct drm_vdla_test_bdma *args)
 	bool dst_writable = !(args->flags & DRM_VDLA_TEST_BDMA_FLAG_DST_READ_ONLY);
 	struct selftest_buffer src, dst;
 	struct selftest_tables tables;
-	unsigned int group;
-	long left;
 	int ret;
 
 	ret = pin_buffer(vdev, args->src, args->size, false, SELFTEST_SRC_VA, &src);
@@ -216,23 +279,10 @@ static int run_copy(struct vdla_device *vdev, struct drm_vdla_test_bdma *args)
 	if (ret)
 		goto out_dst;
 
-	reinit_completion(&vdev->selftest_done);
-	group = start_copy(vdev, &tables, src.va, dst.va, args->size);
 	args->src_va = src.va;
 	args->dst_va = dst.va;
-
-	left = wait_for_completion_killable_timeout(&vdev->selftest_done,
-						    msecs_to_jiffies(SELFTEST_TIMEOUT_MS));
-	if (left <= 0) {
-		/* The device may still use the pages: stop it before unpinning. */
-		drm_err(&vdev->drm, "TEST_BDMA: %s; resetting the device\n",
-			left ? "interrupted" : "no completion within 5 s");
-		vdla_device_reset(vdev);
-		ret = left ? (int)left : -ETIMEDOUT;
-	} else {
-		read_result(vdev, group, args);
-		ret = args->hw_error ? -EIO : 0;
-	}
+	mmu_enable(vdev, &tables);
+	ret = run_task(vdev, &src, &dst, args);
 	mmu_disable(vdev);
 	free_tables(vdev, &tables);
 out_dst:
@@ -248,12 +298,14 @@ int vdla_selftest_init(struct vdla_device *vdev)
 	return drmm_mutex_init(&vdev->drm, &vdev->selftest_lock);
 }
 
-void vdla_selftest_irq(struct vdla_device *vdev, u32 pending)
+void vdla_selftest_irq(struct vdla_device *vdev)
 {
-	u32 mine = VDLA_INT_DONE(VDLA_ENGINE_BDMA, 0) | VDLA_INT_DONE(VDLA_ENGINE_BDMA, 1) |
-		   VDLA_INT_ERROR(VDLA_ENGINE_BDMA);
+	u32 ended = 0;
 
-	if (pending & mine)
+	mutex_lock(&vdev->fw_lock);
+	dla_process_events(vdev->fw_engine, &ended);
+	mutex_unlock(&vdev->fw_lock);
+	if (ended)
 		complete(&vdev->selftest_done);
 }
 

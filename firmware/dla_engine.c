@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The engine scheduler: entry points, event processing and the dependency
+ * walk (docs/firmware.md, "Scheduling").
+ *
+ * Each engine runs its operations in index order. Both of its register
+ * groups are kept programmed; an operation is enabled when its dependency
+ * links have fired. The device's group state (S_STATUS) is the truth about
+ * completion: interrupts only say when to look, so a duplicated interrupt is
+ * harmless and a lost one is recovered the next time events are processed.
+ */
+#include "dla_internal.h"
+
+/* Interrupt bits the firmware owns; the host keeps the others (TEST). */
+#define DLA_OWNED_INTERRUPTS (VDLA_INT_DONE_ALL | VDLA_INT_ERROR_ALL | VDLA_INT_MMU_FAULT)
+
+size_t dla_engine_size(void)
+{
+	return sizeof(struct dla_engine);
+}
+
+size_t dla_task_state_size(uint32_t num_ops)
+{
+	return sizeof(struct dla_task) + (size_t)num_ops * sizeof(struct dla_op);
+}
+
+int32_t dla_register_driver(void *memory, void *driver_context, struct dla_engine **engine)
+{
+	struct dla_engine *e = memory;
+
+	if (!memory || !engine)
+		return DLA_ERR_BAD_ARGUMENT;
+	dla_memset(e, 0, sizeof(*e));
+	e->driver_context = driver_context;
+	*engine = e;
+	return DLA_SUCCESS;
+}
+
+static uint32_t engine_base(uint32_t engine)
+{
+	return VDLA_ENGINE_BASE(engine);
+}
+
+static void select_group(struct dla_engine *engine, uint32_t e, uint32_t group)
+{
+	dla_wr(engine, engine_base(e) + VDLA_E_POINTER, group ? VDLA_E_POINTER_PRODUCER : 0);
+}
+
+static void fire(struct dla_task *task, struct dla_op *op, uint32_t event)
+{
+	if (op->fired & (1u << event))
+		return;
+	op->fired |= 1u << event;
+	for (int i = 0; i < VDLA_TASK_MAX_CONSUMERS; i++) {
+		const struct vdla_task_consumer *c = &op->desc.consumers[i];
+
+		if (c->index != VDLA_NO_OP && c->event == event)
+			task->ops[c->index].pending--;
+	}
+}
+
+/* Programs the next operations of engine @e into its free groups. */
+static int program_engine(struct dla_engine *engine, struct dla_task *task, uint32_t e)
+{
+	int changed = 0;
+
+	while (task->next_to_program[e] != VDLA_NO_OP &&
+	       task->group_op[e][task->next_group[e]] == VDLA_NO_OP) {
+		uint16_t index = task->next_to_program[e];
+		struct dla_op *op = &task->ops[index];
+		uint8_t group = task->next_group[e];
+
+		select_group(engine, e, group);
+		dla_engine_ops[e].program(engine, op, task->config.context);
+		op->state = DLA_OP_PROGRAMMED;
+		op->group = group;
+		task->group_op[e][group] = index;
+		task->next_group[e] = group ^ 1;
+		task->next_to_program[e] = op->next_on_engine;
+		fire(task, op, VDLA_EVENT_OP_PROGRAMMED);
+		changed = 1;
+	}
+	return changed;
+}
+
+/* The first op of the fused chain @index belongs to. */
+static uint32_t chain_head(struct dla_task *task, uint32_t index)
+{
+	while (task->ops[index].desc.fused_parent != VDLA_NO_OP)
+		index--;
+	return index;
+}
+
+static int ready(const struct dla_op *op)
+{
+	return op->state == DLA_OP_PROGRAMMED && op->pending == 0;
+}
+
+/*
+ * Enables the chain (or single op) @index belongs to if every member is
+ * programmed and released. The hardware starts a chain once all members are
+ * pending, whatever the order they were enabled in.
+ */
+static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t index)
+{
+	uint32_t head = chain_head(task, index), i;
+
+	for (i = head;; i++) {
+		if (!ready(&task->ops[i]))
+			return 0;
+		if (task->ops[i].chain_tail)
+			break;
+	}
+	for (i = head;; i++) {
+		struct dla_op *op = &task->ops[i];
+		uint32_t e = op->desc.engine;
+
+		select_group(engine, e, op->group);
+		dla_wr(engine, engine_base(e) + VDLA_D_OP_ENABLE, 1);
+		op->state = DLA_OP_ENABLED;
+		task->enabled++;
+		fire(task, op, VDLA_EVENT_OP_ENABLED);
+		if (op->chain_tail)
+			break;
+	}
+	return 1;
+}
+
+/* Programs and enables until nothing changes. */
+static void schedule(struct dla_engine *engine, struct dla_task *task)
+{
+	int changed;
+
+	do {
+		changed = 0;
+		for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++)
+			changed |= program_engine(engine, task, e);
+		if (task->stop_requested)
+			break;
+		for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
+			for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
+				uint16_t index = task->group_op[e][g];
+
+				if (index != VDLA_NO_OP && ready(&task->ops[index]))
+					changed |= try_enable(engine, task, index);
+			}
+		}
+	} while (changed);
+}
+
+static void read_consumer_pointers(struct dla_engine *engine, struct dla_task *task)
+{
+	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
+		task->next_group[e] =
+			dla_rd(engine, engine_base(e) + VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER ?
+				1 : 0;
+		task->group_op[e][0] = VDLA_NO_OP;
+		task->group_op[e][1] = VDLA_NO_OP;
+	}
+}
+
+int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config *config)
+{
+	struct dla_task *task;
+	int32_t ret;
+
+	if (!engine || !config || !config->state || config->state_size < sizeof(struct dla_task))
+		return DLA_ERR_BAD_ARGUMENT;
+	if (engine->task && (engine->task->result.state == DLA_TASK_RUNNING ||
+			     engine->task->result.state == DLA_TASK_STOPPING))
+		return DLA_ERR_BUSY;
+
+	task = config->state;
+	dla_memset(task, 0, sizeof(*task));
+	task->config = *config;
+	engine->task = task;
+
+	ret = dla_validate_task(engine, config, task);
+	if (ret) {
+		task->result.state = DLA_TASK_FAILED;
+		task->result.status = (uint32_t)ret;
+		return ret;
+	}
+
+	task->result.state = DLA_TASK_RUNNING;
+	engine->int_enable = dla_rd(engine, VDLA_REG_INT_ENABLE);
+	read_consumer_pointers(engine, task);
+	schedule(engine, task);
+	return DLA_SUCCESS;
+}
+
+void dla_isr_handler(struct dla_engine *engine)
+{
+	uint32_t status = dla_rd(engine, VDLA_REG_INT_STATUS) & DLA_OWNED_INTERRUPTS;
+
+	if (!status)
+		return;
+	dla_wr(engine, VDLA_REG_INT_STATUS, status);
+	__atomic_fetch_or(&engine->irq_status, status, __ATOMIC_RELEASE);
+}
+
+static void read_stats(struct dla_engine *engine, uint32_t e, struct dla_op *op)
+{
+	uint32_t base = engine_base(e) + VDLA_E_GROUP_STAT(op->group);
+	struct dla_op_stats *s = &op->stats;
+
+	s->macs = dla_rd(engine, base + VDLA_E_STAT_MACS_LO);
+	s->macs |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_MACS_HI) << 32;
+	s->bytes_read = dla_rd(engine, base + VDLA_E_STAT_READ_LO);
+	s->bytes_read |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_READ_HI) << 32;
+	s->bytes_written = dla_rd(engine, base + VDLA_E_STAT_WRITE_LO);
+	s->bytes_written |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_WRITE_HI) << 32;
+	s->device_ns = dla_rd(engine, base + VDLA_E_STAT_TIME_LO);
+	s->device_ns |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_TIME_HI) << 32;
+	s->group = op->group;
+	s->completed = 1;
+}
+
+/* Soft-resets the device and restores the interrupts a reset clears. */
+static void reset_device(struct dla_engine *engine)
+{
+	dla_wr(engine, VDLA_REG_RESET, VDLA_RESET_SOFT);
+	dla_wr(engine, VDLA_REG_INT_ENABLE, engine->int_enable);
+}
+
+static void fail_task(struct dla_engine *engine, struct dla_task *task, struct dla_op *op,
+		      uint32_t index)
+{
+	struct dla_task_result *r = &task->result;
+	uint32_t e = op->desc.engine;
+
+	r->state = DLA_TASK_FAILED;
+	r->status = DLA_ERR_HARDWARE;
+	r->hw_op = index;
+	r->hw_error = dla_rd(engine, engine_base(e) + VDLA_E_GROUP_STAT(op->group) +
+					     VDLA_E_STAT_ERROR);
+	if (r->hw_error == VDLA_ERROR_MMU_FAULT) {
+		r->fault_status = dla_rd(engine, VDLA_REG_MMU_FAULT_STATUS);
+		r->fault_addr = dla_rd(engine, VDLA_REG_MMU_FAULT_ADDR_LO) |
+				((uint64_t)dla_rd(engine, VDLA_REG_MMU_FAULT_ADDR_HI) << 32);
+	}
+	dla_error("vdla fw: op %u (%s) failed on the device: error %u\n", index,
+		  dla_engine_ops[e].name, r->hw_error);
+	reset_device(engine);
+}
+
+/*
+ * Completes what the device finished on engine @e, oldest group first.
+ * Returns -1 if an operation failed (the task is then FAILED).
+ */
+static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint32_t e)
+{
+	uint32_t status = 0;
+	int read = 0;
+
+	for (;;) {
+		uint16_t oldest = VDLA_NO_OP;
+		struct dla_op *op;
+		uint32_t state;
+
+		for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
+			uint16_t index = task->group_op[e][g];
+
+			if (index != VDLA_NO_OP && task->ops[index].state == DLA_OP_ENABLED &&
+			    (oldest == VDLA_NO_OP || index < oldest))
+				oldest = index;
+		}
+		if (oldest == VDLA_NO_OP)
+			return 0;
+		if (!read) {
+			status = dla_rd(engine, engine_base(e) + VDLA_E_STATUS);
+			read = 1;
+		}
+		op = &task->ops[oldest];
+		state = (status >> VDLA_E_STATUS_GROUP_SHIFT(op->group)) & VDLA_E_STATUS_GROUP_MASK;
+		if (state == VDLA_GROUP_ERROR) {
+			fail_task(engine, task, op, oldest);
+			return -1;
+		}
+		if (state != VDLA_GROUP_DONE)
+			return 0;
+
+		read_stats(engine, e, op);
+		op->state = DLA_OP_COMPLETED;
+		task->group_op[e][op->group] = VDLA_NO_OP;
+		task->enabled--;
+		task->result.ops_completed++;
+		fire(task, op, VDLA_EVENT_OP_COMPLETED);
+	}
+}
+
+/* Un-programs what was programmed but not enabled, for a later resume. */
+static void park(struct dla_task *task)
+{
+	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
+		uint16_t first = VDLA_NO_OP;
+
+		for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
+			uint16_t index = task->group_op[e][g];
+
+			if (index == VDLA_NO_OP)
+				continue;
+			task->ops[index].state = DLA_OP_WAITING;
+			task->ops[index].group = DLA_NO_GROUP;
+			if (first == VDLA_NO_OP || index < first)
+				first = index;
+			task->group_op[e][g] = VDLA_NO_OP;
+		}
+		if (first != VDLA_NO_OP)
+			task->next_to_program[e] = first;
+	}
+}
+
+int32_t dla_process_events(struct dla_engine *engine, uint32_t *task_complete)
+{
+	struct dla_task *task;
+
+	if (!engine || !task_complete)
+		return DLA_ERR_BAD_ARGUMENT;
+	*task_complete = 0;
+	__atomic_exchange_n(&engine->irq_status, 0, __ATOMIC_ACQUIRE);
+	task = engine->task;
+	if (!task || (task->result.state != DLA_TASK_RUNNING &&
+		      task->result.state != DLA_TASK_STOPPING))
+		return DLA_SUCCESS;
+
+	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
+		if (collect_engine(engine, task, e) < 0) {
+			*task_complete = 1;
+			return DLA_ERR_HARDWARE;
+		}
+	}
+
+	if (task->result.ops_completed == task->num_ops) {
+		task->result.state = DLA_TASK_COMPLETED;
+		*task_complete = 1;
+		return DLA_SUCCESS;
+	}
+	schedule(engine, task);
+	if (task->stop_requested && task->enabled == 0) {
+		park(task);
+		task->result.state = DLA_TASK_STOPPED;
+		*task_complete = 1;
+	}
+	return DLA_SUCCESS;
+}
+
+void dla_clear_task(struct dla_engine *engine)
+{
+	if (engine)
+		engine->task = NULL;
+}
+
+int32_t dla_abort_task(struct dla_engine *engine)
+{
+	if (!engine || !engine->task)
+		return DLA_ERR_NO_TASK;
+	reset_device(engine);
+	engine->task->result.state = DLA_TASK_ABORTED;
+	return DLA_SUCCESS;
+}
+
+int32_t dla_request_stop(struct dla_engine *engine)
+{
+	if (!engine || !engine->task)
+		return DLA_ERR_NO_TASK;
+	if (engine->task->result.state != DLA_TASK_RUNNING)
+		return DLA_ERR_BAD_STATE;
+	engine->task->stop_requested = 1;
+	engine->task->result.state = DLA_TASK_STOPPING;
+	return DLA_SUCCESS;
+}
+
+int32_t dla_resume_task(struct dla_engine *engine)
+{
+	struct dla_task *task;
+
+	if (!engine || !engine->task)
+		return DLA_ERR_NO_TASK;
+	task = engine->task;
+	if (task->result.state != DLA_TASK_STOPPED)
+		return DLA_ERR_BAD_STATE;
+	task->stop_requested = 0;
+	task->result.state = DLA_TASK_RUNNING;
+	engine->int_enable = dla_rd(engine, VDLA_REG_INT_ENABLE);
+	read_consumer_pointers(engine, task);
+	schedule(engine, task);
+	return DLA_SUCCESS;
+}
+
+int32_t dla_task_result(struct dla_engine *engine, struct dla_task_result *result)
+{
+	if (!engine || !result)
+		return DLA_ERR_BAD_ARGUMENT;
+	if (!engine->task)
+		return DLA_ERR_NO_TASK;
+	*result = engine->task->result;
+	return DLA_SUCCESS;
+}
+
+int32_t dla_op_statistics(struct dla_engine *engine, uint32_t op, struct dla_op_stats *stats)
+{
+	if (!engine || !stats)
+		return DLA_ERR_BAD_ARGUMENT;
+	if (!engine->task)
+		return DLA_ERR_NO_TASK;
+	if (op >= engine->task->num_ops)
+		return DLA_ERR_BAD_ARGUMENT;
+	*stats = engine->task->ops[op].stats;
+	return DLA_SUCCESS;
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* Internals of the firmware core shared by its files. */
+#ifndef DLA_INTERNAL_H
+#define DLA_INTERNAL_H
+
+#include "dla_interface.h"
+#include "dla_port.h"
+#include "drm/vdla_task.h"
+#include "vdla_regs.h"
+
+#define DLA_MAX_ADDRESSES	6	/* address fields of one op (SDP has the most) */
+#define DLA_NO_GROUP		0xff
+
+enum dla_op_state {
+	DLA_OP_WAITING = 0,	/* not programmed */
+	DLA_OP_PROGRAMMED,
+	DLA_OP_ENABLED,
+	DLA_OP_COMPLETED,
+};
+
+/* One operation in the task state area. */
+struct dla_op {
+	struct vdla_task_op desc;		/* validated copy */
+	uint64_t addr[DLA_MAX_ADDRESSES];	/* resolved device addresses */
+	struct dla_op_stats stats;
+	uint16_t pending;			/* links not yet fired */
+	uint16_t next_on_engine;		/* next op of the same engine */
+	uint8_t state;				/* enum dla_op_state */
+	uint8_t group;
+	uint8_t fired;				/* events already fired, 1 << event */
+	uint8_t chain_tail;			/* 1 if the next op is a fused member */
+};
+
+/* The task state area: this header, then the ops. */
+struct dla_task {
+	struct dla_task_config config;
+	struct dla_task_result result;
+	uint32_t num_ops;
+	uint32_t enabled;			/* enabled, not yet completed */
+	uint16_t next_to_program[VDLA_NUM_ENGINES];
+	uint16_t group_op[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS];
+	uint8_t next_group[VDLA_NUM_ENGINES];
+	uint8_t stop_requested;
+	uint8_t pad[5];
+	struct dla_op ops[];
+};
+
+struct dla_engine {
+	void *driver_context;
+	uint32_t irq_status;		/* recorded by the ISR, taken by process_events */
+	uint32_t int_enable;		/* restored after a reset */
+	struct dla_task *task;
+};
+
+/* What validation needs to resolve addresses and report errors. */
+struct dla_validator {
+	struct dla_engine *engine;
+	const struct dla_task_config *config;
+	struct dla_task_result *result;
+	uint32_t op;
+};
+
+/*
+ * The per-engine operations: validate a descriptor (resolving its
+ * addresses into @op->addr) and program it into the D window.
+ */
+struct dla_engine_ops {
+	const char *name;
+	int32_t (*validate)(struct dla_validator *v, struct dla_op *op);
+	void (*program)(struct dla_engine *engine, const struct dla_op *op, uint32_t context);
+};
+
+extern const struct dla_engine_ops dla_engine_ops[VDLA_NUM_ENGINES];
+
+/* Records a validation error; returns DLA_ERR_INVALID_TASK. */
+int32_t dla_reject(struct dla_validator *v, uint32_t field, uint32_t reason);
+
+/* Validation helpers for the engine tables (dla_validate.c). */
+int32_t dla_check_surface(struct dla_validator *v, const struct vdla_task_surface *s,
+			  uint32_t field, int flying, uint64_t *addr);
+int32_t dla_check_range(struct dla_validator *v, const struct vdla_task_address *a,
+			uint64_t bytes, uint32_t field, uint64_t *addr);
+uint32_t dla_dtype_size(uint32_t dtype);
+int dla_same_shape(const struct vdla_task_surface *a, const struct vdla_task_surface *b);
+
+/* Register access of the engine's device. */
+static inline uint32_t dla_rd(struct dla_engine *engine, uint32_t reg)
+{
+	return dla_reg_read(engine->driver_context, reg);
+}
+
+static inline void dla_wr(struct dla_engine *engine, uint32_t reg, uint32_t value)
+{
+	dla_reg_write(engine->driver_context, reg, value);
+}
+
+void dla_write_surface(struct dla_engine *engine, uint32_t reg, const struct vdla_task_surface *s,
+		       uint64_t addr);
+
+int32_t dla_validate_task(struct dla_engine *engine, const struct dla_task_config *config,
+			  struct dla_task *task);
+
+#endif /* DLA_INTERNAL_H */
