@@ -281,6 +281,11 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 			return 0;
 
 		read_stats(engine, e, op);
+		if (op->next_on_engine != VDLA_NO_OP) {
+			task->result.pingpong_total++;
+			if (task->ops[op->next_on_engine].state >= DLA_OP_PROGRAMMED)
+				task->result.pingpong_hits++;
+		}
 		op->state = DLA_OP_COMPLETED;
 		task->group_op[e][op->group] = VDLA_NO_OP;
 		task->enabled--;

@@ -56,6 +56,13 @@ struct dla_task_result {
 	uint32_t fault_status;	/* MMU_FAULT_STATUS when hw_error is an MMU fault */
 	uint64_t fault_addr;
 	uint32_t ops_completed;
+	/*
+	 * Ping-pong: of the completions after which the engine had another
+	 * op to run (pingpong_total), how many found it already programmed in
+	 * the other group (pingpong_hits).
+	 */
+	uint32_t pingpong_hits;
+	uint32_t pingpong_total;
 	uint32_t reserved;
 };
 
