@@ -393,7 +393,7 @@ int32_t dla_resume_task(struct dla_engine *engine)
 	return DLA_SUCCESS;
 }
 
-int32_t dla_task_result(struct dla_engine *engine, struct dla_task_result *result)
+int32_t dla_get_task_result(struct dla_engine *engine, struct dla_task_result *result)
 {
 	if (!engine || !result)
 		return DLA_ERR_BAD_ARGUMENT;

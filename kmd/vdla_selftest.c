@@ -190,7 +190,7 @@ static void read_result(struct vdla_device *vdev, struct drm_vdla_test_bdma *arg
 	struct dla_task_result result;
 	struct dla_op_stats stats;
 
-	dla_task_result(vdev->fw_engine, &result);
+	dla_get_task_result(vdev->fw_engine, &result);
 	args->hw_error = result.status == DLA_ERR_HARDWARE ? result.hw_error : 0;
 	args->fault_status = result.fault_status;
 	args->fault_addr = result.fault_addr;

@@ -104,7 +104,7 @@ int32_t dla_register_driver(void *memory, void *driver_context, struct dla_engin
  * Reads and validates the task, then programs the first operation of each
  * engine and enables those whose dependencies are met. Returns at once;
  * progress comes through interrupts. DLA_ERR_INVALID_TASK leaves the
- * hardware untouched; dla_task_result says which op and field are wrong.
+ * hardware untouched; dla_get_task_result says which op and field are wrong.
  */
 int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config *config);
 
@@ -115,7 +115,7 @@ void dla_isr_handler(struct dla_engine *engine);
  * Acts on what the interrupt handler recorded: completes operations, releases
  * their consumers, programs and enables what became ready. Sets
  * *task_complete to 1 when the task has ended (completed, failed, or
- * stopped at a boundary as requested); dla_task_result says how.
+ * stopped at a boundary as requested); dla_get_task_result says how.
  */
 int32_t dla_process_events(struct dla_engine *engine, uint32_t *task_complete);
 
@@ -138,7 +138,7 @@ int32_t dla_abort_task(struct dla_engine *engine);
 int32_t dla_request_stop(struct dla_engine *engine);
 int32_t dla_resume_task(struct dla_engine *engine);
 
-int32_t dla_task_result(struct dla_engine *engine, struct dla_task_result *result);
+int32_t dla_get_task_result(struct dla_engine *engine, struct dla_task_result *result);
 int32_t dla_op_statistics(struct dla_engine *engine, uint32_t op, struct dla_op_stats *stats);
 
 /* Names of enum dla_field and enum dla_reason values, for messages. */
