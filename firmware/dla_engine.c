@@ -32,6 +32,7 @@ int32_t dla_register_driver(void *memory, void *driver_context, struct dla_engin
 		return DLA_ERR_BAD_ARGUMENT;
 	dla_memset(e, 0, sizeof(*e));
 	e->driver_context = driver_context;
+	dla_shadow_invalidate(e);
 	*engine = e;
 	return DLA_SUCCESS;
 }
@@ -41,10 +42,6 @@ static uint32_t engine_base(uint32_t engine)
 	return VDLA_ENGINE_BASE(engine);
 }
 
-static void select_group(struct dla_engine *engine, uint32_t e, uint32_t group)
-{
-	dla_wr(engine, engine_base(e) + VDLA_E_POINTER, group ? VDLA_E_POINTER_PRODUCER : 0);
-}
 
 static void fire(struct dla_task *task, struct dla_op *op, uint32_t event)
 {
@@ -70,7 +67,7 @@ static int program_engine(struct dla_engine *engine, struct dla_task *task, uint
 		struct dla_op *op = &task->ops[index];
 		uint8_t group = task->next_group[e];
 
-		select_group(engine, e, group);
+		dla_select_group(engine, e, group);
 		dla_engine_ops[e].program(engine, op, task->config.context);
 		op->state = DLA_OP_PROGRAMMED;
 		op->group = group;
@@ -115,7 +112,7 @@ static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t
 		struct dla_op *op = &task->ops[i];
 		uint32_t e = op->desc.engine;
 
-		select_group(engine, e, op->group);
+		dla_select_group(engine, e, op->group);
 		dla_wr(engine, engine_base(e) + VDLA_D_OP_ENABLE, 1);
 		op->state = DLA_OP_ENABLED;
 		task->enabled++;
@@ -148,8 +145,10 @@ static void schedule(struct dla_engine *engine, struct dla_task *task)
 	} while (changed);
 }
 
+/* Also forgets the register shadow: another context may have written. */
 static void read_consumer_pointers(struct dla_engine *engine, struct dla_task *task)
 {
+	dla_shadow_invalidate(engine);
 	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
 		task->next_group[e] =
 			dla_rd(engine, engine_base(e) + VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER ?
@@ -221,6 +220,7 @@ static void reset_device(struct dla_engine *engine)
 {
 	dla_wr(engine, VDLA_REG_RESET, VDLA_RESET_SOFT);
 	dla_wr(engine, VDLA_REG_INT_ENABLE, engine->int_enable);
+	dla_shadow_invalidate(engine);
 }
 
 static void fail_task(struct dla_engine *engine, struct dla_task *task, struct dla_op *op,

@@ -20,26 +20,56 @@ static int is_float(uint32_t dtype)
 	return dtype == VDLA_DTYPE_FP16 || dtype == VDLA_DTYPE_FP32;
 }
 
-void dla_write_surface(struct dla_engine *engine, uint32_t reg, const struct vdla_task_surface *s,
-		       uint64_t addr)
+void dla_shadow_invalidate(struct dla_engine *engine)
 {
-	dla_wr(engine, reg + VDLA_T_ADDR_LO, (uint32_t)addr);
-	dla_wr(engine, reg + VDLA_T_ADDR_HI, (uint32_t)(addr >> 32));
-	dla_wr(engine, reg + VDLA_T_DTYPE, s->dtype);
-	dla_wr(engine, reg + VDLA_T_W, s->w);
-	dla_wr(engine, reg + VDLA_T_H, s->h);
-	dla_wr(engine, reg + VDLA_T_C, s->c);
-	dla_wr(engine, reg + VDLA_T_N, s->n);
-	dla_wr(engine, reg + VDLA_T_STRIDE_W, s->stride_w);
-	dla_wr(engine, reg + VDLA_T_STRIDE_H, s->stride_h);
-	dla_wr(engine, reg + VDLA_T_STRIDE_C, s->stride_c);
-	dla_wr(engine, reg + VDLA_T_STRIDE_N, s->stride_n);
+	struct dla_shadow *sh = &engine->shadow;
+
+	dla_memset(sh->valid, 0, sizeof(sh->valid));
+	dla_memset(sh->producer, DLA_NO_PRODUCER, sizeof(sh->producer));
 }
 
-static void write_common(struct dla_engine *engine, uint32_t base, uint32_t context, uint32_t cfg)
+void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group)
 {
-	dla_wr(engine, base + VDLA_D_CONTEXT, context);
-	dla_wr(engine, base + VDLA_D_CFG, cfg);
+	if (engine->shadow.producer[e] == group)
+		return;
+	dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, group ? VDLA_E_POINTER_PRODUCER : 0);
+	engine->shadow.producer[e] = (uint8_t)group;
+}
+
+void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset, uint32_t value)
+{
+	struct dla_shadow *sh = &engine->shadow;
+	uint32_t group = sh->producer[e], word = (offset - VDLA_D_WINDOW) / 4;
+	uint32_t *valid = &sh->valid[e][group][word / 32], bit = 1u << (word % 32);
+	uint32_t *slot = &sh->value[e][group][word];
+
+	if ((*valid & bit) && *slot == value)
+		return;
+	dla_wr(engine, VDLA_ENGINE_BASE(e) + offset, value);
+	*slot = value;
+	*valid |= bit;
+}
+
+void dla_write_surface(struct dla_engine *engine, uint32_t e, uint32_t offset,
+		       const struct vdla_task_surface *s, uint64_t addr)
+{
+	dla_wr_d(engine, e, offset + VDLA_T_ADDR_LO, (uint32_t)addr);
+	dla_wr_d(engine, e, offset + VDLA_T_ADDR_HI, (uint32_t)(addr >> 32));
+	dla_wr_d(engine, e, offset + VDLA_T_DTYPE, s->dtype);
+	dla_wr_d(engine, e, offset + VDLA_T_W, s->w);
+	dla_wr_d(engine, e, offset + VDLA_T_H, s->h);
+	dla_wr_d(engine, e, offset + VDLA_T_C, s->c);
+	dla_wr_d(engine, e, offset + VDLA_T_N, s->n);
+	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_W, s->stride_w);
+	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_H, s->stride_h);
+	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_C, s->stride_c);
+	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_N, s->stride_n);
+}
+
+static void write_common(struct dla_engine *engine, uint32_t e, uint32_t context, uint32_t cfg)
+{
+	dla_wr_d(engine, e, VDLA_D_CONTEXT, context);
+	dla_wr_d(engine, e, VDLA_D_CFG, cfg);
 }
 
 /* ---- BDMA --------------------------------------------------------------- */
@@ -75,20 +105,20 @@ static int32_t bdma_validate(struct dla_validator *v, struct dla_op *op)
 static void bdma_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_bdma *b = &op->desc.bdma;
-	uint32_t base = VDLA_ENGINE_BASE(VDLA_ENGINE_BDMA);
+	const uint32_t e = VDLA_ENGINE_BDMA;
 
-	write_common(engine, base, context, 0);
-	dla_wr(engine, base + VDLA_BDMA_SRC_ADDR_LO, (uint32_t)op->addr[A_SRC]);
-	dla_wr(engine, base + VDLA_BDMA_SRC_ADDR_HI, (uint32_t)(op->addr[A_SRC] >> 32));
-	dla_wr(engine, base + VDLA_BDMA_DST_ADDR_LO, (uint32_t)op->addr[A_DST]);
-	dla_wr(engine, base + VDLA_BDMA_DST_ADDR_HI, (uint32_t)(op->addr[A_DST] >> 32));
-	dla_wr(engine, base + VDLA_BDMA_LINE_BYTES, b->line_bytes);
-	dla_wr(engine, base + VDLA_BDMA_LINES, b->lines);
-	dla_wr(engine, base + VDLA_BDMA_SRC_LINE_STRIDE, b->src_line_stride);
-	dla_wr(engine, base + VDLA_BDMA_DST_LINE_STRIDE, b->dst_line_stride);
-	dla_wr(engine, base + VDLA_BDMA_SURFACES, b->surfaces);
-	dla_wr(engine, base + VDLA_BDMA_SRC_SURF_STRIDE, b->src_surf_stride);
-	dla_wr(engine, base + VDLA_BDMA_DST_SURF_STRIDE, b->dst_surf_stride);
+	write_common(engine, e, context, 0);
+	dla_wr_d(engine, e, VDLA_BDMA_SRC_ADDR_LO, (uint32_t)op->addr[A_SRC]);
+	dla_wr_d(engine, e, VDLA_BDMA_SRC_ADDR_HI, (uint32_t)(op->addr[A_SRC] >> 32));
+	dla_wr_d(engine, e, VDLA_BDMA_DST_ADDR_LO, (uint32_t)op->addr[A_DST]);
+	dla_wr_d(engine, e, VDLA_BDMA_DST_ADDR_HI, (uint32_t)(op->addr[A_DST] >> 32));
+	dla_wr_d(engine, e, VDLA_BDMA_LINE_BYTES, b->line_bytes);
+	dla_wr_d(engine, e, VDLA_BDMA_LINES, b->lines);
+	dla_wr_d(engine, e, VDLA_BDMA_SRC_LINE_STRIDE, b->src_line_stride);
+	dla_wr_d(engine, e, VDLA_BDMA_DST_LINE_STRIDE, b->dst_line_stride);
+	dla_wr_d(engine, e, VDLA_BDMA_SURFACES, b->surfaces);
+	dla_wr_d(engine, e, VDLA_BDMA_SRC_SURF_STRIDE, b->src_surf_stride);
+	dla_wr_d(engine, e, VDLA_BDMA_DST_SURF_STRIDE, b->dst_surf_stride);
 }
 
 /* ---- CONV --------------------------------------------------------------- */
@@ -148,19 +178,19 @@ static int32_t conv_validate(struct dla_validator *v, struct dla_op *op)
 static void conv_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_conv *c = &op->desc.conv;
-	uint32_t base = VDLA_ENGINE_BASE(VDLA_ENGINE_CONV);
+	const uint32_t e = VDLA_ENGINE_CONV;
 
-	write_common(engine, base, context,
+	write_common(engine, e, context,
 		     (c->fly & VDLA_TASK_FLY_OUT) ? VDLA_CONV_CFG_DST_FLYING : 0);
-	dla_write_surface(engine, base + VDLA_CONV_SRC, &c->src, op->addr[A_SRC]);
-	dla_write_surface(engine, base + VDLA_CONV_WGT, &c->wgt, op->addr[A_WGT]);
-	dla_write_surface(engine, base + VDLA_CONV_DST, &c->dst, op->addr[A_DST]);
-	dla_wr(engine, base + VDLA_CONV_STRIDE, c->stride_x | ((uint32_t)c->stride_y << 16));
-	dla_wr(engine, base + VDLA_CONV_PAD_LR, c->pad_left | ((uint32_t)c->pad_right << 16));
-	dla_wr(engine, base + VDLA_CONV_PAD_TB, c->pad_top | ((uint32_t)c->pad_bottom << 16));
-	dla_wr(engine, base + VDLA_CONV_DILATION, c->dilation_x | ((uint32_t)c->dilation_y << 16));
-	dla_wr(engine, base + VDLA_CONV_GROUPS, c->groups);
-	dla_wr(engine, base + VDLA_CONV_PAD_VALUE, c->pad_value);
+	dla_write_surface(engine, e, VDLA_CONV_SRC, &c->src, op->addr[A_SRC]);
+	dla_write_surface(engine, e, VDLA_CONV_WGT, &c->wgt, op->addr[A_WGT]);
+	dla_write_surface(engine, e, VDLA_CONV_DST, &c->dst, op->addr[A_DST]);
+	dla_wr_d(engine, e, VDLA_CONV_STRIDE, c->stride_x | ((uint32_t)c->stride_y << 16));
+	dla_wr_d(engine, e, VDLA_CONV_PAD_LR, c->pad_left | ((uint32_t)c->pad_right << 16));
+	dla_wr_d(engine, e, VDLA_CONV_PAD_TB, c->pad_top | ((uint32_t)c->pad_bottom << 16));
+	dla_wr_d(engine, e, VDLA_CONV_DILATION, c->dilation_x | ((uint32_t)c->dilation_y << 16));
+	dla_wr_d(engine, e, VDLA_CONV_GROUPS, c->groups);
+	dla_wr_d(engine, e, VDLA_CONV_PAD_VALUE, c->pad_value);
 }
 
 /* ---- SDP ---------------------------------------------------------------- */
@@ -227,7 +257,7 @@ static int32_t sdp_validate(struct dla_validator *v, struct dla_op *op)
 static void sdp_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_sdp *s = &op->desc.sdp;
-	uint32_t base = VDLA_ENGINE_BASE(VDLA_ENGINE_SDP);
+	const uint32_t e = VDLA_ENGINE_SDP;
 	uint32_t cfg = ((s->fly & VDLA_TASK_FLY_IN) ? VDLA_SDP_CFG_SRC_FLYING : 0) |
 		       ((s->fly & VDLA_TASK_FLY_OUT) ? VDLA_SDP_CFG_DST_FLYING : 0) |
 		       ((uint32_t)s->bias_mode << VDLA_SDP_CFG_BIAS_SHIFT) |
@@ -236,28 +266,28 @@ static void sdp_program(struct dla_engine *engine, const struct dla_op *op, uint
 		       ((uint32_t)s->act << VDLA_SDP_CFG_ACT_SHIFT) |
 		       ((uint32_t)s->round << VDLA_CFG_ROUND_SHIFT) | (s->wrap ? VDLA_CFG_WRAP : 0);
 
-	write_common(engine, base, context, cfg);
-	dla_write_surface(engine, base + VDLA_SDP_SRC, &s->src, op->addr[A_SRC]);
-	dla_write_surface(engine, base + VDLA_SDP_DST, &s->dst, op->addr[A_DST]);
+	write_common(engine, e, context, cfg);
+	dla_write_surface(engine, e, VDLA_SDP_SRC, &s->src, op->addr[A_SRC]);
+	dla_write_surface(engine, e, VDLA_SDP_DST, &s->dst, op->addr[A_DST]);
 	if (s->ew_op)
-		dla_write_surface(engine, base + VDLA_SDP_EW, &s->ew, op->addr[A_EW]);
-	dla_wr(engine, base + VDLA_SDP_BIAS_ADDR_LO, (uint32_t)op->addr[A_BIAS]);
-	dla_wr(engine, base + VDLA_SDP_BIAS_ADDR_HI, (uint32_t)(op->addr[A_BIAS] >> 32));
-	dla_wr(engine, base + VDLA_SDP_BIAS_VALUE, s->bias_value);
-	dla_wr(engine, base + VDLA_SDP_SCALE_ADDR_LO, (uint32_t)op->addr[A_SCALE]);
-	dla_wr(engine, base + VDLA_SDP_SCALE_ADDR_HI, (uint32_t)(op->addr[A_SCALE] >> 32));
-	dla_wr(engine, base + VDLA_SDP_SCALE_MUL, s->scale_mul);
-	dla_wr(engine, base + VDLA_SDP_SCALE_SHIFT, s->scale_shift);
-	dla_wr(engine, base + VDLA_SDP_EW_MUL, s->ew_mul);
-	dla_wr(engine, base + VDLA_SDP_EW_SHIFT, s->ew_shift);
-	dla_wr(engine, base + VDLA_SDP_EW_POST_SHIFT, s->ew_post_shift);
-	dla_wr(engine, base + VDLA_SDP_CLIP_MIN, s->clip_min);
-	dla_wr(engine, base + VDLA_SDP_CLIP_MAX, s->clip_max);
-	dla_wr(engine, base + VDLA_SDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
-	dla_wr(engine, base + VDLA_SDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
-	dla_wr(engine, base + VDLA_SDP_LUT_START, s->lut_start);
-	dla_wr(engine, base + VDLA_SDP_LUT_SHIFT, s->lut_shift);
-	dla_wr(engine, base + VDLA_SDP_OUT_OFFSET, s->out_offset);
+		dla_write_surface(engine, e, VDLA_SDP_EW, &s->ew, op->addr[A_EW]);
+	dla_wr_d(engine, e, VDLA_SDP_BIAS_ADDR_LO, (uint32_t)op->addr[A_BIAS]);
+	dla_wr_d(engine, e, VDLA_SDP_BIAS_ADDR_HI, (uint32_t)(op->addr[A_BIAS] >> 32));
+	dla_wr_d(engine, e, VDLA_SDP_BIAS_VALUE, s->bias_value);
+	dla_wr_d(engine, e, VDLA_SDP_SCALE_ADDR_LO, (uint32_t)op->addr[A_SCALE]);
+	dla_wr_d(engine, e, VDLA_SDP_SCALE_ADDR_HI, (uint32_t)(op->addr[A_SCALE] >> 32));
+	dla_wr_d(engine, e, VDLA_SDP_SCALE_MUL, s->scale_mul);
+	dla_wr_d(engine, e, VDLA_SDP_SCALE_SHIFT, s->scale_shift);
+	dla_wr_d(engine, e, VDLA_SDP_EW_MUL, s->ew_mul);
+	dla_wr_d(engine, e, VDLA_SDP_EW_SHIFT, s->ew_shift);
+	dla_wr_d(engine, e, VDLA_SDP_EW_POST_SHIFT, s->ew_post_shift);
+	dla_wr_d(engine, e, VDLA_SDP_CLIP_MIN, s->clip_min);
+	dla_wr_d(engine, e, VDLA_SDP_CLIP_MAX, s->clip_max);
+	dla_wr_d(engine, e, VDLA_SDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
+	dla_wr_d(engine, e, VDLA_SDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
+	dla_wr_d(engine, e, VDLA_SDP_LUT_START, s->lut_start);
+	dla_wr_d(engine, e, VDLA_SDP_LUT_SHIFT, s->lut_shift);
+	dla_wr_d(engine, e, VDLA_SDP_OUT_OFFSET, s->out_offset);
 }
 
 /* ---- PDP ---------------------------------------------------------------- */
@@ -311,20 +341,20 @@ static int32_t pdp_validate(struct dla_validator *v, struct dla_op *op)
 static void pdp_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_pdp *p = &op->desc.pdp;
-	uint32_t base = VDLA_ENGINE_BASE(VDLA_ENGINE_PDP);
+	const uint32_t e = VDLA_ENGINE_PDP;
 	uint32_t cfg = ((p->fly & VDLA_TASK_FLY_IN) ? VDLA_PDP_CFG_SRC_FLYING : 0) |
 		       ((uint32_t)p->method << VDLA_PDP_CFG_METHOD_SHIFT) |
 		       (p->ceil_mode ? VDLA_PDP_CFG_CEIL : 0) |
 		       (p->include_pad ? VDLA_PDP_CFG_AVG_INCLUDE_PAD : 0) |
 		       ((uint32_t)p->round << VDLA_CFG_ROUND_SHIFT);
 
-	write_common(engine, base, context, cfg);
-	dla_write_surface(engine, base + VDLA_PDP_SRC, &p->src, op->addr[A_SRC]);
-	dla_write_surface(engine, base + VDLA_PDP_DST, &p->dst, op->addr[A_DST]);
-	dla_wr(engine, base + VDLA_PDP_KERNEL, p->kernel_w | ((uint32_t)p->kernel_h << 16));
-	dla_wr(engine, base + VDLA_PDP_STRIDE, p->stride_x | ((uint32_t)p->stride_y << 16));
-	dla_wr(engine, base + VDLA_PDP_PAD_LR, p->pad_left | ((uint32_t)p->pad_right << 16));
-	dla_wr(engine, base + VDLA_PDP_PAD_TB, p->pad_top | ((uint32_t)p->pad_bottom << 16));
+	write_common(engine, e, context, cfg);
+	dla_write_surface(engine, e, VDLA_PDP_SRC, &p->src, op->addr[A_SRC]);
+	dla_write_surface(engine, e, VDLA_PDP_DST, &p->dst, op->addr[A_DST]);
+	dla_wr_d(engine, e, VDLA_PDP_KERNEL, p->kernel_w | ((uint32_t)p->kernel_h << 16));
+	dla_wr_d(engine, e, VDLA_PDP_STRIDE, p->stride_x | ((uint32_t)p->stride_y << 16));
+	dla_wr_d(engine, e, VDLA_PDP_PAD_LR, p->pad_left | ((uint32_t)p->pad_right << 16));
+	dla_wr_d(engine, e, VDLA_PDP_PAD_TB, p->pad_top | ((uint32_t)p->pad_bottom << 16));
 }
 
 /* ---- CDP ---------------------------------------------------------------- */
@@ -358,20 +388,20 @@ static int32_t cdp_validate(struct dla_validator *v, struct dla_op *op)
 static void cdp_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_cdp *c = &op->desc.cdp;
-	uint32_t base = VDLA_ENGINE_BASE(VDLA_ENGINE_CDP);
+	const uint32_t e = VDLA_ENGINE_CDP;
 
-	write_common(engine, base, context,
+	write_common(engine, e, context,
 		     ((uint32_t)c->round << VDLA_CFG_ROUND_SHIFT) | (c->wrap ? VDLA_CFG_WRAP : 0));
-	dla_write_surface(engine, base + VDLA_CDP_SRC, &c->src, op->addr[A_SRC]);
-	dla_write_surface(engine, base + VDLA_CDP_DST, &c->dst, op->addr[A_DST]);
-	dla_wr(engine, base + VDLA_CDP_SIZE, c->size);
-	dla_wr(engine, base + VDLA_CDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
-	dla_wr(engine, base + VDLA_CDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
-	dla_wr(engine, base + VDLA_CDP_LUT_SHIFT, c->lut_shift);
-	dla_wr(engine, base + VDLA_CDP_OUT_SHIFT, c->out_shift);
-	dla_wr(engine, base + VDLA_CDP_K, c->k);
-	dla_wr(engine, base + VDLA_CDP_ALPHA, c->alpha);
-	dla_wr(engine, base + VDLA_CDP_BETA, c->beta);
+	dla_write_surface(engine, e, VDLA_CDP_SRC, &c->src, op->addr[A_SRC]);
+	dla_write_surface(engine, e, VDLA_CDP_DST, &c->dst, op->addr[A_DST]);
+	dla_wr_d(engine, e, VDLA_CDP_SIZE, c->size);
+	dla_wr_d(engine, e, VDLA_CDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
+	dla_wr_d(engine, e, VDLA_CDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
+	dla_wr_d(engine, e, VDLA_CDP_LUT_SHIFT, c->lut_shift);
+	dla_wr_d(engine, e, VDLA_CDP_OUT_SHIFT, c->out_shift);
+	dla_wr_d(engine, e, VDLA_CDP_K, c->k);
+	dla_wr_d(engine, e, VDLA_CDP_ALPHA, c->alpha);
+	dla_wr_d(engine, e, VDLA_CDP_BETA, c->beta);
 }
 
 /* ---- RUBIK -------------------------------------------------------------- */
@@ -430,13 +460,13 @@ static int32_t rubik_validate(struct dla_validator *v, struct dla_op *op)
 static void rubik_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_rubik *r = &op->desc.rubik;
-	uint32_t base = VDLA_ENGINE_BASE(VDLA_ENGINE_RUBIK);
+	const uint32_t e = VDLA_ENGINE_RUBIK;
 
-	write_common(engine, base, context, r->mode);
-	dla_write_surface(engine, base + VDLA_RUBIK_SRC, &r->src, op->addr[A_SRC]);
-	dla_write_surface(engine, base + VDLA_RUBIK_DST, &r->dst, op->addr[A_DST]);
-	dla_wr(engine, base + VDLA_RUBIK_PERM, r->perm);
-	dla_wr(engine, base + VDLA_RUBIK_BLOCK, r->block_x | ((uint32_t)r->block_y << 16));
+	write_common(engine, e, context, r->mode);
+	dla_write_surface(engine, e, VDLA_RUBIK_SRC, &r->src, op->addr[A_SRC]);
+	dla_write_surface(engine, e, VDLA_RUBIK_DST, &r->dst, op->addr[A_DST]);
+	dla_wr_d(engine, e, VDLA_RUBIK_PERM, r->perm);
+	dla_wr_d(engine, e, VDLA_RUBIK_BLOCK, r->block_x | ((uint32_t)r->block_y << 16));
 }
 
 const struct dla_engine_ops dla_engine_ops[VDLA_NUM_ENGINES] = {

@@ -45,11 +45,28 @@ struct dla_task {
 	struct dla_op ops[];
 };
 
+#define DLA_D_WORDS	(VDLA_D_WINDOW_SIZE / 4)
+#define DLA_NO_PRODUCER	0xff
+
+/*
+ * What the core last wrote to each register group. A group keeps its D
+ * registers after an operation, so programming the next operation into it
+ * writes only what differs. Valid only while this context is the only one
+ * writing the device: invalidated at every execute and resume and by the
+ * core's own resets.
+ */
+struct dla_shadow {
+	uint8_t producer[VDLA_NUM_ENGINES];	/* S_POINTER.PRODUCER, or DLA_NO_PRODUCER */
+	uint32_t valid[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS][DLA_D_WORDS / 32];
+	uint32_t value[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS][DLA_D_WORDS];
+};
+
 struct dla_engine {
 	void *driver_context;
 	uint32_t irq_status;		/* recorded by the ISR, taken by process_events */
 	uint32_t int_enable;		/* restored after a reset */
 	struct dla_task *task;
+	struct dla_shadow shadow;
 };
 
 /* What validation needs to resolve addresses and report errors. */
@@ -94,8 +111,13 @@ static inline void dla_wr(struct dla_engine *engine, uint32_t reg, uint32_t valu
 	dla_reg_write(engine->driver_context, reg, value);
 }
 
-void dla_write_surface(struct dla_engine *engine, uint32_t reg, const struct vdla_task_surface *s,
-		       uint64_t addr);
+/* Writes D register @offset of engine @e's selected group, unless it holds @value. */
+void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset, uint32_t value);
+void dla_write_surface(struct dla_engine *engine, uint32_t e, uint32_t offset,
+		       const struct vdla_task_surface *s, uint64_t addr);
+void dla_shadow_invalidate(struct dla_engine *engine);
+/* Points engine @e's D window at @group (S_POINTER.PRODUCER). */
+void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group);
 
 int32_t dla_validate_task(struct dla_engine *engine, const struct dla_task_config *config,
 			  struct dla_task *task);
