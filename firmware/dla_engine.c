@@ -88,24 +88,40 @@ static uint32_t chain_head(struct dla_task *task, uint32_t index)
 	return index;
 }
 
-static int ready(const struct dla_op *op)
+/* Links from earlier members of the chain at @head that fire when they are enabled. */
+static uint32_t links_within_chain(struct dla_task *task, uint32_t head, uint32_t member)
 {
-	return op->state == DLA_OP_PROGRAMMED && op->pending == 0;
+	uint32_t count = 0;
+
+	for (uint32_t i = head; i < member; i++) {
+		const struct vdla_task_op *d = &task->ops[i].desc;
+
+		for (int c = 0; c < VDLA_TASK_MAX_CONSUMERS; c++) {
+			if (d->consumers[c].index == member &&
+			    d->consumers[c].event == VDLA_EVENT_OP_ENABLED)
+				count++;
+		}
+	}
+	return count;
 }
 
 /*
  * Enables the chain (or single op) @index belongs to if every member is
- * programmed and released. The hardware starts a chain once all members are
- * pending, whatever the order they were enabled in.
+ * programmed and released, counting as released the ENABLED links from
+ * earlier members (enabling head to tail fires them first). The hardware
+ * starts a chain once all members are pending.
  */
 static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t index)
 {
 	uint32_t head = chain_head(task, index), i;
 
 	for (i = head;; i++) {
-		if (!ready(&task->ops[i]))
+		const struct dla_op *op = &task->ops[i];
+
+		if (op->state != DLA_OP_PROGRAMMED ||
+		    op->pending != (i == head ? 0 : links_within_chain(task, head, i)))
 			return 0;
-		if (task->ops[i].chain_tail)
+		if (op->chain_tail)
 			break;
 	}
 	for (i = head;; i++) {
@@ -138,7 +154,8 @@ static void schedule(struct dla_engine *engine, struct dla_task *task)
 			for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
 				uint16_t index = task->group_op[e][g];
 
-				if (index != VDLA_NO_OP && ready(&task->ops[index]))
+				if (index != VDLA_NO_OP &&
+				    task->ops[index].state == DLA_OP_PROGRAMMED)
 					changed |= try_enable(engine, task, index);
 			}
 		}
