@@ -139,9 +139,9 @@ static int32_t conv_validate(struct dla_validator *v, struct dla_op *op)
 			      &op->addr[A_DST]))
 		return DLA_ERR_INVALID_TASK;
 	if (in == VDLA_DTYPE_INT32 || c->wgt.dtype != in)
-		return dla_reject(v, DLA_FIELD_SRC, DLA_REASON_TYPE);
+		return dla_reject_in(v, DLA_FIELD_SRC, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
 	if (c->dst.dtype != out)
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_TYPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
 	if (c->stride_x < 1 || c->stride_x > VDLA_CONV_MAX_STRIDE || c->stride_y < 1 ||
 	    c->stride_y > VDLA_CONV_MAX_STRIDE)
 		return dla_reject(v, DLA_FIELD_STRIDE, DLA_REASON_OUT_OF_RANGE);
@@ -153,25 +153,26 @@ static int32_t conv_validate(struct dla_validator *v, struct dla_op *op)
 		return dla_reject(v, DLA_FIELD_PADDING, DLA_REASON_OUT_OF_RANGE);
 	if (c->wgt.w > VDLA_CONV_MAX_KERNEL || c->wgt.h > VDLA_CONV_MAX_KERNEL)
 		return dla_reject(v, DLA_FIELD_KERNEL, DLA_REASON_OUT_OF_RANGE);
-	if (c->groups == 0 || c->src.c % c->groups || c->wgt.n % c->groups ||
-	    c->wgt.c * c->groups != c->src.c)
+	if (c->groups == 0)
+		return dla_reject(v, DLA_FIELD_GROUPS, DLA_REASON_OUT_OF_RANGE);
+	if (c->src.c % c->groups || c->wgt.n % c->groups || c->wgt.c * c->groups != c->src.c)
 		return dla_reject(v, DLA_FIELD_GROUPS, DLA_REASON_SHAPE);
 	if ((in == VDLA_DTYPE_INT8 && ((int32_t)c->pad_value < -128 || (int32_t)c->pad_value > 127)) ||
 	    (in == VDLA_DTYPE_INT16 &&
 	     ((int32_t)c->pad_value < -32768 || (int32_t)c->pad_value > 32767)))
 		return dla_reject(v, DLA_FIELD_PAD_VALUE, DLA_REASON_OUT_OF_RANGE);
 	if (c->dst.c != c->wgt.n || c->dst.n != c->src.n)
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	span = (int64_t)(c->wgt.w - 1) * c->dilation_x + 1;
 	numerator = (int64_t)c->src.w + c->pad_left + c->pad_right - span;
 	if (numerator < 0 || c->dst.w != (uint32_t)(numerator / c->stride_x + 1))
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	span = (int64_t)(c->wgt.h - 1) * c->dilation_y + 1;
 	numerator = (int64_t)c->src.h + c->pad_top + c->pad_bottom - span;
 	if (numerator < 0 || c->dst.h != (uint32_t)(numerator / c->stride_y + 1))
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	if ((uint64_t)c->wgt.c * c->wgt.h * c->wgt.w > VDLA_CONV_MAX_REDUCTION)
-		return dla_reject(v, DLA_FIELD_WGT, DLA_REASON_OUT_OF_RANGE);
+		return dla_reject_in(v, DLA_FIELD_WGT, DLA_FIELD_DIMS, DLA_REASON_OUT_OF_RANGE);
 	return DLA_SUCCESS;
 }
 
@@ -221,17 +222,17 @@ static int32_t sdp_validate(struct dla_validator *v, struct dla_op *op)
 
 	if (int_path) {
 		if (!is_int(s->dst.dtype) || (s->ew_op && !is_int(s->ew.dtype)))
-			return dla_reject(v, DLA_FIELD_DST, DLA_REASON_TYPE);
+			return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
 		if ((s->scale_mode == VDLA_SDP_MODE_PER_TENSOR && s->scale_shift > 63) ||
 		    (s->ew_op && s->ew_shift > 63) ||
 		    (s->ew_op == VDLA_SDP_EW_OP_MUL && s->ew_post_shift > 63) ||
 		    (s->act == VDLA_SDP_ACT_LUT && s->lut_shift > 31))
 			return dla_reject(v, DLA_FIELD_SHIFT, DLA_REASON_OUT_OF_RANGE);
 		if (s->act == VDLA_SDP_ACT_CLIP && (int32_t)s->clip_max < (int32_t)s->clip_min)
-			return dla_reject(v, DLA_FIELD_CLIP, DLA_REASON_BAD_VALUE);
+			return dla_reject(v, DLA_FIELD_CLIP, DLA_REASON_OUT_OF_RANGE);
 	} else {
 		if (s->dst.dtype == VDLA_DTYPE_INT32 || (s->ew_op && !is_float(s->ew.dtype)))
-			return dla_reject(v, DLA_FIELD_DST, DLA_REASON_TYPE);
+			return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
 		/* Float comparisons without floating point: the spec's rules on
 		 * the bit patterns (a positive finite step, CLIP_MAX >= CLIP_MIN). */
 		if (s->act == VDLA_SDP_ACT_LUT &&
@@ -239,7 +240,7 @@ static int32_t sdp_validate(struct dla_validator *v, struct dla_op *op)
 			return dla_reject(v, DLA_FIELD_SHIFT, DLA_REASON_OUT_OF_RANGE);
 	}
 	if (!dla_same_shape(&s->src, &s->dst) || (s->ew_op && !dla_same_shape(&s->src, &s->ew)))
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	if (s->bias_mode == VDLA_SDP_MODE_PER_CHANNEL &&
 	    dla_check_range(v, &s->bias, (uint64_t)channels * 4, DLA_FIELD_BIAS, &op->addr[A_BIAS]))
 		return DLA_ERR_INVALID_TASK;
@@ -319,7 +320,7 @@ static int32_t pdp_validate(struct dla_validator *v, struct dla_op *op)
 	    dla_check_surface(v, &p->dst, DLA_FIELD_DST, 0, &op->addr[A_DST]))
 		return DLA_ERR_INVALID_TASK;
 	if (p->src.dtype == VDLA_DTYPE_INT32 || p->dst.dtype != p->src.dtype)
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_TYPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
 	if (p->kernel_w < 1 || p->kernel_w > VDLA_PDP_MAX_KERNEL || p->kernel_h < 1 ||
 	    p->kernel_h > VDLA_PDP_MAX_KERNEL)
 		return dla_reject(v, DLA_FIELD_KERNEL, DLA_REASON_OUT_OF_RANGE);
@@ -334,7 +335,7 @@ static int32_t pdp_validate(struct dla_validator *v, struct dla_op *op)
 			       p->ceil_mode) ||
 	    p->dst.h != pooled(p->src.h, p->kernel_h, p->stride_y, p->pad_top, p->pad_bottom,
 			       p->ceil_mode))
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	return DLA_SUCCESS;
 }
 
@@ -367,15 +368,17 @@ static int32_t cdp_validate(struct dla_validator *v, struct dla_op *op)
 		return dla_reject(v, DLA_FIELD_RESERVED, DLA_REASON_NOT_ZERO);
 	if (c->round >= VDLA_ROUND_MODES || c->wrap > 1)
 		return dla_reject(v, DLA_FIELD_ROUND, DLA_REASON_BAD_VALUE);
-	if (c->size < 1 || c->size > 15 || !(c->size & 1))
+	if (c->size < 1 || c->size > 15)
 		return dla_reject(v, DLA_FIELD_SIZE, DLA_REASON_OUT_OF_RANGE);
+	if (!(c->size & 1))
+		return dla_reject(v, DLA_FIELD_SIZE, DLA_REASON_BAD_VALUE);
 	if (dla_check_surface(v, &c->src, DLA_FIELD_SRC, 0, &op->addr[A_SRC]) ||
 	    dla_check_surface(v, &c->dst, DLA_FIELD_DST, 0, &op->addr[A_DST]))
 		return DLA_ERR_INVALID_TASK;
 	if (c->src.dtype == VDLA_DTYPE_INT32 || c->dst.dtype != c->src.dtype)
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_TYPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
 	if (!dla_same_shape(&c->src, &c->dst))
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	if (is_int(c->src.dtype)) {
 		if (c->lut_shift > 62 || c->out_shift > 62)
 			return dla_reject(v, DLA_FIELD_SHIFT, DLA_REASON_OUT_OF_RANGE);
@@ -421,7 +424,7 @@ static int32_t rubik_validate(struct dla_validator *v, struct dla_op *op)
 	    dla_check_surface(v, d, DLA_FIELD_DST, 0, &op->addr[A_DST]))
 		return DLA_ERR_INVALID_TASK;
 	if (d->dtype != s->dtype)
-		return dla_reject(v, DLA_FIELD_DST, DLA_REASON_TYPE);
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
 
 	switch (r->mode) {
 	case VDLA_RUBIK_PERMUTE:
@@ -433,12 +436,12 @@ static int32_t rubik_validate(struct dla_validator *v, struct dla_op *op)
 			return dla_reject(v, DLA_FIELD_PERM, DLA_REASON_BAD_VALUE);
 		for (int i = 0; i < 4; i++) {
 			if (dd[i] != sd[(r->perm >> (2 * i)) & 3])
-				return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+				return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 		}
 		return DLA_SUCCESS;
 	case VDLA_RUBIK_RESHAPE:
 		if ((uint64_t)s->w * s->h * s->c * s->n != (uint64_t)d->w * d->h * d->c * d->n)
-			return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+			return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 		return DLA_SUCCESS;
 	default:
 		if (r->block_x < 1 || r->block_x > 16 || r->block_y < 1 || r->block_y > 16)
@@ -447,11 +450,11 @@ static int32_t rubik_validate(struct dla_validator *v, struct dla_op *op)
 			if (s->c % b || d->n != s->n || d->c != s->c / b ||
 			    (uint64_t)d->h != (uint64_t)s->h * r->block_y ||
 			    (uint64_t)d->w != (uint64_t)s->w * r->block_x)
-				return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+				return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 		} else if (s->h % r->block_y || s->w % r->block_x || d->n != s->n ||
 			   (uint64_t)d->c != (uint64_t)s->c * b || d->h != s->h / r->block_y ||
 			   d->w != s->w / r->block_x) {
-			return dla_reject(v, DLA_FIELD_DST, DLA_REASON_SHAPE);
+			return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 		}
 		return DLA_SUCCESS;
 	}

@@ -91,6 +91,9 @@ extern const struct dla_engine_ops dla_engine_ops[VDLA_NUM_ENGINES];
 
 /* Records a validation error; returns DLA_ERR_INVALID_TASK. */
 int32_t dla_reject(struct dla_validator *v, uint32_t field, uint32_t reason);
+/* The same, for a field of operand @operand (DLA_FIELD_SRC, ...). */
+int32_t dla_reject_in(struct dla_validator *v, uint32_t operand, uint32_t field,
+		      uint32_t reason);
 
 /* Validation helpers for the engine tables (dla_validate.c). */
 int32_t dla_check_surface(struct dla_validator *v, const struct vdla_task_surface *s,

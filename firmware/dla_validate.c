@@ -6,15 +6,23 @@
  */
 #include "dla_internal.h"
 
-int32_t dla_reject(struct dla_validator *v, uint32_t field, uint32_t reason)
+int32_t dla_reject_in(struct dla_validator *v, uint32_t operand, uint32_t field,
+		      uint32_t reason)
 {
 	v->result->status = DLA_ERR_INVALID_TASK;
 	v->result->error_op = v->op;
 	v->result->error_field = field;
 	v->result->error_reason = reason;
-	dla_debug("vdla fw: task rejected: op %u, %s: %s\n", v->op, dla_field_name(field),
-		  dla_reason_name(reason));
+	v->result->error_operand = operand;
+	dla_debug("vdla fw: task rejected: op %u, %s%s%s: %s\n", v->op,
+		  operand ? dla_field_name(operand) : "", operand ? "." : "",
+		  dla_field_name(field), dla_reason_name(reason));
 	return DLA_ERR_INVALID_TASK;
+}
+
+int32_t dla_reject(struct dla_validator *v, uint32_t field, uint32_t reason)
+{
+	return dla_reject_in(v, DLA_FIELD_NONE, field, reason);
 }
 
 uint32_t dla_dtype_size(uint32_t dtype)
@@ -49,16 +57,16 @@ int32_t dla_check_range(struct dla_validator *v, const struct vdla_task_address 
 	uint64_t size, base;
 
 	if (a->reserved[0] || a->reserved[1] || a->reserved[2])
-		return dla_reject(v, field, DLA_REASON_NOT_ZERO);
+		return dla_reject_in(v, field, DLA_FIELD_RESERVED, DLA_REASON_NOT_ZERO);
 	if (a->index >= v->config->num_addresses)
-		return dla_reject(v, field, DLA_REASON_BAD_INDEX);
+		return dla_reject_in(v, field, DLA_FIELD_ADDRESS_INDEX, DLA_REASON_BAD_INDEX);
 	if (dla_get_buffer_size(ctx, v->config->task_data, a->index, &size) ||
 	    dla_read_dma_address(ctx, v->config->task_data, a->index, &base))
-		return dla_reject(v, field, DLA_REASON_BAD_INDEX);
+		return dla_reject_in(v, field, DLA_FIELD_ADDRESS_INDEX, DLA_REASON_BAD_INDEX);
+	if (a->offset + bytes < a->offset || base + a->offset < base)
+		return dla_reject_in(v, field, field, DLA_REASON_OVERFLOW);
 	if (a->offset > size || bytes > size - a->offset)
-		return dla_reject(v, field, DLA_REASON_OUTSIDE_BUFFER);
-	if (base + a->offset < base)
-		return dla_reject(v, field, DLA_REASON_OVERFLOW);
+		return dla_reject_in(v, field, field, DLA_REASON_OUTSIDE_BUFFER);
 	*addr = base + a->offset;
 	return DLA_SUCCESS;
 }
@@ -72,25 +80,29 @@ int32_t dla_check_surface(struct dla_validator *v, const struct vdla_task_surfac
 	uint64_t extent;
 
 	if (s->reserved)
-		return dla_reject(v, field, DLA_REASON_NOT_ZERO);
+		return dla_reject_in(v, field, DLA_FIELD_RESERVED, DLA_REASON_NOT_ZERO);
 	if (!esize)
-		return dla_reject(v, field, DLA_REASON_TYPE);
+		return dla_reject_in(v, field, DLA_FIELD_DTYPE, DLA_REASON_BAD_VALUE);
 	extent = esize;
 	for (int d = 0; d < 4; d++) {
 		if (dims[d] == 0 || dims[d] > VDLA_MAX_DIM)
-			return dla_reject(v, field, DLA_REASON_OUT_OF_RANGE);
+			return dla_reject_in(v, field, DLA_FIELD_DIMS, DLA_REASON_OUT_OF_RANGE);
 		if (dims[d] > 1 && strides[d] % esize)
-			return dla_reject(v, field, DLA_REASON_BAD_VALUE);
+			return dla_reject_in(v, field, DLA_FIELD_STRIDES, DLA_REASON_BAD_VALUE);
 		if (dims[d] > 1)
 			extent += (uint64_t)(dims[d] - 1) * strides[d];
 	}
 	if (extent > VDLA_MAX_TENSOR_BYTES)
-		return dla_reject(v, field, DLA_REASON_OVERFLOW);
+		return dla_reject_in(v, field, DLA_FIELD_DIMS, DLA_REASON_OVERFLOW);
 	if (flying) {
 		const struct vdla_task_address *a = &s->address;
 
-		if (a->offset || a->index || a->reserved[0] || a->reserved[1] || a->reserved[2])
-			return dla_reject(v, field, DLA_REASON_NOT_ZERO);
+		if (a->reserved[0] || a->reserved[1] || a->reserved[2])
+			return dla_reject_in(v, field, DLA_FIELD_RESERVED, DLA_REASON_NOT_ZERO);
+		if (a->index)
+			return dla_reject_in(v, field, DLA_FIELD_ADDRESS_INDEX, DLA_REASON_NOT_ZERO);
+		if (a->offset)
+			return dla_reject_in(v, field, DLA_FIELD_ADDRESS_OFFSET, DLA_REASON_NOT_ZERO);
 		*addr = 0;
 		return DLA_SUCCESS;
 	}
@@ -104,20 +116,25 @@ static int32_t check_header(struct dla_validator *v, const struct vdla_task_head
 
 	if (h->magic != VDLA_TASK_MAGIC)
 		return dla_reject(v, DLA_FIELD_MAGIC, DLA_REASON_BAD_VALUE);
-	if (h->version_major != VDLA_TASK_VERSION_MAJOR ||
-	    h->version_minor > VDLA_TASK_VERSION_MINOR)
+	if (h->version_major != VDLA_TASK_VERSION_MAJOR)
 		return dla_reject(v, DLA_FIELD_VERSION, DLA_REASON_BAD_VALUE);
+	if (h->version_minor > VDLA_TASK_VERSION_MINOR)
+		return dla_reject(v, DLA_FIELD_VERSION, DLA_REASON_OUT_OF_RANGE);
 	if (h->flags)
 		return dla_reject(v, DLA_FIELD_FLAGS, DLA_REASON_NOT_ZERO);
 	if (h->reserved[0] || h->reserved[1] || h->reserved[2])
 		return dla_reject(v, DLA_FIELD_RESERVED, DLA_REASON_NOT_ZERO);
 	if (h->num_ops == 0 || h->num_ops > VDLA_TASK_MAX_OPS)
 		return dla_reject(v, DLA_FIELD_NUM_OPS, DLA_REASON_OUT_OF_RANGE);
-	if (h->ops_offset % 8 || h->ops_offset < sizeof(*h))
+	if (h->ops_offset < sizeof(*h))
+		return dla_reject(v, DLA_FIELD_OPS_OFFSET, DLA_REASON_OUT_OF_RANGE);
+	if (h->ops_offset % 8)
 		return dla_reject(v, DLA_FIELD_OPS_OFFSET, DLA_REASON_BAD_VALUE);
+	if (h->ops_offset > descriptor_size)
+		return dla_reject(v, DLA_FIELD_OPS_OFFSET, DLA_REASON_OUTSIDE_BUFFER);
 	ops_end = h->ops_offset + (uint64_t)h->num_ops * VDLA_TASK_OP_SIZE;
 	if (ops_end > descriptor_size)
-		return dla_reject(v, DLA_FIELD_OPS_OFFSET, DLA_REASON_OUTSIDE_BUFFER);
+		return dla_reject(v, DLA_FIELD_NUM_OPS, DLA_REASON_OUTSIDE_BUFFER);
 	return DLA_SUCCESS;
 }
 
@@ -190,14 +207,22 @@ static int32_t check_fusion(struct dla_validator *v, struct dla_task *task, uint
 	int parent_engine = fused_parent_engine(d->engine);
 	int has_member = index + 1 < task->num_ops && task->ops[index + 1].desc.fused_parent == index;
 
+	/* Flying flags the engine does not have at all. */
+	if ((d->engine == VDLA_TASK_ENGINE_CONV && (fly & ~VDLA_TASK_FLY_OUT)) ||
+	    (d->engine == VDLA_TASK_ENGINE_PDP && (fly & ~VDLA_TASK_FLY_IN)) ||
+	    (d->engine == VDLA_TASK_ENGINE_SDP && (fly & ~(VDLA_TASK_FLY_IN | VDLA_TASK_FLY_OUT))))
+		return dla_reject(v, DLA_FIELD_FLY, DLA_REASON_BAD_VALUE);
+
 	if (d->fused_parent != VDLA_NO_OP) {
 		const struct vdla_task_op *p;
 
-		if (index == 0 || d->fused_parent != index - 1)
+		if (d->fused_parent >= task->num_ops)
 			return dla_reject(v, DLA_FIELD_FUSED_PARENT, DLA_REASON_BAD_INDEX);
+		if (index == 0 || d->fused_parent != index - 1)
+			return dla_reject(v, DLA_FIELD_FUSED_PARENT, DLA_REASON_FUSION);
 		p = &task->ops[index - 1].desc;
 		if (parent_engine < 0 || p->engine != (uint32_t)parent_engine)
-			return dla_reject(v, DLA_FIELD_FUSED_PARENT, DLA_REASON_FUSION);
+			return dla_reject(v, DLA_FIELD_ENGINE, DLA_REASON_FUSION);
 		if (!(fly & VDLA_TASK_FLY_IN) || !(fly_flags(p) & VDLA_TASK_FLY_OUT))
 			return dla_reject(v, DLA_FIELD_FLY, DLA_REASON_FUSION);
 	} else if (fly & VDLA_TASK_FLY_IN) {
@@ -240,8 +265,10 @@ static int32_t check_links(struct dla_validator *v, struct dla_task *task, uint3
 	p = &task->ops[index - 1].desc;
 	out = p->engine == VDLA_TASK_ENGINE_CONV ? &p->conv.dst : &p->sdp.dst;
 	in = d->engine == VDLA_TASK_ENGINE_SDP ? &d->sdp.src : &d->pdp.src;
-	if (out->dtype != in->dtype || !dla_same_shape(out, in))
-		return dla_reject(v, DLA_FIELD_SRC, DLA_REASON_FUSION);
+	if (out->dtype != in->dtype)
+		return dla_reject_in(v, DLA_FIELD_SRC, DLA_FIELD_DTYPE, DLA_REASON_FUSION);
+	if (!dla_same_shape(out, in))
+		return dla_reject_in(v, DLA_FIELD_SRC, DLA_FIELD_DIMS, DLA_REASON_FUSION);
 	return DLA_SUCCESS;
 }
 

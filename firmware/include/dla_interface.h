@@ -50,6 +50,7 @@ struct dla_task_result {
 	uint32_t error_op;	/* op index or DLA_ERROR_IN_HEADER */
 	uint32_t error_field;	/* enum dla_field */
 	uint32_t error_reason;	/* enum dla_reason */
+	uint32_t error_operand;	/* enum dla_field of the tensor or table, or DLA_FIELD_NONE */
 	/* DLA_ERR_HARDWARE: what the device reported */
 	uint32_t hw_op;		/* the op that failed */
 	uint32_t hw_error;	/* its STAT_ERROR (VDLA_ERROR_*) */
@@ -63,7 +64,6 @@ struct dla_task_result {
 	 */
 	uint32_t pingpong_hits;
 	uint32_t pingpong_total;
-	uint32_t reserved;
 };
 
 /* Per-operation statistics, from the device's STAT block. */

@@ -16,9 +16,12 @@
 
 #include "device_harness.h"
 #include "reference.h"
+#include "test_data.h"
 #include "vdla_regs.h"
 
 namespace vdla_etest {
+
+using namespace vdla_testdata;
 
 using vdla_ref::Tensor;
 using vdla_test::DeviceHarness;
@@ -30,25 +33,8 @@ using vdla_test::TensorDesc;
  * because every test zero-fills its own (most of a small test's time).
  */
 constexpr uint64_t kGuestBytes = 8ull << 20;
-/* Byte every allocation is filled with, to detect stray writes. */
-constexpr uint8_t kCanary = 0xa5;
-/* Bytes of canary before and after each tensor. */
-constexpr uint64_t kMargin = 64;
 
-/* Memory layouts the tests sweep: the spec's two packed ones and padded ones. */
-enum class Layout {
-	Nchw,
-	Nhwc,
-	/* NCHW with padding after each line, surface and batch. */
-	PaddedNchw,
-	/* NHWC with a gap after each pixel, line and batch. */
-	PaddedNhwc,
-};
-const char *layoutName(Layout layout);
 
-/* The descriptor of an (n, c, h, w) tensor of @dtype at @addr in @layout. */
-TensorDesc makeDesc(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
-	Layout layout);
 /*
  * Allocates guest memory for a tensor in @layout with kMargin canary bytes
  * on both sides; the whole region is filled with kCanary.
@@ -68,37 +54,7 @@ uint64_t allocCanary(DeviceHarness &dev, uint64_t bytes);
 /* Checks that [addr, addr + bytes) holds nothing but kCanary. */
 ::testing::AssertionResult regionUntouched(DeviceHarness &dev, uint64_t addr, uint64_t bytes);
 
-/* Deterministic random data. */
-class Rng
-{
-public:
-	explicit Rng(uint64_t seed) : gen_(seed) { }
-	int64_t uniform(int64_t lo, int64_t hi)
-	{
-		return std::uniform_int_distribution<int64_t>(lo, hi)(gen_);
-	}
-	double real(double lo, double hi)
-	{
-		return std::uniform_real_distribution<double>(lo, hi)(gen_);
-	}
 
-private:
-	std::mt19937_64 gen_;
-};
-
-/* Integers uniform in [lo, hi] (clamped to the type). */
-Tensor randomInt(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
-	int64_t lo, int64_t hi);
-/* Integers over the whole range of the type. */
-Tensor randomFull(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w);
-/* Floats uniform in [lo, hi], rounded to the type. */
-Tensor randomReal(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
-	double lo, double hi);
-/* Floats k / 2^fracBits with |k| <= range: exact in FP32 sums and products. */
-Tensor randomDyadic(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
-	int64_t range, int fracBits);
-/* A sensible default per type: full range for integers, [-2, 2] for floats. */
-Tensor randomTensor(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w);
 
 /* Writes arrays of parameters into guest memory; returns their address. */
 uint64_t putInt16s(DeviceHarness &dev, const std::vector<int16_t> &v);
@@ -183,13 +139,5 @@ struct RubikOp {
 };
 void programRubik(DeviceHarness &dev, unsigned group, const RubikOp &op);
 
-/* A typical integer SDP LUT: a smooth curve over int16 entries. */
-std::vector<int16_t> sampleIntLut(Rng &rng);
-std::vector<float> sampleFloatLut(Rng &rng);
-/*
- * An integer CDP LUT: (1 + i/16)^-0.75 in Q16 at knot i, whatever LUT_SHIFT
- * spaces the knots by.
- */
-std::vector<int32_t> sampleCdpLut();
 
 } /* namespace vdla_etest */

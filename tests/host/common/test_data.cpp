@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+#include "test_data.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vdla_testdata {
+
+using namespace vdla_ref;
+
+const char *layoutName(Layout layout)
+{
+	switch (layout) {
+	case Layout::Nchw:
+		return "Nchw";
+	case Layout::Nhwc:
+		return "Nhwc";
+	case Layout::PaddedNchw:
+		return "PaddedNchw";
+	case Layout::PaddedNhwc:
+		return "PaddedNhwc";
+	}
+	return "?";
+}
+
+TensorDesc makeDesc(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	Layout layout)
+{
+	uint32_t e = uint32_t(vdla_test::dtypeSize(dtype));
+	TensorDesc d;
+	switch (layout) {
+	case Layout::Nchw:
+		return TensorDesc::nchw(addr, dtype, n, c, h, w);
+	case Layout::Nhwc:
+		return TensorDesc::nhwc(addr, dtype, n, c, h, w);
+	case Layout::PaddedNchw:
+		d = TensorDesc::nchw(addr, dtype, n, c, h, w);
+		d.strideH = (w + 3) * e;
+		d.strideC = d.strideH * h + 5 * e;
+		d.strideN = d.strideC * c + 7 * e;
+		return d;
+	case Layout::PaddedNhwc:
+		d = TensorDesc::nhwc(addr, dtype, n, c, h, w);
+		d.strideW = (c + 2) * e;
+		d.strideH = d.strideW * w + 4 * e;
+		d.strideN = d.strideH * h + 8 * e;
+		return d;
+	}
+	return d;
+}
+
+Tensor randomInt(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	int64_t lo, int64_t hi)
+{
+	Tensor t(dtype, n, c, h, w);
+	lo = std::max(lo, dtypeMin(dtype));
+	hi = std::min(hi, dtypeMax(dtype));
+	for (auto &v : t.i)
+		v = rng.uniform(lo, hi);
+	return t;
+}
+
+Tensor randomFull(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
+{
+	return randomInt(rng, dtype, n, c, h, w, dtypeMin(dtype), dtypeMax(dtype));
+}
+
+Tensor randomReal(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	double lo, double hi)
+{
+	Tensor t(dtype, n, c, h, w);
+	for (auto &v : t.f)
+		v = roundToFloatType(dtype, rng.real(lo, hi));
+	return t;
+}
+
+Tensor randomDyadic(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	int64_t range, int fracBits)
+{
+	Tensor t(dtype, n, c, h, w);
+	for (auto &v : t.f)
+		v = roundToFloatType(
+			dtype, std::ldexp(double(rng.uniform(-range, range)), -fracBits));
+	return t;
+}
+
+Tensor randomTensor(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
+{
+	if (isFloat(dtype))
+		return randomReal(rng, dtype, n, c, h, w, -2, 2);
+	return randomFull(rng, dtype, n, c, h, w);
+}
+
+std::vector<int16_t> sampleIntLut(Rng &rng)
+{
+	std::vector<int16_t> t;
+	for (int i = 0; i < VDLA_LUT_ENTRIES; i++) {
+		double v = 20000 * std::tanh((i - 128) / 40.0) + double(rng.uniform(-300, 300));
+		t.push_back(int16_t(std::lround(v)));
+	}
+	return t;
+}
+
+std::vector<float> sampleFloatLut(Rng &rng)
+{
+	std::vector<float> t;
+	for (int i = 0; i < VDLA_LUT_ENTRIES; i++)
+		t.push_back(float(3 * std::sin(i / 20.0) + rng.real(-0.1, 0.1)));
+	return t;
+}
+
+std::vector<int32_t> sampleCdpLut()
+{
+	std::vector<int32_t> t;
+	for (int i = 0; i < VDLA_LUT_ENTRIES; i++)
+		t.push_back(int32_t(std::lround(65536 * std::pow(1 + i / 16.0, -0.75))));
+	return t;
+}
+
+} /* namespace vdla_testdata */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test data shared by the engine and firmware suites: memory layouts of
+ * tensors, deterministic random tensors and sample lookup tables.
+ */
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "device_harness.h"
+#include "reference.h"
+
+namespace vdla_testdata {
+
+using vdla_ref::Tensor;
+using vdla_test::TensorDesc;
+
+/* Byte every buffer (and the margins around it) is filled with. */
+constexpr uint8_t kCanary = 0xa5;
+/* Canary bytes before and after each buffer. */
+constexpr uint64_t kMargin = 64;
+
+/* Memory layouts the tests sweep: the spec's two packed ones and padded ones. */
+enum class Layout {
+	Nchw,
+	Nhwc,
+	/* NCHW with padding after each line, surface and batch. */
+	PaddedNchw,
+	/* NHWC with a gap after each pixel, line and batch. */
+	PaddedNhwc,
+};
+const char *layoutName(Layout layout);
+
+/* The descriptor of an (n, c, h, w) tensor of @dtype at @addr in @layout. */
+TensorDesc makeDesc(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	Layout layout);
+
+/* Deterministic random data. */
+class Rng
+{
+public:
+	explicit Rng(uint64_t seed) : gen_(seed) { }
+	int64_t uniform(int64_t lo, int64_t hi)
+	{
+		return std::uniform_int_distribution<int64_t>(lo, hi)(gen_);
+	}
+	double real(double lo, double hi)
+	{
+		return std::uniform_real_distribution<double>(lo, hi)(gen_);
+	}
+
+private:
+	std::mt19937_64 gen_;
+};
+
+/* Integers uniform in [lo, hi] (clamped to the type). */
+Tensor randomInt(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	int64_t lo, int64_t hi);
+/* Integers over the whole range of the type. */
+Tensor randomFull(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w);
+/* Floats uniform in [lo, hi], rounded to the type. */
+Tensor randomReal(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	double lo, double hi);
+/* Floats k / 2^fracBits with |k| <= range: exact in FP32 sums and products. */
+Tensor randomDyadic(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+	int64_t range, int fracBits);
+/* A sensible default per type: full range for integers, [-2, 2] for floats. */
+Tensor randomTensor(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w);
+
+/* Sample tables: a tanh-like INT16 LUT, a float LUT, a CDP (K + s)^-beta LUT. */
+std::vector<int16_t> sampleIntLut(Rng &rng);
+std::vector<float> sampleFloatLut(Rng &rng);
+std::vector<int32_t> sampleCdpLut();
+
+} /* namespace vdla_testdata */
