@@ -154,8 +154,14 @@ static void schedule(struct dla_engine *engine, struct dla_task *task)
 			for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
 				uint16_t index = task->group_op[e][g];
 
-				if (index != VDLA_NO_OP &&
-				    task->ops[index].state == DLA_OP_PROGRAMMED)
+				const struct dla_op *op;
+
+				if (index == VDLA_NO_OP)
+					continue;
+				op = &task->ops[index];
+				/* Only a fused member can be ready with links pending. */
+				if (op->state == DLA_OP_PROGRAMMED &&
+				    (op->pending == 0 || op->desc.fused_parent != VDLA_NO_OP))
 					changed |= try_enable(engine, task, index);
 			}
 		}
