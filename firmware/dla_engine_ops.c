@@ -20,6 +20,17 @@ static int is_float(uint32_t dtype)
 	return dtype == VDLA_DTYPE_FP16 || dtype == VDLA_DTYPE_FP32;
 }
 
+static int fp32_is_nan(uint32_t bits)
+{
+	return (bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu);
+}
+
+/* An unsigned key that orders IEEE binary32 values (not NaN) as numbers. */
+static uint32_t fp32_order_key(uint32_t bits)
+{
+	return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+
 void dla_shadow_invalidate(struct dla_engine *engine)
 {
 	struct dla_shadow *sh = &engine->shadow;
@@ -233,11 +244,17 @@ static int32_t sdp_validate(struct dla_validator *v, struct dla_op *op)
 	} else {
 		if (s->dst.dtype == VDLA_DTYPE_INT32 || (s->ew_op && !is_float(s->ew.dtype)))
 			return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
-		/* Float comparisons without floating point: the spec's rules on
-		 * the bit patterns (a positive finite step, CLIP_MAX >= CLIP_MIN). */
+		/*
+		 * The device's float rules checked on the bit patterns, without
+		 * floating point: a positive finite LUT step, CLIP_MAX >= CLIP_MIN.
+		 */
 		if (s->act == VDLA_SDP_ACT_LUT &&
 		    (s->lut_shift == 0 || (s->lut_shift >> 31) || (s->lut_shift >> 23) == 0xff))
 			return dla_reject(v, DLA_FIELD_SHIFT, DLA_REASON_OUT_OF_RANGE);
+		if (s->act == VDLA_SDP_ACT_CLIP &&
+		    (fp32_is_nan(s->clip_min) || fp32_is_nan(s->clip_max) ||
+		     fp32_order_key(s->clip_max) < fp32_order_key(s->clip_min)))
+			return dla_reject(v, DLA_FIELD_CLIP, DLA_REASON_OUT_OF_RANGE);
 	}
 	if (!dla_same_shape(&s->src, &s->dst) || (s->ew_op && !dla_same_shape(&s->src, &s->ew)))
 		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);

@@ -32,10 +32,12 @@
  */
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "task_builder.h"
@@ -596,6 +598,23 @@ std::vector<BadTask> corpus()
 			c.finish();
 		},
 		0, DLA_FIELD_DTYPE, DLA_REASON_TYPE);
+	/* The float path's clip bounds are compared as numbers, without FP. */
+	for (auto [name, lo, hi] : { std::tuple<const char *, float, float>{ "SdpFloatClipMaxBelowMin", 1.5f, -2.0f },
+		     { "SdpFloatClipMaxBelowNegativeMin", -1.0f, -2.0f },
+		     { "SdpFloatClipNaN", 0.0f, std::nanf("") } }) {
+		add(
+			name,
+			[lo = lo, hi = hi](Corpus &c) {
+				SdpParams p;
+				p.act = VDLA_SDP_ACT_CLIP;
+				p.fClipMin = lo;
+				p.fClipMax = hi;
+				c.b.sdp(c.b.alloc(VDLA_DTYPE_FP32, 1, 2, 3, 3),
+					c.b.alloc(VDLA_DTYPE_FP32, 1, 2, 3, 3), p);
+				c.finish();
+			},
+			0, DLA_FIELD_CLIP, DLA_REASON_OUT_OF_RANGE);
+	}
 	add(
 		"SdpIntegerInputToFloat",
 		[](Corpus &c) {
