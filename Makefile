@@ -38,9 +38,13 @@ test: all
 bench: all
 	scripts/bench
 
+# Kernel coding style of kmd/, firmware/ and uapi/ (downloads checkpatch once).
+checkpatch: deps
+	scripts/checkpatch
+
 clean:
 	rm -rf $(VDLA_BUILD)
 	$(MAKE) -C kmd clean KVER=$$(cat $(VDLA_CACHE)/guest-kernel-version 2>/dev/null || true) \
 		>/dev/null 2>&1 || true
 
-.PHONY: all deps qemu kmd userspace run test bench clean
+.PHONY: all deps qemu kmd userspace run test bench checkpatch clean
