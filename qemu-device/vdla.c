@@ -31,223 +31,238 @@
 OBJECT_DECLARE_SIMPLE_TYPE(VdlaState, VDLA)
 
 struct VdlaState {
-	PCIDevice parent_obj;
+    PCIDevice parent_obj;
 
-	MemoryRegion mmio;
-	MemoryRegion sram;
-	struct vdla_core *core;
-	struct vdla_core_config config;
+    MemoryRegion mmio;
+    MemoryRegion sram;
+    struct vdla_core *core;
+    struct vdla_core_config config;
 
-	/* MSI-X messages raised by worker threads, sent by irq_bh. */
-	QEMUBH *irq_bh;
-	unsigned int pending_messages;
+    /* MSI-X messages raised by worker threads, sent by irq_bh. */
+    QEMUBH *irq_bh;
+    unsigned int pending_messages;
 };
 
 static void vdla_send_messages(VdlaState *s, unsigned int count)
 {
-	PCIDevice *pdev = PCI_DEVICE(s);
+    PCIDevice *pdev = PCI_DEVICE(s);
 
-	while (count--) {
-		if (msix_enabled(pdev))
-			msix_notify(pdev, VDLA_MSIX_VECTOR_GLOBAL);
-	}
+    while (count--) {
+        if (msix_enabled(pdev)) {
+            msix_notify(pdev, VDLA_MSIX_VECTOR_GLOBAL);
+        }
+    }
 }
 
 static void vdla_irq_bh(void *opaque)
 {
-	VdlaState *s = opaque;
+    VdlaState *s = opaque;
 
-	vdla_send_messages(s, qatomic_xchg(&s->pending_messages, 0));
+    vdla_send_messages(s, qatomic_xchg(&s->pending_messages, 0));
 }
 
 static void vdla_raise_irq(void *opaque, unsigned int vector)
 {
-	VdlaState *s = opaque;
+    VdlaState *s = opaque;
 
-	if (bql_locked()) {
-		vdla_send_messages(s, 1);
-		return;
-	}
-	qatomic_inc(&s->pending_messages);
-	qemu_bh_schedule(s->irq_bh);
+    if (bql_locked()) {
+        vdla_send_messages(s, 1);
+        return;
+    }
+    qatomic_inc(&s->pending_messages);
+    qemu_bh_schedule(s->irq_bh);
 }
 
 static uint64_t vdla_clock_ns(void *opaque)
 {
-	return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
-static void G_GNUC_PRINTF(2, 0) vdla_guest_error(void *opaque, const char *fmt, va_list args)
+static void G_GNUC_PRINTF(2, 0) vdla_guest_error(void *opaque, const char *fmt,
+                                                 va_list args)
 {
-	g_autofree char *msg = g_strdup_vprintf(fmt, args);
+    g_autofree char *msg = g_strdup_vprintf(fmt, args);
 
-	qemu_log_mask(LOG_GUEST_ERROR, "%s", msg);
+    qemu_log_mask(LOG_GUEST_ERROR, "%s", msg);
 }
 
 /* Whether [addr, addr + len) is guest RAM, writable. */
 static bool vdla_dma_valid(void *opaque, uint64_t addr, uint64_t len)
 {
-	AddressSpace *as = pci_get_address_space(PCI_DEVICE(opaque));
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(opaque));
 
-	RCU_READ_LOCK_GUARD();
-	while (len) {
-		hwaddr xlat, piece = len;
-		MemoryRegion *mr = address_space_translate(as, addr, &xlat, &piece, true,
-							   MEMTXATTRS_UNSPECIFIED);
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr xlat, piece = len;
+        MemoryRegion *mr = address_space_translate(as, addr, &xlat, &piece,
+                                                   true,
+                                                   MEMTXATTRS_UNSPECIFIED);
 
-		if (!memory_region_is_ram(mr) || memory_region_is_rom(mr) || piece == 0)
-			return false;
-		addr += piece;
-		len -= piece;
-	}
-	return true;
+        if (!memory_region_is_ram(mr) || memory_region_is_rom(mr) ||
+            piece == 0) {
+            return false;
+        }
+        addr += piece;
+        len -= piece;
+    }
+    return true;
 }
 
-static int vdla_dma_read(void *opaque, uint64_t addr, void *buf, uint64_t len)
+static int vdla_dma_read(void *opaque, uint64_t addr, void *buf,
+                         uint64_t len)
 {
-	if (!vdla_dma_valid(opaque, addr, len))
-		return -1;
-	return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    if (!vdla_dma_valid(opaque, addr, len)) {
+        return -1;
+    }
+    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
+           0 : -1;
 }
 
-static int vdla_dma_write(void *opaque, uint64_t addr, const void *buf, uint64_t len)
+static int vdla_dma_write(void *opaque, uint64_t addr, const void *buf,
+                          uint64_t len)
 {
-	if (!vdla_dma_valid(opaque, addr, len))
-		return -1;
-	return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ? 0 : -1;
+    if (!vdla_dma_valid(opaque, addr, len)) {
+        return -1;
+    }
+    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
+           0 : -1;
 }
 
 static uint64_t vdla_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
-	VdlaState *s = opaque;
+    VdlaState *s = opaque;
 
-	return vdla_core_mmio_read(s->core, addr, size);
+    return vdla_core_mmio_read(s->core, addr, size);
 }
 
-static void vdla_mmio_write(void *opaque, hwaddr addr, uint64_t val, unsigned size)
+static void vdla_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned size)
 {
-	VdlaState *s = opaque;
+    VdlaState *s = opaque;
 
-	vdla_core_mmio_write(s->core, addr, val, size);
+    vdla_core_mmio_write(s->core, addr, val, size);
 }
 
 static const MemoryRegionOps vdla_mmio_ops = {
-	.read = vdla_mmio_read,
-	.write = vdla_mmio_write,
-	.endianness = DEVICE_LITTLE_ENDIAN,
-	/* Let every size through so that the core can log misuse. */
-	.valid = { .min_access_size = 1, .max_access_size = 8 },
-	.impl = { .min_access_size = 1, .max_access_size = 8 },
+    .read = vdla_mmio_read,
+    .write = vdla_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* Let every size through so that the core can log misuse. */
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
 
 static void vdla_realize(PCIDevice *pdev, Error **errp)
 {
-	VdlaState *s = VDLA(pdev);
-	const struct vdla_core_host host = {
-		.opaque = s,
-		.raise_irq = vdla_raise_irq,
-		.clock_ns = vdla_clock_ns,
-		.guest_error = vdla_guest_error,
-		.dma_read = vdla_dma_read,
-		.dma_write = vdla_dma_write,
-		.dma_valid = vdla_dma_valid,
-	};
-	const char *problem = NULL;
+    VdlaState *s = VDLA(pdev);
+    const struct vdla_core_host host = {
+        .opaque = s,
+        .raise_irq = vdla_raise_irq,
+        .clock_ns = vdla_clock_ns,
+        .guest_error = vdla_guest_error,
+        .dma_read = vdla_dma_read,
+        .dma_write = vdla_dma_write,
+        .dma_valid = vdla_dma_valid,
+    };
+    const char *problem = NULL;
 
-	s->irq_bh = qemu_bh_new(vdla_irq_bh, s);
-	s->core = vdla_core_create(&host, &s->config, &problem);
-	if (!s->core) {
-		error_setg(errp, "vdla: %s", problem ? problem : "cannot create the device core");
-		qemu_bh_delete(s->irq_bh);
-		return;
-	}
+    s->irq_bh = qemu_bh_new(vdla_irq_bh, s);
+    s->core = vdla_core_create(&host, &s->config, &problem);
+    if (!s->core) {
+        error_setg(errp, "vdla: %s",
+                   problem ? problem : "cannot create the device core");
+        qemu_bh_delete(s->irq_bh);
+        return;
+    }
 
-	memory_region_init_io(&s->mmio, OBJECT(s), &vdla_mmio_ops, s, "vdla-mmio",
-			      VDLA_MMIO_SIZE);
-	pci_register_bar(pdev, VDLA_BAR_MMIO,
-			 PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64,
-			 &s->mmio);
+    memory_region_init_io(&s->mmio, OBJECT(s), &vdla_mmio_ops, s, "vdla-mmio",
+                  VDLA_MMIO_SIZE);
+    pci_register_bar(pdev, VDLA_BAR_MMIO,
+             PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64,
+             &s->mmio);
 
-	memory_region_init_ram_ptr(&s->sram, OBJECT(s), "vdla-sram", s->config.sram_size,
-				   vdla_core_sram(s->core));
-	pci_register_bar(pdev, VDLA_BAR_SRAM,
-			 PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64 |
-				 PCI_BASE_ADDRESS_MEM_PREFETCH,
-			 &s->sram);
+    memory_region_init_ram_ptr(&s->sram, OBJECT(s), "vdla-sram",
+                               s->config.sram_size, vdla_core_sram(s->core));
+    pci_register_bar(pdev, VDLA_BAR_SRAM,
+             PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                 PCI_BASE_ADDRESS_MEM_PREFETCH,
+             &s->sram);
 
-	if (msix_init_exclusive_bar(pdev, VDLA_MSIX_VECTORS, VDLA_BAR_MSIX, errp)) {
-		vdla_core_destroy(s->core);
-		s->core = NULL;
-		qemu_bh_delete(s->irq_bh);
-		return;
-	}
-	for (unsigned int i = 0; i < VDLA_MSIX_VECTORS; i++)
-		msix_vector_use(pdev, i);
+    if (msix_init_exclusive_bar(pdev, VDLA_MSIX_VECTORS, VDLA_BAR_MSIX, errp)) {
+        vdla_core_destroy(s->core);
+        s->core = NULL;
+        qemu_bh_delete(s->irq_bh);
+        return;
+    }
+    for (unsigned int i = 0; i < VDLA_MSIX_VECTORS; i++) {
+        msix_vector_use(pdev, i);
+    }
 }
 
 static void vdla_exit(PCIDevice *pdev)
 {
-	VdlaState *s = VDLA(pdev);
+    VdlaState *s = VDLA(pdev);
 
-	msix_uninit_exclusive_bar(pdev);
-	/* Stops the workers before the memory they use goes away. */
-	vdla_core_destroy(s->core);
-	s->core = NULL;
-	qemu_bh_delete(s->irq_bh);
+    msix_uninit_exclusive_bar(pdev);
+    /* Stops the workers before the memory they use goes away. */
+    vdla_core_destroy(s->core);
+    s->core = NULL;
+    qemu_bh_delete(s->irq_bh);
 }
 
 static void vdla_reset_hold(Object *obj, ResetType type)
 {
-	VdlaState *s = VDLA(obj);
+    VdlaState *s = VDLA(obj);
 
-	vdla_core_reset(s->core);
+    vdla_core_reset(s->core);
 }
 
 static void vdla_instance_init(Object *obj)
 {
-	VdlaState *s = VDLA(obj);
+    VdlaState *s = VDLA(obj);
 
-	vdla_core_default_config(&s->config);
+    vdla_core_default_config(&s->config);
 }
 
 static const Property vdla_properties[] = {
-	DEFINE_PROP_UINT32("sram-size", VdlaState, config.sram_size, VDLA_SRAM_DEFAULT_SIZE),
-	DEFINE_PROP_INT32("fi-engine", VdlaState, config.fi_engine, -1),
-	DEFINE_PROP_UINT32("fi-mode", VdlaState, config.fi_mode, 0),
-	DEFINE_PROP_UINT32("fi-count", VdlaState, config.fi_count, 0),
-	DEFINE_PROP_UINT32("fi-delay-us", VdlaState, config.fi_delay_us, 0),
+    DEFINE_PROP_UINT32("sram-size", VdlaState, config.sram_size,
+                       VDLA_SRAM_DEFAULT_SIZE),
+    DEFINE_PROP_INT32("fi-engine", VdlaState, config.fi_engine, -1),
+    DEFINE_PROP_UINT32("fi-mode", VdlaState, config.fi_mode, 0),
+    DEFINE_PROP_UINT32("fi-count", VdlaState, config.fi_count, 0),
+    DEFINE_PROP_UINT32("fi-delay-us", VdlaState, config.fi_delay_us, 0),
 };
 
 static void vdla_class_init(ObjectClass *klass, void *data)
 {
-	DeviceClass *dc = DEVICE_CLASS(klass);
-	PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
-	ResettableClass *rc = RESETTABLE_CLASS(klass);
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+    ResettableClass *rc = RESETTABLE_CLASS(klass);
 
-	k->realize = vdla_realize;
-	k->exit = vdla_exit;
-	k->vendor_id = VDLA_PCI_VENDOR_ID;
-	k->device_id = VDLA_PCI_DEVICE_ID;
-	k->revision = VDLA_PCI_REVISION;
-	k->class_id = VDLA_PCI_CLASS;
-	rc->phases.hold = vdla_reset_hold;
-	device_class_set_props(dc, vdla_properties);
-	dc->desc = "vDLA deep-learning accelerator";
-	set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+    k->realize = vdla_realize;
+    k->exit = vdla_exit;
+    k->vendor_id = VDLA_PCI_VENDOR_ID;
+    k->device_id = VDLA_PCI_DEVICE_ID;
+    k->revision = VDLA_PCI_REVISION;
+    k->class_id = VDLA_PCI_CLASS;
+    rc->phases.hold = vdla_reset_hold;
+    device_class_set_props(dc, vdla_properties);
+    dc->desc = "vDLA deep-learning accelerator";
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 
 static const TypeInfo vdla_types[] = {
-	{
-		.name = TYPE_VDLA,
-		.parent = TYPE_PCI_DEVICE,
-		.instance_size = sizeof(VdlaState),
-		.instance_init = vdla_instance_init,
-		.class_init = vdla_class_init,
-		.interfaces = (InterfaceInfo[]) {
-			{ INTERFACE_CONVENTIONAL_PCI_DEVICE },
-			{ },
-		},
-	},
+    {
+        .name = TYPE_VDLA,
+        .parent = TYPE_PCI_DEVICE,
+        .instance_size = sizeof(VdlaState),
+        .instance_init = vdla_instance_init,
+        .class_init = vdla_class_init,
+        .interfaces = (InterfaceInfo[]) {
+            { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+            { },
+        },
+    },
 };
 
 DEFINE_TYPES(vdla_types)
