@@ -382,6 +382,7 @@ static void chain_start_locked(struct vdla_core *core, const struct chain *chain
 		op->mem.core = core;
 		op->mem.engine = e;
 		op->mem.context = dreg(g->regs, VDLA_D_CONTEXT);
+		mmu_snapshot_locked(core, &op->mem);
 		g->state = VDLA_GROUP_RUNNING;
 	}
 

@@ -63,6 +63,10 @@ struct mem_ctx {
 	struct vdla_core *core;
 	unsigned int engine;
 	uint32_t context;
+	/* The MMU as the operation found it when it started (mmu_snapshot_locked). */
+	bool mmu_on;
+	bool context_enabled;
+	uint64_t root;			/* level-0 table of the context */
 	bool faulted;
 	uint64_t fault_addr;
 	uint32_t fault_reason;

@@ -85,27 +85,33 @@ static bool walk(struct vdla_core *core, uint64_t root, uint64_t vpn, uint64_t *
 	return true;
 }
 
+void mmu_snapshot_locked(struct vdla_core *core, struct mem_ctx *ctx)
+{
+	uint32_t lo = 0, hi = 0;
+
+	ctx->mmu_on = core->mmu_ctrl & VDLA_MMU_CTRL_ENABLE;
+	if (ctx->context < VDLA_MMU_NUM_CONTEXTS) {
+		lo = core->ctx_base_lo[ctx->context];
+		hi = core->ctx_base_hi[ctx->context];
+	}
+	ctx->context_enabled = lo & VDLA_MMU_CTX_ENABLE;
+	ctx->root = ((uint64_t)hi << 32) | (lo & ~(uint64_t)(VDLA_PAGE_SIZE - 1));
+}
+
 static bool translate_mmu(struct mem_ctx *ctx, uint64_t va, bool write, uint64_t *page,
 			  uint32_t *flags)
 {
 	struct vdla_core *core = ctx->core;
 	uint64_t vpn = va >> VDLA_PAGE_SHIFT;
-	uint64_t tag, root;
-	uint32_t base_lo, base_hi, reason;
+	uint64_t tag;
+	uint32_t reason;
 	struct tlb_entry *e;
 	bool hit;
 
-	/* Context registers can change under us only through MMIO, which
-	 * software must not do while operations of the context run. */
-	pthread_mutex_lock(&core->lock);
-	base_lo = ctx->context < VDLA_MMU_NUM_CONTEXTS ? core->ctx_base_lo[ctx->context] : 0;
-	base_hi = ctx->context < VDLA_MMU_NUM_CONTEXTS ? core->ctx_base_hi[ctx->context] : 0;
-	pthread_mutex_unlock(&core->lock);
-	if (!(base_lo & VDLA_MMU_CTX_ENABLE)) {
+	if (!ctx->context_enabled) {
 		mmu_record_fault(ctx, va, VDLA_MMU_FAULT_BAD_CONTEXT, write);
 		return false;
 	}
-	root = ((uint64_t)base_hi << 32) | (base_lo & ~(uint64_t)(VDLA_PAGE_SIZE - 1));
 
 	tag = (((uint64_t)ctx->context << 40) | vpn) + 1;
 	pthread_mutex_lock(&core->tlb_lock);
@@ -118,7 +124,7 @@ static bool translate_mmu(struct mem_ctx *ctx, uint64_t va, bool write, uint64_t
 	pthread_mutex_unlock(&core->tlb_lock);
 
 	if (!hit) {
-		if (!walk(core, root, vpn, page, flags, &reason)) {
+		if (!walk(core, ctx->root, vpn, page, flags, &reason)) {
 			mmu_record_fault(ctx, va, reason, write);
 			return false;
 		}
@@ -147,7 +153,6 @@ bool mmu_translate(struct mem_ctx *ctx, uint64_t va, uint64_t len, bool write,
 	uint64_t va_limit = 1ull << VDLA_VA_BITS;
 	uint64_t page, in_page;
 	uint32_t flags;
-	bool mmu_on;
 
 	if (va >= VDLA_SRAM_BASE) {
 		uint64_t offset = va - VDLA_SRAM_BASE;
@@ -166,12 +171,8 @@ bool mmu_translate(struct mem_ctx *ctx, uint64_t va, uint64_t len, bool write,
 		return false;
 	}
 
-	pthread_mutex_lock(&core->lock);
-	mmu_on = core->mmu_ctrl & VDLA_MMU_CTRL_ENABLE;
-	pthread_mutex_unlock(&core->lock);
-
 	tr->sram = false;
-	if (!mmu_on) {
+	if (!ctx->mmu_on) {
 		tr->addr = va;
 		tr->len = va_limit - va;
 		if (tr->len > len)

@@ -24,5 +24,11 @@ struct translation {
 bool mmu_translate(struct mem_ctx *ctx, uint64_t va, uint64_t len, bool write,
 		   struct translation *tr);
 void mmu_record_fault(struct mem_ctx *ctx, uint64_t addr, uint32_t reason, bool write);
+/*
+ * Captures the MMU settings an operation uses for its whole run; called with
+ * the core lock held as the operation starts, so that translation takes no
+ * lock but the TLB's.
+ */
+void mmu_snapshot_locked(struct vdla_core *core, struct mem_ctx *ctx);
 
 #endif /* VDLA_MMU_H */
