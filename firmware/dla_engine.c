@@ -37,11 +37,6 @@ int32_t dla_register_driver(void *memory, void *driver_context, struct dla_engin
 	return DLA_SUCCESS;
 }
 
-static uint32_t engine_base(uint32_t engine)
-{
-	return VDLA_ENGINE_BASE(engine);
-}
-
 
 static void fire(struct dla_task *task, struct dla_op *op, uint32_t event)
 {
@@ -129,7 +124,7 @@ static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t
 		uint32_t e = op->desc.engine;
 
 		dla_select_group(engine, e, op->group);
-		dla_wr(engine, engine_base(e) + VDLA_D_OP_ENABLE, 1);
+		dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_D_OP_ENABLE, 1);
 		op->state = DLA_OP_ENABLED;
 		task->enabled++;
 		fire(task, op, VDLA_EVENT_OP_ENABLED);
@@ -174,7 +169,7 @@ static void read_consumer_pointers(struct dla_engine *engine, struct dla_task *t
 	dla_shadow_invalidate(engine);
 	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
 		task->next_group[e] =
-			dla_rd(engine, engine_base(e) + VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER ?
+			dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER ?
 				1 : 0;
 		task->group_op[e][0] = VDLA_NO_OP;
 		task->group_op[e][1] = VDLA_NO_OP;
@@ -223,7 +218,7 @@ void dla_isr_handler(struct dla_engine *engine)
 
 static void read_stats(struct dla_engine *engine, uint32_t e, struct dla_op *op)
 {
-	uint32_t base = engine_base(e) + VDLA_E_GROUP_STAT(op->group);
+	uint32_t base = VDLA_ENGINE_BASE(e) + VDLA_E_GROUP_STAT(op->group);
 	struct dla_op_stats *s = &op->stats;
 
 	s->macs = dla_rd(engine, base + VDLA_E_STAT_MACS_LO);
@@ -255,7 +250,7 @@ static void fail_task(struct dla_engine *engine, struct dla_task *task, struct d
 	r->state = DLA_TASK_FAILED;
 	r->status = DLA_ERR_HARDWARE;
 	r->hw_op = index;
-	r->hw_error = dla_rd(engine, engine_base(e) + VDLA_E_GROUP_STAT(op->group) +
+	r->hw_error = dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_GROUP_STAT(op->group) +
 					     VDLA_E_STAT_ERROR);
 	if (r->hw_error == VDLA_ERROR_MMU_FAULT) {
 		r->fault_status = dla_rd(engine, VDLA_REG_MMU_FAULT_STATUS);
@@ -291,7 +286,7 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 		if (oldest == VDLA_NO_OP)
 			return 0;
 		if (!read) {
-			status = dla_rd(engine, engine_base(e) + VDLA_E_STATUS);
+			status = dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_STATUS);
 			read = 1;
 		}
 		op = &task->ops[oldest];

@@ -138,7 +138,6 @@ static int32_t conv_validate(struct dla_validator *v, struct dla_op *op)
 {
 	const struct vdla_task_conv *c = &op->desc.conv;
 	uint32_t in = c->src.dtype, out = is_float(in) ? VDLA_DTYPE_FP32 : VDLA_DTYPE_INT32;
-	int64_t span, numerator;
 
 	if (c->reserved)
 		return dla_reject(v, DLA_FIELD_RESERVED, DLA_REASON_NOT_ZERO);
@@ -174,13 +173,10 @@ static int32_t conv_validate(struct dla_validator *v, struct dla_op *op)
 		return dla_reject(v, DLA_FIELD_PAD_VALUE, DLA_REASON_OUT_OF_RANGE);
 	if (c->dst.c != c->wgt.n || c->dst.n != c->src.n)
 		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
-	span = (int64_t)(c->wgt.w - 1) * c->dilation_x + 1;
-	numerator = (int64_t)c->src.w + c->pad_left + c->pad_right - span;
-	if (numerator < 0 || c->dst.w != (uint32_t)(numerator / c->stride_x + 1))
-		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
-	span = (int64_t)(c->wgt.h - 1) * c->dilation_y + 1;
-	numerator = (int64_t)c->src.h + c->pad_top + c->pad_bottom - span;
-	if (numerator < 0 || c->dst.h != (uint32_t)(numerator / c->stride_y + 1))
+	if (c->dst.w != vdla_conv_output_size(c->src.w, c->pad_left, c->pad_right, c->wgt.w,
+					      c->dilation_x, c->stride_x) ||
+	    c->dst.h != vdla_conv_output_size(c->src.h, c->pad_top, c->pad_bottom, c->wgt.h,
+					      c->dilation_y, c->stride_y))
 		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	if ((uint64_t)c->wgt.c * c->wgt.h * c->wgt.w > VDLA_CONV_MAX_REDUCTION)
 		return dla_reject_in(v, DLA_FIELD_WGT, DLA_FIELD_DIMS, DLA_REASON_OUT_OF_RANGE);
@@ -310,18 +306,6 @@ static void sdp_program(struct dla_engine *engine, const struct dla_op *op, uint
 
 /* ---- PDP ---------------------------------------------------------------- */
 
-static uint32_t pooled(uint32_t in, uint32_t k, uint32_t s, uint32_t pa, uint32_t pb, int ceil)
-{
-	int64_t base = (int64_t)in + pa + pb - k, out;
-
-	if (base < 0)
-		return 0;
-	out = (ceil ? (base + s - 1) / s : base / s) + 1;
-	if (ceil && (out - 1) * (int64_t)s >= (int64_t)in + pa)
-		out--;
-	return (uint32_t)out;
-}
-
 static int32_t pdp_validate(struct dla_validator *v, struct dla_op *op)
 {
 	const struct vdla_task_pdp *p = &op->desc.pdp;
@@ -348,10 +332,10 @@ static int32_t pdp_validate(struct dla_validator *v, struct dla_op *op)
 	    p->pad_top >= p->kernel_h || p->pad_bottom >= p->kernel_h)
 		return dla_reject(v, DLA_FIELD_PADDING, DLA_REASON_OUT_OF_RANGE);
 	if (p->dst.n != p->src.n || p->dst.c != p->src.c ||
-	    p->dst.w != pooled(p->src.w, p->kernel_w, p->stride_x, p->pad_left, p->pad_right,
-			       p->ceil_mode) ||
-	    p->dst.h != pooled(p->src.h, p->kernel_h, p->stride_y, p->pad_top, p->pad_bottom,
-			       p->ceil_mode))
+	    p->dst.w != vdla_pool_output_size(p->src.w, p->kernel_w, p->stride_x, p->pad_left,
+					      p->pad_right, p->ceil_mode) ||
+	    p->dst.h != vdla_pool_output_size(p->src.h, p->kernel_h, p->stride_y, p->pad_top,
+					      p->pad_bottom, p->ceil_mode))
 		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	return DLA_SUCCESS;
 }

@@ -83,6 +83,26 @@ int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow)
 	return 0;
 }
 
+int op_input(struct op *op, const struct tensor *t, bool flying, const struct tensor **in,
+	     const uint8_t **base, uint8_t **shadow)
+{
+	int ret = 0;
+
+	*shadow = NULL;
+	if (flying) {
+		if (!op->fly_in.data || op->fly_in.t.dtype != t->dtype ||
+		    !tensor_same_shape(&op->fly_in.t, t))
+			return VDLA_ERROR_CHAIN;
+		*in = &op->fly_in.t;
+		*base = op->fly_in.data;
+		return 0;
+	}
+	*shadow = op_gather(op, t, &ret);
+	*in = t;
+	*base = *shadow;
+	return ret;
+}
+
 void *op_alloc(struct op *op, size_t size)
 {
 	return scratch_get(op->pool, size);

@@ -32,8 +32,7 @@ static uint32_t hi16(uint32_t v)
 static int conv_load(const uint32_t *regs, struct conv_cfg *c)
 {
 	uint32_t cfg = dreg(regs, VDLA_D_CFG);
-	uint32_t in_type, out_type, kh, kw, span;
-	int64_t numerator;
+	uint32_t in_type, out_type, kh, kw;
 	int ret;
 
 	if (cfg & ~VDLA_CONV_CFG_DST_FLYING)
@@ -84,13 +83,10 @@ static int conv_load(const uint32_t *regs, struct conv_cfg *c)
 	    c->dst.dim[VDLA_DIM_N] != c->src.dim[VDLA_DIM_N])
 		return VDLA_ERROR_SHAPE;
 
-	span = (kw - 1) * c->dx + 1;
-	numerator = (int64_t)c->src.dim[VDLA_DIM_W] + c->pl + c->pr - span;
-	if (numerator < 0 || c->dst.dim[VDLA_DIM_W] != numerator / c->sx + 1)
-		return VDLA_ERROR_SHAPE;
-	span = (kh - 1) * c->dy + 1;
-	numerator = (int64_t)c->src.dim[VDLA_DIM_H] + c->pt + c->pb - span;
-	if (numerator < 0 || c->dst.dim[VDLA_DIM_H] != numerator / c->sy + 1)
+	if (c->dst.dim[VDLA_DIM_W] != vdla_conv_output_size(c->src.dim[VDLA_DIM_W], c->pl, c->pr,
+							    kw, c->dx, c->sx) ||
+	    c->dst.dim[VDLA_DIM_H] != vdla_conv_output_size(c->src.dim[VDLA_DIM_H], c->pt, c->pb,
+							    kh, c->dy, c->sy))
 		return VDLA_ERROR_SHAPE;
 
 	if ((uint64_t)c->wgt.dim[VDLA_DIM_C] * kh * kw > VDLA_CONV_MAX_REDUCTION)

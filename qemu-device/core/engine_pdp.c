@@ -15,22 +15,6 @@ struct pdp_cfg {
 	uint32_t kw, kh, sx, sy, pl, pr, pt, pb;
 };
 
-/* Output size along one axis, or 0 if the configuration admits none. */
-static uint32_t pooled_size(uint32_t in, uint32_t k, uint32_t s, uint32_t pa, uint32_t pb,
-			    bool ceil_mode)
-{
-	int64_t base = (int64_t)in + pa + pb - k;
-	int64_t out;
-
-	if (base < 0)
-		return 0;
-	out = (ceil_mode ? (base + s - 1) / s : base / s) + 1;
-	/* The last window must start inside the input or the leading padding. */
-	if (ceil_mode && (out - 1) * (int64_t)s >= (int64_t)in + pa)
-		out--;
-	return (uint32_t)out;
-}
-
 static int pdp_load(const uint32_t *regs, struct pdp_cfg *c)
 {
 	uint32_t cfg = dreg(regs, VDLA_D_CFG);
@@ -72,10 +56,10 @@ static int pdp_load(const uint32_t *regs, struct pdp_cfg *c)
 
 	if (c->dst.dim[VDLA_DIM_N] != c->src.dim[VDLA_DIM_N] ||
 	    c->dst.dim[VDLA_DIM_C] != c->src.dim[VDLA_DIM_C] ||
-	    c->dst.dim[VDLA_DIM_W] != pooled_size(c->src.dim[VDLA_DIM_W], c->kw, c->sx, c->pl,
-						    c->pr, c->ceil) ||
-	    c->dst.dim[VDLA_DIM_H] != pooled_size(c->src.dim[VDLA_DIM_H], c->kh, c->sy, c->pt,
-						    c->pb, c->ceil))
+	    c->dst.dim[VDLA_DIM_W] != vdla_pool_output_size(c->src.dim[VDLA_DIM_W], c->kw, c->sx,
+							    c->pl, c->pr, c->ceil) ||
+	    c->dst.dim[VDLA_DIM_H] != vdla_pool_output_size(c->src.dim[VDLA_DIM_H], c->kh, c->sy,
+							    c->pt, c->pb, c->ceil))
 		return VDLA_ERROR_SHAPE;
 	return VDLA_ERROR_NONE;
 }
@@ -140,19 +124,9 @@ int pdp_run(struct op *op)
 
 	if (ret)
 		return ret;
-	if (c.flying) {
-		if (!op->fly_in.data || op->fly_in.t.dtype != c.src.dtype ||
-		    !tensor_same_shape(&op->fly_in.t, &c.src))
-			return VDLA_ERROR_CHAIN;
-		in_t = &op->fly_in.t;
-		base = op->fly_in.data;
-	} else {
-		shadow = op_gather(op, &c.src, &ret);
-		if (ret)
-			return ret;
-		in_t = &c.src;
-		base = shadow;
-	}
+	ret = op_input(op, &c.src, c.flying, &in_t, &base, &shadow);
+	if (ret)
+		return ret;
 
 	out = op_alloc(op, tensor_extent(&c.dst));
 	if (!out) {

@@ -325,20 +325,9 @@ int sdp_run(struct op *op)
 
 	if (ret)
 		return ret;
-	if (c.src_flying) {
-		/* The link from CONV: its DST must be our SRC. */
-		if (!op->fly_in.data || op->fly_in.t.dtype != c.src.dtype ||
-		    !tensor_same_shape(&op->fly_in.t, &c.src))
-			return VDLA_ERROR_CHAIN;
-		in_t = &op->fly_in.t;
-		src_base = op->fly_in.data;
-	} else {
-		src_shadow = op_gather(op, &c.src, &ret);
-		if (ret)
-			return ret;
-		in_t = &c.src;
-		src_base = src_shadow;
-	}
+	ret = op_input(op, &c.src, c.src_flying, &in_t, &src_base, &src_shadow);
+	if (ret)
+		return ret;
 
 	ret = params_read(op, &c, &p);
 	if (!ret && c.ew_op != VDLA_SDP_EW_OP_NONE)

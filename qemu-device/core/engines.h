@@ -58,6 +58,14 @@ int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow);
  * the bytes. NULL with *error set on failure.
  */
 uint8_t *op_gather(struct op *op, const struct tensor *t, int *error);
+/*
+ * The input @t of an engine that can take it flying: with @flying, the
+ * previous chain member's output (whose type and shape must be @t's, else
+ * VDLA_ERROR_CHAIN); otherwise @t gathered from memory into *@shadow (give
+ * it back with op_free). Sets *@in and *@base to read the elements through.
+ */
+int op_input(struct op *op, const struct tensor *t, bool flying, const struct tensor **in,
+	     const uint8_t **base, uint8_t **shadow);
 /* Large buffers for an operation, from the executing worker's pool. */
 void *op_alloc(struct op *op, size_t size);
 void op_free(struct op *op, void *ptr);

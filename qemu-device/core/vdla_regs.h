@@ -386,4 +386,37 @@ enum vdla_dim {
 #define VDLA_PDP_MAX_KERNEL		16
 #define VDLA_PDP_MAX_STRIDE		16
 
+/* ---- Shape rules shared by the device and its firmware ----------------- */
+
+/*
+ * Output size of a convolution along one axis (docs/hw-spec.md, "CONV"), or
+ * -1 when the dilated kernel does not fit the padded input.
+ */
+static inline long long vdla_conv_output_size(long long in, long long pad_a, long long pad_b,
+					      long long kernel, long long dilation,
+					      long long stride)
+{
+	long long numerator = in + pad_a + pad_b - ((kernel - 1) * dilation + 1);
+
+	return numerator < 0 ? -1 : numerator / stride + 1;
+}
+
+/*
+ * Output size of pooling along one axis (docs/hw-spec.md, "PDP"), or 0 when
+ * the kernel does not fit; in ceil mode the last window must start inside the
+ * input or the leading padding.
+ */
+static inline long long vdla_pool_output_size(long long in, long long kernel, long long stride,
+					      long long pad_a, long long pad_b, int ceil_mode)
+{
+	long long base = in + pad_a + pad_b - kernel, out;
+
+	if (base < 0)
+		return 0;
+	out = (ceil_mode ? (base + stride - 1) / stride : base / stride) + 1;
+	if (ceil_mode && (out - 1) * stride >= in + pad_a)
+		out--;
+	return out;
+}
+
 #endif /* VDLA_REGS_H */
