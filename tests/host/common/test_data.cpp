@@ -117,4 +117,63 @@ std::vector<int32_t> sampleCdpLut()
 	return t;
 }
 
+ChainWork intChainWork(Rng &rng)
+{
+	ChainWork w;
+	w.src = randomFull(rng, VDLA_DTYPE_INT8, 1, 8, 10, 10);
+	w.wgt = randomFull(rng, VDLA_DTYPE_INT8, 6, 8, 3, 3);
+	w.conv.padL = w.conv.padR = w.conv.padT = w.conv.padB = 1;
+	w.conv.padValue = 3;
+	w.sdp.bias = VDLA_SDP_MODE_PER_CHANNEL;
+	for (int c = 0; c < 6; c++)
+		w.sdp.biasChannel.push_back(int32_t(rng.uniform(-5000, 5000)));
+	w.sdp.scale = VDLA_SDP_MODE_PER_TENSOR;
+	w.sdp.scaleMul = 3;
+	w.sdp.scaleShift = 10;
+	w.sdp.act = VDLA_SDP_ACT_RELU;
+	w.sdp.round = VDLA_ROUND_HALF_EVEN;
+	w.sdpOut = VDLA_DTYPE_INT8;
+	w.pdp.method = VDLA_PDP_MAX;
+	w.pdp.kw = w.pdp.kh = 2;
+	w.pdp.sx = w.pdp.sy = 2;
+	w.refConv = conv(w.src, w.wgt, w.conv);
+	w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
+	w.refPdp = pdp(stored(w.refSdp), w.pdp);
+	return w;
+}
+
+/*
+ * FP16 conv -> FP32 -> SDP (scale, bias, clip) -> FP16 [-> PDP AVG 3x3 pad 1].
+ * With @exact, data in {-1, -0.5, 0, 0.5, 1} keep every value up to SDP's
+ * FP16 output exact, so PDP averages known values; otherwise PDP's input
+ * would be an FP16 rounding the reference cannot know.
+ */
+ChainWork floatChainWork(Rng &rng, bool exact)
+{
+	ChainWork w;
+	w.src = exact ? randomDyadic(rng, VDLA_DTYPE_FP16, 1, 5, 9, 9, 2, 1)
+		      : randomReal(rng, VDLA_DTYPE_FP16, 1, 5, 9, 9, -1, 1);
+	w.wgt = exact ? randomDyadic(rng, VDLA_DTYPE_FP16, 4, 5, 3, 3, 2, 1)
+		      : randomReal(rng, VDLA_DTYPE_FP16, 4, 5, 3, 3, -1, 1);
+	w.conv.padL = w.conv.padR = w.conv.padT = w.conv.padB = 1;
+	w.sdp.bias = VDLA_SDP_MODE_PER_TENSOR;
+	w.sdp.fBiasValue = 0.25f;
+	w.sdp.scale = VDLA_SDP_MODE_PER_CHANNEL;
+	w.sdp.fScaleChannel = { 0.5f, -1.0f, 2.0f, 0.75f };
+	w.sdp.act = VDLA_SDP_ACT_CLIP;
+	w.sdp.fClipMin = -2.0f;
+	w.sdp.fClipMax = 3.0f;
+	w.sdpOut = VDLA_DTYPE_FP16;
+	w.pdp.method = VDLA_PDP_AVG;
+	w.pdp.kw = w.pdp.kh = 3;
+	w.pdp.sx = w.pdp.sy = 2;
+	w.pdp.padL = w.pdp.padR = w.pdp.padT = w.pdp.padB = 1;
+	w.pdp.includePad = true;
+	w.pdp.ceil = true;
+	w.refConv = conv(w.src, w.wgt, w.conv);
+	w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
+	w.refPdp = pdp(stored(w.refSdp), w.pdp);
+	return w;
+}
+
 } /* namespace vdla_testdata */

@@ -74,4 +74,23 @@ std::vector<int16_t> sampleIntLut(Rng &rng);
 std::vector<float> sampleFloatLut(Rng &rng);
 std::vector<int32_t> sampleCdpLut();
 
+/* The work of a fused chain, as logical tensors, parameters and results. */
+struct ChainWork {
+	Tensor src, wgt;
+	vdla_ref::ConvParams conv;
+	vdla_ref::SdpParams sdp;
+	vdla_ref::PdpParams pdp;
+	uint32_t sdpOut; /* SDP's output type */
+	Tensor refConv, refSdp, refPdp;
+};
+
+/* INT8 conv -> INT32 -> SDP (bias, scale, relu) -> INT8 -> PDP MAX 2x2. */
+ChainWork intChainWork(Rng &rng);
+/*
+ * FP16 conv -> FP32 -> SDP (scale, bias, clip) -> FP16 -> PDP AVG 3x3 pad 1.
+ * With @exact, data in {-1, -0.5, 0, 0.5, 1} keep every value up to SDP's
+ * FP16 output exact, so PDP averages values the reference knows.
+ */
+ChainWork floatChainWork(Rng &rng, bool exact);
+
 } /* namespace vdla_testdata */

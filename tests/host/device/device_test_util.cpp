@@ -66,18 +66,7 @@ uint64_t BdmaOp::dstExtent() const
 
 void programBdma(DeviceHarness &dev, unsigned group, const BdmaOp &op)
 {
-	dev.selectGroup(kBdma, group);
-	dev.writeEngine(kBdma, VDLA_D_CONTEXT, op.context);
-	dev.writeEngine(kBdma, VDLA_D_CFG, 0);
-	dev.write64Engine(kBdma, VDLA_BDMA_SRC_ADDR_LO, op.src);
-	dev.write64Engine(kBdma, VDLA_BDMA_DST_ADDR_LO, op.dst);
-	dev.writeEngine(kBdma, VDLA_BDMA_LINE_BYTES, op.lineBytes);
-	dev.writeEngine(kBdma, VDLA_BDMA_LINES, op.lines);
-	dev.writeEngine(kBdma, VDLA_BDMA_SRC_LINE_STRIDE, op.srcLineStride);
-	dev.writeEngine(kBdma, VDLA_BDMA_DST_LINE_STRIDE, op.dstLineStride);
-	dev.writeEngine(kBdma, VDLA_BDMA_SURFACES, op.surfaces);
-	dev.writeEngine(kBdma, VDLA_BDMA_SRC_SURF_STRIDE, op.srcSurfStride);
-	dev.writeEngine(kBdma, VDLA_BDMA_DST_SURF_STRIDE, op.dstSurfStride);
+	vdla_test::programBdma(dev, group, op, op.context);
 }
 
 void startBdma(DeviceHarness &dev, unsigned group, const BdmaOp &op)

@@ -192,8 +192,11 @@ TEST(SramConfig, DefaultIsOneMebibyte)
 	EXPECT_EQ(config.sram_size, 1u << 20);
 }
 
-/* A host with every callback, for calling vdla_core_create directly. */
-vdla_core_host stubHost()
+/*
+ * A host with every callback but no memory, for calling vdla_core_create
+ * directly with configs it must refuse.
+ */
+vdla_core_host inertHost()
 {
 	vdla_core_host host = {};
 	host.raise_irq = [](void *, unsigned int) {};
@@ -210,7 +213,7 @@ class SramBadSize : public ::testing::TestWithParam<uint32_t>
 
 TEST_P(SramBadSize, MakesCreateFailWithAnExplanation)
 {
-	vdla_core_host host = stubHost();
+	vdla_core_host host = inertHost();
 	vdla_core_config config;
 	vdla_core_default_config(&config);
 	config.sram_size = GetParam();
@@ -232,7 +235,7 @@ INSTANTIATE_TEST_SUITE_P(Sram, SramBadSize,
 
 TEST(SramConfig, ValidSizeCreatesWithoutError)
 {
-	vdla_core_host host = stubHost();
+	vdla_core_host host = inertHost();
 	vdla_core_config config;
 	vdla_core_default_config(&config);
 	config.sram_size = 128u << 10;

@@ -275,7 +275,7 @@ TEST_P(BdmaInvalid, EndsInErrorAndWritesNothing)
 	p.lineBytes = k.lineBytes, p.lines = k.lines, p.surfaces = k.surfaces;
 	p.srcLineStride = k.srcLineStride, p.dstLineStride = k.dstLineStride;
 	p.srcSurfStride = k.srcSurfStride, p.dstSurfStride = k.dstSurfStride;
-	programBdma(dev, 0, p, k.cfg);
+	programBdma(dev, 0, p, 0, k.cfg);
 	OpResult r = runGroup(dev, kBdma, 0);
 	EXPECT_TRUE(failedWith(r, kBdma, 0, k.error));
 	EXPECT_TRUE(regionUntouched(dev, out - kMargin, outBytes + 2 * kMargin));

@@ -191,22 +191,6 @@ static const char *stateName(uint32_t state)
 
 /* ---- Programming ------------------------------------------------------- */
 
-void programBdma(DeviceHarness &dev, unsigned group, const BdmaParams &p, uint32_t cfg)
-{
-	const unsigned e = VDLA_ENGINE_BDMA;
-	dev.selectGroup(e, group);
-	dev.writeEngine(e, VDLA_D_CFG, cfg);
-	dev.write64Engine(e, VDLA_BDMA_SRC_ADDR_LO, p.src);
-	dev.write64Engine(e, VDLA_BDMA_DST_ADDR_LO, p.dst);
-	dev.writeEngine(e, VDLA_BDMA_LINE_BYTES, p.lineBytes);
-	dev.writeEngine(e, VDLA_BDMA_LINES, p.lines);
-	dev.writeEngine(e, VDLA_BDMA_SRC_LINE_STRIDE, p.srcLineStride);
-	dev.writeEngine(e, VDLA_BDMA_DST_LINE_STRIDE, p.dstLineStride);
-	dev.writeEngine(e, VDLA_BDMA_SURFACES, p.surfaces);
-	dev.writeEngine(e, VDLA_BDMA_SRC_SURF_STRIDE, p.srcSurfStride);
-	dev.writeEngine(e, VDLA_BDMA_DST_SURF_STRIDE, p.dstSurfStride);
-}
-
 uint32_t padValueBits(uint32_t dtype, double v)
 {
 	if (isFloat(dtype))

@@ -94,8 +94,8 @@ const char *engineName(unsigned engine);
 
 /* ---- Programming each engine (the D window of @group) ----------------- */
 
-void programBdma(
-	DeviceHarness &dev, unsigned group, const vdla_ref::BdmaParams &p, uint32_t cfg = 0);
+/* programBdma(dev, group, params, context, cfg) is the harness's. */
+using vdla_test::programBdma;
 
 struct ConvOp {
 	TensorDesc src, wgt, dst;

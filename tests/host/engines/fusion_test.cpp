@@ -23,76 +23,6 @@ constexpr unsigned kConv = VDLA_ENGINE_CONV;
 constexpr unsigned kSdp = VDLA_ENGINE_SDP;
 constexpr unsigned kPdp = VDLA_ENGINE_PDP;
 
-/* The work of a chain, as logical tensors and parameters. */
-struct ChainWork {
-	Tensor src, wgt;
-	ConvParams conv;
-	SdpParams sdp;
-	PdpParams pdp;
-	uint32_t sdpOut; /* SDP's output type */
-	Tensor refConv, refSdp, refPdp;
-};
-
-/* INT8 conv -> INT32 -> SDP (bias, scale, relu) -> INT8 [-> PDP MAX 2x2]. */
-ChainWork intWork(Rng &rng)
-{
-	ChainWork w;
-	w.src = randomFull(rng, VDLA_DTYPE_INT8, 1, 8, 10, 10);
-	w.wgt = randomFull(rng, VDLA_DTYPE_INT8, 6, 8, 3, 3);
-	w.conv.padL = w.conv.padR = w.conv.padT = w.conv.padB = 1;
-	w.conv.padValue = 3;
-	w.sdp.bias = VDLA_SDP_MODE_PER_CHANNEL;
-	for (int c = 0; c < 6; c++)
-		w.sdp.biasChannel.push_back(int32_t(rng.uniform(-5000, 5000)));
-	w.sdp.scale = VDLA_SDP_MODE_PER_TENSOR;
-	w.sdp.scaleMul = 3;
-	w.sdp.scaleShift = 10;
-	w.sdp.act = VDLA_SDP_ACT_RELU;
-	w.sdp.round = VDLA_ROUND_HALF_EVEN;
-	w.sdpOut = VDLA_DTYPE_INT8;
-	w.pdp.method = VDLA_PDP_MAX;
-	w.pdp.kw = w.pdp.kh = 2;
-	w.pdp.sx = w.pdp.sy = 2;
-	w.refConv = conv(w.src, w.wgt, w.conv);
-	w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
-	w.refPdp = pdp(stored(w.refSdp), w.pdp);
-	return w;
-}
-
-/*
- * FP16 conv -> FP32 -> SDP (scale, bias, clip) -> FP16 [-> PDP AVG 3x3 pad 1].
- * With @exact, data in {-1, -0.5, 0, 0.5, 1} keep every value up to SDP's
- * FP16 output exact, so PDP averages known values; otherwise PDP's input
- * would be an FP16 rounding the reference cannot know.
- */
-ChainWork floatWork(Rng &rng, bool exact)
-{
-	ChainWork w;
-	w.src = exact ? randomDyadic(rng, VDLA_DTYPE_FP16, 1, 5, 9, 9, 2, 1)
-		      : randomReal(rng, VDLA_DTYPE_FP16, 1, 5, 9, 9, -1, 1);
-	w.wgt = exact ? randomDyadic(rng, VDLA_DTYPE_FP16, 4, 5, 3, 3, 2, 1)
-		      : randomReal(rng, VDLA_DTYPE_FP16, 4, 5, 3, 3, -1, 1);
-	w.conv.padL = w.conv.padR = w.conv.padT = w.conv.padB = 1;
-	w.sdp.bias = VDLA_SDP_MODE_PER_TENSOR;
-	w.sdp.fBiasValue = 0.25f;
-	w.sdp.scale = VDLA_SDP_MODE_PER_CHANNEL;
-	w.sdp.fScaleChannel = { 0.5f, -1.0f, 2.0f, 0.75f };
-	w.sdp.act = VDLA_SDP_ACT_CLIP;
-	w.sdp.fClipMin = -2.0f;
-	w.sdp.fClipMax = 3.0f;
-	w.sdpOut = VDLA_DTYPE_FP16;
-	w.pdp.method = VDLA_PDP_AVG;
-	w.pdp.kw = w.pdp.kh = 3;
-	w.pdp.sx = w.pdp.sy = 2;
-	w.pdp.padL = w.pdp.padR = w.pdp.padT = w.pdp.padB = 1;
-	w.pdp.includePad = true;
-	w.pdp.ceil = true;
-	w.refConv = conv(w.src, w.wgt, w.conv);
-	w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
-	w.refPdp = pdp(stored(w.refSdp), w.pdp);
-	return w;
-}
-
 /* A chain programmed into the device. */
 struct Chain {
 	ConvOp conv;
@@ -225,7 +155,7 @@ TEST_P(FusionConvSdp, MatchesReferenceAndUnfused)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(81 + GetParam().floatPath);
-	ChainWork w = GetParam().floatPath ? floatWork(rng, false) : intWork(rng);
+	ChainWork w = GetParam().floatPath ? floatChainWork(rng, false) : intChainWork(rng);
 	Chain ch = programChain(dev, w, false);
 	enableGroup(dev, kConv, 0);
 	enableGroup(dev, kSdp, 0);
@@ -247,7 +177,7 @@ TEST_P(FusionConvSdpPdp, MatchesReferenceAndUnfused)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(91 + GetParam().floatPath);
-	ChainWork w = GetParam().floatPath ? floatWork(rng, true) : intWork(rng);
+	ChainWork w = GetParam().floatPath ? floatChainWork(rng, true) : intChainWork(rng);
 	Chain ch = programChain(dev, w, true);
 	/* The firmware's order: tail first. */
 	enableGroup(dev, kPdp, 0);
@@ -361,7 +291,7 @@ TEST_P(FusionOrder, ChainRunsWhateverOrderMembersAreEnabledIn)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(111);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, true);
 	for (size_t i = 0; i < 3; i++) {
 		enableGroup(dev, GetParam()[i], 0);
@@ -402,7 +332,7 @@ TEST(Fusion, MembersOnDifferentGroupsChainTogether)
 	ASSERT_EQ(consumer(dev, kSdp), 1u);
 	dev.ackInterrupts(VDLA_INT_ALL);
 
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, true, 0, 1, 0);
 	enableGroup(dev, kSdp, 1);
 	enableGroup(dev, kConv, 0);
@@ -420,7 +350,7 @@ TEST(Fusion, ChainSendsOneMessageAndSharesItsTime)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(113);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, true);
 	dev.ackInterrupts(VDLA_INT_ALL);
 	unsigned before = dev.messages();
@@ -440,7 +370,7 @@ TEST(Fusion, FlyingDataCountsNoBytes)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(114);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, true);
 	enableGroup(dev, kConv, 0);
 	enableGroup(dev, kSdp, 0);
@@ -466,7 +396,7 @@ TEST(Fusion, TypeMismatchAcrossALinkEndsEveryMemberWithChain)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(121);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, false);
 	/* CONV flies INT32, SDP expects FP32 (itself a valid float-path SDP). */
 	ch.sdp.x = makeDesc(ch.sdpSrcCanary, VDLA_DTYPE_FP32, 1, 6, 10, 10, Layout::Nchw);
@@ -486,7 +416,7 @@ TEST(Fusion, ShapeMismatchAcrossALinkEndsEveryMemberWithChain)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(122);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, true);
 	/* PDP expects one column less than SDP sends (and is valid itself). */
 	ch.pdp.src.w = 9;
@@ -505,7 +435,7 @@ TEST(Fusion, MemberFailingValidationFailsTheOthersWithChain)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(123);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, true);
 	ch.sdp.p.round = 5;
 	programSdp(dev, 0, ch.sdp);
@@ -523,7 +453,7 @@ TEST(Fusion, FlyingSdpWaitsWhileConvWritesMemoryThenPairsWithTheNextFlyingConv)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(124);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, false, 1, 0);
 	ConvOp plain = ch.conv;
 	plain.cfg = 0;
@@ -546,7 +476,7 @@ TEST(Fusion, FlyingConvWaitsWhileSdpReadsMemoryThenPairsWithTheNextFlyingSdp)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(125);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, false, 0, 1);
 	SdpOp plain = ch.sdp;
 	plain.flying = 0;
@@ -571,7 +501,7 @@ TEST(Fusion, ChainWaitsWhilePdpReadsMemoryThenPairsWithTheNextFlyingPdp)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(127);
-	ChainWork w = intWork(rng);
+	ChainWork w = intChainWork(rng);
 	Chain ch = programChain(dev, w, true, 0, 0, 1);
 	PdpOp plain = ch.pdp;
 	plain.flying = 0;

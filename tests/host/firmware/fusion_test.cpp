@@ -57,81 +57,29 @@ const char *kindName(Kind k)
 	return "?";
 }
 
-/* The work of a chain, as logical tensors and parameters. */
-struct ChainWork {
-	Tensor src, wgt;
-	ConvParams conv;
-	SdpParams sdp;
-	PdpParams pdp;
-	uint32_t sdpOut;
-	Tensor refConv, refSdp, refPdp;
-};
-
-/* INT8 conv -> INT32 -> SDP (bias, scale, relu) -> INT8 -> PDP MAX 2x2. */
+/* The shared INT8 chain; for SDP -> PDP, SDP reads an INT16 tensor from memory. */
 ChainWork intWork(Rng &rng, Kind kind)
 {
-	ChainWork w;
-	w.src = randomFull(rng, VDLA_DTYPE_INT8, 1, 8, 10, 10);
-	w.wgt = randomFull(rng, VDLA_DTYPE_INT8, 6, 8, 3, 3);
-	w.conv.padL = w.conv.padR = w.conv.padT = w.conv.padB = 1;
-	w.conv.padValue = 3;
-	w.sdp.bias = VDLA_SDP_MODE_PER_CHANNEL;
-	for (int c = 0; c < 6; c++)
-		w.sdp.biasChannel.push_back(int32_t(rng.uniform(-5000, 5000)));
-	w.sdp.scale = VDLA_SDP_MODE_PER_TENSOR;
-	w.sdp.scaleMul = 3;
-	w.sdp.scaleShift = 10;
-	w.sdp.act = VDLA_SDP_ACT_RELU;
-	w.sdp.round = VDLA_ROUND_HALF_EVEN;
-	w.sdpOut = VDLA_DTYPE_INT8;
-	w.pdp.method = VDLA_PDP_MAX;
-	w.pdp.kw = w.pdp.kh = 2;
-	w.pdp.sx = w.pdp.sy = 2;
+	ChainWork w = intChainWork(rng);
 	if (kind == Kind::SdpPdp) {
-		/* SDP reads an INT16 tensor from memory. */
 		w.src = randomFull(rng, VDLA_DTYPE_INT16, 1, 6, 10, 10);
 		w.refConv = w.src;
-	} else {
-		w.refConv = conv(w.src, w.wgt, w.conv);
+		w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
+		w.refPdp = pdp(stored(w.refSdp), w.pdp);
 	}
-	w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
-	w.refPdp = pdp(stored(w.refSdp), w.pdp);
 	return w;
 }
 
-/*
- * FP16 conv -> FP32 -> SDP (bias, scale, clip) -> FP16 -> PDP AVG 3x3 pad 1.
- * Data in {-1, -0.5, 0, 0.5, 1} keep every value up to SDP's FP16 output
- * exact, so PDP averages values the reference knows.
- */
+/* The shared exact FP16 chain; for SDP -> PDP, SDP reads an FP32 tensor from memory. */
 ChainWork floatWork(Rng &rng, Kind kind)
 {
-	ChainWork w;
-	w.src = randomDyadic(rng, VDLA_DTYPE_FP16, 1, 5, 9, 9, 2, 1);
-	w.wgt = randomDyadic(rng, VDLA_DTYPE_FP16, 4, 5, 3, 3, 2, 1);
-	w.conv.padL = w.conv.padR = w.conv.padT = w.conv.padB = 1;
-	w.sdp.bias = VDLA_SDP_MODE_PER_TENSOR;
-	w.sdp.fBiasValue = 0.25f;
-	w.sdp.scale = VDLA_SDP_MODE_PER_CHANNEL;
-	w.sdp.fScaleChannel = { 0.5f, -1.0f, 2.0f, 0.75f };
-	w.sdp.act = VDLA_SDP_ACT_CLIP;
-	w.sdp.fClipMin = -2.0f;
-	w.sdp.fClipMax = 3.0f;
-	w.sdpOut = VDLA_DTYPE_FP16;
-	w.pdp.method = VDLA_PDP_AVG;
-	w.pdp.kw = w.pdp.kh = 3;
-	w.pdp.sx = w.pdp.sy = 2;
-	w.pdp.padL = w.pdp.padR = w.pdp.padT = w.pdp.padB = 1;
-	w.pdp.includePad = true;
-	w.pdp.ceil = true;
+	ChainWork w = floatChainWork(rng, true);
 	if (kind == Kind::SdpPdp) {
 		w.src = randomDyadic(rng, VDLA_DTYPE_FP32, 1, 4, 9, 9, 8, 2);
 		w.refConv = w.src;
-	} else {
-		w.refConv = conv(w.src, w.wgt, w.conv);
+		w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
+		w.refPdp = pdp(stored(w.refSdp), w.pdp);
 	}
-	w.refSdp = sdp(w.refConv, nullptr, w.sdp, w.sdpOut);
-	w.refPdp = pdp(stored(w.refSdp), w.pdp);
 	return w;
 }
 

@@ -122,6 +122,30 @@ private:
 };
 
 /*
+ * Writes a BDMA copy into the D window of @group (docs/hw-spec.md, "BDMA").
+ * @copy is any struct with the register fields src, dst, lineBytes, lines,
+ * srcLineStride, dstLineStride, surfaces, srcSurfStride and dstSurfStride.
+ */
+template<typename Copy>
+void programBdma(DeviceHarness &dev, unsigned group, const Copy &copy, uint32_t context = 0,
+		 uint32_t cfg = 0)
+{
+	const unsigned e = VDLA_ENGINE_BDMA;
+	dev.selectGroup(e, group);
+	dev.writeEngine(e, VDLA_D_CONTEXT, context);
+	dev.writeEngine(e, VDLA_D_CFG, cfg);
+	dev.write64Engine(e, VDLA_BDMA_SRC_ADDR_LO, copy.src);
+	dev.write64Engine(e, VDLA_BDMA_DST_ADDR_LO, copy.dst);
+	dev.writeEngine(e, VDLA_BDMA_LINE_BYTES, copy.lineBytes);
+	dev.writeEngine(e, VDLA_BDMA_LINES, copy.lines);
+	dev.writeEngine(e, VDLA_BDMA_SRC_LINE_STRIDE, copy.srcLineStride);
+	dev.writeEngine(e, VDLA_BDMA_DST_LINE_STRIDE, copy.dstLineStride);
+	dev.writeEngine(e, VDLA_BDMA_SURFACES, copy.surfaces);
+	dev.writeEngine(e, VDLA_BDMA_SRC_SURF_STRIDE, copy.srcSurfStride);
+	dev.writeEngine(e, VDLA_BDMA_DST_SURF_STRIDE, copy.dstSurfStride);
+}
+
+/*
  * Builds device page tables for one MMU context in guest memory, in the
  * format of docs/hw-spec.md ("Page tables").
  */
