@@ -231,11 +231,13 @@ static int run_task(struct vdla_device *vdev, const struct selftest_buffer *src,
 	reinit_completion(&vdev->selftest_done);
 	mutex_lock(&vdev->fw_lock);
 	ret = dla_execute_task(vdev->fw_engine, &config);
+	if (ret)
+		dla_clear_task(vdev->fw_engine);
 	mutex_unlock(&vdev->fw_lock);
 	if (ret) {
 		drm_err(&vdev->drm, "TEST_BDMA: the firmware refused the task: %d\n", ret);
 		ret = -EINVAL;
-		goto out_clear;
+		goto out;
 	}
 
 	left = wait_for_completion_killable_timeout(&vdev->selftest_done,
@@ -251,9 +253,6 @@ static int run_task(struct vdla_device *vdev, const struct selftest_buffer *src,
 		read_result(vdev, args);
 		ret = args->hw_error ? -EIO : 0;
 	}
-	mutex_unlock(&vdev->fw_lock);
-out_clear:
-	mutex_lock(&vdev->fw_lock);
 	dla_clear_task(vdev->fw_engine);
 	mutex_unlock(&vdev->fw_lock);
 out:
