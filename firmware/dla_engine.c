@@ -199,11 +199,38 @@ int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config
 		return ret;
 	}
 
+	/* Nothing to run, so no interrupt will come: it ends here. */
+	if (task->num_ops == 0) {
+		task->result.state = DLA_TASK_COMPLETED;
+		return DLA_SUCCESS;
+	}
+
 	task->result.state = DLA_TASK_RUNNING;
 	engine->int_enable = dla_rd(engine, VDLA_REG_INT_ENABLE);
 	read_consumer_pointers(engine, task);
 	schedule(engine, task);
 	return DLA_SUCCESS;
+}
+
+int32_t dla_check_task(struct dla_engine *engine, const struct dla_task_config *config,
+		       struct dla_task_result *result)
+{
+	struct dla_task *task;
+	int32_t ret;
+
+	if (!engine || !config || !result || !config->state ||
+	    config->state_size < sizeof(struct dla_task))
+		return DLA_ERR_BAD_ARGUMENT;
+	task = config->state;
+	dla_memset(task, 0, sizeof(*task));
+	task->config = *config;
+	ret = dla_validate_task(engine, config, task);
+	if (ret) {
+		task->result.state = DLA_TASK_FAILED;
+		task->result.status = (uint32_t)ret;
+	}
+	*result = task->result;
+	return ret;
 }
 
 void dla_isr_handler(struct dla_engine *engine)
@@ -391,6 +418,23 @@ int32_t dla_request_stop(struct dla_engine *engine)
 		return DLA_ERR_BAD_STATE;
 	engine->task->stop_requested = 1;
 	engine->task->result.state = DLA_TASK_STOPPING;
+	return DLA_SUCCESS;
+}
+
+int32_t dla_switch_task(struct dla_engine *engine, void *state, uint32_t context)
+{
+	struct dla_task *task = state;
+
+	if (!engine || !task || context >= VDLA_MMU_NUM_CONTEXTS)
+		return DLA_ERR_BAD_ARGUMENT;
+	if (engine->task && (engine->task->result.state == DLA_TASK_RUNNING ||
+			     engine->task->result.state == DLA_TASK_STOPPING))
+		return DLA_ERR_BUSY;
+	if (task->result.state != DLA_TASK_STOPPED)
+		return DLA_ERR_BAD_STATE;
+	/* Operations not yet programmed are programmed with the new context. */
+	task->config.context = context;
+	engine->task = task;
 	return DLA_SUCCESS;
 }
 

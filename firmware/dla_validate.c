@@ -124,7 +124,7 @@ static int32_t check_header(struct dla_validator *v, const struct vdla_task_head
 		return dla_reject(v, DLA_FIELD_FLAGS, DLA_REASON_NOT_ZERO);
 	if (h->reserved[0] || h->reserved[1] || h->reserved[2])
 		return dla_reject(v, DLA_FIELD_RESERVED, DLA_REASON_NOT_ZERO);
-	if (h->num_ops == 0 || h->num_ops > VDLA_TASK_MAX_OPS)
+	if (h->num_ops > VDLA_TASK_MAX_OPS)
 		return dla_reject(v, DLA_FIELD_NUM_OPS, DLA_REASON_OUT_OF_RANGE);
 	if (h->ops_offset < sizeof(*h))
 		return dla_reject(v, DLA_FIELD_OPS_OFFSET, DLA_REASON_OUT_OF_RANGE);

@@ -103,10 +103,20 @@ int32_t dla_register_driver(void *memory, void *driver_context, struct dla_engin
 /*
  * Reads and validates the task, then programs the first operation of each
  * engine and enables those whose dependencies are met. Returns at once;
- * progress comes through interrupts. DLA_ERR_INVALID_TASK leaves the
+ * progress comes through interrupts. A task of no operations is COMPLETED
+ * on return (no interrupt follows: the host checks dla_get_task_result). DLA_ERR_INVALID_TASK leaves the
  * hardware untouched; dla_get_task_result says which op and field are wrong.
  */
 int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config *config);
+
+/*
+ * Validates a task as dla_execute_task would, without running it: the host
+ * may check a task when it is submitted, long before it runs. Uses only the
+ * state area and the port layer's reads, never the device or the engine's
+ * current task, so it may run concurrently with every other entry point.
+ */
+int32_t dla_check_task(struct dla_engine *engine, const struct dla_task_config *config,
+		       struct dla_task_result *result);
 
 /* Interrupt handler: reads and acknowledges the device's status, records it. */
 void dla_isr_handler(struct dla_engine *engine);
@@ -137,6 +147,14 @@ int32_t dla_abort_task(struct dla_engine *engine);
  */
 int32_t dla_request_stop(struct dla_engine *engine);
 int32_t dla_resume_task(struct dla_engine *engine);
+
+/*
+ * Makes a STOPPED task (its state area @state, kept by the host) the
+ * engine's task again after other tasks ran, so that dla_resume_task
+ * continues it; its remaining operations use MMU context @context. The
+ * engine's current task, if any, must have ended.
+ */
+int32_t dla_switch_task(struct dla_engine *engine, void *state, uint32_t context);
 
 int32_t dla_get_task_result(struct dla_engine *engine, struct dla_task_result *result);
 int32_t dla_op_statistics(struct dla_engine *engine, uint32_t op, struct dla_op_stats *stats);

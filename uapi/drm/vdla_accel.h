@@ -24,6 +24,14 @@ extern "C" {
 #define DRM_VDLA_QUERY			0x00
 #define DRM_VDLA_TEST_IRQ		0x01
 #define DRM_VDLA_TEST_BDMA		0x02
+#define DRM_VDLA_BO_CREATE		0x03
+#define DRM_VDLA_BO_INFO		0x04
+#define DRM_VDLA_BO_WAIT		0x05
+#define DRM_VDLA_BO_IMPORT		0x06
+#define DRM_VDLA_CTX_CREATE		0x07
+#define DRM_VDLA_CTX_DESTROY		0x08
+#define DRM_VDLA_CTX_QUERY		0x09
+#define DRM_VDLA_SUBMIT			0x0a
 
 #define DRM_IOCTL_VDLA_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_QUERY, struct drm_vdla_query)
@@ -31,6 +39,22 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_TEST_IRQ, struct drm_vdla_test_irq)
 #define DRM_IOCTL_VDLA_TEST_BDMA \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_TEST_BDMA, struct drm_vdla_test_bdma)
+#define DRM_IOCTL_VDLA_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_BO_CREATE, struct drm_vdla_bo_create)
+#define DRM_IOCTL_VDLA_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_BO_INFO, struct drm_vdla_bo_info)
+#define DRM_IOCTL_VDLA_BO_WAIT \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDLA_BO_WAIT, struct drm_vdla_bo_wait)
+#define DRM_IOCTL_VDLA_BO_IMPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_BO_IMPORT, struct drm_vdla_bo_import)
+#define DRM_IOCTL_VDLA_CTX_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_CTX_CREATE, struct drm_vdla_ctx_create)
+#define DRM_IOCTL_VDLA_CTX_DESTROY \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDLA_CTX_DESTROY, struct drm_vdla_ctx_destroy)
+#define DRM_IOCTL_VDLA_CTX_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_CTX_QUERY, struct drm_vdla_ctx_query)
+#define DRM_IOCTL_VDLA_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_SUBMIT, struct drm_vdla_submit)
 
 /**
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
@@ -173,6 +197,307 @@ struct drm_vdla_test_bdma {
 	__u64 dst_va;
 	/** @device_ns: out, the operation's device time. */
 	__u64 device_ns;
+};
+
+/* ---- Buffers -------------------------------------------------------------
+ *
+ * A buffer object (BO) is shmem-backed memory the device reaches through the
+ * MMU. Each open file has its own device address space; a BO is mapped into
+ * the address space of every file that holds a handle to it, at an address
+ * chosen by the driver, and unmapped (with the device TLB invalidated) when
+ * that file's last handle goes and no queued or running job of the file
+ * uses it. Handles are released with DRM_IOCTL_GEM_CLOSE; BOs are exported
+ * with DRM_IOCTL_PRIME_HANDLE_TO_FD and imported with
+ * DRM_IOCTL_PRIME_FD_TO_HANDLE (read-write) or DRM_IOCTL_VDLA_BO_IMPORT.
+ * CPU access: mmap() the node at @mmap_offset; DRM_IOCTL_VDLA_BO_WAIT first
+ * orders it after the jobs that use the BO.
+ */
+
+/** DRM_VDLA_BO_MAX_SIZE: the largest BO, 1 GiB. */
+#define DRM_VDLA_BO_MAX_SIZE		(1ull << 30)
+
+/**
+ * struct drm_vdla_bo_create - argument of DRM_IOCTL_VDLA_BO_CREATE
+ *
+ * Creates a zero-filled BO and maps it into the caller's address space.
+ * Errors: EINVAL (size 0 or above DRM_VDLA_BO_MAX_SIZE, flags, pad),
+ * ENOMEM, ENOSPC (the address space is full).
+ */
+struct drm_vdla_bo_create {
+	/** @size: in, bytes, rounded up to the page size; out, the rounded size. */
+	__u64 size;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @handle: out, the GEM handle. */
+	__u32 handle;
+	/** @device_address: out, where the caller's jobs see the BO. */
+	__u64 device_address;
+	/** @mmap_offset: out, the offset to mmap() the node at. */
+	__u64 mmap_offset;
+};
+
+/** DRM_VDLA_BO_ACCESS_*: how the device may access a BO in an address space. */
+#define DRM_VDLA_BO_ACCESS_READ		(1u << 0)
+#define DRM_VDLA_BO_ACCESS_WRITE	(1u << 1)
+
+/**
+ * struct drm_vdla_bo_info - argument of DRM_IOCTL_VDLA_BO_INFO
+ *
+ * Describes a BO of the caller, mapping it into the caller's address space
+ * if it is not yet (a BO imported with DRM_IOCTL_PRIME_FD_TO_HANDLE).
+ * Errors: EINVAL (flags, pad), ENOENT (no such handle).
+ */
+struct drm_vdla_bo_info {
+	/** @handle: in. */
+	__u32 handle;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @size: out, bytes. */
+	__u64 size;
+	/** @device_address: out. */
+	__u64 device_address;
+	/** @mmap_offset: out. */
+	__u64 mmap_offset;
+	/** @access: out, DRM_VDLA_BO_ACCESS_* in the caller's address space. */
+	__u32 access;
+	/** @imported: out, 1 if the BO came from a dma-buf of another device. */
+	__u32 imported;
+};
+
+/** DRM_VDLA_BO_WAIT_FLAG_WRITERS: wait only for jobs that write the BO. */
+#define DRM_VDLA_BO_WAIT_FLAG_WRITERS	(1u << 0)
+#define DRM_VDLA_BO_WAIT_FLAGS		DRM_VDLA_BO_WAIT_FLAG_WRITERS
+
+/**
+ * struct drm_vdla_bo_wait - argument of DRM_IOCTL_VDLA_BO_WAIT
+ *
+ * Waits until the queued and running jobs that use the BO (only those that
+ * write it, with DRM_VDLA_BO_WAIT_FLAG_WRITERS: enough before the CPU reads)
+ * have ended. Errors: EINVAL (flags, pad, negative timeout), ENOENT,
+ * ETIMEDOUT (still busy after @timeout_ns; 0 polls), EINTR.
+ */
+struct drm_vdla_bo_wait {
+	/** @handle: in. */
+	__u32 handle;
+	/** @flags: in, DRM_VDLA_BO_WAIT_FLAG_* bits. */
+	__u32 flags;
+	/** @timeout_ns: in, relative timeout, 0 to poll. */
+	__s64 timeout_ns;
+};
+
+/** DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY: the device MMU refuses writes to it. */
+#define DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY	(1u << 0)
+#define DRM_VDLA_BO_IMPORT_FLAGS		DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY
+
+/**
+ * struct drm_vdla_bo_import - argument of DRM_IOCTL_VDLA_BO_IMPORT
+ *
+ * Imports a dma-buf (of this driver or any exporter) and maps it into the
+ * caller's address space, read-only with DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY:
+ * an operation that writes it then fails with an MMU fault. Errors: EINVAL
+ * (flags, pad), EBADF (not a dma-buf), EBUSY (the caller already holds the
+ * BO with a different access), ENOSPC.
+ */
+struct drm_vdla_bo_import {
+	/** @fd: in, the dma-buf file descriptor. */
+	__s32 fd;
+	/** @flags: in, DRM_VDLA_BO_IMPORT_FLAG_* bits. */
+	__u32 flags;
+	/** @handle: out. */
+	__u32 handle;
+	/** @access: out, DRM_VDLA_BO_ACCESS_* as mapped. */
+	__u32 access;
+	/** @size: out, bytes. */
+	__u64 size;
+	/** @device_address: out. */
+	__u64 device_address;
+};
+
+/* ---- Contexts ------------------------------------------------------------
+ *
+ * A context is a queue of jobs with a priority; it belongs to the file that
+ * created it and only that file may submit to it or destroy it. Jobs of one
+ * context run in submission order. docs/kmd.md gives the scheduling policy.
+ */
+
+/** enum drm_vdla_priority - context priorities */
+enum drm_vdla_priority {
+	DRM_VDLA_PRIORITY_LOW = 0,
+	DRM_VDLA_PRIORITY_NORMAL = 1,
+	DRM_VDLA_PRIORITY_HIGH = 2,
+	DRM_VDLA_PRIORITIES,
+};
+
+/** DRM_VDLA_MAX_CONTEXTS: contexts one file may hold at once. */
+#define DRM_VDLA_MAX_CONTEXTS		256
+
+/**
+ * struct drm_vdla_ctx_create - argument of DRM_IOCTL_VDLA_CTX_CREATE
+ *
+ * Errors: EINVAL (priority, flags, pad), EMFILE (DRM_VDLA_MAX_CONTEXTS),
+ * ENOMEM.
+ */
+struct drm_vdla_ctx_create {
+	/** @priority: in, enum drm_vdla_priority. */
+	__u32 priority;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @ctx_id: out, non-zero. */
+	__u32 ctx_id;
+	/** @pad: must be 0. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_vdla_ctx_destroy - argument of DRM_IOCTL_VDLA_CTX_DESTROY
+ *
+ * Destroys a context of the caller. Its queued jobs still run; the call
+ * does not wait for them. Errors: EINVAL (pad), ENOENT (no such context of
+ * the caller).
+ */
+struct drm_vdla_ctx_destroy {
+	/** @ctx_id: in. */
+	__u32 ctx_id;
+	/** @pad: must be 0. */
+	__u32 pad;
+};
+
+/** DRM_VDLA_CTX_STATE_*: a context's state */
+#define DRM_VDLA_CTX_STATE_ACTIVE	0
+#define DRM_VDLA_CTX_STATE_BANNED	1	/* a job faulted or hung */
+
+/**
+ * struct drm_vdla_ctx_query - argument of DRM_IOCTL_VDLA_CTX_QUERY
+ *
+ * Reports a context's state and counters, and what its last failed job
+ * reported. Errors: EINVAL (flags, pad), ENOENT.
+ */
+struct drm_vdla_ctx_query {
+	/** @ctx_id: in. */
+	__u32 ctx_id;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @state: out, DRM_VDLA_CTX_STATE_*. */
+	__u32 state;
+	/** @priority: out, enum drm_vdla_priority. */
+	__u32 priority;
+	/** @jobs_submitted: out. */
+	__u64 jobs_submitted;
+	/** @jobs_completed: out, jobs that ended successfully. */
+	__u64 jobs_completed;
+	/** @jobs_failed: out, jobs that ended with an error (or were cancelled). */
+	__u64 jobs_failed;
+	/** @jobs_preempted: out, times a job of the context was stopped at a boundary. */
+	__u64 jobs_preempted;
+	/** @busy_ns: out, device time used by the context's jobs. */
+	__u64 busy_ns;
+	/** @last_error: out, negative errno of the last failed job, 0 if none. */
+	__s32 last_error;
+	/** @hw_error: out, the device's STAT_ERROR of that job, 0 if none. */
+	__u32 hw_error;
+	/** @fault_status: out, MMU_FAULT_STATUS of the last MMU fault. */
+	__u32 fault_status;
+	/** @error_op: out, operation index the last error is in. */
+	__u32 error_op;
+	/** @fault_addr: out, the device address of the last MMU fault. */
+	__u64 fault_addr;
+};
+
+/* ---- Submission ----------------------------------------------------------
+ *
+ * A job runs one task (vdla_task.h) on a context. The task's address list
+ * names buffers by handle and offset; entry @descriptor holds the task
+ * itself. SUBMIT checks everything it can, queues the job and returns: it
+ * never waits for the device or for in-syncs.
+ *
+ * A job ends with its out-fence signalled, with one of these errors:
+ *   0          success
+ *   EINVAL     the firmware refused the task when it started
+ *   EFAULT     an operation faulted in the device MMU
+ *   EIO        an operation reported an error
+ *   ETIMEDOUT  the job ran longer than the vdla.job_timeout_ms parameter
+ *   ECANCELED  the job was cancelled (its file closed, its context banned)
+ *   ESRCH      the owning process was killed before the job ran
+ * A context whose job ended with EFAULT, EIO or ETIMEDOUT is banned: later
+ * SUBMITs to it fail with ECANCELED.
+ */
+
+/** DRM_VDLA_ADDRESS_FLAG_WRITE: the job may write this buffer. */
+#define DRM_VDLA_ADDRESS_FLAG_WRITE	(1u << 0)
+#define DRM_VDLA_ADDRESS_FLAGS		DRM_VDLA_ADDRESS_FLAG_WRITE
+
+/**
+ * struct drm_vdla_address - one address-list entry: a buffer from an offset
+ *
+ * The entry covers [@offset, BO size) of the BO. The flag decides the
+ * implicit fencing: a job waits for earlier writers of every BO it reads,
+ * and for every earlier job of a BO it writes.
+ */
+struct drm_vdla_address {
+	/** @handle: in, a BO of the caller. */
+	__u32 handle;
+	/** @flags: in, DRM_VDLA_ADDRESS_FLAG_* bits. */
+	__u32 flags;
+	/** @offset: in, bytes, below the BO's size. */
+	__u64 offset;
+};
+
+/**
+ * struct drm_vdla_sync - a syncobj, and for a timeline syncobj a point
+ */
+struct drm_vdla_sync {
+	/** @handle: in, the syncobj handle (0: none, for the out-sync only). */
+	__u32 handle;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @point: in, the timeline point, 0 for a binary syncobj. */
+	__u64 point;
+};
+
+/** DRM_VDLA_MAX_ADDRESSES: address-list entries of one job, at most. */
+#define DRM_VDLA_MAX_ADDRESSES		1024
+/** DRM_VDLA_MAX_IN_SYNCS: in-syncs of one job, at most. */
+#define DRM_VDLA_MAX_IN_SYNCS		64
+
+/**
+ * struct drm_vdla_submit - argument of DRM_IOCTL_VDLA_SUBMIT
+ *
+ * Errors, before anything is queued: EINVAL (flags, pads, counts, an
+ * address-list entry's flags or offset, a task the firmware refuses: the
+ * @error_* fields say where), ENOENT (a handle or syncobj that does not exist
+ * for the caller, a context that is not the caller's, an in-sync point with
+ * no fence yet), EACCES (a read-only BO marked for writing), ECANCELED
+ * (banned context), EFAULT (unreadable arrays), ENOMEM, EINTR.
+ */
+struct drm_vdla_submit {
+	/** @ctx_id: in, a context of the caller. */
+	__u32 ctx_id;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @addresses: in, user pointer to struct drm_vdla_address[]. */
+	__u64 addresses;
+	/** @address_count: in, 1..DRM_VDLA_MAX_ADDRESSES. */
+	__u32 address_count;
+	/** @descriptor: in, the address-list index of the task descriptor. */
+	__u32 descriptor;
+	/** @in_syncs: in, user pointer to struct drm_vdla_sync[]. */
+	__u64 in_syncs;
+	/** @in_sync_count: in, 0..DRM_VDLA_MAX_IN_SYNCS. */
+	__u32 in_sync_count;
+	/** @pad: must be 0. */
+	__u32 pad;
+	/** @out_sync: in, signalled (at its point) when the job ends. */
+	struct drm_vdla_sync out_sync;
+	/** @seqno: out, the job's sequence number in its context, from 1. */
+	__u64 seqno;
+	/** @error_op: out, the op a refused task is wrong in (~0: header). */
+	__u32 error_op;
+	/** @error_field: out, the firmware's enum dla_field of the wrong field. */
+	__u32 error_field;
+	/** @error_reason: out, the firmware's enum dla_reason. */
+	__u32 error_reason;
+	/** @error_operand: out, the tensor or table the field belongs to. */
+	__u32 error_operand;
 };
 
 #if defined(__cplusplus)

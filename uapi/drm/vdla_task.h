@@ -62,7 +62,7 @@ struct vdla_task_header {
 	__u16 version_major;
 	/** @version_minor: at most VDLA_TASK_VERSION_MINOR. */
 	__u16 version_minor;
-	/** @num_ops: operations, 1..VDLA_TASK_MAX_OPS. */
+	/** @num_ops: operations, 0..VDLA_TASK_MAX_OPS (0: an empty task). */
 	__u32 num_ops;
 	/** @ops_offset: byte offset of the op array, a multiple of 8, >= 32. */
 	__u32 ops_offset;

@@ -4,8 +4,10 @@
  * (an injected OP_ERROR, a fault in a fused chain, an MMU fault) ending the
  * task FAILED with what the device reported, stopping at an operation
  * boundary and resuming with results identical to an uninterrupted run
- * (with another task run on the device meanwhile), and the status codes of
- * the entry points called in the wrong state.
+ * (with another task run on the device meanwhile, also on the same engine
+ * context with dla_switch_task, as a preempting driver does), empty tasks,
+ * dla_check_task, and the status codes of the entry points called in the
+ * wrong state.
  */
 #include <gtest/gtest.h>
 
@@ -451,6 +453,159 @@ TEST(StopResume, StopAndResumeTwiceStillCompletes)
 	LongTask refTask(refB);
 	ASSERT_TRUE(completed(runTask(refDev, refB.finish()), LongTask::ops()));
 	EXPECT_TRUE(matches(refB.load(refTask.out), b.load(task.out)));
+}
+
+TEST(StopResume, StoppedTaskSwitchedBackAfterAnotherTaskOnTheSameEngineContext)
+{
+	FwDevice refDev;
+	TaskBuilder refB(refDev);
+	LongTask refTask(refB);
+	ASSERT_TRUE(completed(runTask(refDev, refB.finish()), LongTask::ops()));
+
+	/* What a driver does to preempt: stop, run another task, switch back. */
+	FwDevice fw;
+	TaskBuilder b(fw);
+	LongTask task(b);
+	slowDown(fw);
+	TestTask &long_ = b.finish();
+	bool requested = false;
+	TaskEnd stopped = runTask(fw, long_, kTaskTimeout, [&]() {
+		if (!requested && opCompleted(fw.engine(), 3)) {
+			requested = true;
+			EXPECT_EQ(DLA_SUCCESS, dla_request_stop(fw.engine()));
+		}
+		return true;
+	});
+	ASSERT_TRUE(stopped.ended) << describe(stopped);
+	ASSERT_EQ(uint32_t(DLA_TASK_STOPPED), stopped.result.state) << describe(stopped);
+
+	TaskBuilder ob(fw);
+	SmallTask small(ob, 370);
+	TestTask &smallTask = ob.finish();
+	ASSERT_TRUE(completed(runTask(fw, smallTask), small.ops));
+	small.check(ob);
+	/* The stopped task is not the engine's any more: resume has nothing. */
+	EXPECT_EQ(DLA_ERR_BAD_STATE, dla_resume_task(fw.engine()));
+	/* A task that is not stopped cannot be switched to. */
+	EXPECT_EQ(DLA_ERR_BAD_STATE, dla_switch_task(fw.engine(), smallTask.state.data(), 0));
+	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT,
+		dla_switch_task(fw.engine(), long_.state.data(), VDLA_MMU_NUM_CONTEXTS));
+	dla_clear_task(fw.engine());
+
+	ASSERT_EQ(DLA_SUCCESS, dla_switch_task(fw.engine(), long_.state.data(), long_.context));
+	TaskEnd resumed = resumeTask(fw);
+	ASSERT_TRUE(completed(resumed, LongTask::ops())) << describe(resumed);
+	EXPECT_TRUE(matches(refB.load(refTask.out), b.load(task.out)));
+	for (size_t i = 0; i < task.rubikOuts.size(); i++)
+		EXPECT_TRUE(matches(refB.load(refTask.rubikOuts[i]), b.load(task.rubikOuts[i])))
+			<< "rubik " << i;
+}
+
+TEST(StopResume, SwitchWhileATaskRunsIsBusy)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	LongTask task(b);
+	slowDown(fw);
+	TestTask &long_ = b.finish();
+	bool requested = false;
+	TaskEnd stopped = runTask(fw, long_, kTaskTimeout, [&]() {
+		if (!requested && opCompleted(fw.engine(), 1)) {
+			requested = true;
+			EXPECT_EQ(DLA_SUCCESS, dla_request_stop(fw.engine()));
+		}
+		return true;
+	});
+	ASSERT_EQ(uint32_t(DLA_TASK_STOPPED), stopped.result.state) << describe(stopped);
+
+	fw.injectFault(VDLA_ENGINE_CONV, VDLA_FI_HANG, 1);
+	TaskBuilder ob(fw);
+	SmallTask small(ob, 371);
+	dla_task_config config = ob.finish().config();
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_task(fw.engine(), &config));
+	EXPECT_EQ(DLA_ERR_BUSY, dla_switch_task(fw.engine(), long_.state.data(), 0));
+	EXPECT_EQ(DLA_SUCCESS, dla_abort_task(fw.engine()));
+	dla_clear_task(fw.engine());
+}
+
+/* ---- Empty tasks and checking without running --------------------------- */
+
+TEST(EmptyTask, CompletesInsideExecuteWithoutTouchingTheDevice)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	dla_task_config config = b.finish().config();
+	fw.resetRegCounts();
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_task(fw.engine(), &config));
+	EXPECT_EQ(0u, fw.regWrites());
+	dla_task_result result = {};
+	ASSERT_EQ(DLA_SUCCESS, dla_get_task_result(fw.engine(), &result));
+	EXPECT_EQ(uint32_t(DLA_TASK_COMPLETED), result.state);
+	EXPECT_EQ(0u, result.ops_completed);
+	uint32_t ended = 7;
+	EXPECT_EQ(DLA_SUCCESS, dla_process_events(fw.engine(), &ended));
+	EXPECT_EQ(0u, ended);
+	dla_clear_task(fw.engine());
+
+	/* And the device runs the next task normally. */
+	TaskBuilder nb(fw);
+	SmallTask t(nb, 372);
+	ASSERT_TRUE(completed(runTask(fw, nb.finish()), t.ops));
+	t.check(nb);
+}
+
+TEST(CheckTask, ReportsWhatExecuteWouldWithoutTouchingTheDevice)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	SmallTask t(b, 373);
+	TestTask &task = b.finish();
+	b.opInMemory(1).dependency_count = 3;
+	dla_task_config config = task.config();
+	dla_task_result checked = {};
+	fw.resetRegCounts();
+	EXPECT_EQ(DLA_ERR_INVALID_TASK, dla_check_task(fw.engine(), &config, &checked));
+	EXPECT_EQ(0u, fw.regWrites());
+	EXPECT_EQ(0u, fw.regReads());
+	EXPECT_EQ(uint32_t(DLA_TASK_FAILED), checked.state);
+	EXPECT_EQ(1u, checked.error_op);
+	EXPECT_EQ(uint32_t(DLA_FIELD_DEPENDENCY_COUNT), checked.error_field);
+	EXPECT_EQ(uint32_t(DLA_REASON_COUNT_MISMATCH), checked.error_reason);
+
+	EXPECT_EQ(DLA_ERR_INVALID_TASK, dla_execute_task(fw.engine(), &config));
+	dla_task_result executed = {};
+	ASSERT_EQ(DLA_SUCCESS, dla_get_task_result(fw.engine(), &executed));
+	EXPECT_EQ(checked.error_op, executed.error_op);
+	EXPECT_EQ(checked.error_field, executed.error_field);
+	EXPECT_EQ(checked.error_reason, executed.error_reason);
+	dla_clear_task(fw.engine());
+
+	b.opInMemory(1).dependency_count = 1;
+	config = task.config();
+	EXPECT_EQ(DLA_SUCCESS, dla_check_task(fw.engine(), &config, &checked));
+	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT, dla_check_task(fw.engine(), nullptr, &checked));
+	ASSERT_TRUE(completed(runTask(fw, task), t.ops));
+	t.check(b);
+}
+
+TEST(CheckTask, DoesNotDisturbARunningTask)
+{
+	FwDevice fw;
+	fw.injectFault(VDLA_ENGINE_BDMA, VDLA_FI_DELAY, 1, 20000);
+	TaskBuilder b(fw);
+	SmallTask t(b, 374);
+	dla_task_config config = b.finish().config();
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_task(fw.engine(), &config));
+
+	TaskBuilder ob(fw);
+	SmallTask other(ob, 375);
+	dla_task_config otherConfig = ob.finish().config();
+	dla_task_result checked = {};
+	EXPECT_EQ(DLA_SUCCESS, dla_check_task(fw.engine(), &otherConfig, &checked));
+
+	TaskEnd end = waitTask(fw);
+	ASSERT_TRUE(completed(end, t.ops));
+	t.check(b);
 }
 
 /* ---- Entry points in the wrong state ----------------------------------- */

@@ -251,8 +251,6 @@ std::vector<BadTask> corpus()
 		DLA_FIELD_VERSION, DLA_REASON_BAD_VALUE);
 	add("MinorVersionTooNew", onBase([](Corpus &c) { c.header().version_minor = 1; }), H,
 		DLA_FIELD_VERSION, DLA_REASON_OUT_OF_RANGE);
-	add("NoOperations", onBase([](Corpus &c) { c.header().num_ops = 0; }), H, DLA_FIELD_NUM_OPS,
-		DLA_REASON_OUT_OF_RANGE);
 	add("MoreOperationsThanTheMaximum", onBase([](Corpus &c) {
 		c.header().num_ops = VDLA_TASK_MAX_OPS + 1;
 		c.task->stateOps = VDLA_TASK_MAX_OPS;
