@@ -8,6 +8,8 @@
 
 #include "vdla_device.h"
 #include "vdla_irq.h"
+#include "vdla_mmu.h"
+#include "vdla_sched.h"
 #include "vdla_selftest.h"
 #include "dla_interface.h"
 
@@ -86,9 +88,19 @@ int vdla_device_init(struct vdla_device *vdev)
 		return -ENOMEM;
 	}
 
-	ret = vdla_irq_init(vdev);
-	if (ret)
+	spin_lock_init(&vdev->fence_lock);
+	vdla_mmu_restore(vdev);
+	ret = vdla_sched_init(vdev);
+	if (ret) {
+		drm_err(&vdev->drm, "cannot create the scheduler: %d\n", ret);
 		return ret;
+	}
+
+	ret = vdla_irq_init(vdev);
+	if (ret) {
+		vdla_sched_fini(vdev);
+		return ret;
+	}
 
 	drm_info(&vdev->drm, "vDLA %u.%u.%u, caps 0x%08x, %u MSI-X vector(s)\n",
 		 VDLA_VERSION_MAJOR(vdev->hw_version), VDLA_VERSION_MINOR(vdev->hw_version),
@@ -96,14 +108,9 @@ int vdla_device_init(struct vdla_device *vdev)
 	return 0;
 }
 
-void vdla_device_reset(struct vdla_device *vdev)
-{
-	vdla_write(vdev, VDLA_REG_RESET, VDLA_RESET_SOFT);
-	vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_DRIVER_INTERRUPTS);
-}
-
 void vdla_device_fini(struct vdla_device *vdev)
 {
+	vdla_sched_fini(vdev);
 	vdla_irq_fini(vdev);
 	/* Leave the device idle for the next driver. */
 	vdla_write(vdev, VDLA_REG_RESET, VDLA_RESET_SOFT);

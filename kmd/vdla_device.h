@@ -10,8 +10,23 @@
 #include <linux/pci.h>
 
 #include "vdla_regs.h"
+#include "vdla_sched.h"
 
 struct dla_engine;
+struct vdla_as;
+
+/**
+ * struct vdla_counters - live kernel objects of one device, for debugfs
+ *
+ * A leak shows as a count that does not come back after the processes
+ * that created the objects have gone.
+ */
+struct vdla_counters {
+	atomic_t bos;
+	atomic_t mappings;
+	atomic_t jobs;
+	atomic_t contexts;
+};
 
 /**
  * struct vdla_device - one vDLA PCI function and its accel node
@@ -50,14 +65,29 @@ struct vdla_device {
 	struct mutex selftest_lock;
 	/** @selftest_done: completed when the firmware reports the task ended. */
 	struct completion selftest_done;
+	/** @selftest_running: the firmware's task is TEST_BDMA's; under fw_lock. */
+	bool selftest_running;
 
 	/** @fw_engine: the firmware core's engine context for this device. */
 	struct dla_engine *fw_engine;
 	/**
 	 * @fw_lock: serialises the firmware entry points other than
-	 * dla_isr_handler (execute, process_events, abort, clear).
+	 * dla_isr_handler and dla_check_task; protects the dispatcher and
+	 * the MMU context bindings. See docs/kmd.md for the lock order.
 	 */
 	struct mutex fw_lock;
+
+	/** @sched: drm_sched and the dispatcher. */
+	struct vdla_sched sched;
+	/** @fence_lock: the lock of every job fence of the device. */
+	spinlock_t fence_lock;
+
+	/* MMU contexts and the address spaces bound to them, under fw_lock. */
+	struct vdla_as *mmu_slots[VDLA_MMU_NUM_CONTEXTS];
+	u64 mmu_slot_used[VDLA_MMU_NUM_CONTEXTS];
+	u64 mmu_clock;
+
+	struct vdla_counters counters;
 };
 
 static inline struct vdla_device *to_vdla_device(struct drm_device *drm)
@@ -76,8 +106,6 @@ static inline void vdla_write(struct vdla_device *vdev, u32 reg, u32 value)
 }
 
 int vdla_device_init(struct vdla_device *vdev);
-/* Soft-resets the device and re-enables the interrupts the driver uses. */
-void vdla_device_reset(struct vdla_device *vdev);
 void vdla_device_fini(struct vdla_device *vdev);
 
 #endif /* __VDLA_DEVICE_H__ */

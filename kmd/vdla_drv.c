@@ -6,17 +6,25 @@
  */
 #include <drm/drm_accel.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 
 #include <drm/vdla_accel.h>
 
+#include "vdla_ctx.h"
+#include "vdla_debugfs.h"
 #include "vdla_device.h"
 #include "vdla_drv.h"
+#include "vdla_file.h"
+#include "vdla_gem.h"
 #include "vdla_irq.h"
+#include "vdla_job.h"
 #include "vdla_query.h"
 #include "vdla_selftest.h"
 
@@ -27,18 +35,37 @@ static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(QUERY, query),
 	VDLA_IOCTL(TEST_IRQ, test_irq),
 	VDLA_IOCTL(TEST_BDMA, test_bdma),
+	VDLA_IOCTL(BO_CREATE, bo_create),
+	VDLA_IOCTL(BO_INFO, bo_info),
+	VDLA_IOCTL(BO_WAIT, bo_wait),
+	VDLA_IOCTL(BO_IMPORT, bo_import),
+	VDLA_IOCTL(CTX_CREATE, ctx_create),
+	VDLA_IOCTL(CTX_DESTROY, ctx_destroy),
+	VDLA_IOCTL(CTX_QUERY, ctx_query),
+	VDLA_IOCTL(SUBMIT, submit),
 };
 
-DEFINE_DRM_ACCEL_FOPS(vdla_accel_fops);
+static const struct file_operations vdla_accel_fops = {
+	.owner = THIS_MODULE,
+	DRM_ACCEL_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
 
 /*
  * UAPI version history:
  * 1.0 - QUERY (DEVICE) and TEST_IRQ.
  * 1.1 - TEST_BDMA; hardware 2.0 (engines, MMU, SRAM).
+ * 1.2 - BOs, contexts, SUBMIT, syncobjs, CTX_QUERY.
  */
 static const struct drm_driver vdla_drm_driver = {
-	.driver_features = DRIVER_COMPUTE_ACCEL,
+	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |
+			   DRIVER_SYNCOBJ_TIMELINE,
 	.fops = &vdla_accel_fops,
+	.open = vdla_open,
+	.postclose = vdla_postclose,
+	.show_fdinfo = vdla_show_fdinfo,
+	.gem_create_object = vdla_gem_create_object,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = vdla_ioctls,
 	.num_ioctls = ARRAY_SIZE(vdla_ioctls),
 	.name = "vdla",
@@ -63,11 +90,13 @@ static int vdla_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		return ret;
 
+	vdla_debugfs_init(vdev);
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret) {
 		drm_err(&vdev->drm, "cannot register the accel device: %d\n", ret);
 		goto err_device_fini;
 	}
+	vdla_debugfs_register(vdev);
 	return 0;
 
 err_device_fini:

@@ -3,8 +3,9 @@
  * Interrupts: MSI-X vector 0 carries the global INT_STATUS bits.
  *
  * The hard handler only acknowledges the device and records the bits; the
- * threaded handler acts on them. Later stages hand the bits to the firmware
- * core (dla_isr_handler in the hard half, dla_process_events in the thread).
+ * threaded handler acts on them: the firmware core's dla_isr_handler runs in
+ * the hard half, dla_process_events (through the scheduler, which signals
+ * the fences of jobs that ended) in the thread.
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_print.h>
@@ -14,7 +15,7 @@
 
 #include "vdla_device.h"
 #include "vdla_irq.h"
-#include "vdla_selftest.h"
+#include "vdla_sched.h"
 #include "dla_interface.h"
 
 /*
@@ -46,7 +47,7 @@ static irqreturn_t vdla_irq_thread(int irq, void *arg)
 		complete(&vdev->test_irq_done);
 	}
 	if (pending & ~VDLA_INT_TEST)
-		vdla_selftest_irq(vdev);
+		vdla_sched_irq(vdev);
 	return IRQ_HANDLED;
 }
 

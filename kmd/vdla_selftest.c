@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * DRM_IOCTL_VDLA_TEST_BDMA: an end-to-end test of the data path before
- * SUBMIT exists. The caller's pages are pinned and mapped into MMU context 0
- * through page tables built here, and a one-operation BDMA task runs through
- * the firmware core with the MMU on.
+ * SUBMIT existed, kept as a bring-up check. The caller's pages are pinned and
+ * mapped into MMU context 0 (reserved for it) through page tables built
+ * here, and a one-operation BDMA task runs through the firmware core with the
+ * MMU on while the scheduler is paused.
  *
  * Device virtual layout: the source at 2 MiB, the destination at 4 MiB,
  * each covered by one level-2 table (at most 512 pages).
@@ -22,9 +23,11 @@
 #include "vdla_fw_port.h"
 
 #include "vdla_device.h"
+#include "vdla_mmu.h"
+#include "vdla_sched.h"
 #include "vdla_selftest.h"
 
-#define SELFTEST_CONTEXT	0
+#define SELFTEST_CONTEXT	VDLA_MMU_SELFTEST_SLOT
 #define SELFTEST_SRC_VA		(2ull << 20)
 #define SELFTEST_DST_VA		(4ull << 20)
 #define SELFTEST_TIMEOUT_MS	5000
@@ -138,25 +141,6 @@ static int build_tables(struct vdla_device *vdev, const struct selftest_buffer *
 	return 0;
 }
 
-static void mmu_enable(struct vdla_device *vdev, const struct selftest_tables *t)
-{
-	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_HI(SELFTEST_CONTEXT), upper_32_bits(t->dma[0]));
-	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_LO(SELFTEST_CONTEXT),
-		   lower_32_bits(t->dma[0]) | VDLA_MMU_CTX_ENABLE);
-	vdla_write(vdev, VDLA_REG_MMU_CTRL, VDLA_MMU_CTRL_ENABLE);
-	vdla_write(vdev, VDLA_REG_MMU_INVALIDATE, VDLA_MMU_INVALIDATE_ALL);
-	vdla_write(vdev, VDLA_REG_MMU_FAULT_CLEAR, 1);
-}
-
-static void mmu_disable(struct vdla_device *vdev)
-{
-	vdla_write(vdev, VDLA_REG_MMU_CTRL, 0);
-	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_LO(SELFTEST_CONTEXT), 0);
-	vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_HI(SELFTEST_CONTEXT), 0);
-	vdla_write(vdev, VDLA_REG_MMU_INVALIDATE, VDLA_MMU_INVALIDATE_ALL);
-	vdla_write(vdev, VDLA_REG_MMU_FAULT_CLEAR, 1);
-}
-
 /* Address-list entries of the self-test task. */
 enum { ADDR_DESCRIPTOR, ADDR_SRC, ADDR_DST, ADDRESSES };
 
@@ -230,9 +214,12 @@ static int run_task(struct vdla_device *vdev, const struct selftest_buffer *src,
 
 	reinit_completion(&vdev->selftest_done);
 	mutex_lock(&vdev->fw_lock);
+	vdev->selftest_running = true;
 	ret = dla_execute_task(vdev->fw_engine, &config);
-	if (ret)
+	if (ret) {
 		dla_clear_task(vdev->fw_engine);
+		vdev->selftest_running = false;
+	}
 	mutex_unlock(&vdev->fw_lock);
 	if (ret) {
 		drm_err(&vdev->drm, "TEST_BDMA: the firmware refused the task: %d\n", ret);
@@ -248,12 +235,17 @@ static int run_task(struct vdla_device *vdev, const struct selftest_buffer *src,
 		drm_err(&vdev->drm, "TEST_BDMA: %s; aborting the task\n",
 			left ? "interrupted" : "no completion within 5 s");
 		dla_abort_task(vdev->fw_engine);
+		vdla_mmu_restore(vdev);
 		ret = left ? (int)left : -ETIMEDOUT;
 	} else {
 		read_result(vdev, args);
 		ret = args->hw_error ? -EIO : 0;
+		/* A failed task reset the device. */
+		if (ret)
+			vdla_mmu_restore(vdev);
 	}
 	dla_clear_task(vdev->fw_engine);
+	vdev->selftest_running = false;
 	mutex_unlock(&vdev->fw_lock);
 out:
 	kvfree(state);
@@ -280,9 +272,19 @@ static int run_copy(struct vdla_device *vdev, struct drm_vdla_test_bdma *args)
 
 	args->src_va = src.va;
 	args->dst_va = dst.va;
-	mmu_enable(vdev, &tables);
+	/* The device is the self-test's until unpaused: no job starts. */
+	ret = vdla_sched_pause(vdev);
+	if (ret)
+		goto out_tables;
+	mutex_lock(&vdev->fw_lock);
+	vdla_mmu_set_selftest(vdev, tables.dma[0]);
+	mutex_unlock(&vdev->fw_lock);
 	ret = run_task(vdev, &src, &dst, args);
-	mmu_disable(vdev);
+	mutex_lock(&vdev->fw_lock);
+	vdla_mmu_set_selftest(vdev, 0);
+	mutex_unlock(&vdev->fw_lock);
+	vdla_sched_unpause(vdev);
+out_tables:
 	free_tables(vdev, &tables);
 out_dst:
 	unpin_buffer(vdev, &dst);
@@ -295,17 +297,6 @@ int vdla_selftest_init(struct vdla_device *vdev)
 {
 	init_completion(&vdev->selftest_done);
 	return drmm_mutex_init(&vdev->drm, &vdev->selftest_lock);
-}
-
-void vdla_selftest_irq(struct vdla_device *vdev)
-{
-	u32 ended = 0;
-
-	mutex_lock(&vdev->fw_lock);
-	dla_process_events(vdev->fw_engine, &ended);
-	mutex_unlock(&vdev->fw_lock);
-	if (ended)
-		complete(&vdev->selftest_done);
 }
 
 static int check_args(struct vdla_device *vdev, const struct drm_vdla_test_bdma *args)

@@ -9,8 +9,6 @@ struct drm_file;
 struct vdla_device;
 
 int vdla_selftest_init(struct vdla_device *vdev);
-/* Called by the interrupt thread when the device signalled the firmware. */
-void vdla_selftest_irq(struct vdla_device *vdev);
 
 int vdla_ioctl_test_bdma(struct drm_device *drm, void *data, struct drm_file *file);
 

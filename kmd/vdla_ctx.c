@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Contexts. Each has a drm_sched entity of the scheduler's matching
+ * priority, which holds the context's jobs until their dependencies have
+ * signalled, and a fence timeline of its own: the jobs of one context end
+ * in submission order, so their fences are ordered.
+ */
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <linux/dma-fence.h>
+#include <linux/slab.h>
+
+#include <drm/vdla_accel.h>
+
+#include "vdla_ctx.h"
+#include "vdla_device.h"
+#include "vdla_file.h"
+
+static const enum drm_sched_priority sched_priority[DRM_VDLA_PRIORITIES] = {
+	[DRM_VDLA_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
+	[DRM_VDLA_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
+	[DRM_VDLA_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
+};
+
+struct vdla_ctx *vdla_ctx_lookup(struct vdla_file *file, u32 id)
+{
+	struct vdla_ctx *ctx;
+
+	xa_lock(&file->contexts);
+	ctx = xa_load(&file->contexts, id);
+	if (ctx)
+		kref_get(&ctx->ref);
+	xa_unlock(&file->contexts);
+	return ctx;
+}
+
+void vdla_ctx_get(struct vdla_ctx *ctx)
+{
+	kref_get(&ctx->ref);
+}
+
+static void ctx_release(struct kref *ref)
+{
+	struct vdla_ctx *ctx = container_of(ref, struct vdla_ctx, ref);
+
+	atomic_dec(&ctx->vdev->counters.contexts);
+	mutex_destroy(&ctx->submit_lock);
+	vdla_file_put(ctx->file);
+	kfree(ctx);
+}
+
+void vdla_ctx_put(struct vdla_ctx *ctx)
+{
+	if (ctx)
+		kref_put(&ctx->ref, ctx_release);
+}
+
+void vdla_ctx_destroy(struct vdla_ctx *ctx)
+{
+	mutex_lock(&ctx->submit_lock);
+	ctx->entity_destroyed = true;
+	mutex_unlock(&ctx->submit_lock);
+	/*
+	 * Waits (up to a second, not at all if the process was killed) for
+	 * the jobs still held for their dependencies, then kills the rest.
+	 */
+	drm_sched_entity_destroy(&ctx->entity);
+	vdla_ctx_put(ctx);
+}
+
+int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct vdla_device *vdev = to_vdla_device(drm);
+	struct vdla_file *vfile = file->driver_priv;
+	struct drm_vdla_ctx_create *args = data;
+	struct drm_gpu_scheduler *sched = &vdev->sched.base;
+	struct vdla_ctx *ctx;
+	u32 id;
+	int ret;
+
+	if (args->flags || args->pad) {
+		drm_dbg(drm, "CTX_CREATE: flags 0x%x and pad must be 0\n", args->flags);
+		return -EINVAL;
+	}
+	if (args->priority >= DRM_VDLA_PRIORITIES) {
+		drm_dbg(drm, "CTX_CREATE: priority %u is not one of 0..%u\n", args->priority,
+			DRM_VDLA_PRIORITIES - 1);
+		return -EINVAL;
+	}
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	kref_init(&ctx->ref);
+	ctx->vdev = vdev;
+	ctx->priority = args->priority;
+	mutex_init(&ctx->submit_lock);
+	ctx->fence_context = dma_fence_context_alloc(1);
+	ret = drm_sched_entity_init(&ctx->entity, sched_priority[args->priority], &sched, 1,
+				    NULL);
+	if (ret) {
+		mutex_destroy(&ctx->submit_lock);
+		kfree(ctx);
+		return ret;
+	}
+	vdla_file_get(vfile);
+	ctx->file = vfile;
+	atomic_inc(&vdev->counters.contexts);
+
+	ret = xa_alloc(&vfile->contexts, &id, ctx, XA_LIMIT(1, DRM_VDLA_MAX_CONTEXTS),
+		       GFP_KERNEL);
+	if (ret) {
+		if (ret == -EBUSY) {
+			drm_dbg(drm, "CTX_CREATE: the file already has %u contexts\n",
+				DRM_VDLA_MAX_CONTEXTS);
+			ret = -EMFILE;
+		}
+		vdla_ctx_destroy(ctx);
+		return ret;
+	}
+	ctx->id = id;
+	args->ctx_id = id;
+	return 0;
+}
+
+int vdla_ioctl_ctx_destroy(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct drm_vdla_ctx_destroy *args = data;
+	struct vdla_ctx *ctx;
+
+	if (args->pad) {
+		drm_dbg(drm, "CTX_DESTROY: pad must be 0\n");
+		return -EINVAL;
+	}
+	ctx = xa_erase(&vfile->contexts, args->ctx_id);
+	if (!ctx)
+		return -ENOENT;
+	vdla_ctx_destroy(ctx);
+	return 0;
+}
+
+int vdla_ioctl_ctx_query(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct vdla_device *vdev = to_vdla_device(drm);
+	struct drm_vdla_ctx_query *args = data;
+	struct vdla_ctx *ctx;
+
+	if (args->flags) {
+		drm_dbg(drm, "CTX_QUERY: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	ctx = vdla_ctx_lookup(file->driver_priv, args->ctx_id);
+	if (!ctx)
+		return -ENOENT;
+
+	mutex_lock(&vdev->fw_lock);
+	args->state = ctx->banned ? DRM_VDLA_CTX_STATE_BANNED : DRM_VDLA_CTX_STATE_ACTIVE;
+	args->priority = ctx->priority;
+	args->jobs_submitted = atomic64_read(&ctx->jobs_submitted);
+	args->jobs_completed = ctx->jobs_completed;
+	args->jobs_failed = ctx->jobs_failed;
+	args->jobs_preempted = ctx->jobs_preempted;
+	args->busy_ns = ctx->busy_ns;
+	args->last_error = ctx->last_error;
+	args->hw_error = ctx->hw_error;
+	args->fault_status = ctx->fault_status;
+	args->error_op = ctx->error_op;
+	args->fault_addr = ctx->fault_addr;
+	mutex_unlock(&vdev->fw_lock);
+	vdla_ctx_put(ctx);
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Contexts: a priority, a drm_sched entity and a fence timeline. A context
+ * belongs to the file that created it.
+ */
+#ifndef __VDLA_CTX_H__
+#define __VDLA_CTX_H__
+
+#include <drm/gpu_scheduler.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+
+struct drm_device;
+struct drm_file;
+struct vdla_file;
+
+/**
+ * struct vdla_ctx - a context
+ *
+ * Referenced by the file's context table and by each of its jobs. The
+ * counters and the error record are written under vdev->fw_lock.
+ */
+struct vdla_ctx {
+	struct kref ref;
+	struct vdla_device *vdev;
+	/** @file: the owner; the context holds a reference. */
+	struct vdla_file *file;
+	u32 id;
+	/** @priority: enum drm_vdla_priority. */
+	u32 priority;
+	struct drm_sched_entity entity;
+	/** @submit_lock: orders seqno, arm and push of the context's jobs. */
+	struct mutex submit_lock;
+	/** @fence_context: the timeline of the context's job fences. */
+	u64 fence_context;
+	u64 seqno;
+	/** @entity_destroyed: the entity is gone (CTX_DESTROY or close). */
+	bool entity_destroyed;
+
+	/** @banned: set once a job faulted or hung; read without a lock. */
+	bool banned;
+	atomic64_t jobs_submitted;
+	u64 jobs_completed;
+	u64 jobs_failed;
+	u64 jobs_preempted;
+	u64 busy_ns;
+	int last_error;
+	u32 hw_error;
+	u32 fault_status;
+	u32 error_op;
+	u64 fault_addr;
+};
+
+/* A context of @file by id, with a new reference; NULL if none. */
+struct vdla_ctx *vdla_ctx_lookup(struct vdla_file *file, u32 id);
+void vdla_ctx_get(struct vdla_ctx *ctx);
+void vdla_ctx_put(struct vdla_ctx *ctx);
+/* Destroys the entity (waiting a bounded time) and drops the table's reference. */
+void vdla_ctx_destroy(struct vdla_ctx *ctx);
+
+int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *file);
+int vdla_ioctl_ctx_destroy(struct drm_device *drm, void *data, struct drm_file *file);
+int vdla_ioctl_ctx_query(struct drm_device *drm, void *data, struct drm_file *file);
+
+#endif /* __VDLA_CTX_H__ */

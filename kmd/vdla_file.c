@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Open files: each gets its own device address space and context table.
+ * Closing a file (or the process exiting or being killed) cancels its jobs
+ * that have not ended and destroys its contexts; the GEM core has released
+ * its handles before postclose runs, so mappings go as their jobs go.
+ */
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <linux/slab.h>
+
+#include "vdla_ctx.h"
+#include "vdla_device.h"
+#include "vdla_file.h"
+#include "vdla_mmu.h"
+#include "vdla_sched.h"
+
+int vdla_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct vdla_device *vdev = to_vdla_device(drm);
+	struct vdla_file *vfile = kzalloc(sizeof(*vfile), GFP_KERNEL);
+
+	if (!vfile)
+		return -ENOMEM;
+	vfile->as = vdla_as_create(vdev);
+	if (!vfile->as) {
+		kfree(vfile);
+		return -ENOMEM;
+	}
+	kref_init(&vfile->ref);
+	vfile->vdev = vdev;
+	xa_init_flags(&vfile->contexts, XA_FLAGS_ALLOC1);
+	vfile->pid = task_tgid_nr(current);
+	get_task_comm(vfile->comm, current);
+	file->driver_priv = vfile;
+	return 0;
+}
+
+static void file_release(struct kref *ref)
+{
+	struct vdla_file *vfile = container_of(ref, struct vdla_file, ref);
+
+	xa_destroy(&vfile->contexts);
+	vdla_as_put(vfile->as);
+	kfree(vfile);
+}
+
+void vdla_file_get(struct vdla_file *vfile)
+{
+	kref_get(&vfile->ref);
+}
+
+void vdla_file_put(struct vdla_file *vfile)
+{
+	kref_put(&vfile->ref, file_release);
+}
+
+void vdla_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_ctx *ctx;
+	unsigned long id;
+
+	/* Jobs still waiting in the entities are killed with them. */
+	xa_for_each(&vfile->contexts, id, ctx) {
+		xa_erase(&vfile->contexts, id);
+		vdla_ctx_destroy(ctx);
+	}
+	/* Jobs already handed to the device queue are cancelled there. */
+	vdla_sched_cancel_file(vfile->vdev, vfile);
+	vdla_file_put(vfile);
+}
+
+void vdla_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_device *vdev = vfile->vdev;
+	u64 busy;
+
+	mutex_lock(&vdev->fw_lock);
+	busy = vfile->busy_ns + vdla_sched_running_ns(vdev, vfile);
+	mutex_unlock(&vdev->fw_lock);
+	drm_printf(p, "drm-engine-dla:\t%llu ns\n", busy);
+	drm_show_memory_stats(p, file);
+}

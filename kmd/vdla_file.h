@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the driver keeps per open file: the device address space, the
+ * contexts, and usage for fdinfo.
+ */
+#ifndef __VDLA_FILE_H__
+#define __VDLA_FILE_H__
+
+#include <linux/kref.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+struct drm_device;
+struct drm_file;
+struct drm_printer;
+struct vdla_device;
+
+/**
+ * struct vdla_file - driver_priv of a struct drm_file
+ *
+ * Outlives the drm_file while jobs of the file exist (each holds a
+ * reference), so that their usage is still accounted.
+ */
+struct vdla_file {
+	struct kref ref;
+	struct vdla_device *vdev;
+	/** @as: the file's device address space. */
+	struct vdla_as *as;
+	/** @contexts: the file's contexts by id (xarray's own lock). */
+	struct xarray contexts;
+	/** @busy_ns: device time of the file's jobs; under vdev->fw_lock. */
+	u64 busy_ns;
+	/** @closed: the file is gone: its jobs are cancelled, not run. */
+	bool closed;
+	/** @pid: the opening process, for debugfs. */
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+};
+
+int vdla_open(struct drm_device *drm, struct drm_file *file);
+void vdla_postclose(struct drm_device *drm, struct drm_file *file);
+void vdla_show_fdinfo(struct drm_printer *p, struct drm_file *file);
+void vdla_file_get(struct vdla_file *vfile);
+void vdla_file_put(struct vdla_file *vfile);
+
+#endif /* __VDLA_FILE_H__ */

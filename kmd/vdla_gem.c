@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Buffer objects: shmem GEM objects, mapped into the device address space
+ * of every file that holds a handle to one. BO_CREATE and BO_IMPORT map at
+ * once; a handle that came from the generic PRIME import is mapped when
+ * first used (BO_INFO or SUBMIT). A file's mapping goes when its handle
+ * goes and no job of the file uses the BO any more.
+ *
+ * Pages are pinned from the first mapping until the BO is freed: jobs run
+ * without faulting them in, and the shmem helper frees them with the BO.
+ */
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_prime.h>
+#include <drm/drm_print.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+
+#include <drm/vdla_accel.h>
+
+#include "vdla_device.h"
+#include "vdla_file.h"
+#include "vdla_gem.h"
+#include "vdla_mmu.h"
+
+static void vdla_gem_free(struct drm_gem_object *obj)
+{
+	struct vdla_bo *bo = to_vdla_bo(obj);
+	struct vdla_device *vdev = to_vdla_device(obj->dev);
+
+	WARN_ON(!list_empty(&bo->mappings));
+	mutex_destroy(&bo->mappings_lock);
+	atomic_dec(&vdev->counters.bos);
+	drm_gem_shmem_free(&bo->base);
+}
+
+/* The last handle of @file to @obj is going: drop the handle's reference. */
+static void vdla_gem_close(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_bo *bo = to_vdla_bo(obj);
+	struct vdla_mapping *m, *found = NULL;
+
+	mutex_lock(&bo->mappings_lock);
+	list_for_each_entry(m, &bo->mappings, bo_link) {
+		if (m->as == vfile->as && m->handle_ref) {
+			m->handle_ref = false;
+			found = m;
+			break;
+		}
+	}
+	mutex_unlock(&bo->mappings_lock);
+	if (found)
+		vdla_mapping_put(found);
+}
+
+static enum drm_gem_object_status vdla_gem_status(struct drm_gem_object *obj)
+{
+	struct drm_gem_shmem_object *shmem = to_drm_gem_shmem_obj(obj);
+
+	return shmem->pages || obj->import_attach ? DRM_GEM_OBJECT_RESIDENT : 0;
+}
+
+static const struct drm_gem_object_funcs vdla_gem_funcs = {
+	.free = vdla_gem_free,
+	.close = vdla_gem_close,
+	.status = vdla_gem_status,
+	.print_info = drm_gem_shmem_object_print_info,
+	.pin = drm_gem_shmem_object_pin,
+	.unpin = drm_gem_shmem_object_unpin,
+	.get_sg_table = drm_gem_shmem_object_get_sg_table,
+	.vmap = drm_gem_shmem_object_vmap,
+	.vunmap = drm_gem_shmem_object_vunmap,
+	.mmap = drm_gem_shmem_object_mmap,
+	.vm_ops = &drm_gem_shmem_vm_ops,
+};
+
+struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t size)
+{
+	struct vdla_device *vdev = to_vdla_device(drm);
+	struct vdla_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->base.base.funcs = &vdla_gem_funcs;
+	/* Write-back: the device model reads guest memory like a CPU would. */
+	bo->base.map_wc = false;
+	mutex_init(&bo->mappings_lock);
+	INIT_LIST_HEAD(&bo->mappings);
+	atomic_inc(&vdev->counters.bos);
+	return &bo->base.base;
+}
+
+static void mapping_release(struct kref *ref)
+{
+	struct vdla_mapping *m = container_of(ref, struct vdla_mapping, ref);
+	struct vdla_device *vdev = m->as->vdev;
+
+	mutex_lock(&m->bo->mappings_lock);
+	list_del(&m->bo_link);
+	mutex_unlock(&m->bo->mappings_lock);
+	vdla_as_unmap(m->as, &m->node);
+	vdla_as_put(m->as);
+	drm_gem_object_put(&m->bo->base.base);
+	atomic_dec(&vdev->counters.mappings);
+	kfree(m);
+}
+
+void vdla_mapping_put(struct vdla_mapping *m)
+{
+	if (m)
+		kref_put(&m->ref, mapping_release);
+}
+
+u64 vdla_mapping_address(const struct vdla_mapping *m)
+{
+	return m->node.start;
+}
+
+static struct vdla_mapping *find_mapping(struct vdla_bo *bo, struct vdla_as *as)
+{
+	struct vdla_mapping *m;
+
+	lockdep_assert_held(&bo->mappings_lock);
+	list_for_each_entry(m, &bo->mappings, bo_link) {
+		if (m->as == as && m->handle_ref)
+			return m;
+	}
+	return NULL;
+}
+
+/*
+ * The mapping of @obj in @file's address space, created with @writable if
+ * there is none; -EBUSY if there is one with another access and
+ * @must_match. Returns a new reference.
+ */
+static struct vdla_mapping *mapping_get(struct drm_file *file, struct drm_gem_object *obj,
+					bool writable, bool must_match)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_bo *bo = to_vdla_bo(obj);
+	struct vdla_mapping *m;
+	struct sg_table *sgt;
+	int ret;
+
+	mutex_lock(&bo->mappings_lock);
+	m = find_mapping(bo, vfile->as);
+	if (m) {
+		if (must_match && m->writable != writable) {
+			mutex_unlock(&bo->mappings_lock);
+			return ERR_PTR(-EBUSY);
+		}
+		kref_get(&m->ref);
+		mutex_unlock(&bo->mappings_lock);
+		return m;
+	}
+
+	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+	if (IS_ERR(sgt)) {
+		mutex_unlock(&bo->mappings_lock);
+		return ERR_CAST(sgt);
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		mutex_unlock(&bo->mappings_lock);
+		return ERR_PTR(-ENOMEM);
+	}
+	ret = vdla_as_map(vfile->as, &m->node, obj->size, sgt, writable);
+	if (ret) {
+		mutex_unlock(&bo->mappings_lock);
+		kfree(m);
+		return ERR_PTR(ret);
+	}
+	/* One reference for the handle, one for the caller. */
+	kref_init(&m->ref);
+	kref_get(&m->ref);
+	m->handle_ref = true;
+	m->writable = writable;
+	m->bo = bo;
+	drm_gem_object_get(obj);
+	m->as = vfile->as;
+	vdla_as_get(m->as);
+	list_add_tail(&m->bo_link, &bo->mappings);
+	atomic_inc(&vfile->vdev->counters.mappings);
+	mutex_unlock(&bo->mappings_lock);
+	return m;
+}
+
+struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_object *obj)
+{
+	return mapping_get(file, obj, true, false);
+}
+
+int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_vdla_bo_create *args = data;
+	struct drm_gem_shmem_object *shmem;
+	struct vdla_mapping *m;
+	u32 handle;
+	int ret;
+
+	if (args->flags) {
+		drm_dbg(drm, "BO_CREATE: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (!args->size || args->size > DRM_VDLA_BO_MAX_SIZE) {
+		drm_dbg(drm, "BO_CREATE: size %llu outside 1..%llu\n", args->size,
+			DRM_VDLA_BO_MAX_SIZE);
+		return -EINVAL;
+	}
+
+	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
+	if (IS_ERR(shmem))
+		return PTR_ERR(shmem);
+	ret = drm_gem_handle_create(file, &shmem->base, &handle);
+	if (ret)
+		goto out_put;
+	m = vdla_mapping_get(file, &shmem->base);
+	if (IS_ERR(m)) {
+		ret = PTR_ERR(m);
+		drm_gem_handle_delete(file, handle);
+		goto out_put;
+	}
+	ret = drm_gem_create_mmap_offset(&shmem->base);
+	if (ret) {
+		vdla_mapping_put(m);
+		drm_gem_handle_delete(file, handle);
+		goto out_put;
+	}
+	args->size = shmem->base.size;
+	args->handle = handle;
+	args->device_address = vdla_mapping_address(m);
+	args->mmap_offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
+	vdla_mapping_put(m);
+out_put:
+	drm_gem_object_put(&shmem->base);
+	return ret;
+}
+
+int vdla_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_vdla_bo_info *args = data;
+	struct drm_gem_object *obj;
+	struct vdla_mapping *m;
+	int ret;
+
+	if (args->flags) {
+		drm_dbg(drm, "BO_INFO: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	m = vdla_mapping_get(file, obj);
+	if (IS_ERR(m)) {
+		ret = PTR_ERR(m);
+		goto out;
+	}
+	ret = drm_gem_create_mmap_offset(obj);
+	if (!ret) {
+		args->size = obj->size;
+		args->device_address = vdla_mapping_address(m);
+		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+		args->access = DRM_VDLA_BO_ACCESS_READ |
+			       (m->writable ? DRM_VDLA_BO_ACCESS_WRITE : 0);
+		args->imported = obj->import_attach ? 1 : 0;
+	}
+	vdla_mapping_put(m);
+out:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+int vdla_ioctl_bo_wait(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_vdla_bo_wait *args = data;
+	enum dma_resv_usage usage;
+	struct drm_gem_object *obj;
+	long ret;
+
+	if (args->flags & ~DRM_VDLA_BO_WAIT_FLAGS) {
+		drm_dbg(drm, "BO_WAIT: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	if (args->timeout_ns < 0) {
+		drm_dbg(drm, "BO_WAIT: negative timeout\n");
+		return -EINVAL;
+	}
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+
+	usage = args->flags & DRM_VDLA_BO_WAIT_FLAG_WRITERS ? DMA_RESV_USAGE_WRITE :
+							      DMA_RESV_USAGE_READ;
+	if (!args->timeout_ns) {
+		ret = dma_resv_test_signaled(obj->resv, usage) ? 0 : -ETIMEDOUT;
+	} else {
+		ret = dma_resv_wait_timeout(obj->resv, usage, true,
+					    nsecs_to_jiffies64(args->timeout_ns) + 1);
+		ret = ret > 0 ? 0 : ret == 0 ? -ETIMEDOUT : ret;
+	}
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+int vdla_ioctl_bo_import(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_vdla_bo_import *args = data;
+	bool writable = !(args->flags & DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY);
+	struct drm_gem_object *obj;
+	struct vdla_mapping *m;
+	u32 handle;
+	int ret;
+
+	if (args->flags & ~DRM_VDLA_BO_IMPORT_FLAGS) {
+		drm_dbg(drm, "BO_IMPORT: unknown flags 0x%x\n", args->flags);
+		return -EINVAL;
+	}
+	ret = drm_gem_prime_fd_to_handle(drm, file, args->fd, &handle);
+	if (ret)
+		return ret;
+	obj = drm_gem_object_lookup(file, handle);
+	if (!obj)
+		return -ENOENT;
+	m = mapping_get(file, obj, writable, true);
+	if (IS_ERR(m)) {
+		ret = PTR_ERR(m);
+		drm_dbg(drm, "BO_IMPORT: %s\n", ret == -EBUSY ?
+			"the caller already holds this buffer with another access" :
+			"cannot map the buffer");
+		goto out;
+	}
+	args->handle = handle;
+	args->access = DRM_VDLA_BO_ACCESS_READ | (writable ? DRM_VDLA_BO_ACCESS_WRITE : 0);
+	args->size = obj->size;
+	args->device_address = vdla_mapping_address(m);
+	vdla_mapping_put(m);
+out:
+	drm_gem_object_put(obj);
+	return ret;
+}

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SUBMIT: checks everything it can, prepares everything the job needs to
+ * run (mappings, the descriptor's kernel mapping, the firmware's state
+ * area, the fence), wires the dependencies (in-syncs and the implicit
+ * fences of the BOs) and hands the job to drm_sched. It never waits for the
+ * device or for a dependency.
+ */
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/dma-resv.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <drm/vdla_accel.h>
+#include <drm/vdla_task.h>
+
+#include "vdla_ctx.h"
+#include "vdla_device.h"
+#include "vdla_file.h"
+#include "vdla_gem.h"
+#include "vdla_job.h"
+#include "vdla_mmu.h"
+#include "vdla_sched.h"
+#include "vdla_trace.h"
+
+static const char *fence_driver_name(struct dma_fence *fence)
+{
+	return "vdla";
+}
+
+static const char *fence_timeline_name(struct dma_fence *fence)
+{
+	return "vdla-context";
+}
+
+static const struct dma_fence_ops vdla_fence_ops = {
+	.get_driver_name = fence_driver_name,
+	.get_timeline_name = fence_timeline_name,
+};
+
+void vdla_job_free(struct vdla_job *job)
+{
+	if (job->desc_obj)
+		drm_gem_vunmap_unlocked(job->desc_obj, &job->desc_map);
+	for (u32 i = 0; i < job->count; i++)
+		vdla_mapping_put(job->mappings[i]);
+	for (u32 i = 0; i < job->bo_count; i++)
+		drm_gem_object_put(job->bos[i]);
+	if (job->done)
+		dma_fence_put(job->done);
+	kvfree(job->state);
+	kvfree(job->mappings);
+	kvfree(job->buffers);
+	kvfree(job->bos);
+	bitmap_free(job->bo_writes);
+	if (job->ctx) {
+		atomic_dec(&job->vdev->counters.jobs);
+		vdla_ctx_put(job->ctx);
+	}
+	vdla_as_put(job->as);
+	kfree(job);
+}
+
+static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args)
+{
+	if (args->flags || args->pad) {
+		drm_dbg(drm, "SUBMIT: flags 0x%x and pad must be 0\n", args->flags);
+		return -EINVAL;
+	}
+	if (!args->address_count || args->address_count > DRM_VDLA_MAX_ADDRESSES) {
+		drm_dbg(drm, "SUBMIT: address_count %u outside 1..%u\n", args->address_count,
+			DRM_VDLA_MAX_ADDRESSES);
+		return -EINVAL;
+	}
+	if (args->descriptor >= args->address_count) {
+		drm_dbg(drm, "SUBMIT: descriptor index %u beyond the %u addresses\n",
+			args->descriptor, args->address_count);
+		return -EINVAL;
+	}
+	if (args->in_sync_count > DRM_VDLA_MAX_IN_SYNCS) {
+		drm_dbg(drm, "SUBMIT: in_sync_count %u above %u\n", args->in_sync_count,
+			DRM_VDLA_MAX_IN_SYNCS);
+		return -EINVAL;
+	}
+	if (args->out_sync.flags || (!args->out_sync.handle && args->out_sync.point)) {
+		drm_dbg(drm, "SUBMIT: out_sync flags must be 0, point needs a handle\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Adds @obj to the job's distinct BOs (the first one is the descriptor's). */
+static void add_bo(struct vdla_job *job, struct drm_gem_object *obj, bool write)
+{
+	u32 i;
+
+	for (i = 0; i < job->bo_count; i++) {
+		if (job->bos[i] == obj)
+			break;
+	}
+	if (i == job->bo_count) {
+		drm_gem_object_get(obj);
+		job->bos[job->bo_count++] = obj;
+	}
+	if (write)
+		__set_bit(i, job->bo_writes);
+}
+
+/* Resolves the address list into mappings and firmware buffers. */
+static int resolve_addresses(struct drm_file *file, struct vdla_job *job,
+			     const struct drm_vdla_address *list)
+{
+	struct drm_device *drm = file->minor->dev;
+
+	for (u32 i = 0; i < job->count; i++) {
+		const struct drm_vdla_address *a = &list[i];
+		bool write = a->flags & DRM_VDLA_ADDRESS_FLAG_WRITE;
+		struct drm_gem_object *obj;
+		struct vdla_mapping *m;
+
+		if (a->flags & ~DRM_VDLA_ADDRESS_FLAGS) {
+			drm_dbg(drm, "SUBMIT: address %u: unknown flags 0x%x\n", i, a->flags);
+			return -EINVAL;
+		}
+		obj = drm_gem_object_lookup(file, a->handle);
+		if (!obj) {
+			drm_dbg(drm, "SUBMIT: address %u: no BO %u\n", i, a->handle);
+			return -ENOENT;
+		}
+		if (a->offset >= obj->size) {
+			drm_dbg(drm, "SUBMIT: address %u: offset %llu beyond the BO's %zu bytes\n",
+				i, a->offset, obj->size);
+			drm_gem_object_put(obj);
+			return -EINVAL;
+		}
+		m = vdla_mapping_get(file, obj);
+		if (IS_ERR(m)) {
+			drm_gem_object_put(obj);
+			return PTR_ERR(m);
+		}
+		job->mappings[i] = m;
+		if (write && !m->writable) {
+			drm_dbg(drm, "SUBMIT: address %u: BO %u is read-only\n", i, a->handle);
+			drm_gem_object_put(obj);
+			return -EACCES;
+		}
+		job->buffers[i].cpu = NULL;
+		job->buffers[i].device_address = vdla_mapping_address(m) + a->offset;
+		job->buffers[i].size = obj->size - a->offset;
+		if (i == job->descriptor)
+			add_bo(job, obj, write);
+		drm_gem_object_put(obj);
+	}
+	/* The descriptor's BO is bos[0]; the rest in order. */
+	for (u32 i = 0; i < job->count; i++)
+		add_bo(job, &job->mappings[i]->bo->base.base,
+		       list[i].flags & DRM_VDLA_ADDRESS_FLAG_WRITE);
+	return 0;
+}
+
+/*
+ * Maps the descriptor for the firmware, sizes the state area from the
+ * header, and has the firmware check the task now, so that a wrong task
+ * fails SUBMIT with where it is wrong. The firmware checks again when the
+ * task starts: userspace may still write the descriptor meanwhile.
+ */
+static int prepare_task(struct drm_device *drm, struct vdla_job *job,
+			struct drm_vdla_submit *args)
+{
+	struct vdla_device *vdev = job->vdev;
+	struct drm_gem_object *obj = job->bos[0];
+	u64 offset = job->buffers[job->descriptor].device_address -
+		     vdla_mapping_address(job->mappings[job->descriptor]);
+	struct vdla_fw_buffer *desc = &job->buffers[job->descriptor];
+	struct dla_task_config config = {};
+	struct dla_task_result result;
+	struct vdla_task_header header;
+	u32 num_ops = 0;
+	int ret;
+
+	ret = drm_gem_vmap_unlocked(obj, &job->desc_map);
+	if (ret)
+		return ret;
+	job->desc_obj = obj;
+	if (job->desc_map.is_iomem) {
+		drm_dbg(drm, "SUBMIT: the descriptor BO has no CPU mapping\n");
+		return -EINVAL;
+	}
+	desc->cpu = (u8 *)job->desc_map.vaddr + offset;
+
+	if (desc->size >= sizeof(header)) {
+		memcpy(&header, desc->cpu, sizeof(header));
+		/* The firmware refuses what does not fit; size only for what may. */
+		if (header.num_ops <= VDLA_TASK_MAX_OPS &&
+		    header.num_ops <= desc->size / VDLA_TASK_OP_SIZE)
+			num_ops = header.num_ops;
+	}
+	job->state_size = dla_task_state_size(num_ops);
+	job->state = kvzalloc(job->state_size, GFP_KERNEL);
+	if (!job->state)
+		return -ENOMEM;
+
+	job->fw_task.buffers = job->buffers;
+	job->fw_task.count = job->count;
+	config.task_data = &job->fw_task;
+	config.num_addresses = job->count;
+	config.descriptor = job->descriptor;
+	config.context = VDLA_MMU_FIRST_SLOT;
+	config.state = job->state;
+	config.state_size = job->state_size;
+	ret = dla_check_task(vdev->fw_engine, &config, &result);
+	if (ret == DLA_ERR_INVALID_TASK) {
+		args->error_op = result.error_op;
+		args->error_field = result.error_field;
+		args->error_reason = result.error_reason;
+		args->error_operand = result.error_operand;
+		drm_dbg(drm, "SUBMIT: task refused: op %d, %s: %s\n", (int)result.error_op,
+			dla_field_name(result.error_field), dla_reason_name(result.error_reason));
+		return -EINVAL;
+	}
+	if (ret) {
+		drm_dbg(drm, "SUBMIT: the firmware cannot check the task: %d\n", ret);
+		return ret == DLA_ERR_NO_MEMORY ? -ENOMEM : -EINVAL;
+	}
+	return 0;
+}
+
+static int add_in_syncs(struct drm_file *file, struct vdla_job *job,
+			const struct drm_vdla_submit *args)
+{
+	struct drm_vdla_sync __user *user = u64_to_user_ptr(args->in_syncs);
+
+	for (u32 i = 0; i < args->in_sync_count; i++) {
+		struct drm_vdla_sync sync;
+		int ret;
+
+		if (copy_from_user(&sync, &user[i], sizeof(sync)))
+			return -EFAULT;
+		if (sync.flags) {
+			drm_dbg(file->minor->dev, "SUBMIT: in-sync %u: flags must be 0\n", i);
+			return -EINVAL;
+		}
+		ret = drm_sched_job_add_syncobj_dependency(&job->base, file, sync.handle,
+							   sync.point);
+		if (ret) {
+			drm_dbg(file->minor->dev, "SUBMIT: in-sync %u (%u:%llu): %d\n", i,
+				sync.handle, sync.point, ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* Locks the BOs and adds their fences as dependencies; reserves fence slots. */
+static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww)
+{
+	int ret = drm_gem_lock_reservations(job->bos, job->bo_count, ww);
+
+	if (ret)
+		return ret;
+	for (u32 i = 0; i < job->bo_count; i++) {
+		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
+		if (!ret)
+			ret = drm_sched_job_add_implicit_dependencies(&job->base, job->bos[i],
+								      test_bit(i, job->bo_writes));
+		if (ret) {
+			drm_gem_unlock_reservations(job->bos, job->bo_count, ww);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static struct vdla_job *job_alloc(struct vdla_device *vdev, struct vdla_ctx *ctx, u32 count)
+{
+	struct vdla_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	if (!job)
+		return NULL;
+	job->vdev = vdev;
+	INIT_LIST_HEAD(&job->link);
+	job->mappings = kvcalloc(count, sizeof(*job->mappings), GFP_KERNEL);
+	job->buffers = kvcalloc(count, sizeof(*job->buffers), GFP_KERNEL);
+	job->bos = kvcalloc(count, sizeof(*job->bos), GFP_KERNEL);
+	job->bo_writes = bitmap_zalloc(count, GFP_KERNEL);
+	job->done = kzalloc(sizeof(*job->done), GFP_KERNEL);
+	if (!job->mappings || !job->buffers || !job->bos || !job->bo_writes || !job->done) {
+		kfree(job->done);
+		job->done = NULL;
+		vdla_job_free(job);
+		return NULL;
+	}
+	vdla_ctx_get(ctx);
+	job->ctx = ctx;
+	job->file = ctx->file;
+	job->priority = ctx->priority;
+	job->as = ctx->file->as;
+	vdla_as_get(job->as);
+	atomic_inc(&vdev->counters.jobs);
+	return job;
+}
+
+/* The fence is not initialised yet: free it as plain memory. */
+static void job_free_unarmed(struct vdla_job *job)
+{
+	kfree(job->done);
+	job->done = NULL;
+	vdla_job_free(job);
+}
+
+int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct vdla_device *vdev = to_vdla_device(drm);
+	struct vdla_file *vfile = file->driver_priv;
+	struct drm_vdla_submit *args = data;
+	struct drm_vdla_address *list = NULL;
+	struct drm_syncobj *out_sync = NULL;
+	struct dma_fence_chain *chain = NULL;
+	struct ww_acquire_ctx ww;
+	struct dma_fence *finished;
+	struct vdla_job *job;
+	struct vdla_ctx *ctx;
+	bool sched_inited = false;
+	int ret;
+
+	args->seqno = 0;
+	args->error_op = 0;
+	args->error_field = 0;
+	args->error_reason = 0;
+	args->error_operand = 0;
+	ret = check_args(drm, args);
+	if (ret)
+		return ret;
+	ctx = vdla_ctx_lookup(vfile, args->ctx_id);
+	if (!ctx) {
+		drm_dbg(drm, "SUBMIT: no context %u of the caller\n", args->ctx_id);
+		return -ENOENT;
+	}
+	if (READ_ONCE(ctx->banned)) {
+		drm_dbg(drm, "SUBMIT: context %u is banned\n", args->ctx_id);
+		ret = -ECANCELED;
+		goto out_ctx;
+	}
+
+	list = kvmalloc_array(args->address_count, sizeof(*list), GFP_KERNEL);
+	if (!list) {
+		ret = -ENOMEM;
+		goto out_ctx;
+	}
+	if (copy_from_user(list, u64_to_user_ptr(args->addresses),
+			   args->address_count * sizeof(*list))) {
+		ret = -EFAULT;
+		goto out_list;
+	}
+
+	job = job_alloc(vdev, ctx, args->address_count);
+	if (!job) {
+		ret = -ENOMEM;
+		goto out_list;
+	}
+	job->count = args->address_count;
+	job->descriptor = args->descriptor;
+	ret = resolve_addresses(file, job, list);
+	if (ret)
+		goto out_job;
+	ret = prepare_task(drm, job, args);
+	if (ret)
+		goto out_job;
+
+	if (args->out_sync.handle) {
+		out_sync = drm_syncobj_find(file, args->out_sync.handle);
+		if (!out_sync) {
+			drm_dbg(drm, "SUBMIT: no out-syncobj %u\n", args->out_sync.handle);
+			ret = -ENOENT;
+			goto out_job;
+		}
+		if (args->out_sync.point) {
+			chain = dma_fence_chain_alloc();
+			if (!chain) {
+				ret = -ENOMEM;
+				goto out_job;
+			}
+		}
+	}
+
+	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, vfile, file->client_id);
+	if (ret)
+		goto out_job;
+	sched_inited = true;
+	ret = add_in_syncs(file, job, args);
+	if (ret)
+		goto out_job;
+	ret = lock_bos(job, &ww);
+	if (ret)
+		goto out_job;
+
+	mutex_lock(&ctx->submit_lock);
+	if (ctx->entity_destroyed || READ_ONCE(ctx->banned)) {
+		mutex_unlock(&ctx->submit_lock);
+		drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
+		ret = ctx->entity_destroyed ? -ENOENT : -ECANCELED;
+		goto out_job;
+	}
+	job->seqno = ++ctx->seqno;
+	dma_fence_init(job->done, &vdla_fence_ops, &vdev->fence_lock, ctx->fence_context,
+		       job->seqno);
+	drm_sched_job_arm(&job->base);
+	finished = dma_fence_get(&job->base.s_fence->finished);
+	for (u32 i = 0; i < job->bo_count; i++)
+		dma_resv_add_fence(job->bos[i]->resv, finished,
+				   test_bit(i, job->bo_writes) ? DMA_RESV_USAGE_WRITE :
+								 DMA_RESV_USAGE_READ);
+	atomic64_inc(&ctx->jobs_submitted);
+	trace_vdla_job_queue(job);
+	drm_sched_entity_push_job(&job->base);
+	mutex_unlock(&ctx->submit_lock);
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
+
+	if (out_sync) {
+		if (chain) {
+			drm_syncobj_add_point(out_sync, chain, finished, args->out_sync.point);
+			chain = NULL;
+		} else {
+			drm_syncobj_replace_fence(out_sync, finished);
+		}
+	}
+	dma_fence_put(finished);
+	args->seqno = job->seqno;
+	ret = 0;
+	goto out_sync;
+
+out_job:
+	if (sched_inited)
+		drm_sched_job_cleanup(&job->base);
+	job_free_unarmed(job);
+out_sync:
+	dma_fence_chain_free(chain);
+	if (out_sync)
+		drm_syncobj_put(out_sync);
+out_list:
+	kvfree(list);
+out_ctx:
+	vdla_ctx_put(ctx);
+	return ret;
+}

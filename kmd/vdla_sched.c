@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The dispatcher. drm_sched (one scheduler per device, an entity per
+ * context, in the entity's priority) resolves each job's dependencies and
+ * calls run_job once they have signalled; run_job puts the job in the ready
+ * list of its priority. The dispatcher runs one task at a time through the
+ * firmware core:
+ *
+ *  - it starts the oldest ready job of the highest priority, except that a
+ *    ready job that has waited more than starvation_ms goes first whatever
+ *    its priority (and is then not preempted), so that low priority is
+ *    delayed, never starved;
+ *  - when a job of higher priority than the running one becomes ready, it
+ *    asks the firmware to stop the running task at the next operation
+ *    boundary; the stopped job goes back to the head of its ready list and
+ *    later resumes where it stopped (dla_switch_task, dla_resume_task);
+ *  - a watchdog ends a job whose device time exceeds job_timeout_ms: the
+ *    firmware aborts it (a device reset), the context is banned, the next
+ *    job starts;
+ *  - an MMU fault or an operation error fails the job (the firmware resets
+ *    the device) and bans its context.
+ *
+ * Locking: vdev->fw_lock protects the firmware engine, the ready lists, the
+ * running job, the counters and the MMU context bindings. Nothing under it
+ * allocates memory or drops the last reference of a job, context, mapping
+ * or address space: those are freed from free_job.
+ */
+#include <drm/drm_print.h>
+#include <linux/module.h>
+
+#include "vdla_ctx.h"
+#include "vdla_device.h"
+#include "vdla_file.h"
+#include "vdla_job.h"
+#include "vdla_mmu.h"
+#include "vdla_sched.h"
+#include "vdla_trace.h"
+
+static unsigned int job_timeout_ms = 5000;
+module_param(job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms, "Device time a job may use before it is aborted (ms, default 5000)");
+
+static unsigned int starvation_ms = 100;
+module_param(starvation_ms, uint, 0644);
+MODULE_PARM_DESC(starvation_ms,
+		 "A ready job waiting this long runs next whatever its priority (ms, default 100)");
+
+static bool preempt = true;
+module_param(preempt, bool, 0644);
+MODULE_PARM_DESC(preempt, "Stop a running job at an operation boundary for a higher-priority one");
+
+/* drm_sched hands over up to this many jobs; the ready lists hold them. */
+#define VDLA_SCHED_CREDITS	4096
+
+static struct vdla_sched *sched_of(struct vdla_device *vdev)
+{
+	return &vdev->sched;
+}
+
+/* ---- Ending jobs ------------------------------------------------------- */
+
+static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error)
+{
+	struct vdla_sched_stats *stats = &sched_of(vdev)->stats;
+	struct vdla_ctx *ctx = job->ctx;
+
+	if (error) {
+		dma_fence_set_error(job->done, error);
+		ctx->jobs_failed++;
+		ctx->last_error = error;
+		stats->jobs_failed++;
+	} else {
+		ctx->jobs_completed++;
+		stats->jobs_completed++;
+	}
+	trace_vdla_job_done(job, error);
+	dma_fence_signal(job->done);
+}
+
+static void unqueue(struct vdla_sched *s, struct vdla_job *job)
+{
+	list_del_init(&job->link);
+	job->queued = false;
+	s->queued--;
+}
+
+/* Cancels the queued jobs @match selects, in queue order. */
+static void cancel_queued(struct vdla_device *vdev,
+			  bool (*match)(const struct vdla_job *job, const void *what),
+			  const void *what, int error)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job, *next;
+
+	for (int p = 0; p < DRM_VDLA_PRIORITIES; p++) {
+		list_for_each_entry_safe(job, next, &s->ready[p], link) {
+			if (match(job, what)) {
+				unqueue(s, job);
+				signal_job(vdev, job, error);
+			}
+		}
+	}
+}
+
+static bool job_of_ctx(const struct vdla_job *job, const void *ctx)
+{
+	return job->ctx == ctx;
+}
+
+static bool job_of_file(const struct vdla_job *job, const void *file)
+{
+	return job->file == file;
+}
+
+static bool any_job(const struct vdla_job *job, const void *unused)
+{
+	return true;
+}
+
+/* Later submits to @ctx fail, and its queued jobs will not run. */
+static void ban(struct vdla_device *vdev, struct vdla_ctx *ctx)
+{
+	WRITE_ONCE(ctx->banned, true);
+	cancel_queued(vdev, job_of_ctx, ctx, -ECANCELED);
+}
+
+static void account(struct vdla_job *job)
+{
+	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), job->start_time));
+
+	job->run_ns += ns;
+	job->ctx->busy_ns += ns;
+	job->file->busy_ns += ns;
+}
+
+/* The running job ended with @error; the firmware's task is forgotten. */
+static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
+{
+	sched_of(vdev)->running = NULL;
+	account(job);
+	dla_clear_task(vdev->fw_engine);
+	signal_job(vdev, job, error);
+	if (error == -EFAULT || error == -EIO || error == -ETIMEDOUT)
+		ban(vdev, job->ctx);
+}
+
+/* After a device reset: the MMU contexts are re-programmed. */
+static void device_was_reset(struct vdla_device *vdev)
+{
+	sched_of(vdev)->stats.resets++;
+	vdla_mmu_restore(vdev);
+}
+
+static void hardware_failed(struct vdla_device *vdev, struct vdla_job *job,
+			    const struct dla_task_result *r)
+{
+	struct vdla_sched_stats *stats = &sched_of(vdev)->stats;
+	struct vdla_ctx *ctx = job->ctx;
+	int error = -EIO;
+
+	ctx->hw_error = r->hw_error;
+	ctx->error_op = r->hw_op;
+	if (r->status == DLA_ERR_HARDWARE && r->hw_error == VDLA_ERROR_MMU_FAULT) {
+		error = -EFAULT;
+		ctx->fault_status = r->fault_status;
+		ctx->fault_addr = r->fault_addr;
+		stats->mmu_faults++;
+		trace_vdla_job_fault(job, r->fault_addr, r->fault_status);
+	} else {
+		stats->op_errors++;
+	}
+	drm_dbg(&vdev->drm, "context %u job %llu failed: op %u, device error %u\n", ctx->id,
+		job->seqno, r->hw_op, r->hw_error);
+	/* The firmware reset the device to stop the other engines. */
+	device_was_reset(vdev);
+	finish(vdev, job, error);
+}
+
+/* The firmware says the running task ended: completed, stopped or failed. */
+static void task_ended(struct vdla_device *vdev)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job = s->running;
+	struct dla_task_result r;
+
+	dla_get_task_result(vdev->fw_engine, &r);
+	switch (r.state) {
+	case DLA_TASK_COMPLETED:
+		finish(vdev, job, 0);
+		break;
+	case DLA_TASK_STOPPED:
+		s->running = NULL;
+		account(job);
+		dla_clear_task(vdev->fw_engine);
+		job->stopped = true;
+		job->stopping = false;
+		s->stats.preemptions++;
+		job->ctx->jobs_preempted++;
+		trace_vdla_job_preempted(job);
+		/* Its place is at the head: it is the oldest of its context. */
+		list_add(&job->link, &s->ready[job->priority]);
+		job->queued = true;
+		s->queued++;
+		break;
+	default:
+		hardware_failed(vdev, job, &r);
+		break;
+	}
+}
+
+/* ---- Starting jobs ----------------------------------------------------- */
+
+static struct vdla_job *pick_next(struct vdla_sched *s)
+{
+	ktime_t limit = ktime_sub_ms(ktime_get(), READ_ONCE(starvation_ms));
+	struct vdla_job *starved = NULL;
+
+	/* A lower-priority job that waited too long goes first. */
+	for (int p = 0; p < DRM_VDLA_PRIORITIES - 1; p++) {
+		struct vdla_job *head = list_first_entry_or_null(&s->ready[p], struct vdla_job,
+								 link);
+
+		if (head && ktime_before(head->ready_time, limit) &&
+		    (!starved || ktime_before(head->ready_time, starved->ready_time)))
+			starved = head;
+	}
+	if (starved) {
+		for (int p = starved->priority + 1; p < DRM_VDLA_PRIORITIES; p++) {
+			if (!list_empty(&s->ready[p])) {
+				starved->no_preempt = true;
+				return starved;
+			}
+		}
+	}
+	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
+		if (!list_empty(&s->ready[p]))
+			return list_first_entry(&s->ready[p], struct vdla_job, link);
+	}
+	return NULL;
+}
+
+static void arm_watchdog(struct vdla_device *vdev, struct vdla_job *job)
+{
+	u64 limit = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
+	u64 left = limit > job->run_ns ? limit - job->run_ns : 0;
+
+	mod_delayed_work(system_wq, &sched_of(vdev)->watchdog, nsecs_to_jiffies(left) + 1);
+}
+
+static void start(struct vdla_device *vdev, struct vdla_job *job)
+{
+	struct dla_task_result r;
+	int slot, ret;
+
+	slot = vdla_mmu_bind(vdev, job->as);
+	job->start_time = ktime_get();
+	sched_of(vdev)->running = job;
+	trace_vdla_job_run(job);
+	if (job->stopped) {
+		job->stopped = false;
+		ret = dla_switch_task(vdev->fw_engine, job->state, slot);
+		if (!ret)
+			ret = dla_resume_task(vdev->fw_engine);
+	} else {
+		struct dla_task_config config = {
+			.task_data = &job->fw_task,
+			.num_addresses = job->count,
+			.descriptor = job->descriptor,
+			.context = slot,
+			.state = job->state,
+			.state_size = job->state_size,
+		};
+
+		ret = dla_execute_task(vdev->fw_engine, &config);
+	}
+
+	if (ret) {
+		/* Userspace changed the descriptor since SUBMIT checked it. */
+		if (!dla_get_task_result(vdev->fw_engine, &r))
+			job->ctx->error_op = r.error_op;
+		drm_dbg(&vdev->drm, "context %u job %llu refused when starting: %d\n",
+			job->ctx->id, job->seqno, ret);
+		finish(vdev, job, ret == DLA_ERR_INVALID_TASK ? -EINVAL : -EIO);
+		return;
+	}
+	/* An empty task has ended already: no interrupt will say so. */
+	if (!dla_get_task_result(vdev->fw_engine, &r) && r.state == DLA_TASK_COMPLETED) {
+		finish(vdev, job, 0);
+		return;
+	}
+	arm_watchdog(vdev, job);
+}
+
+/* Starts ready jobs until one runs. */
+static void dispatch(struct vdla_device *vdev)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job;
+
+	lockdep_assert_held(&vdev->fw_lock);
+	while (!s->running && !s->paused && (job = pick_next(s))) {
+		unqueue(s, job);
+		start(vdev, job);
+	}
+	if (!s->running)
+		wake_up_all(&s->idle);
+}
+
+/* Stops the running job at a boundary if @waiting outranks it. */
+static void maybe_preempt(struct vdla_device *vdev, const struct vdla_job *waiting)
+{
+	struct vdla_job *running = sched_of(vdev)->running;
+	u32 ended = 0;
+
+	if (!READ_ONCE(preempt) || !running || running->stopping || running->no_preempt ||
+	    waiting->priority <= running->priority)
+		return;
+	if (dla_request_stop(vdev->fw_engine))
+		return;
+	running->stopping = true;
+	/* With nothing enabled it stops at once, and no interrupt says so. */
+	dla_process_events(vdev->fw_engine, &ended);
+	if (ended)
+		task_ended(vdev);
+}
+
+/* ---- drm_sched backend ------------------------------------------------- */
+
+static struct dma_fence *vdla_run_job(struct drm_sched_job *sched_job)
+{
+	struct vdla_job *job = to_vdla_job(sched_job);
+	struct vdla_device *vdev = job->vdev;
+	struct vdla_sched *s = sched_of(vdev);
+	struct dma_fence *fence = dma_fence_get(job->done);
+	int error = sched_job->s_fence->finished.error;
+
+	mutex_lock(&vdev->fw_lock);
+	if (!error && (READ_ONCE(job->ctx->banned) || job->file->closed))
+		error = -ECANCELED;
+	if (error) {
+		signal_job(vdev, job, error);
+	} else {
+		job->ready_time = ktime_get();
+		list_add_tail(&job->link, &s->ready[job->priority]);
+		job->queued = true;
+		s->queued++;
+		maybe_preempt(vdev, job);
+		dispatch(vdev);
+	}
+	mutex_unlock(&vdev->fw_lock);
+	return fence;
+}
+
+static enum drm_gpu_sched_stat vdla_timedout_job(struct drm_sched_job *sched_job)
+{
+	/* Not armed (timeout MAX_SCHEDULE_TIMEOUT): the watchdog times jobs. */
+	return DRM_GPU_SCHED_STAT_NOMINAL;
+}
+
+static void vdla_free_job(struct drm_sched_job *sched_job)
+{
+	drm_sched_job_cleanup(sched_job);
+	vdla_job_free(to_vdla_job(sched_job));
+}
+
+static const struct drm_sched_backend_ops vdla_sched_ops = {
+	.run_job = vdla_run_job,
+	.timedout_job = vdla_timedout_job,
+	.free_job = vdla_free_job,
+};
+
+/* ---- Events ------------------------------------------------------------ */
+
+static void abort_running(struct vdla_device *vdev, int error)
+{
+	struct vdla_job *job = sched_of(vdev)->running;
+
+	dla_abort_task(vdev->fw_engine);
+	device_was_reset(vdev);
+	finish(vdev, job, error);
+}
+
+static void watchdog_work(struct work_struct *work)
+{
+	struct vdla_device *vdev = container_of(to_delayed_work(work), struct vdla_device,
+						sched.watchdog);
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job;
+
+	mutex_lock(&vdev->fw_lock);
+	job = s->running;
+	if (job) {
+		u64 used = job->run_ns + ktime_to_ns(ktime_sub(ktime_get(), job->start_time));
+		u64 limit = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
+
+		if (used >= limit) {
+			drm_info(&vdev->drm, "context %u job %llu ran %llu ms: aborting it\n",
+				 job->ctx->id, job->seqno, div_u64(used, NSEC_PER_MSEC));
+			trace_vdla_job_timeout(job);
+			s->stats.timeouts++;
+			abort_running(vdev, -ETIMEDOUT);
+		} else {
+			mod_delayed_work(system_wq, &s->watchdog,
+					 nsecs_to_jiffies(limit - used) + 1);
+		}
+	}
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+void vdla_sched_irq(struct vdla_device *vdev)
+{
+	u32 ended = 0;
+
+	mutex_lock(&vdev->fw_lock);
+	dla_process_events(vdev->fw_engine, &ended);
+	if (ended) {
+		if (vdev->selftest_running)
+			complete(&vdev->selftest_done);
+		else if (sched_of(vdev)->running)
+			task_ended(vdev);
+	}
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile)
+{
+	struct vdla_sched *s = sched_of(vdev);
+
+	mutex_lock(&vdev->fw_lock);
+	vfile->closed = true;
+	cancel_queued(vdev, job_of_file, vfile, -ECANCELED);
+	if (s->running && s->running->file == vfile)
+		abort_running(vdev, -ECANCELED);
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+u64 vdla_sched_running_ns(struct vdla_device *vdev, struct vdla_file *vfile)
+{
+	struct vdla_job *job = sched_of(vdev)->running;
+
+	lockdep_assert_held(&vdev->fw_lock);
+	if (!job || job->file != vfile)
+		return 0;
+	return ktime_to_ns(ktime_sub(ktime_get(), job->start_time));
+}
+
+int vdla_sched_pause(struct vdla_device *vdev)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	int ret;
+
+	mutex_lock(&vdev->fw_lock);
+	s->paused++;
+	mutex_unlock(&vdev->fw_lock);
+	ret = wait_event_killable(s->idle, !READ_ONCE(s->running));
+	if (ret)
+		vdla_sched_unpause(vdev);
+	return ret;
+}
+
+void vdla_sched_unpause(struct vdla_device *vdev)
+{
+	mutex_lock(&vdev->fw_lock);
+	sched_of(vdev)->paused--;
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+int vdla_sched_init(struct vdla_device *vdev)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	const struct drm_sched_init_args args = {
+		.ops = &vdla_sched_ops,
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+		.credit_limit = VDLA_SCHED_CREDITS,
+		.timeout = MAX_SCHEDULE_TIMEOUT,
+		.name = dev_name(vdev->drm.dev),
+		.dev = vdev->drm.dev,
+	};
+
+	for (int p = 0; p < DRM_VDLA_PRIORITIES; p++)
+		INIT_LIST_HEAD(&s->ready[p]);
+	init_waitqueue_head(&s->idle);
+	INIT_DELAYED_WORK(&s->watchdog, watchdog_work);
+	return drm_sched_init(&s->base, &args);
+}
+
+void vdla_sched_fini(struct vdla_device *vdev)
+{
+	struct vdla_sched *s = sched_of(vdev);
+
+	mutex_lock(&vdev->fw_lock);
+	s->paused++;
+	cancel_queued(vdev, any_job, NULL, -ENODEV);
+	if (s->running)
+		abort_running(vdev, -ENODEV);
+	mutex_unlock(&vdev->fw_lock);
+	cancel_delayed_work_sync(&s->watchdog);
+	drm_sched_fini(&s->base);
+}

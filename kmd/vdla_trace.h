@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tracepoints of the job lifecycle: events/vdla/ in tracefs.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM vdla
+
+#if !defined(__VDLA_TRACE_H__) || defined(TRACE_HEADER_MULTI_READ)
+#define __VDLA_TRACE_H__
+
+#include <linux/tracepoint.h>
+
+#include "vdla_ctx.h"
+#include "vdla_device.h"
+#include "vdla_job.h"
+
+DECLARE_EVENT_CLASS(vdla_job,
+	TP_PROTO(const struct vdla_job *job),
+	TP_ARGS(job),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(job->vdev->drm.dev))
+		__field(u32, ctx)
+		__field(u64, seqno)
+		__field(u32, priority)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->ctx = job->ctx->id;
+		__entry->seqno = job->seqno;
+		__entry->priority = job->priority;
+	),
+	TP_printk("dev=%s ctx=%u seqno=%llu priority=%u", __get_str(dev), __entry->ctx,
+		  __entry->seqno, __entry->priority)
+);
+
+DEFINE_EVENT(vdla_job, vdla_job_queue,
+	TP_PROTO(const struct vdla_job *job), TP_ARGS(job));
+DEFINE_EVENT(vdla_job, vdla_job_run,
+	TP_PROTO(const struct vdla_job *job), TP_ARGS(job));
+DEFINE_EVENT(vdla_job, vdla_job_preempted,
+	TP_PROTO(const struct vdla_job *job), TP_ARGS(job));
+DEFINE_EVENT(vdla_job, vdla_job_timeout,
+	TP_PROTO(const struct vdla_job *job), TP_ARGS(job));
+
+TRACE_EVENT(vdla_job_done,
+	TP_PROTO(const struct vdla_job *job, int error),
+	TP_ARGS(job, error),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(job->vdev->drm.dev))
+		__field(u32, ctx)
+		__field(u64, seqno)
+		__field(int, error)
+		__field(u64, run_ns)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->ctx = job->ctx->id;
+		__entry->seqno = job->seqno;
+		__entry->error = error;
+		__entry->run_ns = job->run_ns;
+	),
+	TP_printk("dev=%s ctx=%u seqno=%llu error=%d run_ns=%llu", __get_str(dev),
+		  __entry->ctx, __entry->seqno, __entry->error, __entry->run_ns)
+);
+
+TRACE_EVENT(vdla_job_fault,
+	TP_PROTO(const struct vdla_job *job, u64 address, u32 status),
+	TP_ARGS(job, address, status),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(job->vdev->drm.dev))
+		__field(u32, ctx)
+		__field(u64, seqno)
+		__field(u64, address)
+		__field(u32, status)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->ctx = job->ctx->id;
+		__entry->seqno = job->seqno;
+		__entry->address = address;
+		__entry->status = status;
+	),
+	TP_printk("dev=%s ctx=%u seqno=%llu address=0x%llx status=0x%x", __get_str(dev),
+		  __entry->ctx, __entry->seqno, __entry->address, __entry->status)
+);
+
+#endif /* __VDLA_TRACE_H__ */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE vdla_trace
+#include <trace/define_trace.h>
