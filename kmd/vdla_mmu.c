@@ -201,6 +201,7 @@ void vdla_as_unmap(struct vdla_as *as, struct drm_mm_node *node)
 
 	mutex_lock(&as->lock);
 	clear_range(as, node->start, node->size);
+	/* The cleared entries reach memory before the device re-walks. */
 	wmb();
 	mutex_lock(&vdev->fw_lock);
 	if (as->slot >= 0)

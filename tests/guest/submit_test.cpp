@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+#include "submit_test.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+namespace guest {
+
+void SubmitTest::SetUp()
+{
+	paths_ = nodePaths();
+	ASSERT_FALSE(paths_.empty()) << "no vdla node";
+	node_ = Node(paths_.front());
+	ASSERT_TRUE(node_.valid()) << paths_.front() << ": " << std::strerror(errno);
+}
+
+::testing::AssertionResult fenceSucceeds(const Syncobj &sync, int timeoutMs)
+{
+	int ret = sync.wait(timeoutMs);
+	if (ret)
+		return ::testing::AssertionFailure()
+		       << "the fence did not signal in " << timeoutMs << " ms: " << std::strerror(-ret);
+	FenceInfo info = sync.fence();
+	if (!info.ok)
+		return ::testing::AssertionFailure() << "the fence cannot be exported as a sync file";
+	if (info.status != 1)
+		return ::testing::AssertionFailure()
+		       << "the fence signalled with status " << info.status << " ("
+		       << std::strerror(-info.status) << ")";
+	return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult fenceFails(const Syncobj &sync, int error, int timeoutMs)
+{
+	int ret = sync.wait(timeoutMs);
+	if (ret)
+		return ::testing::AssertionFailure()
+		       << "the fence did not signal in " << timeoutMs << " ms: " << std::strerror(-ret);
+	FenceInfo info = sync.fence();
+	if (!info.ok)
+		return ::testing::AssertionFailure() << "the fence cannot be exported as a sync file";
+	if (info.status != -error)
+		return ::testing::AssertionFailure()
+		       << "the fence signalled with status " << info.status << ", expected "
+		       << -error << " (" << std::strerror(error) << ")";
+	return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult runJob(SmallJob &job, uint32_t ctx, int timeoutMs)
+{
+	Syncobj done(job.fd());
+	if (done.error())
+		return ::testing::AssertionFailure()
+		       << "syncobj: " << std::strerror(done.error());
+	drm_vdla_submit result;
+	int ret = submit(job.fd(), job.submission(ctx, done.sync()), &result);
+	if (ret)
+		return ::testing::AssertionFailure()
+		       << "SUBMIT failed: " << std::strerror(ret) << " (op " << result.error_op
+		       << ", field " << result.error_field << ", reason " << result.error_reason
+		       << ")";
+	::testing::AssertionResult fence = fenceSucceeds(done, timeoutMs);
+	if (!fence)
+		return fence << " (" << workKindName(job.kind()) << " job)";
+	return job.check();
+}
+
+bool waitUntil(const std::function<bool()> &done, int timeoutMs, int stepMs)
+{
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+	for (;;) {
+		if (done())
+			return true;
+		if (std::chrono::steady_clock::now() >= deadline)
+			return false;
+		std::this_thread::sleep_for(std::chrono::milliseconds(stepMs));
+	}
+}
+
+pid_t forkChild(const std::function<int()> &body)
+{
+	std::fflush(stdout);
+	std::fflush(stderr);
+	pid_t pid = ::fork();
+	if (pid == 0) {
+		int status = 1;
+		try {
+			status = body();
+		} catch (const std::exception &e) {
+			std::fprintf(stderr, "child %d: %s\n", ::getpid(), e.what());
+		}
+		std::fflush(stdout);
+		std::fflush(stderr);
+		::_exit(status);
+	}
+	return pid;
+}
+
+int waitChild(pid_t pid, int timeoutMs)
+{
+	int status = 0;
+	bool ended = waitUntil(
+		[&] {
+			pid_t r = ::waitpid(pid, &status, WNOHANG);
+			return r == pid || (r < 0 && errno != EINTR);
+		},
+		timeoutMs, 5);
+	if (!ended) {
+		::kill(pid, SIGKILL);
+		::waitpid(pid, &status, 0);
+		return -1;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -1;
+}
+
+int sendFds(int sock, const std::vector<int> &fds)
+{
+	char byte = 'F';
+	iovec iov = { &byte, 1 };
+	std::vector<char> control(CMSG_SPACE(sizeof(int) * fds.size()));
+	msghdr msg = {};
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = control.data();
+	msg.msg_controllen = control.size();
+	cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+	std::memcpy(CMSG_DATA(cmsg), fds.data(), sizeof(int) * fds.size());
+	return ::sendmsg(sock, &msg, 0) == 1 ? 0 : errno;
+}
+
+std::vector<int> receiveFds(int sock, size_t count)
+{
+	char byte;
+	iovec iov = { &byte, 1 };
+	std::vector<char> control(CMSG_SPACE(sizeof(int) * count));
+	msghdr msg = {};
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = control.data();
+	msg.msg_controllen = control.size();
+	if (::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return {};
+	cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS || cmsg->cmsg_len != CMSG_LEN(sizeof(int) * count))
+		return {};
+	std::vector<int> fds(count);
+	std::memcpy(fds.data(), CMSG_DATA(cmsg), sizeof(int) * count);
+	return fds;
+}
+
+std::map<std::string, long> objectCounts(int index)
+{
+	std::map<std::string, long> state = readState(index), counts;
+	for (const char *key : { "bos", "mappings", "jobs", "contexts" })
+		counts[key] = state.count(key) ? state[key] : -1;
+	return counts;
+}
+
+std::string describeCounts(const std::map<std::string, long> &counts)
+{
+	std::ostringstream s;
+	for (const auto &[key, value] : counts)
+		s << key << "=" << value << " ";
+	return s.str();
+}
+
+} /* namespace guest */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the tests of vdla-submit-tests share: a fixture with an open node,
+ * running a job to its end, child processes and passing file descriptors
+ * between processes.
+ */
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "submit_env.h"
+#include "workload.h"
+
+namespace guest {
+
+/* Generous bound for one small job, which takes about a millisecond. */
+constexpr int kJobTimeoutMs = 10000;
+
+/* A test with the first vdla node open. */
+class SubmitTest : public ::testing::Test
+{
+protected:
+	void SetUp() override;
+
+	int fd() const { return node_.fd(); }
+
+	std::vector<std::string> paths_;
+	Node node_;
+};
+
+/* Submits @job on @ctx with an out-sync, waits for it, checks the fence and the result. */
+::testing::AssertionResult runJob(SmallJob &job, uint32_t ctx, int timeoutMs = kJobTimeoutMs);
+/* The fence of @sync signalled without error, within @timeoutMs. */
+::testing::AssertionResult fenceSucceeds(const Syncobj &sync, int timeoutMs = kJobTimeoutMs);
+/* The fence of @sync signalled with -@error, within @timeoutMs. */
+::testing::AssertionResult fenceFails(const Syncobj &sync, int error,
+				      int timeoutMs = kJobTimeoutMs);
+
+/* Polls @done every @stepMs until it is true or @timeoutMs passed. */
+bool waitUntil(const std::function<bool()> &done, int timeoutMs, int stepMs = 10);
+
+/*
+ * Runs @body in a child process, which exits with what it returns (0 for
+ * success); the child must not use googletest's assertions. Returns the pid.
+ */
+pid_t forkChild(const std::function<int()> &body);
+/*
+ * Waits up to @timeoutMs for child @pid and returns its exit status,
+ * 128 + signal if a signal ended it, or -1 on timeout (the child is then
+ * killed).
+ */
+int waitChild(pid_t pid, int timeoutMs = 60000);
+
+/* Sends @fds over the unix socket @sock (SCM_RIGHTS); returns the errno. */
+int sendFds(int sock, const std::vector<int> &fds);
+/* Receives @count fds from @sock; empty on failure. */
+std::vector<int> receiveFds(int sock, size_t count);
+
+/* The debugfs counters whose leaks the tests look for. */
+std::map<std::string, long> objectCounts(int index);
+std::string describeCounts(const std::map<std::string, long> &counts);
+
+} /* namespace guest */
