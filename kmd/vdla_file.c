@@ -6,6 +6,7 @@
  * its handles before postclose runs, so mappings go as their jobs go.
  */
 #include <drm/drm_file.h>
+#include <drm/drm_gem.h>
 #include <drm/drm_print.h>
 #include <linux/slab.h>
 
@@ -71,15 +72,34 @@ void vdla_postclose(struct drm_device *drm, struct drm_file *file)
 	vdla_file_put(vfile);
 }
 
+static int add_bo_size(int id, void *ptr, void *data)
+{
+	struct drm_gem_object *obj = ptr;
+
+	if (obj)
+		*(u64 *)data += obj->size;
+	return 0;
+}
+
+/*
+ * DRM usage stats (Documentation/gpu/drm-usage-stats.rst): the device time
+ * of the file's jobs, and its BOs both in the drm-memory-<region> form and
+ * in the drm-total/shared/resident-memory form of drm_show_memory_stats().
+ */
 void vdla_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct vdla_file *vfile = file->driver_priv;
 	struct vdla_device *vdev = vfile->vdev;
-	u64 busy;
+	u64 busy, bytes = 0;
 
 	mutex_lock(&vdev->fw_lock);
 	busy = vfile->busy_ns + vdla_sched_running_ns(vdev, vfile);
 	mutex_unlock(&vdev->fw_lock);
 	drm_printf(p, "drm-engine-dla:\t%llu ns\n", busy);
+
+	spin_lock(&file->table_lock);
+	idr_for_each(&file->object_idr, add_bo_size, &bytes);
+	spin_unlock(&file->table_lock);
+	drm_printf(p, "drm-memory-system:\t%llu KiB\n", bytes >> 10);
 	drm_show_memory_stats(p, file);
 }

@@ -246,6 +246,9 @@ static int add_in_syncs(struct drm_file *file, struct vdla_job *job,
 		}
 		ret = drm_sched_job_add_syncobj_dependency(&job->base, file, sync.handle,
 							   sync.point);
+		/* The syncobj exists but has no fence (at that point) yet. */
+		if (ret == -EINVAL)
+			ret = -ENOENT;
 		if (ret) {
 			drm_dbg(file->minor->dev, "SUBMIT: in-sync %u (%u:%llu): %d\n", i,
 				sync.handle, sync.point, ret);
