@@ -8,6 +8,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <linux/dma-fence.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include <drm/vdla_accel.h>
@@ -15,6 +16,9 @@
 #include "vdla_ctx.h"
 #include "vdla_device.h"
 #include "vdla_file.h"
+
+/* How long destroying a context waits for jobs held by their dependencies. */
+#define VDLA_CTX_DRAIN_MS	1000
 
 static const enum drm_sched_priority sched_priority[DRM_VDLA_PRIORITIES] = {
 	[DRM_VDLA_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
@@ -57,14 +61,23 @@ void vdla_ctx_put(struct vdla_ctx *ctx)
 
 void vdla_ctx_destroy(struct vdla_ctx *ctx)
 {
+	struct drm_gpu_scheduler *sched = &ctx->vdev->sched.base;
+
 	mutex_lock(&ctx->submit_lock);
 	ctx->entity_destroyed = true;
 	mutex_unlock(&ctx->submit_lock);
 	/*
-	 * Waits (up to a second, not at all if the process was killed) for
-	 * the jobs still held for their dependencies, then kills the rest.
+	 * Jobs whose dependencies signalled move on to the device queue at
+	 * once; those still waiting for theirs are given a bounded time
+	 * (none if the process was killed), then fail with ESRCH. Unlike
+	 * drm_sched_entity_flush(), never waits without a bound.
 	 */
-	drm_sched_entity_destroy(&ctx->entity);
+	if (!fatal_signal_pending(current) &&
+	    !((current->flags & PF_EXITING) && current->exit_code == SIGKILL))
+		wait_event_timeout(sched->job_scheduled,
+				   !spsc_queue_count(&ctx->entity.job_queue),
+				   msecs_to_jiffies(VDLA_CTX_DRAIN_MS));
+	drm_sched_entity_fini(&ctx->entity);
 	vdla_ctx_put(ctx);
 }
 

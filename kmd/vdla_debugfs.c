@@ -85,7 +85,7 @@ static int contexts_show(struct seq_file *m, void *unused)
 
 static void show_job(struct seq_file *m, const char *what, const struct vdla_job *job)
 {
-	seq_printf(m, "%s pid %d ctx %u seqno %llu priority %s run_ns %llu%s\n", what,
+	seq_printf(m, "%s %d %u %llu %s %llu%s\n", what,
 		   job->file->pid, job->ctx->id, job->seqno, priority_names[job->priority],
 		   job->run_ns, job->stopped ? " (preempted)" : "");
 }
@@ -96,6 +96,7 @@ static int jobs_show(struct seq_file *m, void *unused)
 	struct vdla_sched *s = &vdev->sched;
 	struct vdla_job *job;
 
+	seq_puts(m, "state pid ctx seqno priority run_ns\n");
 	mutex_lock(&vdev->fw_lock);
 	if (s->running)
 		show_job(m, "running", s->running);
@@ -158,39 +159,47 @@ static const struct drm_debugfs_info vdla_debugfs_list[] = {
 	{ "registers", registers_show },
 };
 
-/* "<engine> <mode> <count|forever> [delay_us]" */
+/* "<engine> <mode> <count|forever> [delay_us]", nothing else. */
 static ssize_t fault_inject_write(struct file *f, const char __user *ubuf, size_t len,
 				  loff_t *pos)
 {
 	struct vdla_device *vdev = file_inode(f)->i_private;
-	char buf[64], engine[16], mode[16], count[16];
-	unsigned int delay = 0, n;
-	int e, md, fields;
-	u32 c;
+	char buf[64], *cur = buf, *tok[5] = {};
+	unsigned int delay = 0, n, count;
+	int e, mode, ntok = 0;
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = 0;
-	fields = sscanf(buf, "%15s %15s %15s %u", engine, mode, count, &delay);
-	if (fields < 3)
+	while (ntok < ARRAY_SIZE(tok)) {
+		char *t = strsep(&cur, " \t\n");
+
+		if (!t)
+			break;
+		if (*t)
+			tok[ntok++] = t;
+	}
+	if (ntok < 3 || ntok > 4)
 		return -EINVAL;
-	e = match_string(engine_names, ARRAY_SIZE(engine_names), engine);
-	md = match_string(fi_mode_names, ARRAY_SIZE(fi_mode_names), mode);
-	if (e < 0 || md < 0)
+	e = match_string(engine_names, ARRAY_SIZE(engine_names), tok[0]);
+	mode = match_string(fi_mode_names, ARRAY_SIZE(fi_mode_names), tok[1]);
+	if (e < 0 || mode < 0)
 		return -EINVAL;
-	if (!strcmp(count, "forever"))
-		c = VDLA_FI_COUNT_FOREVER;
-	else if (!kstrtouint(count, 0, &n))
-		c = n;
+	if (!strcmp(tok[2], "forever"))
+		count = VDLA_FI_COUNT_FOREVER;
+	else if (!kstrtouint(tok[2], 0, &n))
+		count = n;
 	else
+		return -EINVAL;
+	if (ntok == 4 && kstrtouint(tok[3], 0, &delay))
 		return -EINVAL;
 
 	mutex_lock(&vdev->fw_lock);
 	vdla_write(vdev, VDLA_REG_FI_DELAY_US(e), delay);
-	vdla_write(vdev, VDLA_REG_FI_COUNT(e), c);
-	vdla_write(vdev, VDLA_REG_FI_MODE(e), md);
+	vdla_write(vdev, VDLA_REG_FI_COUNT(e), count);
+	vdla_write(vdev, VDLA_REG_FI_MODE(e), mode);
 	mutex_unlock(&vdev->fw_lock);
 	return len;
 }

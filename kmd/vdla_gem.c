@@ -13,7 +13,9 @@
 #include <drm/drm_file.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include <drm/vdla_accel.h>
@@ -22,6 +24,9 @@
 #include "vdla_file.h"
 #include "vdla_gem.h"
 #include "vdla_mmu.h"
+
+/* BO_IMPORT checks that the fd is a dma-buf before importing it. */
+MODULE_IMPORT_NS(DMA_BUF);
 
 static void vdla_gem_free(struct drm_gem_object *obj)
 {
@@ -306,6 +311,7 @@ int vdla_ioctl_bo_wait(struct drm_device *drm, void *data, struct drm_file *file
 int vdla_ioctl_bo_import(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_vdla_bo_import *args = data;
+	struct dma_buf *dmabuf;
 	bool writable = !(args->flags & DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY);
 	struct drm_gem_object *obj;
 	struct vdla_mapping *m;
@@ -316,6 +322,12 @@ int vdla_ioctl_bo_import(struct drm_device *drm, void *data, struct drm_file *fi
 		drm_dbg(drm, "BO_IMPORT: unknown flags 0x%x\n", args->flags);
 		return -EINVAL;
 	}
+	dmabuf = dma_buf_get(args->fd);
+	if (IS_ERR(dmabuf)) {
+		drm_dbg(drm, "BO_IMPORT: fd %d is not a dma-buf\n", args->fd);
+		return -EBADF;
+	}
+	dma_buf_put(dmabuf);
 	ret = drm_gem_prime_fd_to_handle(drm, file, args->fd, &handle);
 	if (ret)
 		return ret;

@@ -413,6 +413,13 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 		       job->seqno);
 	drm_sched_job_arm(&job->base);
 	finished = dma_fence_get(&job->base.s_fence->finished);
+	/*
+	 * drm_sched lets a job that depends on another job of the same
+	 * scheduler go as soon as that one is handed to run_job, as a ring
+	 * would run them in order. The dispatcher reorders by priority, so a
+	 * dependent job must wait for the end of the job it depends on.
+	 */
+	set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &finished->flags);
 	for (u32 i = 0; i < job->bo_count; i++)
 		dma_resv_add_fence(job->bos[i]->resv, finished,
 				   test_bit(i, job->bo_writes) ? DMA_RESV_USAGE_WRITE :

@@ -67,7 +67,9 @@ static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error
 	if (error) {
 		dma_fence_set_error(job->done, error);
 		ctx->jobs_failed++;
-		ctx->last_error = error;
+		/* The jobs a ban cancels keep the cause of the ban on record. */
+		if (!(error == -ECANCELED && ctx->banned))
+			ctx->last_error = error;
 		stats->jobs_failed++;
 	} else {
 		ctx->jobs_completed++;
@@ -84,10 +86,10 @@ static void unqueue(struct vdla_sched *s, struct vdla_job *job)
 	s->queued--;
 }
 
-/* Cancels the queued jobs @match selects, in queue order. */
-static void cancel_queued(struct vdla_device *vdev,
-			  bool (*match)(const struct vdla_job *job, const void *what),
-			  const void *what, int error)
+/* Moves the queued jobs @match selects to @out, in queue order. */
+static void take_queued(struct vdla_device *vdev,
+			bool (*match)(const struct vdla_job *job, const void *what),
+			const void *what, struct list_head *out)
 {
 	struct vdla_sched *s = sched_of(vdev);
 	struct vdla_job *job, *next;
@@ -96,9 +98,20 @@ static void cancel_queued(struct vdla_device *vdev,
 		list_for_each_entry_safe(job, next, &s->ready[p], link) {
 			if (match(job, what)) {
 				unqueue(s, job);
-				signal_job(vdev, job, error);
+				list_add_tail(&job->link, out);
 			}
 		}
+	}
+}
+
+/* Ends every job of @jobs with @error. */
+static void signal_list(struct vdla_device *vdev, struct list_head *jobs, int error)
+{
+	struct vdla_job *job, *next;
+
+	list_for_each_entry_safe(job, next, jobs, link) {
+		list_del_init(&job->link);
+		signal_job(vdev, job, error);
 	}
 }
 
@@ -117,13 +130,6 @@ static bool any_job(const struct vdla_job *job, const void *unused)
 	return true;
 }
 
-/* Later submits to @ctx fail, and its queued jobs will not run. */
-static void ban(struct vdla_device *vdev, struct vdla_ctx *ctx)
-{
-	WRITE_ONCE(ctx->banned, true);
-	cancel_queued(vdev, job_of_ctx, ctx, -ECANCELED);
-}
-
 static void account(struct vdla_job *job)
 {
 	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), job->start_time));
@@ -133,15 +139,26 @@ static void account(struct vdla_job *job)
 	job->file->busy_ns += ns;
 }
 
-/* The running job ended with @error; the firmware's task is forgotten. */
+/*
+ * The running job ended with @error; the firmware's task is forgotten. A
+ * fault or a hang bans the context: later submits fail and its queued jobs
+ * are cancelled, after the job itself so that the context's fences signal
+ * in order. Once its fence is signalled drm_sched may free the job (and
+ * with it the last reference to the context): nothing touches them after.
+ */
 static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
 {
+	LIST_HEAD(cancelled);
+
 	sched_of(vdev)->running = NULL;
 	account(job);
 	dla_clear_task(vdev->fw_engine);
+	if (error == -EFAULT || error == -EIO || error == -ETIMEDOUT) {
+		WRITE_ONCE(job->ctx->banned, true);
+		take_queued(vdev, job_of_ctx, job->ctx, &cancelled);
+	}
 	signal_job(vdev, job, error);
-	if (error == -EFAULT || error == -EIO || error == -ETIMEDOUT)
-		ban(vdev, job->ctx);
+	signal_list(vdev, &cancelled, -ECANCELED);
 }
 
 /* After a device reset: the MMU contexts are re-programmed. */
@@ -194,6 +211,8 @@ static void task_ended(struct vdla_device *vdev)
 		dla_clear_task(vdev->fw_engine);
 		job->stopped = true;
 		job->stopping = false;
+		/* Its wait for the device starts again, for starvation_ms. */
+		job->ready_time = ktime_get();
 		s->stats.preemptions++;
 		job->ctx->jobs_preempted++;
 		trace_vdla_job_preempted(job);
@@ -427,12 +446,15 @@ void vdla_sched_irq(struct vdla_device *vdev)
 void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile)
 {
 	struct vdla_sched *s = sched_of(vdev);
+	LIST_HEAD(cancelled);
 
 	mutex_lock(&vdev->fw_lock);
 	vfile->closed = true;
-	cancel_queued(vdev, job_of_file, vfile, -ECANCELED);
+	/* The running job first: it is older than its context's queued ones. */
 	if (s->running && s->running->file == vfile)
 		abort_running(vdev, -ECANCELED);
+	take_queued(vdev, job_of_file, vfile, &cancelled);
+	signal_list(vdev, &cancelled, -ECANCELED);
 	dispatch(vdev);
 	mutex_unlock(&vdev->fw_lock);
 }
@@ -491,12 +513,14 @@ int vdla_sched_init(struct vdla_device *vdev)
 void vdla_sched_fini(struct vdla_device *vdev)
 {
 	struct vdla_sched *s = sched_of(vdev);
+	LIST_HEAD(cancelled);
 
 	mutex_lock(&vdev->fw_lock);
 	s->paused++;
-	cancel_queued(vdev, any_job, NULL, -ENODEV);
 	if (s->running)
 		abort_running(vdev, -ENODEV);
+	take_queued(vdev, any_job, NULL, &cancelled);
+	signal_list(vdev, &cancelled, -ENODEV);
 	mutex_unlock(&vdev->fw_lock);
 	cancel_delayed_work_sync(&s->watchdog);
 	drm_sched_fini(&s->base);

@@ -27,8 +27,8 @@ size_t dtypeSize(uint32_t dtype)
 	}
 }
 
-TensorDesc TensorDesc::nchw(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h,
-			    uint32_t w)
+TensorDesc TensorDesc::nchw(
+	uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
 {
 	TensorDesc t;
 	uint32_t e = uint32_t(dtypeSize(dtype));
@@ -42,8 +42,8 @@ TensorDesc TensorDesc::nchw(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t 
 	return t;
 }
 
-TensorDesc TensorDesc::nhwc(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h,
-			    uint32_t w)
+TensorDesc TensorDesc::nhwc(
+	uint64_t addr, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
 {
 	TensorDesc t;
 	uint32_t e = uint32_t(dtypeSize(dtype));
@@ -59,8 +59,8 @@ TensorDesc TensorDesc::nhwc(uint64_t addr, uint32_t dtype, uint32_t n, uint32_t 
 
 uint64_t TensorDesc::offset(uint32_t in, uint32_t ic, uint32_t ih, uint32_t iw) const
 {
-	return uint64_t(in) * strideN + uint64_t(ic) * strideC + uint64_t(ih) * strideH +
-	       uint64_t(iw) * strideW;
+	return uint64_t(in) * strideN + uint64_t(ic) * strideC + uint64_t(ih) * strideH
+		+ uint64_t(iw) * strideW;
 }
 
 uint64_t TensorDesc::extent() const

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "submit_env.h"
 
+#include <climits>
 #include <fcntl.h>
 #include <linux/sync_file.h>
 #include <sys/ioctl.h>
@@ -403,8 +404,8 @@ int Syncobj::wait(int64_t timeoutMs) const
 int Syncobj::waitPoint(uint64_t point, int64_t timeoutMs) const
 {
 	uint32_t handle = handle_;
-	return drmSyncobjTimelineWait(fd_, &handle, &point, 1,
-				      monotonicNs() + timeoutMs * 1000000, 0, nullptr);
+	return drmSyncobjTimelineWait(
+		fd_, &handle, &point, 1, monotonicNs() + timeoutMs * 1000000, 0, nullptr);
 }
 
 bool Syncobj::signalled(uint64_t point) const
@@ -483,9 +484,21 @@ int submitRaw(int fd, drm_vdla_submit *args)
 
 /* ---- debugfs and module parameters ------------------------------------- */
 
+/*
+ * The DRM core names an accel device's debugfs directory after its bus
+ * address, which sysfs gives as the target of accelN's "device" link.
+ */
 std::string debugfsPath(int index, const std::string &file)
 {
-	return "/sys/kernel/debug/accel/" + std::to_string(index) + "/" + file;
+	std::string link = "/sys/class/accel/accel" + std::to_string(index) + "/device";
+	char target[PATH_MAX];
+	ssize_t n = ::readlink(link.c_str(), target, sizeof(target) - 1);
+	if (n <= 0)
+		return "/nonexistent/" + link;
+	target[n] = '\0';
+	std::string address(target);
+	address = address.substr(address.find_last_of('/') + 1);
+	return "/sys/kernel/debug/accel/" + address + "/" + file;
 }
 
 int readFile(const std::string &path, std::string *contents)
@@ -553,11 +566,11 @@ FaultInjection::~FaultInjection()
 	clear();
 }
 
-int FaultInjection::set(const std::string &engine, const std::string &mode, unsigned count,
-			unsigned delayUs)
+int FaultInjection::set(
+	const std::string &engine, const std::string &mode, unsigned count, unsigned delayUs)
 {
-	std::string command = engine + " " + mode + " " +
-			      (count ? std::to_string(count) : std::string("forever"));
+	std::string command = engine + " " + mode + " "
+		+ (count ? std::to_string(count) : std::string("forever"));
 	if (delayUs)
 		command += " " + std::to_string(delayUs);
 	int ret = faultInject(index_, command);

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 #include <thread>
@@ -22,19 +23,56 @@ void SubmitTest::SetUp()
 	ASSERT_TRUE(node_.valid()) << paths_.front() << ": " << std::strerror(errno);
 }
 
+HandJob::HandJob(int fd_, uint32_t ctx) : fd(fd_), done(fd_)
+{
+	submission.ctx = ctx;
+	submission.addresses.resize(1);
+	submission.outSync = done.sync();
+}
+
+uint16_t HandJob::add(const Bo &bo, uint32_t flags, uint64_t offset)
+{
+	submission.addresses.push_back(bo.entry(flags, offset));
+	return uint16_t(submission.addresses.size() - 1);
+}
+
+int HandJob::finish()
+{
+	desc = Bo(fd, task.size());
+	if (desc.error())
+		return desc.error();
+	if (!desc.map())
+		return ENOMEM;
+	if (!task.write(desc.map(), desc.size()))
+		return E2BIG;
+	submission.addresses[0] = desc.entry();
+	return 0;
+}
+
+int HandJob::submit(drm_vdla_submit *result)
+{
+	if (!desc.valid()) {
+		int ret = finish();
+		if (ret)
+			return ret;
+	}
+	return guest::submit(fd, submission, result);
+}
+
 ::testing::AssertionResult fenceSucceeds(const Syncobj &sync, int timeoutMs)
 {
 	int ret = sync.wait(timeoutMs);
 	if (ret)
-		return ::testing::AssertionFailure()
-		       << "the fence did not signal in " << timeoutMs << " ms: " << std::strerror(-ret);
+		return ::testing::AssertionFailure() << "the fence did not signal in " << timeoutMs
+						     << " ms: " << std::strerror(-ret);
 	FenceInfo info = sync.fence();
 	if (!info.ok)
-		return ::testing::AssertionFailure() << "the fence cannot be exported as a sync file";
+		return ::testing::AssertionFailure()
+			<< "the fence cannot be exported as a sync file";
 	if (info.status != 1)
 		return ::testing::AssertionFailure()
-		       << "the fence signalled with status " << info.status << " ("
-		       << std::strerror(-info.status) << ")";
+			<< "the fence signalled with status " << info.status << " ("
+			<< std::strerror(-info.status) << ")";
 	return ::testing::AssertionSuccess();
 }
 
@@ -42,15 +80,16 @@ void SubmitTest::SetUp()
 {
 	int ret = sync.wait(timeoutMs);
 	if (ret)
-		return ::testing::AssertionFailure()
-		       << "the fence did not signal in " << timeoutMs << " ms: " << std::strerror(-ret);
+		return ::testing::AssertionFailure() << "the fence did not signal in " << timeoutMs
+						     << " ms: " << std::strerror(-ret);
 	FenceInfo info = sync.fence();
 	if (!info.ok)
-		return ::testing::AssertionFailure() << "the fence cannot be exported as a sync file";
+		return ::testing::AssertionFailure()
+			<< "the fence cannot be exported as a sync file";
 	if (info.status != -error)
 		return ::testing::AssertionFailure()
-		       << "the fence signalled with status " << info.status << ", expected "
-		       << -error << " (" << std::strerror(error) << ")";
+			<< "the fence signalled with status " << info.status << ", expected "
+			<< -error << " (" << std::strerror(error) << ")";
 	return ::testing::AssertionSuccess();
 }
 
@@ -58,15 +97,14 @@ void SubmitTest::SetUp()
 {
 	Syncobj done(job.fd());
 	if (done.error())
-		return ::testing::AssertionFailure()
-		       << "syncobj: " << std::strerror(done.error());
+		return ::testing::AssertionFailure() << "syncobj: " << std::strerror(done.error());
 	drm_vdla_submit result;
 	int ret = submit(job.fd(), job.submission(ctx, done.sync()), &result);
 	if (ret)
 		return ::testing::AssertionFailure()
-		       << "SUBMIT failed: " << std::strerror(ret) << " (op " << result.error_op
-		       << ", field " << result.error_field << ", reason " << result.error_reason
-		       << ")";
+			<< "SUBMIT failed: " << std::strerror(ret) << " (op " << result.error_op
+			<< ", field " << result.error_field << ", reason " << result.error_reason
+			<< ")";
 	::testing::AssertionResult fence = fenceSucceeds(done, timeoutMs);
 	if (!fence)
 		return fence << " (" << workKindName(job.kind()) << " job)";
@@ -156,7 +194,8 @@ std::vector<int> receiveFds(int sock, size_t count)
 	if (::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
 		return {};
 	cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
-	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS || cmsg->cmsg_len != CMSG_LEN(sizeof(int) * count))
+	if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS
+		|| cmsg->cmsg_len != CMSG_LEN(sizeof(int) * count))
 		return {};
 	std::vector<int> fds(count);
 	std::memcpy(fds.data(), CMSG_DATA(cmsg), sizeof(int) * count);

@@ -34,13 +34,34 @@ protected:
 	Node node_;
 };
 
+/*
+ * A job built by hand: entry 0 is its descriptor BO, made by finish(); the
+ * test adds its BOs as further entries and writes the task. Its out-sync is
+ * done.
+ */
+struct HandJob {
+	HandJob(int fd, uint32_t ctx);
+	/* Appends an address-list entry; returns its index. */
+	uint16_t add(const Bo &bo, uint32_t flags = 0, uint64_t offset = 0);
+	/* Writes the descriptor into a new BO; the errno. */
+	int finish();
+	/* finish() if not done, then SUBMIT; the errno. */
+	int submit(drm_vdla_submit *result = nullptr);
+
+	int fd;
+	Bo desc;
+	TaskWriter task;
+	Submission submission;
+	Syncobj done;
+};
+
 /* Submits @job on @ctx with an out-sync, waits for it, checks the fence and the result. */
 ::testing::AssertionResult runJob(SmallJob &job, uint32_t ctx, int timeoutMs = kJobTimeoutMs);
 /* The fence of @sync signalled without error, within @timeoutMs. */
 ::testing::AssertionResult fenceSucceeds(const Syncobj &sync, int timeoutMs = kJobTimeoutMs);
 /* The fence of @sync signalled with -@error, within @timeoutMs. */
-::testing::AssertionResult fenceFails(const Syncobj &sync, int error,
-				      int timeoutMs = kJobTimeoutMs);
+::testing::AssertionResult fenceFails(
+	const Syncobj &sync, int error, int timeoutMs = kJobTimeoutMs);
 
 /* Polls @done every @stepMs until it is true or @timeoutMs passed. */
 bool waitUntil(const std::function<bool()> &done, int timeoutMs, int stepMs = 10);

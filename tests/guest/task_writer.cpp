@@ -34,7 +34,7 @@ vdla_task_address taskAddress(uint16_t index, uint64_t offset)
 }
 
 vdla_task_surface packedSurface(uint16_t index, uint64_t offset, uint32_t dtype, uint32_t n,
-				uint32_t c, uint32_t h, uint32_t w)
+	uint32_t c, uint32_t h, uint32_t w)
 {
 	vdla_task_surface s = flyingSurface(dtype, n, c, h, w);
 	s.address = taskAddress(index, offset);
@@ -90,7 +90,7 @@ uint16_t TaskWriter::bdma(const vdla_task_bdma &b)
 }
 
 uint16_t TaskWriter::copy(uint16_t srcIndex, uint64_t srcOffset, uint16_t dstIndex,
-			  uint64_t dstOffset, uint32_t bytes)
+	uint64_t dstOffset, uint32_t bytes)
 {
 	vdla_task_bdma b;
 	std::memset(&b, 0, sizeof(b));

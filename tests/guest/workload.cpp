@@ -21,8 +21,8 @@ void storeTensor(uint8_t *dst, const Tensor &t)
 {
 	size_t e = dtypeBytes(t.dtype);
 	for (size_t k = 0; k < t.size(); k++)
-		encodeElement(t.dtype, t.isFloat() ? t.f[k] : 0, t.isFloat() ? 0 : t.i[k],
-			      dst + k * e);
+		encodeElement(
+			t.dtype, t.isFloat() ? t.f[k] : 0, t.isFloat() ? 0 : t.i[k], dst + k * e);
 }
 
 Tensor loadTensor(const uint8_t *src, const Tensor &shape)
@@ -63,7 +63,7 @@ vdla_task_surface surfaceOf(uint16_t index, uint64_t offset, const Tensor &t)
 /* ---- Encoding reference parameters ------------------------------------- */
 
 vdla_task_conv encodeConv(const vdla_task_surface &src, const vdla_task_surface &wgt,
-			  const vdla_task_surface &dst, const ConvParams &p, uint32_t fly)
+	const vdla_task_surface &dst, const ConvParams &p, uint32_t fly)
 {
 	vdla_task_conv c;
 	std::memset(&c, 0, sizeof(c));
@@ -79,20 +79,22 @@ vdla_task_conv encodeConv(const vdla_task_surface &src, const vdla_task_surface 
 	c.dilation_x = uint16_t(p.dilX);
 	c.dilation_y = uint16_t(p.dilY);
 	c.groups = p.groups;
-	c.pad_value = isFloat(src.dtype) ? fp32Bits(float(p.padValue)) :
-					   uint32_t(int32_t(p.padValue));
+	c.pad_value
+		= isFloat(src.dtype) ? fp32Bits(float(p.padValue)) : uint32_t(int32_t(p.padValue));
 	c.fly = fly;
 	return c;
 }
 
 vdla_task_sdp encodeSdp(const vdla_task_surface &x, const vdla_task_surface &dst,
-			const SdpParams &p, uint32_t fly)
+	const SdpParams &p, uint32_t fly, const vdla_task_surface *ew)
 {
 	vdla_task_sdp s;
 	std::memset(&s, 0, sizeof(s));
 	s.src = x;
 	s.dst = dst;
 	s.fly = fly;
+	if (ew && p.ew != VDLA_SDP_EW_OP_NONE)
+		s.ew = *ew;
 	s.bias_mode = uint8_t(p.bias);
 	s.scale_mode = uint8_t(p.scale);
 	s.ew_op = uint8_t(p.ew);
@@ -147,8 +149,8 @@ SdpParams randomSdpParams(Rng &rng)
 	return p;
 }
 
-::testing::AssertionResult sameBytes(const uint8_t *expected, const uint8_t *got, size_t size,
-				     const char *what)
+::testing::AssertionResult sameBytes(
+	const uint8_t *expected, const uint8_t *got, size_t size, const char *what)
 {
 	if (!got)
 		return ::testing::AssertionFailure() << what << ": not mapped";
@@ -160,9 +162,9 @@ SdpParams randomSdpParams(Rng &rng)
 	if (!bad)
 		return ::testing::AssertionSuccess();
 	return ::testing::AssertionFailure()
-	       << what << ": " << bad << " of " << size << " bytes differ, first at offset "
-	       << first << " (expected 0x" << std::hex << int(expected[first]) << ", got 0x"
-	       << int(got[first]) << ")";
+		<< what << ": " << bad << " of " << size << " bytes differ, first at offset "
+		<< first << " (expected 0x" << std::hex << int(expected[first]) << ", got 0x"
+		<< int(got[first]) << ")";
 }
 
 /* ---- Small jobs -------------------------------------------------------- */
@@ -275,7 +277,7 @@ void SmallJob::prepareCopy(Rng &rng)
 void SmallJob::prepareSdp(Rng &rng, bool copyFirst)
 {
 	Tensor x = randomFull(rng, VDLA_DTYPE_INT8, 1, uint32_t(rng.uniform(1, 4)),
-			      uint32_t(rng.uniform(1, 4)), uint32_t(rng.uniform(1, 8)));
+		uint32_t(rng.uniform(1, 4)), uint32_t(rng.uniform(1, 8)));
 	SdpParams p = randomSdpParams(rng);
 	uint32_t dstType = rng.uniform(0, 1) ? VDLA_DTYPE_INT8 : VDLA_DTYPE_INT16;
 	Tensor y = sdp(x, nullptr, p, dstType);
@@ -287,7 +289,8 @@ void SmallJob::prepareSdp(Rng &rng, bool copyFirst)
 	vdla_task_surface src = surfaceOf(kIn, inOffset, x);
 	if (copyFirst) {
 		uint64_t tmpOffset = 4 * uint64_t(rng.uniform(0, 16));
-		uint16_t copy = task_.copy(kIn, inOffset, kTmp, tmpOffset, uint32_t(tensorBytes(x)));
+		uint16_t copy
+			= task_.copy(kIn, inOffset, kTmp, tmpOffset, uint32_t(tensorBytes(x)));
 		src = surfaceOf(kTmp, tmpOffset, x);
 		uint16_t op = task_.sdp(encodeSdp(src, surfaceOf(kOut, outOffset, y), p));
 		task_.link(copy, op);
@@ -354,8 +357,8 @@ Submission SmallJob::submission(uint32_t ctx, const drm_vdla_sync &out) const
 {
 	if (error_)
 		return ::testing::AssertionFailure() << "job not prepared: errno " << error_;
-	::testing::AssertionResult r =
-		sameBytes(expected_.data(), bos_[kOut].map(), kCheckBytes, "output BO");
+	::testing::AssertionResult r
+		= sameBytes(expected_.data(), bos_[kOut].map(), kCheckBytes, "output BO");
 	if (!r)
 		r << " (" << workKindName(kind_) << " job)";
 	return r;
@@ -408,7 +411,7 @@ ChainJob::ChainJob(int fd, unsigned steps, uint64_t seed)
 			task_.link(uint16_t(copy - 1), copy);
 		x = sdp(x, nullptr, p, VDLA_DTYPE_INT8);
 		uint16_t op = task_.sdp(encodeSdp(surfaceOf(2, k * kSliceBytes, x),
-						  surfaceOf(1, (k + 1) * kSliceBytes, x), p));
+			surfaceOf(1, (k + 1) * kSliceBytes, x), p));
 		task_.link(copy, op);
 		storeTensor(expected_.data() + (k + 1) * kSliceBytes, x);
 	}
@@ -422,9 +425,19 @@ Submission ChainJob::submission(uint32_t ctx, const drm_vdla_sync &out) const
 	s.ctx = ctx;
 	s.descriptor = 0;
 	s.addresses = { desc_.entry(), slices_.entry(DRM_VDLA_ADDRESS_FLAG_WRITE),
-			tmp_.entry(DRM_VDLA_ADDRESS_FLAG_WRITE) };
+		tmp_.entry(DRM_VDLA_ADDRESS_FLAG_WRITE) };
 	s.outSync = out;
 	return s;
+}
+
+std::vector<uint8_t> ChainJob::expectedLastSlice() const
+{
+	/* The BO is rounded up to pages: the last slice is not at its end. */
+	uint64_t offset = lastSliceOffset();
+	if (expected_.size() < offset + kSliceBytes)
+		return {};
+	return std::vector<uint8_t>(expected_.begin() + offset,
+		expected_.begin() + offset + kSliceBytes);
 }
 
 ::testing::AssertionResult ChainJob::check()

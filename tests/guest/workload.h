@@ -39,28 +39,27 @@ vdla_task_surface surfaceOf(uint16_t index, uint64_t offset, const Tensor &t);
 /* ---- Encoding reference parameters ------------------------------------- */
 
 vdla_task_conv encodeConv(const vdla_task_surface &src, const vdla_task_surface &wgt,
-			  const vdla_task_surface &dst, const vdla_ref::ConvParams &p,
-			  uint32_t fly = 0);
-/* SDP with per-tensor parameters (no per-channel arrays, no LUT, no EW). */
+	const vdla_task_surface &dst, const vdla_ref::ConvParams &p, uint32_t fly = 0);
+/* SDP with per-tensor parameters (no per-channel arrays, no LUT); @ew when p.ew is on. */
 vdla_task_sdp encodeSdp(const vdla_task_surface &x, const vdla_task_surface &dst,
-			const vdla_ref::SdpParams &p, uint32_t fly = 0);
+	const vdla_ref::SdpParams &p, uint32_t fly = 0, const vdla_task_surface *ew = nullptr);
 /* Random integer-path SDP parameters (per-tensor bias and scale, RELU or CLIP). */
 vdla_ref::SdpParams randomSdpParams(Rng &rng);
 
 /* Compares @size bytes, naming the first difference. */
-::testing::AssertionResult sameBytes(const uint8_t *expected, const uint8_t *got, size_t size,
-				     const char *what);
+::testing::AssertionResult sameBytes(
+	const uint8_t *expected, const uint8_t *got, size_t size, const char *what);
 
 /* ---- Small jobs -------------------------------------------------------- */
 
 enum class WorkKind {
-	Empty,		/* no operation */
-	Copy,		/* a strided BDMA copy */
-	Sdp,		/* INT8 SDP */
-	CopySdp,	/* BDMA, then SDP on the copy (a dependency link) */
-	Conv,		/* INT8 CONV to INT32 */
-	ConvSdp,	/* CONV to memory, then SDP (a dependency link) */
-	FusedConvSdp,	/* CONV flying into SDP */
+	Empty, /* no operation */
+	Copy, /* a strided BDMA copy */
+	Sdp, /* INT8 SDP */
+	CopySdp, /* BDMA, then SDP on the copy (a dependency link) */
+	Conv, /* INT8 CONV to INT32 */
+	ConvSdp, /* CONV to memory, then SDP (a dependency link) */
+	FusedConvSdp, /* CONV flying into SDP */
 };
 const char *workKindName(WorkKind kind);
 
@@ -124,6 +123,11 @@ public:
 	unsigned ops() const { return task_.numOps(); }
 	Submission submission(uint32_t ctx, const drm_vdla_sync &out = {}) const;
 	::testing::AssertionResult check();
+
+	/* The BO of the slices (entry 1) and what its last slice will hold. */
+	Bo &slices() { return slices_; }
+	uint64_t lastSliceOffset() const { return uint64_t(steps_) * kSliceBytes; }
+	std::vector<uint8_t> expectedLastSlice() const;
 
 private:
 	int error_ = 0;

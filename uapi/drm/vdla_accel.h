@@ -351,9 +351,10 @@ struct drm_vdla_ctx_create {
 /**
  * struct drm_vdla_ctx_destroy - argument of DRM_IOCTL_VDLA_CTX_DESTROY
  *
- * Destroys a context of the caller. Its queued jobs still run; the call
- * does not wait for them. Errors: EINVAL (pad), ENOENT (no such context of
- * the caller).
+ * Destroys a context of the caller. Its jobs whose dependencies have
+ * signalled still run; the call waits at most one second for the others,
+ * which then fail with ESRCH. Errors: EINVAL (pad), ENOENT (no such
+ * context of the caller).
  */
 struct drm_vdla_ctx_destroy {
 	/** @ctx_id: in. */
@@ -417,7 +418,8 @@ struct drm_vdla_ctx_query {
  *   EIO        an operation reported an error
  *   ETIMEDOUT  the job ran longer than the vdla.job_timeout_ms parameter
  *   ECANCELED  the job was cancelled (its file closed, its context banned)
- *   ESRCH      the owning process was killed before the job ran
+ *   ESRCH      its file closed, or its context was destroyed, while it
+ *              still waited for its dependencies
  * A context whose job ended with EFAULT, EIO or ETIMEDOUT is banned: later
  * SUBMITs to it fail with ECANCELED.
  */
@@ -431,7 +433,8 @@ struct drm_vdla_ctx_query {
  *
  * The entry covers [@offset, BO size) of the BO. The flag decides the
  * implicit fencing: a job waits for earlier writers of every BO it reads,
- * and for every earlier job of a BO it writes.
+ * and for every earlier job of a BO it writes. One BO may appear in several
+ * entries (at different offsets); it is written if any entry says so.
  */
 struct drm_vdla_address {
 	/** @handle: in, a BO of the caller. */

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Contexts: CTX_CREATE, CTX_QUERY and CTX_DESTROY, their limits and
+ * failure paths, and what happens to the jobs of a destroyed context.
+ */
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <set>
+
+#include "submit_test.h"
+
+namespace guest {
+namespace {
+
+using CtxIoctl = SubmitTest;
+
+TEST_F(CtxIoctl, CreateGivesDistinctIdsAtEveryPriority)
+{
+	std::vector<Ctx> contexts;
+	std::set<uint32_t> ids;
+	for (uint32_t priority : { DRM_VDLA_PRIORITY_LOW, DRM_VDLA_PRIORITY_NORMAL,
+		     DRM_VDLA_PRIORITY_HIGH, DRM_VDLA_PRIORITY_NORMAL }) {
+		contexts.emplace_back(fd(), priority);
+		ASSERT_EQ(contexts.back().error(), 0) << priority;
+		EXPECT_NE(contexts.back().id(), 0u);
+		ids.insert(contexts.back().id());
+		drm_vdla_ctx_query q = contexts.back().query();
+		EXPECT_EQ(q.priority, priority);
+	}
+	EXPECT_EQ(ids.size(), contexts.size());
+}
+
+TEST_F(CtxIoctl, CreateRejectsBadArguments)
+{
+	for (uint32_t priority : { uint32_t(DRM_VDLA_PRIORITIES), 7u, ~0u }) {
+		drm_vdla_ctx_create args = {};
+		args.priority = priority;
+		EXPECT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_CTX_CREATE, &args), EINVAL) << priority;
+	}
+	drm_vdla_ctx_create args = {};
+	args.flags = 1;
+	EXPECT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_CTX_CREATE, &args), EINVAL);
+	args = {};
+	args.pad = 1;
+	EXPECT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_CTX_CREATE, &args), EINVAL);
+	EXPECT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_CTX_CREATE, nullptr), EFAULT);
+}
+
+TEST_F(CtxIoctl, AFileHoldsAtMostMaxContexts)
+{
+	std::vector<Ctx> contexts;
+	for (int i = 0; i < DRM_VDLA_MAX_CONTEXTS; i++) {
+		contexts.emplace_back(fd(), uint32_t(i % DRM_VDLA_PRIORITIES));
+		ASSERT_EQ(contexts.back().error(), 0) << "context " << i;
+	}
+	Ctx extra(fd());
+	EXPECT_EQ(extra.error(), EMFILE);
+
+	/* The limit is per file. */
+	Node other(paths_.front());
+	Ctx elsewhere(other.fd());
+	EXPECT_EQ(elsewhere.error(), 0);
+	elsewhere.destroy();
+
+	EXPECT_EQ(contexts.back().destroy(), 0);
+	Ctx again(fd());
+	EXPECT_EQ(again.error(), 0);
+}
+
+TEST_F(CtxIoctl, QueryOfAFreshContext)
+{
+	Ctx ctx(fd(), DRM_VDLA_PRIORITY_HIGH);
+	ASSERT_EQ(ctx.error(), 0);
+	drm_vdla_ctx_query q;
+	ASSERT_EQ(ctxQuery(fd(), ctx.id(), &q), 0);
+	EXPECT_EQ(q.state, uint32_t(DRM_VDLA_CTX_STATE_ACTIVE));
+	EXPECT_EQ(q.priority, uint32_t(DRM_VDLA_PRIORITY_HIGH));
+	EXPECT_EQ(q.jobs_submitted, 0u);
+	EXPECT_EQ(q.jobs_completed, 0u);
+	EXPECT_EQ(q.jobs_failed, 0u);
+	EXPECT_EQ(q.jobs_preempted, 0u);
+	EXPECT_EQ(q.busy_ns, 0u);
+	EXPECT_EQ(q.last_error, 0);
+	EXPECT_EQ(q.hw_error, 0u);
+}
+
+TEST_F(CtxIoctl, QueryCountsJobs)
+{
+	Ctx ctx(fd());
+	SmallJob job(fd());
+	ASSERT_EQ(job.error(), 0);
+	Rng rng(21);
+	for (auto kind : { WorkKind::Sdp, WorkKind::Copy, WorkKind::Conv }) {
+		job.prepare(rng, kind);
+		ASSERT_TRUE(runJob(job, ctx.id()));
+	}
+	drm_vdla_ctx_query q = ctx.query();
+	EXPECT_EQ(q.state, uint32_t(DRM_VDLA_CTX_STATE_ACTIVE));
+	EXPECT_EQ(q.jobs_submitted, 3u);
+	EXPECT_EQ(q.jobs_completed, 3u);
+	EXPECT_EQ(q.jobs_failed, 0u);
+	EXPECT_GT(q.busy_ns, 0u);
+	EXPECT_EQ(q.last_error, 0);
+}
+
+TEST_F(CtxIoctl, QueryRejectsBadArguments)
+{
+	Ctx ctx(fd());
+	ASSERT_EQ(ctx.error(), 0);
+	drm_vdla_ctx_query q = {};
+	q.ctx_id = ctx.id();
+	q.flags = 1;
+	EXPECT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_CTX_QUERY, &q), EINVAL);
+	EXPECT_EQ(ctxQuery(fd(), 0, &q), ENOENT);
+	EXPECT_EQ(ctxQuery(fd(), ctx.id() + 1000, &q), ENOENT);
+
+	/* Another file sees none of this file's contexts. */
+	Node other(paths_.front());
+	EXPECT_EQ(ctxQuery(other.fd(), ctx.id(), &q), ENOENT);
+
+	uint32_t id = ctx.id();
+	ASSERT_EQ(ctx.destroy(), 0);
+	EXPECT_EQ(ctxQuery(fd(), id, &q), ENOENT);
+}
+
+TEST_F(CtxIoctl, DestroyRejectsBadArguments)
+{
+	Ctx ctx(fd());
+	ASSERT_EQ(ctx.error(), 0);
+	drm_vdla_ctx_destroy args = {};
+	args.ctx_id = ctx.id();
+	args.pad = 1;
+	EXPECT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_CTX_DESTROY, &args), EINVAL);
+	EXPECT_EQ(ctxDestroy(fd(), 0), ENOENT);
+	EXPECT_EQ(ctxDestroy(fd(), ctx.id() + 1000), ENOENT);
+
+	/* Only the owner destroys it. */
+	Node other(paths_.front());
+	EXPECT_EQ(ctxDestroy(other.fd(), ctx.id()), ENOENT);
+	SmallJob job(fd());
+	Rng rng(22);
+	job.prepare(rng, WorkKind::Sdp);
+	EXPECT_TRUE(runJob(job, ctx.id())) << "the context stopped working";
+
+	uint32_t id = ctx.id();
+	EXPECT_EQ(ctx.destroy(), 0);
+	EXPECT_EQ(ctxDestroy(fd(), id), ENOENT);
+	/* A destroyed context takes no jobs. */
+	EXPECT_EQ(submit(fd(), job.submission(id)), ENOENT);
+}
+
+TEST_F(CtxIoctl, DestroyLetsQueuedJobsRun)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 50000), 0);
+	Ctx ctx(fd());
+	Rng rng(23);
+	std::vector<std::unique_ptr<SmallJob>> jobs;
+	std::vector<Syncobj> done;
+	for (int i = 0; i < 4; i++) {
+		jobs.push_back(std::make_unique<SmallJob>(fd()));
+		ASSERT_EQ(jobs.back()->error(), 0);
+		jobs.back()->prepare(rng, i % 2 ? WorkKind::CopySdp : WorkKind::Copy);
+		done.emplace_back(fd());
+		ASSERT_EQ(submit(fd(), jobs.back()->submission(ctx.id(), done.back().sync())), 0);
+	}
+	int64_t start = monotonicNs();
+	ASSERT_EQ(ctx.destroy(), 0);
+	EXPECT_LT(monotonicNs() - start, 100000000ll) << "CTX_DESTROY waited for the jobs";
+	for (size_t i = 0; i < jobs.size(); i++) {
+		EXPECT_TRUE(fenceSucceeds(done[i])) << "job " << i;
+		EXPECT_TRUE(jobs[i]->check()) << "job " << i;
+	}
+}
+
+} /* namespace */
+} /* namespace guest */

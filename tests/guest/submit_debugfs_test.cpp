@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the driver shows about itself: its debugfs files (state counters,
+ * dumps, fault injection) and the DRM usage statistics in
+ * /proc/<pid>/fdinfo.
+ */
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "submit_test.h"
+
+namespace guest {
+namespace {
+
+using Debugfs = SubmitTest;
+
+TEST_F(Debugfs, StateHasEveryCounter)
+{
+	auto state = readState(node_.index());
+	ASSERT_FALSE(state.empty()) << debugfsPath(node_.index(), "state") << " is unreadable";
+	for (const char *key : { "bos", "mappings", "jobs", "contexts", "queued", "running",
+		     "resets", "timeouts", "mmu_faults", "op_errors", "preemptions",
+		     "jobs_completed", "jobs_failed" }) {
+		ASSERT_TRUE(state.count(key)) << "no " << key;
+		EXPECT_GE(state[key], 0) << key;
+	}
+}
+
+TEST_F(Debugfs, StateFollowsObjectsAndJobs)
+{
+	const int index = node_.index();
+	auto before = readState(index);
+	{
+		Node other(paths_.front());
+		Ctx a(other.fd()), b(other.fd(), DRM_VDLA_PRIORITY_HIGH);
+		SmallJob job(other.fd());
+		ASSERT_EQ(job.error(), 0);
+		auto during = readState(index);
+		EXPECT_EQ(during["bos"], before["bos"] + SmallJob::kEntries);
+		EXPECT_EQ(during["mappings"], before["mappings"] + SmallJob::kEntries);
+		EXPECT_EQ(during["contexts"], before["contexts"] + 2);
+
+		Rng rng(101);
+		for (int i = 0; i < 4; i++) {
+			job.prepare(rng, WorkKind(1 + i));
+			ASSERT_TRUE(runJob(job, i % 2 ? a.id() : b.id()));
+		}
+		auto after = readState(index);
+		EXPECT_EQ(after["jobs_completed"], before["jobs_completed"] + 4);
+		EXPECT_EQ(after["jobs_failed"], before["jobs_failed"]);
+	}
+	std::map<std::string, long> now;
+	auto baseline = objectCounts(index);
+	for (auto &[key, value] : baseline)
+		value = before[key];
+	EXPECT_TRUE(waitUntil(
+		[&] {
+			now = objectCounts(index);
+			return now == baseline;
+		},
+		5000))
+		<< "before: " << describeCounts(baseline)
+		<< "; after closing: " << describeCounts(now);
+}
+
+TEST_F(Debugfs, DumpsAreReadable)
+{
+	Ctx ctx(fd());
+	SmallJob job(fd());
+	Rng rng(102);
+	job.prepare(rng, WorkKind::Sdp);
+	ASSERT_TRUE(runJob(job, ctx.id()));
+	for (const char *file : { "state", "contexts", "jobs", "registers" }) {
+		std::string text;
+		EXPECT_EQ(readFile(debugfsPath(node_.index(), file), &text), 0) << file;
+		EXPECT_FALSE(text.empty()) << file;
+	}
+}
+
+TEST_F(Debugfs, FaultInjectRejectsBadInput)
+{
+	for (const char *bad : { "\n", "bdma", "bdma hang", "gpu hang 1", "bdma explode 1",
+		     "bdma hang many", "bdma delay 1 soon" }) {
+		EXPECT_EQ(faultInject(node_.index(), bad), EINVAL) << "\"" << bad << "\"";
+	}
+	for (const char *engine : { "bdma", "conv", "sdp", "pdp", "cdp", "rubik" })
+		EXPECT_EQ(faultInject(node_.index(), std::string(engine) + " none 0"), 0) << engine;
+	/* None of it broke anything. */
+	Ctx ctx(fd());
+	SmallJob job(fd());
+	Rng rng(103);
+	job.prepare(rng, WorkKind::CopySdp);
+	EXPECT_TRUE(runJob(job, ctx.id()));
+}
+
+TEST_F(Debugfs, FaultInjectionIsPerDevice)
+{
+	if (paths_.size() < 2)
+		GTEST_SKIP() << "needs two vDLAs";
+	Node second(paths_[1]);
+	FaultInjection fi(second.index());
+	ASSERT_EQ(fi.set("bdma", "op_error", 0), 0);
+	Rng rng(104);
+	Ctx ctx(fd()), ctx2(second.fd());
+	SmallJob job(fd()), job2(second.fd());
+	job.prepare(rng, WorkKind::Copy);
+	EXPECT_TRUE(runJob(job, ctx.id())) << "the first device was affected";
+	job2.prepare(rng, WorkKind::Copy);
+	Syncobj done(second.fd());
+	ASSERT_EQ(submit(second.fd(), job2.submission(ctx2.id(), done.sync())), 0);
+	EXPECT_TRUE(fenceFails(done, EIO));
+	fi.clear();
+	Ctx fresh(second.fd());
+	EXPECT_TRUE(runJob(job2, fresh.id()));
+}
+
+/* "key:\tvalue unit" lines of an fdinfo file. */
+std::map<std::string, std::string> fdinfo(int fd)
+{
+	std::string text;
+	readFile("/proc/self/fdinfo/" + std::to_string(fd), &text);
+	std::map<std::string, std::string> lines;
+	std::istringstream s(text);
+	std::string line;
+	while (std::getline(s, line)) {
+		size_t colon = line.find(':');
+		if (colon == std::string::npos)
+			continue;
+		size_t value = line.find_first_not_of(" \t", colon + 1);
+		lines[line.substr(0, colon)] = value == std::string::npos ? "" : line.substr(value);
+	}
+	return lines;
+}
+
+TEST(Fdinfo, ReportsDriverEngineTimeAndMemory)
+{
+	auto paths = nodePaths();
+	ASSERT_FALSE(paths.empty());
+	Node node(paths.front());
+	ASSERT_TRUE(node.valid());
+	Ctx ctx(node.fd());
+	SmallJob job(node.fd());
+	ASSERT_EQ(job.error(), 0);
+	Rng rng(105);
+	job.prepare(rng, WorkKind::ConvSdp);
+	ASSERT_TRUE(runJob(job, ctx.id()));
+
+	std::string raw;
+	ASSERT_EQ(readFile("/proc/self/fdinfo/" + std::to_string(node.fd()), &raw), 0);
+	EXPECT_NE(raw.find("drm-driver:\tvdla\n"), std::string::npos) << raw;
+	auto info = fdinfo(node.fd());
+	ASSERT_TRUE(info.count("drm-engine-dla")) << raw;
+	const std::string &engine = info["drm-engine-dla"];
+	char *end = nullptr;
+	unsigned long long ns = std::strtoull(engine.c_str(), &end, 10);
+	EXPECT_GT(ns, 0u) << raw;
+	EXPECT_STREQ(end, " ns") << raw;
+	ASSERT_TRUE(info.count("drm-total-memory")) << raw;
+	unsigned long long memory = std::strtoull(info["drm-total-memory"].c_str(), &end, 10);
+	EXPECT_GT(memory, 0u) << raw;
+
+	/* Engine time only grows. */
+	job.prepare(rng, WorkKind::Conv);
+	ASSERT_TRUE(runJob(job, ctx.id()));
+	unsigned long long later
+		= std::strtoull(fdinfo(node.fd())["drm-engine-dla"].c_str(), nullptr, 10);
+	EXPECT_GE(later, ns);
+}
+
+} /* namespace */
+} /* namespace guest */
