@@ -34,6 +34,8 @@ static void vdla_gem_free(struct drm_gem_object *obj)
 	struct vdla_device *vdev = to_vdla_device(obj->dev);
 
 	WARN_ON(!list_empty(&bo->mappings));
+	if (!iosys_map_is_null(&bo->kernel_map))
+		drm_gem_vunmap_unlocked(obj, &bo->kernel_map);
 	mutex_destroy(&bo->mappings_lock);
 	atomic_dec(&vdev->counters.bos);
 	drm_gem_shmem_free(&bo->base);
@@ -120,6 +122,27 @@ void vdla_mapping_put(struct vdla_mapping *m)
 u64 vdla_mapping_address(const struct vdla_mapping *m)
 {
 	return m->node.start;
+}
+
+int vdla_bo_kernel_map(struct vdla_bo *bo, void **vaddr)
+{
+	struct iosys_map map;
+	int ret = 0;
+
+	mutex_lock(&bo->mappings_lock);
+	if (iosys_map_is_null(&bo->kernel_map)) {
+		ret = drm_gem_vmap_unlocked(&bo->base.base, &map);
+		if (!ret && map.is_iomem) {
+			drm_gem_vunmap_unlocked(&bo->base.base, &map);
+			ret = -EINVAL;
+		}
+		if (!ret)
+			bo->kernel_map = map;
+	}
+	if (!ret)
+		*vaddr = bo->kernel_map.vaddr;
+	mutex_unlock(&bo->mappings_lock);
+	return ret;
 }
 
 static struct vdla_mapping *find_mapping(struct vdla_bo *bo, struct vdla_as *as)

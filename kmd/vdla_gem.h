@@ -24,6 +24,12 @@ struct vdla_bo {
 	struct mutex mappings_lock;
 	/** @mappings: struct vdla_mapping.bo_link, one per address space. */
 	struct list_head mappings;
+	/**
+	 * @kernel_map: the kernel mapping the firmware reads descriptors
+	 * through, made on first use and kept until the BO is freed: mapping
+	 * and unmapping per job would cost a TLB shootdown each time.
+	 */
+	struct iosys_map kernel_map;
 };
 
 /**
@@ -57,6 +63,8 @@ struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t siz
 struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_object *obj);
 void vdla_mapping_put(struct vdla_mapping *m);
 u64 vdla_mapping_address(const struct vdla_mapping *m);
+/* The BO's kernel mapping in @vaddr, made on first use. */
+int vdla_bo_kernel_map(struct vdla_bo *bo, void **vaddr);
 
 int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file);
 int vdla_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file);

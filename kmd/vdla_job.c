@@ -44,8 +44,6 @@ static const struct dma_fence_ops vdla_fence_ops = {
 
 void vdla_job_free(struct vdla_job *job)
 {
-	if (job->desc_obj)
-		drm_gem_vunmap_unlocked(job->desc_obj, &job->desc_map);
 	for (u32 i = 0; i < job->count; i++)
 		vdla_mapping_put(job->mappings[i]);
 	for (u32 i = 0; i < job->bo_count; i++)
@@ -53,16 +51,12 @@ void vdla_job_free(struct vdla_job *job)
 	if (job->done)
 		dma_fence_put(job->done);
 	kvfree(job->state);
-	kvfree(job->mappings);
-	kvfree(job->buffers);
-	kvfree(job->bos);
-	bitmap_free(job->bo_writes);
 	if (job->ctx) {
 		atomic_dec(&job->vdev->counters.jobs);
 		vdla_ctx_put(job->ctx);
 	}
 	vdla_as_put(job->as);
-	kfree(job);
+	kvfree(job);
 }
 
 static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args)
@@ -182,15 +176,13 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 	u32 num_ops = 0;
 	int ret;
 
-	ret = drm_gem_vmap_unlocked(obj, &job->desc_map);
-	if (ret)
+	/* Kept by the BO (job->bos holds it) until the BO is freed. */
+	ret = vdla_bo_kernel_map(to_vdla_bo(obj), &desc->cpu);
+	if (ret) {
+		drm_dbg(drm, "SUBMIT: the descriptor BO has no kernel mapping: %d\n", ret);
 		return ret;
-	job->desc_obj = obj;
-	if (job->desc_map.is_iomem) {
-		drm_dbg(drm, "SUBMIT: the descriptor BO has no CPU mapping\n");
-		return -EINVAL;
 	}
-	desc->cpu = (u8 *)job->desc_map.vaddr + offset;
+	desc->cpu = (u8 *)desc->cpu + offset;
 
 	if (desc->size >= sizeof(header)) {
 		memcpy(&header, desc->cpu, sizeof(header));
@@ -278,25 +270,32 @@ static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww)
 	return 0;
 }
 
+/*
+ * The job and its per-entry arrays in one allocation: SUBMIT is a hot path
+ * and each allocation counts.
+ */
 static struct vdla_job *job_alloc(struct vdla_device *vdev, struct vdla_ctx *ctx, u32 count)
 {
-	struct vdla_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	size_t mappings = ALIGN(sizeof(struct vdla_job), 8);
+	size_t buffers = mappings + count * sizeof(struct vdla_mapping *);
+	size_t bos = buffers + count * sizeof(struct vdla_fw_buffer);
+	size_t writes = bos + count * sizeof(struct drm_gem_object *);
+	size_t size = writes + BITS_TO_LONGS(count) * sizeof(unsigned long);
+	struct vdla_job *job = kvzalloc(size, GFP_KERNEL);
 
 	if (!job)
 		return NULL;
-	job->vdev = vdev;
-	INIT_LIST_HEAD(&job->link);
-	job->mappings = kvcalloc(count, sizeof(*job->mappings), GFP_KERNEL);
-	job->buffers = kvcalloc(count, sizeof(*job->buffers), GFP_KERNEL);
-	job->bos = kvcalloc(count, sizeof(*job->bos), GFP_KERNEL);
-	job->bo_writes = bitmap_zalloc(count, GFP_KERNEL);
 	job->done = kzalloc(sizeof(*job->done), GFP_KERNEL);
-	if (!job->mappings || !job->buffers || !job->bos || !job->bo_writes || !job->done) {
-		kfree(job->done);
-		job->done = NULL;
-		vdla_job_free(job);
+	if (!job->done) {
+		kvfree(job);
 		return NULL;
 	}
+	job->vdev = vdev;
+	INIT_LIST_HEAD(&job->link);
+	job->mappings = (void *)((u8 *)job + mappings);
+	job->buffers = (void *)((u8 *)job + buffers);
+	job->bos = (void *)((u8 *)job + bos);
+	job->bo_writes = (void *)((u8 *)job + writes);
 	vdla_ctx_get(ctx);
 	job->ctx = ctx;
 	job->file = ctx->file;
@@ -320,7 +319,7 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 	struct vdla_device *vdev = to_vdla_device(drm);
 	struct vdla_file *vfile = file->driver_priv;
 	struct drm_vdla_submit *args = data;
-	struct drm_vdla_address *list = NULL;
+	struct drm_vdla_address small_list[8], *list;
 	struct drm_syncobj *out_sync = NULL;
 	struct dma_fence_chain *chain = NULL;
 	struct ww_acquire_ctx ww;
@@ -349,7 +348,8 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_ctx;
 	}
 
-	list = kvmalloc_array(args->address_count, sizeof(*list), GFP_KERNEL);
+	list = args->address_count <= ARRAY_SIZE(small_list) ? small_list :
+	       kvmalloc_array(args->address_count, sizeof(*list), GFP_KERNEL);
 	if (!list) {
 		ret = -ENOMEM;
 		goto out_ctx;
@@ -425,10 +425,12 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 				   test_bit(i, job->bo_writes) ? DMA_RESV_USAGE_WRITE :
 								 DMA_RESV_USAGE_READ);
 	atomic64_inc(&ctx->jobs_submitted);
+	args->seqno = job->seqno;
 	trace_vdla_job_queue(job);
+	drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
+	/* From here on the job may run, end and be freed at any moment. */
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
-	drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
 
 	if (out_sync) {
 		if (chain) {
@@ -439,7 +441,6 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 		}
 	}
 	dma_fence_put(finished);
-	args->seqno = job->seqno;
 	ret = 0;
 	goto out_sync;
 
@@ -452,7 +453,8 @@ out_sync:
 	if (out_sync)
 		drm_syncobj_put(out_sync);
 out_list:
-	kvfree(list);
+	if (list != small_list)
+		kvfree(list);
 out_ctx:
 	vdla_ctx_put(ctx);
 	return ret;

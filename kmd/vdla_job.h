@@ -6,7 +6,6 @@
 #define __VDLA_JOB_H__
 
 #include <drm/gpu_scheduler.h>
-#include <linux/iosys-map.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 
@@ -49,10 +48,6 @@ struct vdla_job {
 	u32 bo_count;
 	struct drm_gem_object **bos;
 	unsigned long *bo_writes;
-	/* The descriptor's kernel mapping, of BO @desc_obj. */
-	struct drm_gem_object *desc_obj;
-	struct iosys_map desc_map;
-
 	/* The firmware's state area for the task. */
 	void *state;
 	size_t state_size;
