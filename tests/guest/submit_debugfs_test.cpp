@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the driver shows about itself: its debugfs files (state counters,
- * dumps, fault injection) and the DRM usage statistics in
- * /proc/<pid>/fdinfo.
+ * dumps, fault injection), the DRM usage statistics in /proc/<pid>/fdinfo,
+ * and the job-lifecycle tracepoints.
  */
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -171,6 +172,70 @@ TEST(Fdinfo, ReportsDriverEngineTimeAndMemory)
 	unsigned long long later
 		= std::strtoull(fdinfo(node.fd())["drm-engine-dla"].c_str(), nullptr, 10);
 	EXPECT_GE(later, ns);
+}
+
+} /* namespace */
+} /* namespace guest */
+
+namespace guest {
+namespace {
+
+using Tracepoints = SubmitTest;
+
+/* tracefs, wherever the guest has it. */
+std::string tracefs()
+{
+	for (const char *dir : { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" }) {
+		if (::access((std::string(dir) + "/events").c_str(), F_OK) == 0)
+			return dir;
+	}
+	return {};
+}
+
+TEST_F(Tracepoints, EveryJobLifecycleEventExists)
+{
+	std::string dir = tracefs();
+	ASSERT_FALSE(dir.empty()) << "no tracefs";
+	for (const char *event : { "vdla_job_queue", "vdla_job_run", "vdla_job_preempted",
+		     "vdla_job_done", "vdla_job_timeout", "vdla_job_fault" }) {
+		std::string format;
+		EXPECT_EQ(readFile(dir + "/events/vdla/" + event + "/format", &format), 0)
+			<< event;
+		EXPECT_NE(format.find("ctx"), std::string::npos) << event;
+	}
+}
+
+TEST_F(Tracepoints, AJobIsQueuedRunAndDoneInOrder)
+{
+	std::string dir = tracefs();
+	ASSERT_FALSE(dir.empty()) << "no tracefs";
+	/* Opening the trace for writing with O_TRUNC empties it. */
+	int traceFd = ::open((dir + "/trace").c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ASSERT_GE(traceFd, 0);
+	::close(traceFd);
+	ASSERT_EQ(writeFile(dir + "/events/vdla/enable", "1"), 0);
+	Ctx ctx(fd());
+	SmallJob job(fd());
+	ASSERT_EQ(job.error(), 0);
+	Rng rng(131);
+	job.prepare(rng, WorkKind::CopySdp);
+	bool ran = runJob(job, ctx.id());
+	std::string trace;
+	readFile(dir + "/trace", &trace);
+	writeFile(dir + "/events/vdla/enable", "0");
+	ASSERT_TRUE(ran);
+
+	std::string tag = "ctx=" + std::to_string(ctx.id()) + " seqno=1";
+	size_t queue = trace.find("vdla_job_queue: dev=");
+	size_t run = trace.find("vdla_job_run: dev=");
+	size_t done = trace.find("vdla_job_done: dev=");
+	ASSERT_NE(queue, std::string::npos) << trace;
+	ASSERT_NE(run, std::string::npos) << trace;
+	ASSERT_NE(done, std::string::npos) << trace;
+	EXPECT_LT(queue, run);
+	EXPECT_LT(run, done);
+	EXPECT_NE(trace.find(tag, done), std::string::npos) << trace;
+	EXPECT_NE(trace.find("error=0", done), std::string::npos) << trace;
 }
 
 } /* namespace */
