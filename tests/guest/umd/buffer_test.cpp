@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "umd_test.h"
+
+namespace umd_test {
+
+namespace {
+
+using BufferTest = UmdTest;
+
+TEST_F(BufferTest, CreateRoundsUpAndDescribesItself)
+{
+	auto b = buffer(10000);
+	ASSERT_TRUE(b);
+	EXPECT_EQ(b->size(), 12288u);
+	EXPECT_NE(b->handle(), 0u);
+	EXPECT_NE(b->deviceAddress(), 0u);
+	EXPECT_EQ(b->access(), vdla::Buffer::Access::ReadWrite);
+	EXPECT_FALSE(b->imported());
+	EXPECT_EQ(&b->device(), device_.get());
+}
+
+TEST_F(BufferTest, ZeroSizeIsRefusedWithAReason)
+{
+	auto b = vdla::Buffer::create(*device_, 0);
+	ASSERT_FALSE(b);
+	EXPECT_EQ(b.error().code(), EINVAL);
+	EXPECT_NE(b.error().reason().find("0 bytes"), std::string::npos) << b.error().reason();
+}
+
+TEST_F(BufferTest, MapIsZeroFilledAndKeepsWrites)
+{
+	auto b = buffer(8192);
+	ASSERT_TRUE(b);
+	uint8_t *p = b->data();
+	ASSERT_NE(p, nullptr);
+	for (size_t i = 0; i < 8192; i++)
+		ASSERT_EQ(p[i], 0) << "byte " << i;
+	for (size_t i = 0; i < 8192; i++)
+		p[i] = uint8_t(i * 13);
+	b->unmap();
+	EXPECT_EQ(b->data(), nullptr);
+	auto again = b->map();
+	ASSERT_TRUE(succeeded(again));
+	for (size_t i = 0; i < 8192; i++)
+		ASSERT_EQ((*again)[i], uint8_t(i * 13)) << "byte " << i;
+	auto same = b->map();
+	EXPECT_EQ(*same, *again);
+}
+
+TEST_F(BufferTest, ExportImportAcrossFilesSharesTheMemory)
+{
+	auto other = openAgain();
+	ASSERT_TRUE(other);
+	auto b = buffer(4096);
+	ASSERT_TRUE(b);
+	std::memcpy(b->data(), "shared", 7);
+
+	auto fd = b->exportFd();
+	ASSERT_TRUE(succeeded(fd));
+	auto imported = vdla::Buffer::import(*other, *fd);
+	close(*fd);
+	ASSERT_TRUE(succeeded(imported));
+	EXPECT_EQ((*imported)->size(), 4096u);
+	EXPECT_EQ((*imported)->access(), vdla::Buffer::Access::ReadWrite);
+	auto p = (*imported)->map();
+	ASSERT_TRUE(succeeded(p));
+	EXPECT_STREQ(reinterpret_cast<const char *>(*p), "shared");
+	std::memcpy(*p, "back", 5);
+	EXPECT_STREQ(reinterpret_cast<const char *>(b->data()), "back");
+}
+
+TEST_F(BufferTest, ReadOnlyImportReportsItsAccess)
+{
+	auto other = openAgain();
+	ASSERT_TRUE(other);
+	auto b = buffer(4096);
+	ASSERT_TRUE(b);
+	auto fd = b->exportFd();
+	ASSERT_TRUE(succeeded(fd));
+	auto imported = vdla::Buffer::import(*other, *fd, vdla::Buffer::Access::ReadOnly);
+	ASSERT_TRUE(succeeded(imported));
+	EXPECT_EQ((*imported)->access(), vdla::Buffer::Access::ReadOnly);
+
+	/* The same file may not hold it read-write as well. */
+	auto again = vdla::Buffer::import(*other, *fd, vdla::Buffer::Access::ReadWrite);
+	close(*fd);
+	ASSERT_FALSE(again);
+	EXPECT_EQ(again.error().code(), EBUSY);
+}
+
+TEST_F(BufferTest, ImportIntoTheExportingFileSharesTheHandle)
+{
+	auto b = buffer(4096);
+	ASSERT_TRUE(b);
+	auto fd = b->exportFd();
+	ASSERT_TRUE(succeeded(fd));
+	{
+		auto imported = vdla::Buffer::import(*device_, *fd);
+		ASSERT_TRUE(succeeded(imported));
+		EXPECT_EQ((*imported)->handle(), b->handle());
+	}
+	close(*fd);
+	/* The handle outlived the second Buffer. */
+	EXPECT_TRUE(succeeded(b->wait(0ns)));
+}
+
+TEST_F(BufferTest, ImportOfANonDmaBufFails)
+{
+	int fds[2];
+	ASSERT_EQ(pipe(fds), 0);
+	auto imported = vdla::Buffer::import(*device_, fds[0]);
+	close(fds[0]);
+	close(fds[1]);
+	ASSERT_FALSE(imported);
+	EXPECT_NE(imported.error().code(), 0);
+}
+
+TEST_F(BufferTest, IdleBufferWaitSucceeds)
+{
+	auto b = buffer(4096);
+	ASSERT_TRUE(b);
+	EXPECT_TRUE(succeeded(b->wait(0ns)));
+	EXPECT_TRUE(succeeded(b->wait(1ms, true)));
+}
+
+TEST_F(BufferTest, DmaBufCpuAccessBracketsSucceed)
+{
+	auto b = buffer(4096);
+	ASSERT_TRUE(b);
+	auto fd = b->exportFd();
+	ASSERT_TRUE(succeeded(fd));
+	EXPECT_TRUE(succeeded(vdla::Buffer::beginCpuAccess(*fd, vdla::Buffer::CpuAccess::Read)));
+	EXPECT_TRUE(succeeded(vdla::Buffer::endCpuAccess(*fd, vdla::Buffer::CpuAccess::Read)));
+	EXPECT_TRUE(
+		succeeded(vdla::Buffer::beginCpuAccess(*fd, vdla::Buffer::CpuAccess::ReadWrite)));
+	EXPECT_TRUE(succeeded(vdla::Buffer::endCpuAccess(*fd, vdla::Buffer::CpuAccess::ReadWrite)));
+	close(*fd);
+}
+
+TEST_F(BufferTest, CpuAccessSyncOnANonDmaBufFails)
+{
+	auto r = vdla::Buffer::beginCpuAccess(device_->fd(), vdla::Buffer::CpuAccess::Read);
+	ASSERT_FALSE(r);
+	EXPECT_NE(r.error().reason().find("dma-buf sync"), std::string::npos);
+}
+
+} /* namespace */
+
+} /* namespace umd_test */

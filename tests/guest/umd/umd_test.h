@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The in-guest suite of libvdla's low-level C++ API (vdla-umd-tests): every
+ * class against the real driver. Only libvdla reaches the kernel here.
+ */
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include <vdla/buffer.h>
+#include <vdla/context.h>
+#include <vdla/device.h>
+#include <vdla/fence.h>
+#include <vdla/task_builder.h>
+
+namespace umd_test {
+
+using namespace std::chrono_literals;
+
+/* How long a test waits for a job before it fails. */
+constexpr std::chrono::seconds kJobTimeout{ 10 };
+
+/* Prints the Error of a failed Result in the assertion message. */
+template <typename T>::testing::AssertionResult succeeded(const vdla::Result<T> &r)
+{
+	if (r)
+		return ::testing::AssertionSuccess();
+	return ::testing::AssertionFailure() << r.error().message();
+}
+
+class UmdTest : public ::testing::Test
+{
+protected:
+	void SetUp() override;
+
+	/* Opens the first vdla node again: another file, another address space. */
+	std::unique_ptr<vdla::Device> openAgain();
+	std::unique_ptr<vdla::Buffer> buffer(uint64_t size, vdla::Device *device = nullptr);
+	std::unique_ptr<vdla::Fence> fence(vdla::Fence::Type type = vdla::Fence::Type::Binary);
+	std::unique_ptr<vdla::Context> context(vdla::Priority priority = vdla::Priority::Normal);
+	/* Builds, submits on @ctx signalling a new fence, waits; the job's status. */
+	vdla::FenceStatus run(vdla::Context &ctx, const vdla::TaskBuilder &builder);
+
+	std::string node_;
+	std::unique_ptr<vdla::Device> device_;
+};
+
+} /* namespace umd_test */

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/* Graph structure, execution (synchronous and scheduled), nodes, targets. */
+#include "vx_test.h"
+
+#include <future>
+
+using Graph = VxTest;
+using Execution = VxTest;
+using Node = VxTest;
+using GraphParameters = VxTest;
+
+TEST_F(Graph, MissingRequiredParameterIsNotSufficient)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = vxCreateGenericNode(graph, kernel);
+	vx_tensor in = makeTensor();
+	vxSetParameterByIndex(node, 0, ref(in));
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_NOT_SUFFICIENT);
+	vxReleaseTensor(&in);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Graph, TwoWritersOfOneObjectAreRejected)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_tensor out;
+	vx_node first = copyNode(graph, kernel, nullptr, &out);
+	vx_node second = copyNode(graph, kernel);
+	vxSetParameterByIndex(second, 1, ref(out));
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_MULTIPLE_WRITERS);
+	vxReleaseTensor(&out);
+	vxReleaseNode(&first);
+	vxReleaseNode(&second);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Graph, CycleIsInvalidGraph)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_tensor a, b;
+	vx_node first = copyNode(graph, kernel, &a, &b);
+	vx_node second = vxCreateGenericNode(graph, kernel);
+	vxSetParameterByIndex(second, 0, ref(b));
+	vxSetParameterByIndex(second, 1, ref(a));
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_INVALID_GRAPH);
+	vxReleaseTensor(&a);
+	vxReleaseTensor(&b);
+	vxReleaseNode(&first);
+	vxReleaseNode(&second);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Graph, QueryReportsNodesAndState)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	vx_uint32 nodes = 0;
+	vx_enum state = 0;
+	vxQueryGraph(graph, VX_GRAPH_NUMNODES, &nodes, sizeof(nodes));
+	vxQueryGraph(graph, VX_GRAPH_STATE, &state, sizeof(state));
+	EXPECT_EQ(nodes, 1u);
+	EXPECT_EQ(state, VX_GRAPH_STATE_UNVERIFIED);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	vxQueryGraph(graph, VX_GRAPH_STATE, &state, sizeof(state));
+	EXPECT_EQ(state, VX_GRAPH_STATE_COMPLETED);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Graph, AddingNodeUnverifiesGraph)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node first = copyNode(graph, kernel);
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+	vx_node second = copyNode(graph, kernel);
+	EXPECT_EQ(vxIsGraphVerified(graph), vx_false_e);
+	vxReleaseNode(&first);
+	vxReleaseNode(&second);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Execution, NodesRunInDataOrderNotCreationOrder)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_tensor in = makeTensor(VX_TYPE_UINT8, { 2 }), out = makeTensor(VX_TYPE_UINT8, { 2 });
+	vx_tensor middle = vxCreateVirtualTensor(graph, 0, nullptr, VX_TYPE_INVALID, 0);
+	vx_node last = vxCreateGenericNode(graph, kernel);
+	vx_node first = vxCreateGenericNode(graph, kernel);
+	vxSetParameterByIndex(last, 0, ref(middle));
+	vxSetParameterByIndex(last, 1, ref(out));
+	vxSetParameterByIndex(first, 0, ref(in));
+	vxSetParameterByIndex(first, 1, ref(middle));
+	vx_uint8 values[] = { 9, 7 }, result[2] = {};
+	vx_size start[] = { 0 }, end[] = { 2 }, stride[] = { 1 };
+	vxCopyTensorPatch(in, 1, start, end, stride, values, VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	vxCopyTensorPatch(out, 1, start, end, stride, result, VX_READ_ONLY, VX_MEMORY_TYPE_HOST);
+	EXPECT_EQ(result[0], 9);
+	EXPECT_EQ(result[1], 7);
+	for (vx_node *n : { &first, &last })
+		vxReleaseNode(n);
+	for (vx_tensor *t : { &in, &out, &middle })
+		vxReleaseTensor(t);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Execution, KernelFailureAbortsGraphAndIsReportedByProcess)
+{
+	probe().runStatus = VX_ERROR_INVALID_VALUE;
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	EXPECT_EQ(vxProcessGraph(graph), VX_ERROR_INVALID_VALUE);
+	vx_enum state = 0;
+	vx_status status = VX_SUCCESS;
+	vxQueryGraph(graph, VX_GRAPH_STATE, &state, sizeof(state));
+	vxQueryNode(node, VX_NODE_STATUS, &status, sizeof(status));
+	EXPECT_EQ(state, VX_GRAPH_STATE_ABANDONED);
+	EXPECT_EQ(status, VX_ERROR_INVALID_VALUE);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Execution, KernelFailureIsReportedByWaitGraph)
+{
+	probe().runStatus = VX_FAILURE;
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	ASSERT_EQ(vxScheduleGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(vxWaitGraph(graph), VX_FAILURE);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Execution, ScheduleReturnsBeforeTheKernelFinishes)
+{
+	std::promise<void> release;
+	std::shared_future<void> released = release.get_future().share();
+	probe().duringRun = [released] { released.wait(); };
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	ASSERT_EQ(vxScheduleGraph(graph), VX_SUCCESS);
+	/* The kernel is blocked on us: had schedule waited, we would not get here. */
+	EXPECT_EQ(vxScheduleGraph(graph), VX_ERROR_GRAPH_SCHEDULED);
+	release.set_value();
+	EXPECT_EQ(vxWaitGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(probe().events.back(), "run");
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Execution, WaitWithoutScheduleFails)
+{
+	vx_graph graph = vxCreateGraph(context);
+	EXPECT_EQ(vxWaitGraph(graph), VX_FAILURE);
+	vxReleaseGraph(&graph);
+}
+
+namespace {
+int completions;
+vx_action VX_CALLBACK abandon(vx_node)
+{
+	completions++;
+	return VX_ACTION_ABANDON;
+}
+} /* namespace */
+
+TEST_F(Execution, NodeCallbackCanAbandonGraph)
+{
+	completions = 0;
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	ASSERT_EQ(vxAssignNodeCallback(node, abandon), VX_SUCCESS);
+	EXPECT_EQ(vxRetrieveNodeCallback(node), abandon);
+	EXPECT_EQ(vxProcessGraph(graph), VX_ERROR_GRAPH_ABANDONED);
+	EXPECT_EQ(completions, 1);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+struct AddCase {
+	vx_enum type;
+	vx_enum policy;
+	double a, b, expected;
+};
+
+class BuiltinTensorAdd : public VxTest, public ::testing::WithParamInterface<AddCase>
+{
+};
+
+template <typename T> void fill(vx_tensor tensor, double value)
+{
+	T data[2] = { static_cast<T>(value), static_cast<T>(value) };
+	vx_size start[] = { 0 }, end[] = { 2 }, stride[] = { sizeof(T) };
+	vxCopyTensorPatch(tensor, 1, start, end, stride, data, VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST);
+}
+
+template <typename T> double first(vx_tensor tensor)
+{
+	T data[2] = {};
+	vx_size start[] = { 0 }, end[] = { 2 }, stride[] = { sizeof(T) };
+	vxCopyTensorPatch(tensor, 1, start, end, stride, data, VX_READ_ONLY, VX_MEMORY_TYPE_HOST);
+	return data[1];
+}
+
+template <typename T>
+double addWith(
+	VxTest &, vx_context context, vx_tensor a, vx_tensor b, vx_tensor out, const AddCase &c)
+{
+	fill<T>(a, c.a);
+	fill<T>(b, c.b);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = vxTensorAddNode(graph, a, b, c.policy, out);
+	EXPECT_EQ(vxGetStatus(ref(node)), VX_SUCCESS);
+	EXPECT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	return first<T>(out);
+}
+
+TEST_P(BuiltinTensorAdd, Computes)
+{
+	const AddCase &c = GetParam();
+	vx_tensor a = makeTensor(c.type, { 2 }), b = makeTensor(c.type, { 2 });
+	vx_tensor out = makeTensor(c.type, { 2 });
+	double result = 0;
+	switch (c.type) {
+	case VX_TYPE_INT8:
+		result = addWith<vx_int8>(*this, context, a, b, out, c);
+		break;
+	case VX_TYPE_UINT8:
+		result = addWith<vx_uint8>(*this, context, a, b, out, c);
+		break;
+	case VX_TYPE_INT16:
+		result = addWith<vx_int16>(*this, context, a, b, out, c);
+		break;
+	default:
+		result = addWith<vx_float32>(*this, context, a, b, out, c);
+	}
+	EXPECT_EQ(result, c.expected);
+	for (vx_tensor *t : { &a, &b, &out })
+		vxReleaseTensor(t);
+}
+
+INSTANTIATE_TEST_SUITE_P(Execution, BuiltinTensorAdd,
+	::testing::Values(AddCase{ VX_TYPE_INT8, VX_CONVERT_POLICY_SATURATE, 100, 100, 127 },
+		AddCase{ VX_TYPE_INT8, VX_CONVERT_POLICY_WRAP, 100, 100, -56 },
+		AddCase{ VX_TYPE_UINT8, VX_CONVERT_POLICY_SATURATE, 200, 100, 255 },
+		AddCase{ VX_TYPE_INT16, VX_CONVERT_POLICY_SATURATE, -30000, -30000, -32768 },
+		AddCase{ VX_TYPE_FLOAT32, VX_CONVERT_POLICY_WRAP, 1.25, 2.5, 3.75 }));
+
+TEST_F(Execution, BuiltinTensorAddRejectsMismatchedInputs)
+{
+	vx_tensor a = makeTensor(VX_TYPE_INT8, { 2 }), b = makeTensor(VX_TYPE_INT8, { 3 });
+	vx_tensor out = makeTensor(VX_TYPE_INT8, { 2 });
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = vxTensorAddNode(graph, a, b, VX_CONVERT_POLICY_WRAP, out);
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_INVALID_DIMENSION);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	for (vx_tensor *t : { &a, &b, &out })
+		vxReleaseTensor(t);
+}
+
+TEST_F(Node, WrongParameterTypeIsInvalidType)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = vxCreateGenericNode(graph, kernel);
+	vx_int32 value = 0;
+	vx_scalar scalar = vxCreateScalar(context, VX_TYPE_INT32, &value);
+	EXPECT_EQ(vxSetParameterByIndex(node, 0, ref(scalar)), VX_ERROR_INVALID_TYPE);
+	EXPECT_EQ(vxSetParameterByIndex(node, 3, ref(scalar)), VX_ERROR_INVALID_PARAMETERS);
+	vxReleaseScalar(&scalar);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Node, ParameterQueryReportsKernelSignatureAndReference)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_tensor out;
+	vx_node node = copyNode(graph, kernel, nullptr, &out);
+	vx_parameter parameter = vxGetParameterByIndex(node, 1);
+	vx_enum direction = 0, type = 0, state = 0;
+	vx_reference bound = nullptr;
+	vxQueryParameter(parameter, VX_PARAMETER_DIRECTION, &direction, sizeof(direction));
+	vxQueryParameter(parameter, VX_PARAMETER_TYPE, &type, sizeof(type));
+	vxQueryParameter(parameter, VX_PARAMETER_STATE, &state, sizeof(state));
+	vxQueryParameter(parameter, VX_PARAMETER_REF, &bound, sizeof(bound));
+	EXPECT_EQ(direction, VX_OUTPUT);
+	EXPECT_EQ(type, VX_TYPE_TENSOR);
+	EXPECT_EQ(state, VX_PARAMETER_STATE_REQUIRED);
+	EXPECT_EQ(bound, ref(out));
+	vxReleaseReference(&bound);
+	vxReleaseParameter(&parameter);
+	vxReleaseTensor(&out);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+TEST_F(Node, QueryReportsParameterCount)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = vxCreateGenericNode(graph, kernel);
+	vx_uint32 count = 0;
+	ASSERT_EQ(vxQueryNode(node, VX_NODE_PARAMETERS, &count, sizeof(count)), VX_SUCCESS);
+	EXPECT_EQ(count, 3u);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+struct TargetCase {
+	vx_enum target;
+	const char *name;
+	vx_status expected;
+};
+
+class NodeTarget : public VxTest, public ::testing::WithParamInterface<TargetCase>
+{
+};
+
+TEST_P(NodeTarget, IsAcceptedOnlyForTheHost)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = vxCreateGenericNode(graph, kernel);
+	EXPECT_EQ(vxSetNodeTarget(node, GetParam().target, GetParam().name), GetParam().expected);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+INSTANTIATE_TEST_SUITE_P(Node, NodeTarget,
+	::testing::Values(TargetCase{ VX_TARGET_ANY, nullptr, VX_SUCCESS },
+		TargetCase{ VX_TARGET_STRING, "cpu", VX_SUCCESS },
+		TargetCase{ VX_TARGET_STRING, "CPU", VX_SUCCESS },
+		TargetCase{ VX_TARGET_STRING, "any", VX_SUCCESS },
+		TargetCase{ VX_TARGET_STRING, "dla", VX_ERROR_NOT_SUPPORTED },
+		TargetCase{ VX_TARGET_STRING, "gpu", VX_ERROR_NOT_SUPPORTED },
+		TargetCase{ VX_TARGET_VENDOR_BEGIN, nullptr, VX_ERROR_NOT_SUPPORTED }));
+
+TEST_F(GraphParameters, SetByIndexRebindsTheNodeParameter)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	vx_parameter input = vxGetParameterByIndex(node, 0);
+	ASSERT_EQ(vxAddParameterToGraph(graph, input), VX_SUCCESS);
+	vx_uint32 count = 0;
+	vxQueryGraph(graph, VX_GRAPH_NUMPARAMETERS, &count, sizeof(count));
+	EXPECT_EQ(count, 1u);
+
+	vx_tensor replacement = makeTensor();
+	ASSERT_EQ(vxSetGraphParameterByIndex(graph, 0, ref(replacement)), VX_SUCCESS);
+	vx_reference bound = nullptr;
+	vxQueryParameter(input, VX_PARAMETER_REF, &bound, sizeof(bound));
+	EXPECT_EQ(bound, ref(replacement));
+	EXPECT_EQ(vxSetGraphParameterByIndex(graph, 1, ref(replacement)), VX_ERROR_INVALID_VALUE);
+	vxReleaseReference(&bound);
+	vxReleaseTensor(&replacement);
+	vxReleaseParameter(&input);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}

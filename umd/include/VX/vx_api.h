@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OpenVX 1.3.1 functions libvdla implements (see docs/openvx.md for the
+ * list of what is and is not there yet). Signatures follow the Khronos
+ * specification.
+ */
+#ifndef VX_API_H
+#define VX_API_H
+
+#include <VX/vx_types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Context */
+VX_API_ENTRY vx_context VX_API_CALL vxCreateContext(void);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseContext(vx_context *context);
+VX_API_ENTRY vx_context VX_API_CALL vxGetContext(vx_reference reference);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryContext(
+	vx_context context, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxAllocateUserKernelId(
+	vx_context context, vx_enum *pKernelEnumId);
+VX_API_ENTRY vx_status VX_API_CALL vxAllocateUserKernelLibraryId(
+	vx_context context, vx_enum *pLibraryId);
+
+/* References */
+VX_API_ENTRY vx_status VX_API_CALL vxGetStatus(vx_reference reference);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryReference(
+	vx_reference ref, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseReference(vx_reference *ref_ptr);
+VX_API_ENTRY vx_status VX_API_CALL vxRetainReference(vx_reference ref);
+VX_API_ENTRY vx_status VX_API_CALL vxSetReferenceName(vx_reference ref, const vx_char *name);
+
+/* Logging */
+VX_API_ENTRY void VX_API_CALL vxRegisterLogCallback(
+	vx_context context, vx_log_callback_f callback, vx_bool reentrant);
+VX_API_ENTRY void VX_API_CALL vxAddLogEntry(
+	vx_reference ref, vx_status status, const char *message, ...);
+
+/* Scalars */
+VX_API_ENTRY vx_scalar VX_API_CALL vxCreateScalar(
+	vx_context context, vx_enum data_type, const void *ptr);
+VX_API_ENTRY vx_scalar VX_API_CALL vxCreateScalarWithSize(
+	vx_context context, vx_enum data_type, const void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseScalar(vx_scalar *scalar);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryScalar(
+	vx_scalar scalar, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxCopyScalar(
+	vx_scalar scalar, void *user_ptr, vx_enum usage, vx_enum user_mem_type);
+VX_API_ENTRY vx_status VX_API_CALL vxCopyScalarWithSize(
+	vx_scalar scalar, vx_size size, void *user_ptr, vx_enum usage, vx_enum user_mem_type);
+
+/* Tensors */
+VX_API_ENTRY vx_tensor VX_API_CALL vxCreateTensor(vx_context context, vx_size number_of_dims,
+	const vx_size *dims, vx_enum data_type, vx_int8 fixed_point_position);
+VX_API_ENTRY vx_tensor VX_API_CALL vxCreateVirtualTensor(vx_graph graph, vx_size number_of_dims,
+	const vx_size *dims, vx_enum data_type, vx_int8 fixed_point_position);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseTensor(vx_tensor *tensor);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryTensor(
+	vx_tensor tensor, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims,
+	const vx_size *view_start, const vx_size *view_end, const vx_size *user_stride,
+	void *user_ptr, vx_enum usage, vx_enum user_memory_type);
+VX_API_ENTRY vx_status VX_API_CALL vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims,
+	const vx_size *view_start, const vx_size *view_end, vx_map_id *map_id, vx_size *stride,
+	void **ptr, vx_enum usage, vx_enum viewer_memory_type);
+VX_API_ENTRY vx_status VX_API_CALL vxUnmapTensorPatch(vx_tensor tensor, const vx_map_id map_id);
+
+/* Kernels and parameters */
+VX_API_ENTRY vx_kernel VX_API_CALL vxGetKernelByName(vx_context context, const vx_char *name);
+VX_API_ENTRY vx_kernel VX_API_CALL vxGetKernelByEnum(vx_context context, vx_enum kernel);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryKernel(
+	vx_kernel kernel, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseKernel(vx_kernel *kernel);
+VX_API_ENTRY vx_parameter VX_API_CALL vxGetKernelParameterByIndex(
+	vx_kernel kernel, vx_uint32 index);
+VX_API_ENTRY vx_parameter VX_API_CALL vxGetParameterByIndex(vx_node node, vx_uint32 index);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseParameter(vx_parameter *param);
+VX_API_ENTRY vx_status VX_API_CALL vxSetParameterByIndex(
+	vx_node node, vx_uint32 index, vx_reference value);
+VX_API_ENTRY vx_status VX_API_CALL vxSetParameterByReference(
+	vx_parameter parameter, vx_reference value);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryParameter(
+	vx_parameter parameter, vx_enum attribute, void *ptr, vx_size size);
+
+/* User kernels */
+VX_API_ENTRY vx_status VX_API_CALL vxLoadKernels(vx_context context, const vx_char *module);
+VX_API_ENTRY vx_status VX_API_CALL vxUnloadKernels(vx_context context, const vx_char *module);
+VX_API_ENTRY vx_status VX_API_CALL vxRegisterKernelLibrary(vx_context context,
+	const vx_char *module, vx_publish_kernels_f publish, vx_unpublish_kernels_f unpublish);
+VX_API_ENTRY vx_kernel VX_API_CALL vxAddUserKernel(vx_context context, const vx_char name[],
+	vx_enum enumeration, vx_kernel_f func_ptr, vx_uint32 numParams,
+	vx_kernel_validate_f validate, vx_kernel_initialize_f init,
+	vx_kernel_deinitialize_f deinit);
+VX_API_ENTRY vx_status VX_API_CALL vxFinalizeKernel(vx_kernel kernel);
+VX_API_ENTRY vx_status VX_API_CALL vxAddParameterToKernel(
+	vx_kernel kernel, vx_uint32 index, vx_enum dir, vx_enum data_type, vx_enum state);
+VX_API_ENTRY vx_status VX_API_CALL vxRemoveKernel(vx_kernel kernel);
+VX_API_ENTRY vx_status VX_API_CALL vxSetKernelAttribute(
+	vx_kernel kernel, vx_enum attribute, const void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxSetMetaFormatAttribute(
+	vx_meta_format meta, vx_enum attribute, const void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryMetaFormatAttribute(
+	vx_meta_format meta, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxSetMetaFormatFromReference(
+	vx_meta_format meta, vx_reference exemplar);
+
+/* Nodes */
+VX_API_ENTRY vx_node VX_API_CALL vxCreateGenericNode(vx_graph graph, vx_kernel kernel);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryNode(
+	vx_node node, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxSetNodeAttribute(
+	vx_node node, vx_enum attribute, const void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseNode(vx_node *node);
+VX_API_ENTRY vx_status VX_API_CALL vxRemoveNode(vx_node *node);
+VX_API_ENTRY vx_status VX_API_CALL vxAssignNodeCallback(vx_node node, vx_nodecomplete_f callback);
+VX_API_ENTRY vx_nodecomplete_f VX_API_CALL vxRetrieveNodeCallback(vx_node node);
+VX_API_ENTRY vx_status VX_API_CALL vxSetNodeTarget(
+	vx_node node, vx_enum target_enum, const char *target_string);
+
+/* Graphs */
+VX_API_ENTRY vx_graph VX_API_CALL vxCreateGraph(vx_context context);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseGraph(vx_graph *graph);
+VX_API_ENTRY vx_status VX_API_CALL vxVerifyGraph(vx_graph graph);
+VX_API_ENTRY vx_status VX_API_CALL vxProcessGraph(vx_graph graph);
+VX_API_ENTRY vx_status VX_API_CALL vxScheduleGraph(vx_graph graph);
+VX_API_ENTRY vx_status VX_API_CALL vxWaitGraph(vx_graph graph);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryGraph(
+	vx_graph graph, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_bool VX_API_CALL vxIsGraphVerified(vx_graph graph);
+VX_API_ENTRY vx_status VX_API_CALL vxAddParameterToGraph(vx_graph graph, vx_parameter parameter);
+VX_API_ENTRY vx_status VX_API_CALL vxSetGraphParameterByIndex(
+	vx_graph graph, vx_uint32 index, vx_reference value);
+VX_API_ENTRY vx_parameter VX_API_CALL vxGetGraphParameterByIndex(vx_graph graph, vx_uint32 index);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VX_API_H */

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * OpenVX 1.3.1 types for libvdla. Names, types and values follow the Khronos
+ * specification so that existing OpenVX programs compile unchanged; the
+ * implementation behind them is vdla's own.
+ */
+#ifndef VX_TYPES_H
+#define VX_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <VX/vx_vendors.h>
+
+#ifndef VX_API_ENTRY
+#define VX_API_ENTRY __attribute__((visibility("default")))
+#endif
+#ifndef VX_API_CALL
+#define VX_API_CALL
+#endif
+#ifndef VX_CALLBACK
+#define VX_CALLBACK
+#endif
+
+typedef char vx_char;
+typedef uint8_t vx_uint8;
+typedef uint16_t vx_uint16;
+typedef uint32_t vx_uint32;
+typedef uint64_t vx_uint64;
+typedef int8_t vx_int8;
+typedef int16_t vx_int16;
+typedef int32_t vx_int32;
+typedef int64_t vx_int64;
+typedef uint32_t vx_bitfield;
+typedef float vx_float32;
+typedef double vx_float64;
+typedef int32_t vx_enum;
+typedef size_t vx_size;
+typedef uint32_t vx_df_image;
+typedef uintptr_t vx_map_id;
+
+/* Opaque object handles. Every one of them can be cast to vx_reference. */
+typedef struct _vx_reference *vx_reference;
+typedef struct _vx_scalar *vx_scalar;
+typedef struct _vx_image *vx_image;
+typedef struct _vx_kernel *vx_kernel;
+typedef struct _vx_parameter *vx_parameter;
+typedef struct _vx_node *vx_node;
+typedef struct _vx_graph *vx_graph;
+typedef struct _vx_context *vx_context;
+typedef struct _vx_delay *vx_delay;
+typedef struct _vx_lut *vx_lut;
+typedef struct _vx_distribution *vx_distribution;
+typedef struct _vx_matrix *vx_matrix;
+typedef struct _vx_pyramid *vx_pyramid;
+typedef struct _vx_threshold *vx_threshold;
+typedef struct _vx_convolution *vx_convolution;
+typedef struct _vx_remap *vx_remap;
+typedef struct _vx_array *vx_array;
+typedef struct _vx_object_array *vx_object_array;
+typedef struct _vx_tensor_t *vx_tensor;
+typedef struct _vx_meta_format *vx_meta_format;
+
+enum vx_bool_e {
+	vx_false_e = 0,
+	vx_true_e,
+};
+typedef vx_enum vx_bool;
+
+enum vx_type_e {
+	VX_TYPE_INVALID = 0x000,
+	VX_TYPE_CHAR = 0x001,
+	VX_TYPE_INT8 = 0x002,
+	VX_TYPE_UINT8 = 0x003,
+	VX_TYPE_INT16 = 0x004,
+	VX_TYPE_UINT16 = 0x005,
+	VX_TYPE_INT32 = 0x006,
+	VX_TYPE_UINT32 = 0x007,
+	VX_TYPE_INT64 = 0x008,
+	VX_TYPE_UINT64 = 0x009,
+	VX_TYPE_FLOAT32 = 0x00A,
+	VX_TYPE_FLOAT64 = 0x00B,
+	VX_TYPE_ENUM = 0x00C,
+	VX_TYPE_SIZE = 0x00D,
+	VX_TYPE_DF_IMAGE = 0x00E,
+	VX_TYPE_BOOL = 0x010,
+
+	VX_TYPE_RECTANGLE = 0x020,
+	VX_TYPE_KEYPOINT = 0x021,
+	VX_TYPE_COORDINATES2D = 0x022,
+	VX_TYPE_COORDINATES3D = 0x023,
+	VX_TYPE_COORDINATES2DF = 0x024,
+	VX_TYPE_HOG_PARAMS = 0x028,
+	VX_TYPE_HOUGH_LINES_PARAMS = 0x029,
+	VX_TYPE_LINE_2D = 0x02A,
+	VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS = 0x02B,
+
+	VX_TYPE_USER_STRUCT_START = 0x100,
+	VX_TYPE_VENDOR_STRUCT_START = 0x400,
+	VX_TYPE_KHRONOS_OBJECT_START = 0x800,
+	VX_TYPE_VENDOR_OBJECT_START = 0xC00,
+
+	VX_TYPE_KHRONOS_STRUCT_MAX = VX_TYPE_USER_STRUCT_START - 1,
+	VX_TYPE_USER_STRUCT_END = VX_TYPE_VENDOR_STRUCT_START - 1,
+	VX_TYPE_VENDOR_STRUCT_END = VX_TYPE_KHRONOS_OBJECT_START - 1,
+	VX_TYPE_KHRONOS_OBJECT_END = VX_TYPE_VENDOR_OBJECT_START - 1,
+	VX_TYPE_VENDOR_OBJECT_END = 0xFFF,
+
+	VX_TYPE_REFERENCE = 0x800,
+	VX_TYPE_CONTEXT = 0x801,
+	VX_TYPE_GRAPH = 0x802,
+	VX_TYPE_NODE = 0x803,
+	VX_TYPE_KERNEL = 0x804,
+	VX_TYPE_PARAMETER = 0x805,
+	VX_TYPE_DELAY = 0x806,
+	VX_TYPE_LUT = 0x807,
+	VX_TYPE_DISTRIBUTION = 0x808,
+	VX_TYPE_PYRAMID = 0x809,
+	VX_TYPE_THRESHOLD = 0x80A,
+	VX_TYPE_MATRIX = 0x80B,
+	VX_TYPE_CONVOLUTION = 0x80C,
+	VX_TYPE_SCALAR = 0x80D,
+	VX_TYPE_ARRAY = 0x80E,
+	VX_TYPE_IMAGE = 0x80F,
+	VX_TYPE_REMAP = 0x810,
+	VX_TYPE_ERROR = 0x811,
+	VX_TYPE_META_FORMAT = 0x812,
+	VX_TYPE_OBJECT_ARRAY = 0x813,
+	VX_TYPE_TENSOR = 0x815,
+};
+
+enum vx_status_e {
+	VX_STATUS_MIN = -25,
+	VX_ERROR_REFERENCE_NONZERO = -24,
+	VX_ERROR_MULTIPLE_WRITERS = -23,
+	VX_ERROR_GRAPH_ABANDONED = -22,
+	VX_ERROR_GRAPH_SCHEDULED = -21,
+	VX_ERROR_INVALID_SCOPE = -20,
+	VX_ERROR_INVALID_NODE = -19,
+	VX_ERROR_INVALID_GRAPH = -18,
+	VX_ERROR_INVALID_TYPE = -17,
+	VX_ERROR_INVALID_VALUE = -16,
+	VX_ERROR_INVALID_DIMENSION = -15,
+	VX_ERROR_INVALID_FORMAT = -14,
+	VX_ERROR_INVALID_LINK = -13,
+	VX_ERROR_INVALID_REFERENCE = -12,
+	VX_ERROR_INVALID_MODULE = -11,
+	VX_ERROR_INVALID_PARAMETERS = -10,
+	VX_ERROR_OPTIMIZED_AWAY = -9,
+	VX_ERROR_NO_MEMORY = -8,
+	VX_ERROR_NO_RESOURCES = -7,
+	VX_ERROR_NOT_COMPATIBLE = -6,
+	VX_ERROR_NOT_ALLOCATED = -5,
+	VX_ERROR_NOT_SUFFICIENT = -4,
+	VX_ERROR_NOT_SUPPORTED = -3,
+	VX_ERROR_NOT_IMPLEMENTED = -2,
+	VX_FAILURE = -1,
+	VX_SUCCESS = 0,
+};
+typedef vx_enum vx_status;
+typedef vx_enum vx_action;
+
+typedef vx_action(VX_CALLBACK *vx_nodecomplete_f)(vx_node node);
+
+/* Bit fields of enumerations: vendor | object type or library | item. */
+#define VX_VENDOR_MASK (0xFFF00000)
+#define VX_TYPE_MASK (0x000FFF00)
+#define VX_LIBRARY_MASK (0x000FF000)
+#define VX_KERNEL_MASK (0x00000FFF)
+#define VX_ATTRIBUTE_ID_MASK (0x000000FF)
+#define VX_ENUM_TYPE_MASK (0x000FF000)
+#define VX_ENUM_MASK (0x00000FFF)
+
+#define VX_VENDOR(e) (((vx_uint32)(e)&VX_VENDOR_MASK) >> 20)
+#define VX_TYPE(e) (((vx_uint32)(e)&VX_TYPE_MASK) >> 8)
+#define VX_ENUM_TYPE(e) (((vx_uint32)(e)&VX_ENUM_TYPE_MASK) >> 12)
+#define VX_LIBRARY(e) (((vx_uint32)(e)&VX_LIBRARY_MASK) >> 12)
+
+#define VX_DF_IMAGE(a, b, c, d) ((a) | ((b) << 8) | ((c) << 16) | ((d) << 24))
+#define VX_ATTRIBUTE_BASE(vendor, object) (((vendor) << 20) | ((object) << 8))
+#define VX_KERNEL_BASE(vendor, lib) (((vendor) << 20) | ((lib) << 12))
+#define VX_ENUM_BASE(vendor, id) (((vendor) << 20) | ((id) << 12))
+
+enum vx_enum_e {
+	VX_ENUM_DIRECTION = 0x00,
+	VX_ENUM_ACTION = 0x01,
+	VX_ENUM_HINT = 0x02,
+	VX_ENUM_DIRECTIVE = 0x03,
+	VX_ENUM_INTERPOLATION = 0x04,
+	VX_ENUM_OVERFLOW = 0x05,
+	VX_ENUM_COLOR_SPACE = 0x06,
+	VX_ENUM_COLOR_RANGE = 0x07,
+	VX_ENUM_PARAMETER_STATE = 0x08,
+	VX_ENUM_CHANNEL = 0x09,
+	VX_ENUM_CONVERT_POLICY = 0x0A,
+	VX_ENUM_THRESHOLD_TYPE = 0x0B,
+	VX_ENUM_BORDER = 0x0C,
+	VX_ENUM_COMPARISON = 0x0D,
+	VX_ENUM_MEMORY_TYPE = 0x0E,
+	VX_ENUM_TERM_CRITERIA = 0x0F,
+	VX_ENUM_NORM_TYPE = 0x10,
+	VX_ENUM_ACCESSOR = 0x11,
+	VX_ENUM_ROUND_POLICY = 0x12,
+	VX_ENUM_TARGET = 0x13,
+	VX_ENUM_BORDER_POLICY = 0x14,
+	VX_ENUM_GRAPH_STATE = 0x15,
+	VX_ENUM_NONLINEAR = 0x16,
+	VX_ENUM_PATTERN = 0x17,
+	VX_ENUM_LBP_FORMAT = 0x18,
+	VX_ENUM_COMP_METRIC = 0x19,
+	VX_ENUM_SCALAR_OPERATION = 0x20,
+};
+
+enum vx_action_e {
+	VX_ACTION_CONTINUE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_ACTION) + 0x0,
+	VX_ACTION_ABANDON = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_ACTION) + 0x1,
+};
+
+enum vx_direction_e {
+	VX_INPUT = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_DIRECTION) + 0x0,
+	VX_OUTPUT = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_DIRECTION) + 0x1,
+	VX_BIDIRECTIONAL = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_DIRECTION) + 0x2,
+};
+
+enum vx_hint_e {
+	VX_HINT_PERFORMANCE_DEFAULT = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_HINT) + 0x1,
+	VX_HINT_PERFORMANCE_LOW_POWER = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_HINT) + 0x2,
+	VX_HINT_PERFORMANCE_HIGH_SPEED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_HINT) + 0x3,
+};
+
+enum vx_directive_e {
+	VX_DIRECTIVE_DISABLE_LOGGING = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_DIRECTIVE) + 0x0,
+	VX_DIRECTIVE_ENABLE_LOGGING = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_DIRECTIVE) + 0x1,
+	VX_DIRECTIVE_DISABLE_PERFORMANCE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_DIRECTIVE) + 0x2,
+	VX_DIRECTIVE_ENABLE_PERFORMANCE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_DIRECTIVE) + 0x3,
+};
+
+enum vx_graph_state_e {
+	VX_GRAPH_STATE_UNVERIFIED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_GRAPH_STATE) + 0x0,
+	VX_GRAPH_STATE_VERIFIED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_GRAPH_STATE) + 0x1,
+	VX_GRAPH_STATE_RUNNING = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_GRAPH_STATE) + 0x2,
+	VX_GRAPH_STATE_ABANDONED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_GRAPH_STATE) + 0x3,
+	VX_GRAPH_STATE_COMPLETED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_GRAPH_STATE) + 0x4,
+};
+
+enum vx_graph_attribute_e {
+	VX_GRAPH_NUMNODES = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_GRAPH) + 0x0,
+	VX_GRAPH_PERFORMANCE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_GRAPH) + 0x2,
+	VX_GRAPH_NUMPARAMETERS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_GRAPH) + 0x3,
+	VX_GRAPH_STATE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_GRAPH) + 0x4,
+};
+
+enum vx_convert_policy_e {
+	VX_CONVERT_POLICY_WRAP = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_CONVERT_POLICY) + 0x0,
+	VX_CONVERT_POLICY_SATURATE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_CONVERT_POLICY) + 0x1,
+};
+
+enum vx_df_image_e {
+	VX_DF_IMAGE_VIRT = VX_DF_IMAGE('V', 'I', 'R', 'T'),
+	VX_DF_IMAGE_RGB = VX_DF_IMAGE('R', 'G', 'B', '2'),
+	VX_DF_IMAGE_RGBX = VX_DF_IMAGE('R', 'G', 'B', 'A'),
+	VX_DF_IMAGE_NV12 = VX_DF_IMAGE('N', 'V', '1', '2'),
+	VX_DF_IMAGE_NV21 = VX_DF_IMAGE('N', 'V', '2', '1'),
+	VX_DF_IMAGE_UYVY = VX_DF_IMAGE('U', 'Y', 'V', 'Y'),
+	VX_DF_IMAGE_YUYV = VX_DF_IMAGE('Y', 'U', 'Y', 'V'),
+	VX_DF_IMAGE_IYUV = VX_DF_IMAGE('I', 'Y', 'U', 'V'),
+	VX_DF_IMAGE_YUV4 = VX_DF_IMAGE('Y', 'U', 'V', '4'),
+	VX_DF_IMAGE_U8 = VX_DF_IMAGE('U', '0', '0', '8'),
+	VX_DF_IMAGE_U16 = VX_DF_IMAGE('U', '0', '1', '6'),
+	VX_DF_IMAGE_S16 = VX_DF_IMAGE('S', '0', '1', '6'),
+	VX_DF_IMAGE_U32 = VX_DF_IMAGE('U', '0', '3', '2'),
+	VX_DF_IMAGE_S32 = VX_DF_IMAGE('S', '0', '3', '2'),
+};
+
+enum vx_target_e {
+	VX_TARGET_ANY = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_TARGET) + 0x0000,
+	VX_TARGET_STRING = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_TARGET) + 0x0001,
+	VX_TARGET_VENDOR_BEGIN = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_TARGET) + 0x1000,
+};
+
+enum vx_reference_attribute_e {
+	VX_REFERENCE_COUNT = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_REFERENCE) + 0x0,
+	VX_REFERENCE_TYPE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_REFERENCE) + 0x1,
+	VX_REFERENCE_NAME = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_REFERENCE) + 0x2,
+};
+
+enum vx_context_attribute_e {
+	VX_CONTEXT_VENDOR_ID = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x0,
+	VX_CONTEXT_VERSION = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x1,
+	VX_CONTEXT_UNIQUE_KERNELS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x2,
+	VX_CONTEXT_MODULES = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x3,
+	VX_CONTEXT_REFERENCES = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x4,
+	VX_CONTEXT_IMPLEMENTATION = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x5,
+	VX_CONTEXT_EXTENSIONS_SIZE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x6,
+	VX_CONTEXT_EXTENSIONS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x7,
+	VX_CONTEXT_CONVOLUTION_MAX_DIMENSION
+	= VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x8,
+	VX_CONTEXT_OPTICAL_FLOW_MAX_WINDOW_DIMENSION
+	= VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0x9,
+	VX_CONTEXT_IMMEDIATE_BORDER = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0xA,
+	VX_CONTEXT_UNIQUE_KERNEL_TABLE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0xB,
+	VX_CONTEXT_IMMEDIATE_BORDER_POLICY
+	= VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0xC,
+	VX_CONTEXT_NONLINEAR_MAX_DIMENSION
+	= VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0xD,
+	VX_CONTEXT_MAX_TENSOR_DIMS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_CONTEXT) + 0xE,
+};
+
+enum vx_kernel_attribute_e {
+	VX_KERNEL_PARAMETERS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_KERNEL) + 0x0,
+	VX_KERNEL_NAME = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_KERNEL) + 0x1,
+	VX_KERNEL_ENUM = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_KERNEL) + 0x2,
+	VX_KERNEL_LOCAL_DATA_SIZE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_KERNEL) + 0x3,
+};
+
+enum vx_node_attribute_e {
+	VX_NODE_STATUS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x0,
+	VX_NODE_PERFORMANCE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x1,
+	VX_NODE_BORDER = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x2,
+	VX_NODE_LOCAL_DATA_SIZE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x3,
+	VX_NODE_LOCAL_DATA_PTR = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x4,
+	VX_NODE_PARAMETERS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x5,
+	VX_NODE_IS_REPLICATED = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x6,
+	VX_NODE_REPLICATE_FLAGS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x7,
+	VX_NODE_VALID_RECT_RESET = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_NODE) + 0x8,
+};
+
+enum vx_parameter_attribute_e {
+	VX_PARAMETER_INDEX = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x0,
+	VX_PARAMETER_DIRECTION = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x1,
+	VX_PARAMETER_TYPE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x2,
+	VX_PARAMETER_STATE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x3,
+	VX_PARAMETER_REF = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x4,
+};
+
+enum vx_scalar_attribute_e {
+	VX_SCALAR_TYPE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_SCALAR) + 0x0,
+};
+
+enum vx_tensor_attribute_e {
+	VX_TENSOR_NUMBER_OF_DIMS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_TENSOR) + 0x0,
+	VX_TENSOR_DIMS = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_TENSOR) + 0x1,
+	VX_TENSOR_DATA_TYPE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_TENSOR) + 0x2,
+	VX_TENSOR_FIXED_POINT_POSITION = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_TENSOR) + 0x3,
+};
+
+enum vx_meta_valid_rect_attribute_e {
+	VX_VALID_RECT_CALLBACK = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_META_FORMAT) + 0x1,
+};
+
+enum vx_memory_type_e {
+	VX_MEMORY_TYPE_NONE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_MEMORY_TYPE) + 0x0,
+	VX_MEMORY_TYPE_HOST = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_MEMORY_TYPE) + 0x1,
+};
+
+enum vx_parameter_state_e {
+	VX_PARAMETER_STATE_REQUIRED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_PARAMETER_STATE) + 0x0,
+	VX_PARAMETER_STATE_OPTIONAL = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_PARAMETER_STATE) + 0x1,
+};
+
+enum vx_border_e {
+	VX_BORDER_UNDEFINED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_BORDER) + 0x0,
+	VX_BORDER_CONSTANT = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_BORDER) + 0x1,
+	VX_BORDER_REPLICATE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_BORDER) + 0x2,
+};
+
+enum vx_border_policy_e {
+	VX_BORDER_POLICY_DEFAULT_TO_UNDEFINED
+	= VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_BORDER_POLICY) + 0x0,
+	VX_BORDER_POLICY_RETURN_ERROR = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_BORDER_POLICY) + 0x1,
+};
+
+enum vx_accessor_e {
+	VX_READ_ONLY = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_ACCESSOR) + 0x1,
+	VX_WRITE_ONLY = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_ACCESSOR) + 0x2,
+	VX_READ_AND_WRITE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_ACCESSOR) + 0x3,
+};
+
+enum vx_round_policy_e {
+	VX_ROUND_POLICY_TO_ZERO = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_ROUND_POLICY) + 0x1,
+	VX_ROUND_POLICY_TO_NEAREST_EVEN = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_ROUND_POLICY) + 0x2,
+};
+
+/* Durations in nanoseconds. */
+typedef struct _vx_perf_t {
+	vx_uint64 tmp;
+	vx_uint64 beg;
+	vx_uint64 end;
+	vx_uint64 sum;
+	vx_uint64 avg;
+	vx_uint64 min;
+	vx_uint64 num;
+	vx_uint64 max;
+} vx_perf_t;
+
+#define VX_MAX_KERNEL_NAME (256)
+
+typedef struct _vx_kernel_info_t {
+	vx_enum enumeration;
+	vx_char name[VX_MAX_KERNEL_NAME];
+} vx_kernel_info_t;
+
+typedef struct _vx_rectangle_t {
+	vx_uint32 start_x;
+	vx_uint32 start_y;
+	vx_uint32 end_x;
+	vx_uint32 end_y;
+} vx_rectangle_t;
+
+typedef struct _vx_coordinates2d_t {
+	vx_uint32 x;
+	vx_uint32 y;
+} vx_coordinates2d_t;
+
+typedef union _vx_pixel_value_t {
+	vx_uint8 RGB[3];
+	vx_uint8 RGBX[4];
+	vx_uint8 YUV[3];
+	vx_uint8 U8;
+	vx_uint16 U16;
+	vx_int16 S16;
+	vx_uint32 U32;
+	vx_int32 S32;
+	vx_uint8 reserved[16];
+} vx_pixel_value_t;
+
+typedef struct _vx_border_t {
+	vx_enum mode;
+	vx_pixel_value_t constant_value;
+} vx_border_t;
+
+typedef vx_status(VX_API_CALL *vx_publish_kernels_f)(vx_context context);
+typedef vx_status(VX_API_CALL *vx_unpublish_kernels_f)(vx_context context);
+
+typedef vx_status(VX_CALLBACK *vx_kernel_f)(
+	vx_node node, const vx_reference *parameters, vx_uint32 num);
+typedef vx_status(VX_CALLBACK *vx_kernel_initialize_f)(
+	vx_node node, const vx_reference *parameters, vx_uint32 num);
+typedef vx_status(VX_CALLBACK *vx_kernel_deinitialize_f)(
+	vx_node node, const vx_reference *parameters, vx_uint32 num);
+typedef vx_status(VX_CALLBACK *vx_kernel_validate_f)(
+	vx_node node, const vx_reference parameters[], vx_uint32 num, vx_meta_format metas[]);
+typedef vx_status(VX_CALLBACK *vx_kernel_image_valid_rectangle_f)(vx_node node, vx_uint32 index,
+	const vx_rectangle_t *const input_valid[], vx_rectangle_t *const output_valid[]);
+
+typedef void(VX_CALLBACK *vx_log_callback_f)(
+	vx_context context, vx_reference ref, vx_status status, const vx_char string[]);
+
+#endif /* VX_TYPES_H */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdla::Buffer: a buffer object (BO) of a Device, mapped into the device
+ * address space of that Device's file, and optionally into the CPU's.
+ */
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+
+#include <vdla/result.h>
+
+namespace vdla {
+
+class Device;
+
+class Buffer
+{
+public:
+	/* How the device may access the buffer through this Device. */
+	enum class Access {
+		ReadWrite,
+		/* The device MMU refuses writes; a task marked to write it is refused. */
+		ReadOnly,
+	};
+
+	/* How the CPU accesses the buffer between beginCpuAccess and endCpuAccess. */
+	enum class CpuAccess {
+		Read,
+		Write,
+		ReadWrite,
+	};
+
+	/*
+	 * A new zero-filled buffer of at least @size bytes (rounded up to the
+	 * page size). Errors: EINVAL (size 0 or above 1 GiB), ENOMEM, ENOSPC
+	 * (the device address space is full).
+	 */
+	static Result<std::unique_ptr<Buffer>> create(Device &device, uint64_t size);
+
+	/*
+	 * Imports the dma-buf @dmabufFd (of any vdla device or any exporter);
+	 * the caller keeps its fd. Importing a buffer this Device already
+	 * holds gives a second Buffer of the same handle; the handle is closed
+	 * with the last of them. Errors: EBADF (not a dma-buf), EBUSY (already
+	 * held here with the other access), ENOSPC, ENOMEM.
+	 */
+	static Result<std::unique_ptr<Buffer>> import(
+		Device &device, int dmabufFd, Access access = Access::ReadWrite);
+
+	~Buffer();
+	Buffer(const Buffer &) = delete;
+	Buffer &operator=(const Buffer &) = delete;
+
+	Device &device() const;
+	/* Bytes, a multiple of the page size. */
+	uint64_t size() const;
+	/* The GEM handle in the Device's file. */
+	uint32_t handle() const;
+	/* Where the Device's tasks see the buffer. */
+	uint64_t deviceAddress() const;
+	Access access() const;
+	/* True if the buffer came from a dma-buf of another device. */
+	bool imported() const;
+
+	/*
+	 * Maps the whole buffer for the CPU (once; later calls return the same
+	 * pointer). The mapping is coherent with the device; wait() or a fence
+	 * orders CPU access after the device's. Errors: those of mmap().
+	 */
+	Result<uint8_t *> map();
+	/* The pointer map() returned, or nullptr if unmapped. */
+	uint8_t *data() const;
+	/* Removes the CPU mapping (pointers into it become invalid). */
+	void unmap();
+
+	/*
+	 * A dma-buf of the buffer (PRIME export), close-on-exec, owned by the
+	 * caller. Errors: those of DRM_IOCTL_PRIME_HANDLE_TO_FD.
+	 */
+	Result<int> exportFd() const;
+
+	/*
+	 * Waits until the queued and running jobs that use the buffer have
+	 * ended (with @writersOnly: those that write it, enough before the CPU
+	 * reads). A zero @timeout polls. Errors: ETIMEDOUT (still busy), EINTR.
+	 */
+	Result<void> wait(std::chrono::nanoseconds timeout, bool writersOnly = false) const;
+
+	/*
+	 * Brackets CPU access made through a mapping of a dma-buf of this buffer
+	 * (DMA_BUF_IOCTL_SYNC on @dmabufFd, e.g. from exportFd()): begin waits
+	 * for the device jobs that conflict with @access.
+	 */
+	static Result<void> beginCpuAccess(int dmabufFd, CpuAccess access);
+	static Result<void> endCpuAccess(int dmabufFd, CpuAccess access);
+
+private:
+	class Private;
+	explicit Buffer(std::unique_ptr<Private> d);
+	std::unique_ptr<Private> d_;
+};
+
+} /* namespace vdla */

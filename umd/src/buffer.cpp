@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+#include <vdla/buffer.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include <linux/dma-buf.h>
+#include <xf86drm.h>
+
+#include <drm/vdla_accel.h>
+
+#include <vdla/device.h>
+
+namespace vdla {
+
+namespace {
+
+/*
+ * GEM handles of each open file that Buffers hold, with how many Buffers
+ * hold each: importing a BO into a file that already has it returns the
+ * same handle, which must be closed only once, with its last Buffer.
+ */
+class HandleTable
+{
+public:
+	void acquire(int fd, uint32_t handle)
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		refs_[{ fd, handle }]++;
+	}
+
+	/* True when the caller held the last reference. */
+	bool release(int fd, uint32_t handle)
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		auto it = refs_.find({ fd, handle });
+		if (it == refs_.end() || --it->second > 0)
+			return it == refs_.end();
+		refs_.erase(it);
+		return true;
+	}
+
+private:
+	std::mutex mutex_;
+	std::map<std::pair<int, uint32_t>, unsigned int> refs_;
+};
+
+HandleTable &handleTable()
+{
+	static HandleTable table;
+	return table;
+}
+
+void closeHandle(int fd, uint32_t handle)
+{
+	drm_gem_close close = {};
+	close.handle = handle;
+	drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &close);
+}
+
+uint64_t dmaBufSyncFlags(Buffer::CpuAccess access)
+{
+	switch (access) {
+	case Buffer::CpuAccess::Read:
+		return DMA_BUF_SYNC_READ;
+	case Buffer::CpuAccess::Write:
+		return DMA_BUF_SYNC_WRITE;
+	case Buffer::CpuAccess::ReadWrite:
+		break;
+	}
+	return DMA_BUF_SYNC_RW;
+}
+
+Result<void> dmaBufSync(int dmabufFd, uint64_t flags, const char *what)
+{
+	dma_buf_sync sync = {};
+	sync.flags = flags;
+	if (drmIoctl(dmabufFd, DMA_BUF_IOCTL_SYNC, &sync))
+		return Error(
+			errno, std::string("dma-buf sync at ") + what + " of CPU access failed");
+	return {};
+}
+
+} /* namespace */
+
+class Buffer::Private
+{
+public:
+	Device *device = nullptr;
+	uint32_t handle = 0;
+	uint64_t size = 0;
+	uint64_t deviceAddress = 0;
+	uint64_t mmapOffset = 0;
+	Access access = Access::ReadWrite;
+	bool imported = false;
+	uint8_t *map = nullptr;
+};
+
+Buffer::Buffer(std::unique_ptr<Private> d) : d_(std::move(d))
+{
+	handleTable().acquire(d_->device->fd(), d_->handle);
+}
+
+Buffer::~Buffer()
+{
+	unmap();
+	if (handleTable().release(d_->device->fd(), d_->handle))
+		closeHandle(d_->device->fd(), d_->handle);
+}
+
+Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size)
+{
+	drm_vdla_bo_create args = {};
+	args.size = size;
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_CREATE, &args))
+		return Error(errno, "cannot create a buffer of " + std::to_string(size) + " bytes");
+
+	auto d = std::make_unique<Private>();
+	d->device = &device;
+	d->handle = args.handle;
+	d->size = args.size;
+	d->deviceAddress = args.device_address;
+	d->mmapOffset = args.mmap_offset;
+	return std::unique_ptr<Buffer>(new Buffer(std::move(d)));
+}
+
+Result<std::unique_ptr<Buffer>> Buffer::import(Device &device, int dmabufFd, Access access)
+{
+	drm_vdla_bo_import args = {};
+	args.fd = dmabufFd;
+	args.flags = access == Access::ReadOnly ? DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY : 0;
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_IMPORT, &args)) {
+		int err = errno;
+		return Error(err,
+			err == EBUSY ? "cannot import the dma-buf: the device already "
+				       "holds it with the other access"
+				     : "cannot import the dma-buf");
+	}
+
+	drm_vdla_bo_info info = {};
+	info.handle = args.handle;
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_INFO, &info)) {
+		int err = errno;
+		/* Only close a handle no other Buffer holds. */
+		handleTable().acquire(device.fd(), args.handle);
+		if (handleTable().release(device.fd(), args.handle))
+			closeHandle(device.fd(), args.handle);
+		return Error(err, "cannot describe the imported buffer");
+	}
+
+	auto d = std::make_unique<Private>();
+	d->device = &device;
+	d->handle = args.handle;
+	d->size = info.size;
+	d->deviceAddress = info.device_address;
+	d->mmapOffset = info.mmap_offset;
+	d->access = (args.access & DRM_VDLA_BO_ACCESS_WRITE) ? Access::ReadWrite : Access::ReadOnly;
+	d->imported = info.imported != 0;
+	return std::unique_ptr<Buffer>(new Buffer(std::move(d)));
+}
+
+Device &Buffer::device() const
+{
+	return *d_->device;
+}
+
+uint64_t Buffer::size() const
+{
+	return d_->size;
+}
+
+uint32_t Buffer::handle() const
+{
+	return d_->handle;
+}
+
+uint64_t Buffer::deviceAddress() const
+{
+	return d_->deviceAddress;
+}
+
+Buffer::Access Buffer::access() const
+{
+	return d_->access;
+}
+
+bool Buffer::imported() const
+{
+	return d_->imported;
+}
+
+Result<uint8_t *> Buffer::map()
+{
+	if (d_->map)
+		return d_->map;
+	void *p = mmap(nullptr, d_->size, PROT_READ | PROT_WRITE, MAP_SHARED, d_->device->fd(),
+		d_->mmapOffset);
+	if (p == MAP_FAILED)
+		return Error(errno, "cannot map the buffer for the CPU");
+	d_->map = static_cast<uint8_t *>(p);
+	return d_->map;
+}
+
+uint8_t *Buffer::data() const
+{
+	return d_->map;
+}
+
+void Buffer::unmap()
+{
+	if (!d_->map)
+		return;
+	munmap(d_->map, d_->size);
+	d_->map = nullptr;
+}
+
+Result<int> Buffer::exportFd() const
+{
+	int fd = -1;
+	if (drmPrimeHandleToFD(d_->device->fd(), d_->handle, DRM_CLOEXEC | DRM_RDWR, &fd))
+		return Error(errno, "cannot export the buffer as a dma-buf");
+	return fd;
+}
+
+Result<void> Buffer::wait(std::chrono::nanoseconds timeout, bool writersOnly) const
+{
+	drm_vdla_bo_wait args = {};
+	args.handle = d_->handle;
+	args.flags = writersOnly ? DRM_VDLA_BO_WAIT_FLAG_WRITERS : 0;
+	args.timeout_ns = timeout.count() < 0 ? 0 : timeout.count();
+	if (drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_BO_WAIT, &args)) {
+		int err = errno;
+		return Error(err,
+			err == ETIMEDOUT ? "the buffer is still in use by the device"
+					 : "cannot wait for the buffer");
+	}
+	return {};
+}
+
+Result<void> Buffer::beginCpuAccess(int dmabufFd, CpuAccess access)
+{
+	return dmaBufSync(dmabufFd, DMA_BUF_SYNC_START | dmaBufSyncFlags(access), "the start");
+}
+
+Result<void> Buffer::endCpuAccess(int dmabufFd, CpuAccess access)
+{
+	return dmaBufSync(dmabufFd, DMA_BUF_SYNC_END | dmaBufSyncFlags(access), "the end");
+}
+
+} /* namespace vdla */

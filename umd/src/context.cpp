@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+#include <vdla/context.h>
+
+#include <cerrno>
+
+#include <xf86drm.h>
+
+#include <drm/vdla_accel.h>
+
+#include <vdla/device.h>
+#include <vdla/fence.h>
+
+namespace vdla {
+
+namespace {
+
+drm_vdla_sync encodeSync(const SyncPoint &sync)
+{
+	drm_vdla_sync s = {};
+	if (sync.fence) {
+		s.handle = sync.fence->handle();
+		s.point = sync.point;
+	}
+	return s;
+}
+
+std::string submitErrorReason(int err, const TaskError &taskError)
+{
+	switch (err) {
+	case EINVAL:
+		if (taskError.field)
+			return "the firmware refused the task: " + taskError.toString();
+		return "the submission is malformed (an address offset beyond its buffer, or a "
+		       "count out of range)";
+	case ENOENT:
+		return "a buffer, fence or context does not exist, or a wait point has no "
+		       "fence yet";
+	case EACCES:
+		return "a read-only buffer is marked for writing";
+	case ECANCELED:
+		return "the context is banned: one of its jobs faulted or hung";
+	default:
+		return "cannot submit the task";
+	}
+}
+
+} /* namespace */
+
+class Context::Private
+{
+public:
+	Device *device = nullptr;
+	uint32_t id = 0;
+	Priority priority = Priority::Normal;
+	TaskError taskError;
+};
+
+Context::Context(std::unique_ptr<Private> d) : d_(std::move(d))
+{
+}
+
+Context::~Context()
+{
+	drm_vdla_ctx_destroy args = {};
+	args.ctx_id = d_->id;
+	drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_CTX_DESTROY, &args);
+}
+
+Result<std::unique_ptr<Context>> Context::create(Device &device, Priority priority)
+{
+	drm_vdla_ctx_create args = {};
+	args.priority = uint32_t(priority);
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_CTX_CREATE, &args)) {
+		int err = errno;
+		return Error(err,
+			err == EMFILE ? "the device file holds the most contexts it may"
+				      : "cannot create a context");
+	}
+	auto d = std::make_unique<Private>();
+	d->device = &device;
+	d->id = args.ctx_id;
+	d->priority = priority;
+	return std::unique_ptr<Context>(new Context(std::move(d)));
+}
+
+Device &Context::device() const
+{
+	return *d_->device;
+}
+
+uint32_t Context::id() const
+{
+	return d_->id;
+}
+
+Priority Context::priority() const
+{
+	return d_->priority;
+}
+
+Result<ContextStatus> Context::query() const
+{
+	drm_vdla_ctx_query args = {};
+	args.ctx_id = d_->id;
+	if (drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_CTX_QUERY, &args))
+		return Error(errno, "cannot query context " + std::to_string(d_->id));
+
+	ContextStatus status;
+	status.banned = args.state == DRM_VDLA_CTX_STATE_BANNED;
+	status.priority = Priority(args.priority);
+	status.jobsSubmitted = args.jobs_submitted;
+	status.jobsCompleted = args.jobs_completed;
+	status.jobsFailed = args.jobs_failed;
+	status.jobsPreempted = args.jobs_preempted;
+	status.busy = std::chrono::nanoseconds(args.busy_ns);
+	status.lastError = -args.last_error;
+	status.hwError = args.hw_error;
+	status.errorOp = args.error_op;
+	status.faultStatus = args.fault_status;
+	status.faultAddress = args.fault_addr;
+	return status;
+}
+
+Result<uint64_t> Context::submit(
+	const Task &task, const std::vector<SyncPoint> &waits, const SyncPoint &signal)
+{
+	d_->taskError = {};
+	if (!task.descriptor())
+		return Error(EINVAL, "the task was not built");
+	if (task.addresses().size() > DRM_VDLA_MAX_ADDRESSES)
+		return Error(E2BIG,
+			"the task names more than " + std::to_string(DRM_VDLA_MAX_ADDRESSES)
+				+ " buffers");
+	if (waits.size() > DRM_VDLA_MAX_IN_SYNCS)
+		return Error(E2BIG,
+			"a job waits for at most " + std::to_string(DRM_VDLA_MAX_IN_SYNCS)
+				+ " fences");
+
+	std::vector<drm_vdla_address> addresses;
+	addresses.reserve(task.addresses().size());
+	for (const TaskAddress &a : task.addresses()) {
+		drm_vdla_address entry = {};
+		entry.handle = a.handle;
+		entry.flags = a.write ? DRM_VDLA_ADDRESS_FLAG_WRITE : 0;
+		entry.offset = a.offset;
+		addresses.push_back(entry);
+	}
+	std::vector<drm_vdla_sync> inSyncs;
+	inSyncs.reserve(waits.size());
+	for (const SyncPoint &w : waits) {
+		if (!w.fence)
+			return Error(EINVAL, "a wait names no fence");
+		inSyncs.push_back(encodeSync(w));
+	}
+
+	drm_vdla_submit args = {};
+	args.ctx_id = d_->id;
+	args.addresses = reinterpret_cast<uintptr_t>(addresses.data());
+	args.address_count = uint32_t(addresses.size());
+	args.descriptor = task.descriptorIndex();
+	args.in_syncs = reinterpret_cast<uintptr_t>(inSyncs.data());
+	args.in_sync_count = uint32_t(inSyncs.size());
+	args.out_sync = encodeSync(signal);
+	if (drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_SUBMIT, &args)) {
+		int err = errno;
+		if (err == EINVAL && args.error_field)
+			d_->taskError = { args.error_op, args.error_field, args.error_reason,
+				args.error_operand };
+		return Error(err, submitErrorReason(err, d_->taskError));
+	}
+	return args.seqno;
+}
+
+const TaskError &Context::taskError() const
+{
+	return d_->taskError;
+}
+
+} /* namespace vdla */

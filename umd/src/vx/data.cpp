@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/* Scalars and tensors. */
+
+#include "object.h"
+
+#include <cstring>
+
+using namespace vdla::vx;
+
+vx_size _vx_tensor_t::elementSize() const
+{
+	return typeSize(dataType);
+}
+
+vx_size _vx_tensor_t::byteSize() const
+{
+	vx_size size = elementSize();
+	for (vx_size dim : dims)
+		size *= dim;
+	return size;
+}
+
+std::vector<vx_size> _vx_tensor_t::strides() const
+{
+	std::vector<vx_size> result(dims.size());
+	vx_size stride = elementSize();
+	for (size_t i = 0; i < dims.size(); i++) {
+		result[i] = stride;
+		stride *= dims[i];
+	}
+	return result;
+}
+
+uint8_t *_vx_tensor_t::storage()
+{
+	if (data.size() != byteSize())
+		data.assign(byteSize(), 0);
+	return data.data();
+}
+
+void _vx_tensor_t::teardown()
+{
+	if (scope)
+		release(reinterpret_cast<vx_reference>(scope), Count::Internal);
+}
+
+namespace {
+
+bool isScalarType(vx_enum type)
+{
+	return typeSize(type) != 0
+		|| (type >= VX_TYPE_USER_STRUCT_START && type <= VX_TYPE_VENDOR_STRUCT_END);
+}
+
+vx_status checkMemory(vx_enum usage, vx_enum memoryType, bool allowReadWrite)
+{
+	if (memoryType != VX_MEMORY_TYPE_HOST)
+		return VX_ERROR_INVALID_PARAMETERS;
+	if (usage == VX_READ_ONLY || usage == VX_WRITE_ONLY)
+		return VX_SUCCESS;
+	return allowReadWrite && usage == VX_READ_AND_WRITE ? VX_SUCCESS
+							    : VX_ERROR_INVALID_PARAMETERS;
+}
+
+/* Virtual tensors are reachable only from the kernels of their graph. */
+vx_status checkAccessible(vx_tensor tensor)
+{
+	if (!tensor->isVirtual)
+		return VX_SUCCESS;
+	if (tensor->scope && tensor->scope->state == VX_GRAPH_STATE_RUNNING)
+		return VX_SUCCESS;
+	return VX_ERROR_OPTIMIZED_AWAY;
+}
+
+vx_status checkView(vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end)
+{
+	if (!tensor->resolved() || numDims != tensor->dims.size() || !start || !end)
+		return VX_ERROR_INVALID_PARAMETERS;
+	for (vx_size i = 0; i < numDims; i++) {
+		if (start[i] >= end[i] || end[i] > tensor->dims[i])
+			return VX_ERROR_INVALID_PARAMETERS;
+	}
+	return VX_SUCCESS;
+}
+
+vx_tensor newTensor(vx_context context, vx_size numDims, const vx_size *dims, vx_enum dataType,
+	vx_int8 fixedPointPosition)
+{
+	auto tensor = new _vx_tensor_t(context);
+	if (dims)
+		tensor->dims.assign(dims, dims + numDims);
+	tensor->dataType = dataType;
+	tensor->fixedPointPosition = fixedPointPosition;
+	registerReference(tensor, Count::External);
+	return tensor;
+}
+
+} /* namespace */
+
+extern "C" {
+
+vx_scalar vxCreateScalarWithSize(
+	vx_context context, vx_enum data_type, const void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(context, VX_TYPE_CONTEXT))
+		return nullptr;
+	vx_size expected = typeSize(data_type);
+	if (!isScalarType(data_type) || (expected && size != expected) || size == 0)
+		return errorAs<vx_scalar>(context, VX_ERROR_INVALID_TYPE);
+
+	auto scalar = new _vx_scalar(context);
+	scalar->dataType = data_type;
+	scalar->value.assign(size, 0);
+	if (ptr)
+		memcpy(scalar->value.data(), ptr, size);
+	registerReference(scalar, Count::External);
+	return scalar;
+}
+
+vx_scalar vxCreateScalar(vx_context context, vx_enum data_type, const void *ptr)
+{
+	return vxCreateScalarWithSize(context, data_type, ptr, typeSize(data_type));
+}
+
+vx_status vxReleaseScalar(vx_scalar *scalar)
+{
+	ApiLock lock(apiLock());
+	if (!scalar || !isValid(*scalar, VX_TYPE_SCALAR))
+		return VX_ERROR_INVALID_REFERENCE;
+	return vxReleaseReference(reinterpret_cast<vx_reference *>(scalar));
+}
+
+vx_status vxQueryScalar(vx_scalar scalar, vx_enum attribute, void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(scalar, VX_TYPE_SCALAR))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (attribute != VX_SCALAR_TYPE)
+		return VX_ERROR_NOT_SUPPORTED;
+	return writeAttribute<vx_enum>(ptr, size, scalar->dataType);
+}
+
+vx_status vxCopyScalarWithSize(
+	vx_scalar scalar, vx_size size, void *user_ptr, vx_enum usage, vx_enum user_mem_type)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(scalar, VX_TYPE_SCALAR))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (!user_ptr || size != scalar->value.size())
+		return VX_ERROR_INVALID_PARAMETERS;
+	vx_status status = checkMemory(usage, user_mem_type, false);
+	if (status != VX_SUCCESS)
+		return status;
+	if (usage == VX_READ_ONLY)
+		memcpy(user_ptr, scalar->value.data(), size);
+	else
+		memcpy(scalar->value.data(), user_ptr, size);
+	return VX_SUCCESS;
+}
+
+vx_status vxCopyScalar(vx_scalar scalar, void *user_ptr, vx_enum usage, vx_enum user_mem_type)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(scalar, VX_TYPE_SCALAR))
+		return VX_ERROR_INVALID_REFERENCE;
+	return vxCopyScalarWithSize(scalar, scalar->value.size(), user_ptr, usage, user_mem_type);
+}
+
+vx_tensor vxCreateTensor(vx_context context, vx_size number_of_dims, const vx_size *dims,
+	vx_enum data_type, vx_int8 fixed_point_position)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(context, VX_TYPE_CONTEXT))
+		return nullptr;
+	if (number_of_dims == 0 || number_of_dims > 6 || !dims)
+		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
+	for (vx_size i = 0; i < number_of_dims; i++) {
+		if (dims[i] == 0)
+			return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
+	}
+	if (!isTensorType(data_type))
+		return errorAs<vx_tensor>(context, VX_ERROR_NOT_SUPPORTED);
+	return newTensor(context, number_of_dims, dims, data_type, fixed_point_position);
+}
+
+vx_tensor vxCreateVirtualTensor(vx_graph graph, vx_size number_of_dims, const vx_size *dims,
+	vx_enum data_type, vx_int8 fixed_point_position)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (number_of_dims > 6 || (number_of_dims && !dims))
+		return errorAs<vx_tensor>(graph->context, VX_ERROR_INVALID_DIMENSION);
+	if (data_type != VX_TYPE_INVALID && !isTensorType(data_type))
+		return errorAs<vx_tensor>(graph->context, VX_ERROR_NOT_SUPPORTED);
+
+	vx_tensor tensor
+		= newTensor(graph->context, number_of_dims, dims, data_type, fixed_point_position);
+	tensor->isVirtual = true;
+	tensor->specifiedAtCreation = tensor->resolved();
+	tensor->scope = graph;
+	retain(graph, Count::Internal);
+	return tensor;
+}
+
+vx_status vxReleaseTensor(vx_tensor *tensor)
+{
+	ApiLock lock(apiLock());
+	if (!tensor || !isValid(*tensor, VX_TYPE_TENSOR))
+		return VX_ERROR_INVALID_REFERENCE;
+	return vxReleaseReference(reinterpret_cast<vx_reference *>(tensor));
+}
+
+vx_status vxQueryTensor(vx_tensor tensor, vx_enum attribute, void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(tensor, VX_TYPE_TENSOR))
+		return VX_ERROR_INVALID_REFERENCE;
+	switch (attribute) {
+	case VX_TENSOR_NUMBER_OF_DIMS:
+		return writeAttribute<vx_size>(ptr, size, tensor->dims.size());
+	case VX_TENSOR_DIMS:
+		if (!ptr || size < tensor->dims.size() * sizeof(vx_size) || size % sizeof(vx_size))
+			return VX_ERROR_INVALID_PARAMETERS;
+		memcpy(ptr, tensor->dims.data(), tensor->dims.size() * sizeof(vx_size));
+		return VX_SUCCESS;
+	case VX_TENSOR_DATA_TYPE:
+		return writeAttribute<vx_enum>(ptr, size, tensor->dataType);
+	case VX_TENSOR_FIXED_POINT_POSITION:
+		return writeAttribute<vx_int8>(ptr, size, tensor->fixedPointPosition);
+	default:
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+}
+
+vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_size *view_start,
+	const vx_size *view_end, const vx_size *user_stride, void *user_ptr, vx_enum usage,
+	vx_enum user_memory_type)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(tensor, VX_TYPE_TENSOR))
+		return VX_ERROR_INVALID_REFERENCE;
+	vx_status status = checkAccessible(tensor);
+	if (status == VX_SUCCESS)
+		status = checkView(tensor, number_of_dims, view_start, view_end);
+	if (status == VX_SUCCESS)
+		status = checkMemory(usage, user_memory_type, false);
+	if (status != VX_SUCCESS)
+		return status;
+	if (!user_stride || !user_ptr)
+		return VX_ERROR_INVALID_PARAMETERS;
+
+	const vx_size element = tensor->elementSize();
+	const std::vector<vx_size> strides = tensor->strides();
+	uint8_t *base = tensor->storage();
+	auto user = static_cast<uint8_t *>(user_ptr);
+
+	/* Walk the patch element by element; index[] counts from view_start. */
+	std::vector<vx_size> index(number_of_dims, 0);
+	while (true) {
+		vx_size tensorOffset = 0, userOffset = 0;
+		for (vx_size d = 0; d < number_of_dims; d++) {
+			tensorOffset += (view_start[d] + index[d]) * strides[d];
+			userOffset += index[d] * user_stride[d];
+		}
+		if (usage == VX_READ_ONLY)
+			memcpy(user + userOffset, base + tensorOffset, element);
+		else
+			memcpy(base + tensorOffset, user + userOffset, element);
+
+		vx_size d = 0;
+		while (d < number_of_dims && ++index[d] == view_end[d] - view_start[d])
+			index[d++] = 0;
+		if (d == number_of_dims)
+			break;
+	}
+	return VX_SUCCESS;
+}
+
+vx_status vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_size *view_start,
+	const vx_size *view_end, vx_map_id *map_id, vx_size *stride, void **ptr, vx_enum usage,
+	vx_enum viewer_memory_type)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(tensor, VX_TYPE_TENSOR))
+		return VX_ERROR_INVALID_REFERENCE;
+	vx_status status = checkAccessible(tensor);
+	if (status == VX_SUCCESS)
+		status = checkView(tensor, number_of_dims, view_start, view_end);
+	if (status == VX_SUCCESS)
+		status = checkMemory(usage, viewer_memory_type, true);
+	if (status != VX_SUCCESS)
+		return status;
+	if (!map_id || !stride || !ptr)
+		return VX_ERROR_INVALID_PARAMETERS;
+
+	const std::vector<vx_size> strides = tensor->strides();
+	vx_size offset = 0;
+	for (vx_size d = 0; d < number_of_dims; d++) {
+		offset += view_start[d] * strides[d];
+		stride[d] = strides[d];
+	}
+	*ptr = tensor->storage() + offset;
+	*map_id = tensor->nextMapId++;
+	tensor->maps[*map_id] = usage;
+	return VX_SUCCESS;
+}
+
+vx_status vxUnmapTensorPatch(vx_tensor tensor, const vx_map_id map_id)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(tensor, VX_TYPE_TENSOR))
+		return VX_ERROR_INVALID_REFERENCE;
+	/* Mappings point straight at the tensor's memory: nothing to write back. */
+	return tensor->maps.erase(map_id) ? VX_SUCCESS : VX_ERROR_INVALID_PARAMETERS;
+}
+
+} /* extern "C" */

@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Nodes and graphs: verification (parameter checks, ordering, the user kernel
+ * callbacks and meta formats) and execution, synchronous or on a worker
+ * thread.
+ */
+
+#include "object.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <strings.h>
+
+using namespace vdla::vx;
+
+namespace {
+
+vx_uint64 nowNs()
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(
+		std::chrono::steady_clock::now().time_since_epoch())
+		.count();
+}
+
+void recordPerf(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end)
+{
+	perf.beg = begin;
+	perf.end = end;
+	perf.tmp = end - begin;
+	perf.sum += perf.tmp;
+	perf.num++;
+	perf.avg = perf.sum / perf.num;
+	perf.min = perf.num == 1 ? perf.tmp : std::min(perf.min, perf.tmp);
+	perf.max = std::max(perf.max, perf.tmp);
+}
+
+const KernelParameter &declared(vx_node node, vx_uint32 index)
+{
+	return node->kernel->parameters[index];
+}
+
+void freeLocalData(vx_node node)
+{
+	if (node->localDataOwned)
+		free(node->localDataPtr);
+	node->localDataPtr = nullptr;
+	node->localDataSize = 0;
+	node->localDataOwned = false;
+}
+
+/* Runs deinitialize (when the node was initialized) and frees local data. */
+void deinitializeNode(vx_node node)
+{
+	if (node->initialized && node->kernel->deinitialize) {
+		node->phase = NodeCallbackPhase::Deinitialize;
+		node->kernel->deinitialize(node, node->parameters.data(), node->parameters.size());
+		node->phase = NodeCallbackPhase::None;
+	}
+	node->initialized = false;
+	freeLocalData(node);
+}
+
+vx_status allocateLocalData(vx_node node, vx_size size)
+{
+	node->localDataPtr = calloc(1, size);
+	if (!node->localDataPtr)
+		return VX_ERROR_NO_MEMORY;
+	node->localDataSize = size;
+	node->localDataOwned = true;
+	return VX_SUCCESS;
+}
+
+vx_status checkParameters(vx_graph graph)
+{
+	for (vx_node node : graph->nodes) {
+		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
+			vx_reference ref = node->parameters[i];
+			if (!ref) {
+				if (declared(node, i).state == VX_PARAMETER_STATE_OPTIONAL)
+					continue;
+				log(node, VX_ERROR_NOT_SUFFICIENT,
+					"node %s: required parameter %u is not set",
+					node->kernel->kernelName.c_str(), i);
+				return VX_ERROR_NOT_SUFFICIENT;
+			}
+			if (ref->type == VX_TYPE_TENSOR
+				&& reinterpret_cast<vx_tensor>(ref)->isVirtual
+				&& reinterpret_cast<vx_tensor>(ref)->scope != graph)
+				return VX_ERROR_INVALID_SCOPE;
+		}
+	}
+	return VX_SUCCESS;
+}
+
+/* Orders the nodes so that every producer runs before its consumers. */
+vx_status computeOrder(vx_graph graph)
+{
+	std::map<vx_reference, vx_node> producer;
+	for (vx_node node : graph->nodes) {
+		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
+			vx_reference ref = node->parameters[i];
+			if (!ref || declared(node, i).direction != VX_OUTPUT)
+				continue;
+			if (producer.count(ref))
+				return VX_ERROR_MULTIPLE_WRITERS;
+			producer[ref] = node;
+		}
+	}
+
+	std::map<vx_node, std::vector<vx_node>> consumers;
+	std::map<vx_node, size_t> pending;
+	for (vx_node node : graph->nodes) {
+		pending[node];
+		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
+			vx_reference ref = node->parameters[i];
+			if (!ref || declared(node, i).direction != VX_INPUT || !producer.count(ref))
+				continue;
+			consumers[producer[ref]].push_back(node);
+			pending[node]++;
+		}
+	}
+
+	graph->order.clear();
+	std::deque<vx_node> ready;
+	for (vx_node node : graph->nodes) {
+		if (pending[node] == 0)
+			ready.push_back(node);
+	}
+	while (!ready.empty()) {
+		vx_node node = ready.front();
+		ready.pop_front();
+		graph->order.push_back(node);
+		for (vx_node consumer : consumers[node]) {
+			if (--pending[consumer] == 0)
+				ready.push_back(consumer);
+		}
+	}
+	return graph->order.size() == graph->nodes.size() ? VX_SUCCESS : VX_ERROR_INVALID_GRAPH;
+}
+
+vx_status applyTensorMeta(vx_meta_format meta, vx_tensor tensor)
+{
+	if (tensor->isVirtual && !tensor->specifiedAtCreation) {
+		if (meta->dims.empty() || !isTensorType(meta->tensorType))
+			return VX_ERROR_INVALID_PARAMETERS;
+		tensor->dims = meta->dims;
+		tensor->dataType = meta->tensorType;
+		tensor->fixedPointPosition = meta->fixedPointPosition;
+		return VX_SUCCESS;
+	}
+	if (!meta->dims.empty() && meta->dims != tensor->dims)
+		return VX_ERROR_INVALID_DIMENSION;
+	if (meta->tensorType != VX_TYPE_INVALID && meta->tensorType != tensor->dataType)
+		return VX_ERROR_INVALID_FORMAT;
+	if (meta->fixedPointSet && meta->fixedPointPosition != tensor->fixedPointPosition)
+		return VX_ERROR_INVALID_FORMAT;
+	return VX_SUCCESS;
+}
+
+/* Checks an output against what the validator described, or completes a
+ * virtual output from it. */
+vx_status applyMeta(vx_meta_format meta, vx_reference ref)
+{
+	if (ref->type == VX_TYPE_TENSOR)
+		return applyTensorMeta(meta, reinterpret_cast<vx_tensor>(ref));
+	if (ref->type == VX_TYPE_SCALAR) {
+		auto scalar = reinterpret_cast<vx_scalar>(ref);
+		if (meta->scalarType != VX_TYPE_INVALID && meta->scalarType != scalar->dataType)
+			return VX_ERROR_INVALID_TYPE;
+	}
+	return VX_SUCCESS;
+}
+
+vx_enum metaObjectType(vx_node node, vx_uint32 index)
+{
+	if (vx_reference ref = node->parameters[index])
+		return ref->type;
+	vx_enum type = declared(node, index).type;
+	return type < VX_TYPE_KHRONOS_OBJECT_START ? VX_TYPE_SCALAR : type;
+}
+
+vx_status validateNode(vx_node node)
+{
+	vx_kernel kernel = node->kernel;
+	const vx_uint32 count = node->parameters.size();
+
+	std::vector<vx_meta_format> metas(count, nullptr);
+	for (vx_uint32 i = 0; i < count; i++) {
+		if (declared(node, i).direction != VX_OUTPUT)
+			continue;
+		metas[i] = new _vx_meta_format(node->context, metaObjectType(node, i));
+		registerReference(metas[i], Count::Internal);
+	}
+
+	vx_status status = kernel->validate(node, node->parameters.data(), count, metas.data());
+	for (vx_uint32 i = 0; i < count && status == VX_SUCCESS; i++) {
+		if (metas[i] && node->parameters[i])
+			status = applyMeta(metas[i], node->parameters[i]);
+	}
+	for (vx_meta_format meta : metas)
+		release(meta, Count::Internal);
+	return status;
+}
+
+/* deinitialize (if initialized before), local data, validate, initialize. */
+vx_status verifyNode(vx_node node)
+{
+	vx_kernel kernel = node->kernel;
+	for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
+		vx_reference ref = node->parameters[i];
+		if (ref && ref->type == VX_TYPE_TENSOR && declared(node, i).direction == VX_INPUT
+			&& !reinterpret_cast<vx_tensor>(ref)->resolved())
+			return VX_ERROR_INVALID_GRAPH;
+	}
+
+	deinitializeNode(node);
+	if (kernel->localDataSize) {
+		vx_status status = allocateLocalData(node, kernel->localDataSize);
+		if (status != VX_SUCCESS)
+			return status;
+	}
+
+	vx_status status = validateNode(node);
+	if (status != VX_SUCCESS) {
+		log(node, status, "node %s: validation failed", kernel->kernelName.c_str());
+		freeLocalData(node);
+		return status;
+	}
+
+	if (kernel->initialize) {
+		node->phase = NodeCallbackPhase::Initialize;
+		status = kernel->initialize(node, node->parameters.data(), node->parameters.size());
+		node->phase = NodeCallbackPhase::None;
+		if (status != VX_SUCCESS) {
+			log(node, status, "node %s: initialization failed",
+				kernel->kernelName.c_str());
+			freeLocalData(node);
+			return status;
+		}
+	}
+	node->initialized = true;
+
+	if (!kernel->localDataSize && node->localDataSize && !node->localDataPtr)
+		return allocateLocalData(node, node->localDataSize);
+	return VX_SUCCESS;
+}
+
+vx_status verify(vx_graph graph)
+{
+	if (graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
+	markUnverified(graph);
+
+	vx_status status = checkParameters(graph);
+	if (status == VX_SUCCESS)
+		status = computeOrder(graph);
+	if (status != VX_SUCCESS) {
+		log(graph, status, "graph verification failed");
+		return status;
+	}
+
+	/* Outputs left unspecified are derived again from the validators. */
+	for (vx_node node : graph->nodes) {
+		for (vx_reference ref : node->parameters) {
+			auto tensor = reinterpret_cast<vx_tensor>(ref);
+			if (ref && ref->type == VX_TYPE_TENSOR && tensor->isVirtual
+				&& !tensor->specifiedAtCreation) {
+				tensor->dims.clear();
+				tensor->dataType = VX_TYPE_INVALID;
+			}
+		}
+	}
+
+	for (vx_node node : graph->order) {
+		status = verifyNode(node);
+		if (status != VX_SUCCESS)
+			return status;
+	}
+	graph->verified = true;
+	graph->state = VX_GRAPH_STATE_VERIFIED;
+	return VX_SUCCESS;
+}
+
+/* Runs the verified graph; the lock is dropped while user code runs. */
+vx_status execute(vx_graph graph, ApiLock &lock)
+{
+	graph->state = VX_GRAPH_STATE_RUNNING;
+	const vx_uint64 begin = nowNs();
+	for (vx_node node : graph->order) {
+		std::vector<vx_reference> parameters = node->parameters;
+		vx_kernel_f function = node->kernel->function;
+		vx_nodecomplete_f callback = node->callback;
+
+		lock.unlock();
+		const vx_uint64 start = nowNs();
+		vx_status status = function(node, parameters.data(), parameters.size());
+		const vx_uint64 end = nowNs();
+		vx_action action = VX_ACTION_CONTINUE;
+		if (status == VX_SUCCESS && callback)
+			action = callback(node);
+		lock.lock();
+
+		node->status = status;
+		recordPerf(node->perf, start, end);
+		if (status != VX_SUCCESS) {
+			log(node, status, "node %s failed", node->kernel->kernelName.c_str());
+			graph->state = VX_GRAPH_STATE_ABANDONED;
+			return status;
+		}
+		if (action == VX_ACTION_ABANDON) {
+			graph->state = VX_GRAPH_STATE_ABANDONED;
+			return VX_ERROR_GRAPH_ABANDONED;
+		}
+	}
+	recordPerf(graph->perf, begin, nowNs());
+	graph->state = VX_GRAPH_STATE_COMPLETED;
+	return VX_SUCCESS;
+}
+
+bool nodeUsable(vx_node node)
+{
+	return isValid(node, VX_TYPE_NODE) && node->graph;
+}
+
+} /* namespace */
+
+namespace vdla::vx {
+
+void markUnverified(vx_graph graph)
+{
+	graph->verified = false;
+	graph->state = VX_GRAPH_STATE_UNVERIFIED;
+}
+
+void detachNode(vx_node node)
+{
+	deinitializeNode(node);
+	node->graph = nullptr;
+}
+
+void waitForWorker(vx_graph graph, ApiLock &lock)
+{
+	if (!graph->worker.joinable())
+		return;
+	std::thread worker = std::move(graph->worker);
+	lock.unlock();
+	worker.join();
+	lock.lock();
+}
+
+} /* namespace vdla::vx */
+
+_vx_node::~_vx_node()
+{
+	freeLocalData(this);
+}
+
+void _vx_node::teardown()
+{
+	release(kernel, Count::Internal);
+	for (vx_reference ref : parameters)
+		release(ref, Count::Internal);
+	parameters.clear();
+}
+
+void _vx_graph::onUnreachable()
+{
+	std::vector<vx_node> detached = std::move(nodes);
+	nodes.clear();
+	order.clear();
+	parameters.clear();
+	for (vx_node node : detached)
+		detachNode(node);
+	for (vx_node node : detached)
+		release(node, Count::Internal);
+}
+
+void _vx_graph::teardown()
+{
+	onUnreachable();
+}
+
+extern "C" {
+
+vx_graph vxCreateGraph(vx_context context)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(context, VX_TYPE_CONTEXT))
+		return nullptr;
+	auto graph = new _vx_graph(context);
+	registerReference(graph, Count::External);
+	return graph;
+}
+
+vx_status vxReleaseGraph(vx_graph *graph)
+{
+	ApiLock lock(apiLock());
+	if (!graph || !isValid(*graph, VX_TYPE_GRAPH) || (*graph)->externalCount == 0)
+		return VX_ERROR_INVALID_REFERENCE;
+	vx_graph g = *graph;
+	if (g->externalCount == 1) {
+		waitForWorker(g, lock);
+		g->scheduled = false;
+	}
+	release(g, Count::External);
+	*graph = nullptr;
+	return VX_SUCCESS;
+}
+
+vx_status vxVerifyGraph(vx_graph graph)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	return verify(graph);
+}
+
+vx_status vxProcessGraph(vx_graph graph)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
+	if (!graph->verified) {
+		vx_status status = verify(graph);
+		if (status != VX_SUCCESS)
+			return status;
+	}
+	graph->scheduled = true;
+	vx_status status = execute(graph, lock);
+	graph->scheduled = false;
+	return status;
+}
+
+vx_status vxScheduleGraph(vx_graph graph)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
+	if (!graph->verified) {
+		vx_status status = verify(graph);
+		if (status != VX_SUCCESS)
+			return status;
+	}
+	waitForWorker(graph, lock);
+	graph->scheduled = true;
+	graph->state = VX_GRAPH_STATE_RUNNING;
+	graph->worker = std::thread([graph] {
+		ApiLock workerLock(apiLock());
+		graph->asyncStatus = execute(graph, workerLock);
+	});
+	return VX_SUCCESS;
+}
+
+vx_status vxWaitGraph(vx_graph graph)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (!graph->scheduled || !graph->worker.joinable())
+		return VX_FAILURE;
+	waitForWorker(graph, lock);
+	graph->scheduled = false;
+	return graph->asyncStatus;
+}
+
+vx_status vxQueryGraph(vx_graph graph, vx_enum attribute, void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	switch (attribute) {
+	case VX_GRAPH_NUMNODES:
+		return writeAttribute<vx_uint32>(ptr, size, graph->nodes.size());
+	case VX_GRAPH_PERFORMANCE:
+		return writeAttribute(ptr, size, graph->perf);
+	case VX_GRAPH_NUMPARAMETERS:
+		return writeAttribute<vx_uint32>(ptr, size, graph->parameters.size());
+	case VX_GRAPH_STATE:
+		return writeAttribute(ptr, size, graph->state);
+	default:
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+}
+
+vx_bool vxIsGraphVerified(vx_graph graph)
+{
+	ApiLock lock(apiLock());
+	return isValid(graph, VX_TYPE_GRAPH) && graph->verified ? vx_true_e : vx_false_e;
+}
+
+vx_node vxCreateGenericNode(vx_graph graph, vx_kernel kernel)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (!isValid(kernel, VX_TYPE_KERNEL))
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_REFERENCE);
+	if (!kernel->finalized || graph->scheduled)
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+
+	auto node = new _vx_node(graph->context);
+	node->kernel = kernel;
+	node->graph = graph;
+	node->parameters.assign(kernel->parameters.size(), nullptr);
+	node->border.mode = VX_BORDER_UNDEFINED;
+	retain(kernel, Count::Internal);
+	registerReference(node, Count::External);
+	retain(node, Count::Internal);
+	graph->nodes.push_back(node);
+	markUnverified(graph);
+	return node;
+}
+
+vx_status vxSetParameterByIndex(vx_node node, vx_uint32 index, vx_reference value)
+{
+	ApiLock lock(apiLock());
+	if (!nodeUsable(node))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (index >= node->parameters.size())
+		return VX_ERROR_INVALID_PARAMETERS;
+	const KernelParameter &parameter = declared(node, index);
+	if (value && !isValid(value))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (!value && parameter.state != VX_PARAMETER_STATE_OPTIONAL)
+		return VX_ERROR_INVALID_REFERENCE;
+	if (value && !matchesParameterType(parameter.type, value))
+		return VX_ERROR_INVALID_TYPE;
+	if (node->graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
+
+	vx_reference old = node->parameters[index];
+	/* Rebinding to an object with other meta data, to or from NULL,
+	 * needs the node verified again. */
+	if (!old || !value || !sameMetaData(old, value))
+		markUnverified(node->graph);
+	retain(value, Count::Internal);
+	node->parameters[index] = value;
+	release(old, Count::Internal);
+	return VX_SUCCESS;
+}
+
+vx_status vxQueryNode(vx_node node, vx_enum attribute, void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(node, VX_TYPE_NODE))
+		return VX_ERROR_INVALID_REFERENCE;
+	switch (attribute) {
+	case VX_NODE_STATUS:
+		return writeAttribute(ptr, size, node->status);
+	case VX_NODE_PERFORMANCE:
+		return writeAttribute(ptr, size, node->perf);
+	case VX_NODE_BORDER:
+		return writeAttribute(ptr, size, node->border);
+	case VX_NODE_LOCAL_DATA_SIZE:
+		return writeAttribute(ptr, size, node->localDataSize);
+	case VX_NODE_LOCAL_DATA_PTR:
+		return writeAttribute(ptr, size, node->localDataPtr);
+	case VX_NODE_PARAMETERS:
+		return writeAttribute<vx_uint32>(ptr, size, node->parameters.size());
+	case VX_NODE_IS_REPLICATED:
+	case VX_NODE_VALID_RECT_RESET:
+		return writeAttribute<vx_bool>(ptr, size, vx_false_e);
+	default:
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+}
+
+vx_status vxSetNodeAttribute(vx_node node, vx_enum attribute, const void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(node, VX_TYPE_NODE))
+		return VX_ERROR_INVALID_REFERENCE;
+
+	switch (attribute) {
+	case VX_NODE_BORDER: {
+		vx_border_t border;
+		vx_status status = readAttribute(ptr, size, border);
+		if (status != VX_SUCCESS)
+			return status;
+		if (border.mode != VX_BORDER_UNDEFINED && border.mode != VX_BORDER_CONSTANT
+			&& border.mode != VX_BORDER_REPLICATE)
+			return VX_ERROR_INVALID_VALUE;
+		if (memcmp(&border, &node->border, sizeof(border)) && node->graph)
+			markUnverified(node->graph);
+		node->border = border;
+		return VX_SUCCESS;
+	}
+	case VX_NODE_LOCAL_DATA_SIZE:
+	case VX_NODE_LOCAL_DATA_PTR:
+		/* Only initialize and deinitialize of a kernel without a
+		 * declared size may manage local data, and deinitialize may
+		 * not replace memory the implementation allocated. */
+		if (node->phase == NodeCallbackPhase::None || node->kernel->localDataSize != 0
+			|| (node->phase == NodeCallbackPhase::Deinitialize && node->localDataOwned))
+			return VX_ERROR_NOT_SUPPORTED;
+		if (attribute == VX_NODE_LOCAL_DATA_SIZE)
+			return readAttribute(ptr, size, node->localDataSize);
+		return readAttribute(ptr, size, node->localDataPtr);
+	default:
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+}
+
+vx_status vxReleaseNode(vx_node *node)
+{
+	ApiLock lock(apiLock());
+	if (!node || !isValid(*node, VX_TYPE_NODE))
+		return VX_ERROR_INVALID_REFERENCE;
+	return vxReleaseReference(reinterpret_cast<vx_reference *>(node));
+}
+
+vx_status vxRemoveNode(vx_node *node)
+{
+	ApiLock lock(apiLock());
+	if (!node || !nodeUsable(*node) || (*node)->externalCount == 0)
+		return VX_ERROR_INVALID_REFERENCE;
+	vx_node n = *node;
+	vx_graph graph = n->graph;
+	if (graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
+
+	auto &nodes = graph->nodes;
+	nodes.erase(std::remove(nodes.begin(), nodes.end(), n), nodes.end());
+	auto &parameters = graph->parameters;
+	parameters.erase(std::remove_if(parameters.begin(), parameters.end(),
+				 [n](const _vx_graph::Parameter &p) { return p.node == n; }),
+		parameters.end());
+	markUnverified(graph);
+	detachNode(n);
+	release(n, Count::Internal);
+	release(n, Count::External);
+	*node = nullptr;
+	return VX_SUCCESS;
+}
+
+vx_status vxAssignNodeCallback(vx_node node, vx_nodecomplete_f callback)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(node, VX_TYPE_NODE))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (callback && node->callback)
+		return VX_ERROR_NOT_SUPPORTED;
+	node->callback = callback;
+	return VX_SUCCESS;
+}
+
+vx_nodecomplete_f vxRetrieveNodeCallback(vx_node node)
+{
+	ApiLock lock(apiLock());
+	return isValid(node, VX_TYPE_NODE) ? node->callback : nullptr;
+}
+
+vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_string)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(node, VX_TYPE_NODE))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (target_enum == VX_TARGET_ANY)
+		return VX_SUCCESS;
+	if (target_enum != VX_TARGET_STRING || !target_string)
+		return VX_ERROR_NOT_SUPPORTED;
+	/* Every node runs on the host CPU until the DLA backend lands. */
+	if (!strcasecmp(target_string, "cpu") || !strcasecmp(target_string, "any"))
+		return VX_SUCCESS;
+	return VX_ERROR_NOT_SUPPORTED;
+}
+
+vx_status vxAddParameterToGraph(vx_graph graph, vx_parameter parameter)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (!isValid(parameter, VX_TYPE_PARAMETER) || !parameter->node
+		|| parameter->node->graph != graph)
+		return VX_ERROR_INVALID_PARAMETERS;
+	graph->parameters.push_back({ parameter->node, parameter->index });
+	return VX_SUCCESS;
+}
+
+vx_status vxSetGraphParameterByIndex(vx_graph graph, vx_uint32 index, vx_reference value)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (index >= graph->parameters.size())
+		return VX_ERROR_INVALID_VALUE;
+	const _vx_graph::Parameter &parameter = graph->parameters[index];
+	return vxSetParameterByIndex(parameter.node, parameter.index, value);
+}
+
+vx_parameter vxGetGraphParameterByIndex(vx_graph graph, vx_uint32 index)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (index >= graph->parameters.size())
+		return errorAs<vx_parameter>(graph->context, VX_ERROR_INVALID_VALUE);
+	const _vx_graph::Parameter &parameter = graph->parameters[index];
+	return vxGetParameterByIndex(parameter.node, parameter.index);
+}
+
+} /* extern "C" */

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The objects behind the OpenVX handles. Every handle points to a C++ object
+ * derived from _vx_reference; a process-wide registry tells live objects from
+ * stale or foreign pointers, and one recursive lock serialises changes to the
+ * object graph (user kernels run without it).
+ */
+#pragma once
+
+#include <VX/vx.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+struct _vx_reference {
+	_vx_reference(vx_enum type, vx_context context);
+	virtual ~_vx_reference() = default;
+
+	/* The application released its last handle; the object may live on
+	 * for the graphs that use it. */
+	virtual void onUnreachable() { }
+	/* Called just before deletion, with the object still registered:
+	 * drop the references this object holds. */
+	virtual void teardown() { }
+
+	vx_enum type;
+	vx_context context;
+	/* Handles held by the application and references held by other
+	 * objects (graphs, nodes, parameters); the object dies when both
+	 * are zero. */
+	vx_uint32 externalCount = 0;
+	vx_uint32 internalCount = 0;
+	std::string name;
+	vx_status errorStatus = VX_SUCCESS;
+};
+
+struct KernelParameter {
+	bool defined = false;
+	vx_enum direction = VX_INPUT;
+	vx_enum type = VX_TYPE_INVALID;
+	vx_enum state = VX_PARAMETER_STATE_REQUIRED;
+};
+
+struct _vx_kernel : _vx_reference {
+	explicit _vx_kernel(vx_context context) : _vx_reference(VX_TYPE_KERNEL, context) { }
+
+	std::string kernelName;
+	vx_enum enumeration = 0;
+	vx_kernel_f function = nullptr;
+	vx_kernel_validate_f validate = nullptr;
+	vx_kernel_initialize_f initialize = nullptr;
+	vx_kernel_deinitialize_f deinitialize = nullptr;
+	std::vector<KernelParameter> parameters;
+	vx_size localDataSize = 0;
+	bool finalized = false;
+	bool user = true;
+	bool removed = false;
+};
+
+struct _vx_context : _vx_reference {
+	_vx_context() : _vx_reference(VX_TYPE_CONTEXT, this) { }
+
+	struct Module {
+		void *handle = nullptr;
+		vx_publish_kernels_f publish = nullptr;
+		vx_unpublish_kernels_f unpublish = nullptr;
+		bool registered = false;
+		bool loaded = false;
+	};
+
+	/* Kernels known to the context, each with an internal reference. */
+	std::vector<vx_kernel> kernels;
+	std::map<vx_status, vx_reference> errors;
+	std::map<std::string, Module> modules;
+	/* Handles of unloaded libraries: closed with the context, since nodes
+	 * may still point into their code. */
+	std::vector<void *> unloadedHandles;
+	vx_uint32 userKernelsAllocated = 0;
+	vx_uint32 userLibrariesAllocated = 0;
+
+	vx_log_callback_f logCallback = nullptr;
+	bool logReentrant = false;
+	std::mutex logMutex;
+};
+
+struct _vx_scalar : _vx_reference {
+	explicit _vx_scalar(vx_context context) : _vx_reference(VX_TYPE_SCALAR, context) { }
+
+	vx_enum dataType = VX_TYPE_INVALID;
+	std::vector<uint8_t> value;
+};
+
+struct _vx_tensor_t : _vx_reference {
+	explicit _vx_tensor_t(vx_context context) : _vx_reference(VX_TYPE_TENSOR, context) { }
+	void teardown() override;
+
+	bool resolved() const { return !dims.empty() && dataType != VX_TYPE_INVALID; }
+	vx_size elementSize() const;
+	vx_size byteSize() const;
+	std::vector<vx_size> strides() const;
+	uint8_t *storage();
+
+	std::vector<vx_size> dims;
+	vx_enum dataType = VX_TYPE_INVALID;
+	vx_int8 fixedPointPosition = 0;
+	bool isVirtual = false;
+	/* Virtual tensors the application left (partly) unspecified are
+	 * completed from the producer's meta format at each verification. */
+	bool specifiedAtCreation = true;
+	vx_graph scope = nullptr;
+	std::vector<uint8_t> data;
+	std::map<vx_map_id, vx_enum> maps;
+	vx_map_id nextMapId = 1;
+};
+
+struct _vx_meta_format : _vx_reference {
+	_vx_meta_format(vx_context context, vx_enum objectType)
+		: _vx_reference(VX_TYPE_META_FORMAT, context), objectType(objectType)
+	{
+	}
+
+	vx_enum objectType;
+	std::vector<vx_size> dims;
+	vx_enum tensorType = VX_TYPE_INVALID;
+	vx_int8 fixedPointPosition = 0;
+	bool fixedPointSet = false;
+	vx_enum scalarType = VX_TYPE_INVALID;
+	vx_kernel_image_valid_rectangle_f validRectangle = nullptr;
+};
+
+enum class NodeCallbackPhase { None, Initialize, Deinitialize };
+
+struct _vx_node : _vx_reference {
+	explicit _vx_node(vx_context context) : _vx_reference(VX_TYPE_NODE, context) { }
+	~_vx_node() override;
+	void teardown() override;
+
+	vx_kernel kernel = nullptr;
+	vx_graph graph = nullptr;
+	std::vector<vx_reference> parameters;
+	vx_status status = VX_SUCCESS;
+	vx_perf_t perf = {};
+	vx_border_t border = {};
+	vx_nodecomplete_f callback = nullptr;
+
+	vx_size localDataSize = 0;
+	void *localDataPtr = nullptr;
+	/* The pointer came from the implementation, which frees it. */
+	bool localDataOwned = false;
+	bool initialized = false;
+	NodeCallbackPhase phase = NodeCallbackPhase::None;
+};
+
+struct _vx_parameter : _vx_reference {
+	explicit _vx_parameter(vx_context context) : _vx_reference(VX_TYPE_PARAMETER, context) { }
+	void teardown() override;
+
+	vx_kernel kernel = nullptr;
+	vx_node node = nullptr;
+	vx_uint32 index = 0;
+};
+
+struct _vx_graph : _vx_reference {
+	explicit _vx_graph(vx_context context) : _vx_reference(VX_TYPE_GRAPH, context) { }
+	void onUnreachable() override;
+	void teardown() override;
+
+	struct Parameter {
+		vx_node node;
+		vx_uint32 index;
+	};
+
+	std::vector<vx_node> nodes;
+	/* Execution order computed at verification. */
+	std::vector<vx_node> order;
+	std::vector<Parameter> parameters;
+	bool verified = false;
+	vx_enum state = VX_GRAPH_STATE_UNVERIFIED;
+	vx_perf_t perf = {};
+
+	std::thread worker;
+	bool scheduled = false;
+	vx_status asyncStatus = VX_SUCCESS;
+};
+
+namespace vdla::vx {
+
+std::recursive_mutex &apiLock();
+using ApiLock = std::unique_lock<std::recursive_mutex>;
+
+enum class Count { External, Internal };
+
+void registerReference(vx_reference ref, Count initial);
+/* Whether ref is a live object of the given type (VX_TYPE_REFERENCE: any
+ * type but error objects). */
+bool isValid(const void *ref, vx_enum type = VX_TYPE_REFERENCE);
+void retain(vx_reference ref, Count count);
+void release(vx_reference ref, Count count);
+/* Deletes every object of a context, then the context. */
+void destroyContext(vx_context context);
+std::vector<vx_reference> referencesOf(vx_context context);
+
+vx_reference errorObject(vx_context context, vx_status status);
+template <typename T> T errorAs(vx_context context, vx_status status)
+{
+	return reinterpret_cast<T>(errorObject(context, status));
+}
+
+void log(vx_reference ref, vx_status status, const char *format, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Attribute helpers: the size must match the attribute's type exactly. */
+template <typename T> vx_status readAttribute(const void *ptr, vx_size size, T &out)
+{
+	if (!ptr || size != sizeof(T))
+		return VX_ERROR_INVALID_PARAMETERS;
+	out = *static_cast<const T *>(ptr);
+	return VX_SUCCESS;
+}
+
+template <typename T> vx_status writeAttribute(void *ptr, vx_size size, const T &value)
+{
+	if (!ptr || size != sizeof(T))
+		return VX_ERROR_INVALID_PARAMETERS;
+	*static_cast<T *>(ptr) = value;
+	return VX_SUCCESS;
+}
+
+vx_size typeSize(vx_enum type);
+bool isTensorType(vx_enum type);
+/* Same object type and the same meta data (dimensions, element types). */
+bool sameMetaData(vx_reference a, vx_reference b);
+/* Whether ref may be bound to a kernel parameter declared with type. */
+bool matchesParameterType(vx_enum type, vx_reference ref);
+
+/* Graph internals shared between files. */
+void detachNode(vx_node node);
+void markUnverified(vx_graph graph);
+void waitForWorker(vx_graph graph, ApiLock &lock);
+
+/* Built-in kernels, added to each new context. */
+void addBuiltinKernels(vx_context context);
+
+} /* namespace vdla::vx */

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/* Reference registry, counting, error objects and logging. */
+
+#include "object.h"
+
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <unordered_set>
+
+namespace vdla::vx {
+
+namespace {
+
+std::unordered_set<const void *> &registry()
+{
+	static std::unordered_set<const void *> live;
+	return live;
+}
+
+void destroy(vx_reference ref)
+{
+	ref->teardown();
+	registry().erase(ref);
+	delete ref;
+}
+
+} /* namespace */
+
+std::recursive_mutex &apiLock()
+{
+	static std::recursive_mutex lock;
+	return lock;
+}
+
+void registerReference(vx_reference ref, Count initial)
+{
+	registry().insert(ref);
+	if (initial == Count::External)
+		ref->externalCount = 1;
+	else
+		ref->internalCount = 1;
+}
+
+bool isValid(const void *ref, vx_enum type)
+{
+	if (!ref || !registry().count(ref))
+		return false;
+	auto object = static_cast<const _vx_reference *>(ref);
+	if (type == VX_TYPE_REFERENCE)
+		return object->type != VX_TYPE_ERROR;
+	return object->type == type;
+}
+
+void retain(vx_reference ref, Count count)
+{
+	if (!ref)
+		return;
+	if (count == Count::External)
+		ref->externalCount++;
+	else
+		ref->internalCount++;
+}
+
+void release(vx_reference ref, Count count)
+{
+	if (!ref || !isValid(ref))
+		return;
+	if (count == Count::External) {
+		if (ref->externalCount == 0)
+			return;
+		if (--ref->externalCount == 0) {
+			/* Keep the object alive while it lets go of what it
+			 * holds, which may point back at it. */
+			ref->internalCount++;
+			ref->onUnreachable();
+			ref->internalCount--;
+		}
+	} else {
+		if (ref->internalCount == 0)
+			return;
+		ref->internalCount--;
+	}
+	if (ref->externalCount == 0 && ref->internalCount == 0)
+		destroy(ref);
+}
+
+std::vector<vx_reference> referencesOf(vx_context context)
+{
+	std::vector<vx_reference> refs;
+	for (const void *live : registry()) {
+		auto ref = const_cast<vx_reference>(static_cast<const _vx_reference *>(live));
+		if (ref->context == context && ref != reinterpret_cast<vx_reference>(context))
+			refs.push_back(ref);
+	}
+	return refs;
+}
+
+void destroyContext(vx_context context)
+{
+	/* Graphs first, so that their nodes are deinitialized while
+	 * everything they use is still alive. */
+	for (vx_reference ref : referencesOf(context)) {
+		if (ref->type != VX_TYPE_GRAPH || !registry().count(ref))
+			continue;
+		ref->internalCount++;
+		ref->onUnreachable();
+	}
+	/* The rest goes without unwinding counts: all of it dies. */
+	for (vx_reference ref : referencesOf(context)) {
+		registry().erase(ref);
+		delete ref;
+	}
+	for (auto &[name, module] : context->modules) {
+		(void)name;
+		if (module.handle)
+			context->unloadedHandles.push_back(module.handle);
+	}
+	std::vector<void *> handles = std::move(context->unloadedHandles);
+	registry().erase(context);
+	delete context;
+	for (void *handle : handles)
+		dlclose(handle);
+}
+
+vx_reference errorObject(vx_context context, vx_status status)
+{
+	if (!isValid(context, VX_TYPE_CONTEXT))
+		return nullptr;
+	auto it = context->errors.find(status);
+	if (it != context->errors.end())
+		return it->second;
+	auto error = new _vx_reference(VX_TYPE_ERROR, context);
+	error->errorStatus = status;
+	registerReference(error, Count::Internal);
+	context->errors[status] = error;
+	return error;
+}
+
+void log(vx_reference ref, vx_status status, const char *format, ...)
+{
+	if (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR))
+		return;
+	vx_context context = ref->context;
+	if (!context->logCallback)
+		return;
+
+	char message[VX_MAX_LOG_MESSAGE_LEN];
+	va_list args;
+	va_start(args, format);
+	vsnprintf(message, sizeof(message), format, args);
+	va_end(args);
+
+	if (context->logReentrant) {
+		context->logCallback(context, ref, status, message);
+	} else {
+		std::lock_guard<std::mutex> serialise(context->logMutex);
+		context->logCallback(context, ref, status, message);
+	}
+}
+
+vx_size typeSize(vx_enum type)
+{
+	switch (type) {
+	case VX_TYPE_CHAR:
+	case VX_TYPE_INT8:
+	case VX_TYPE_UINT8:
+		return 1;
+	case VX_TYPE_INT16:
+	case VX_TYPE_UINT16:
+		return 2;
+	case VX_TYPE_INT32:
+	case VX_TYPE_UINT32:
+	case VX_TYPE_FLOAT32:
+	case VX_TYPE_ENUM:
+	case VX_TYPE_DF_IMAGE:
+	case VX_TYPE_BOOL:
+		return 4;
+	case VX_TYPE_INT64:
+	case VX_TYPE_UINT64:
+	case VX_TYPE_FLOAT64:
+		return 8;
+	case VX_TYPE_SIZE:
+		return sizeof(vx_size);
+	case VX_TYPE_RECTANGLE:
+		return sizeof(vx_rectangle_t);
+	case VX_TYPE_COORDINATES2D:
+		return sizeof(vx_coordinates2d_t);
+	default:
+		return 0;
+	}
+}
+
+bool isTensorType(vx_enum type)
+{
+	return type == VX_TYPE_INT8 || type == VX_TYPE_UINT8 || type == VX_TYPE_INT16
+		|| type == VX_TYPE_FLOAT32;
+}
+
+bool sameMetaData(vx_reference a, vx_reference b)
+{
+	if (a->type != b->type)
+		return false;
+	if (a->type == VX_TYPE_TENSOR) {
+		auto ta = reinterpret_cast<vx_tensor>(a);
+		auto tb = reinterpret_cast<vx_tensor>(b);
+		return ta->dims == tb->dims && ta->dataType == tb->dataType
+			&& ta->fixedPointPosition == tb->fixedPointPosition;
+	}
+	if (a->type == VX_TYPE_SCALAR)
+		return reinterpret_cast<vx_scalar>(a)->dataType
+			== reinterpret_cast<vx_scalar>(b)->dataType;
+	return true;
+}
+
+bool matchesParameterType(vx_enum type, vx_reference ref)
+{
+	if (type == VX_TYPE_REFERENCE || type == ref->type)
+		return true;
+	/* A scalar parameter may also be declared by its element type. */
+	return ref->type == VX_TYPE_SCALAR && type < VX_TYPE_KHRONOS_OBJECT_START
+		&& reinterpret_cast<vx_scalar>(ref)->dataType == type;
+}
+
+} /* namespace vdla::vx */
+
+using namespace vdla::vx;
+
+_vx_reference::_vx_reference(vx_enum type, vx_context context) : type(type), context(context)
+{
+}
+
+extern "C" {
+
+vx_status vxGetStatus(vx_reference reference)
+{
+	ApiLock lock(apiLock());
+	if (!reference)
+		return VX_ERROR_NO_RESOURCES;
+	if (isValid(reference, VX_TYPE_ERROR))
+		return reference->errorStatus;
+	return isValid(reference) ? VX_SUCCESS : VX_ERROR_INVALID_REFERENCE;
+}
+
+vx_context vxGetContext(vx_reference reference)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(reference) && !isValid(reference, VX_TYPE_ERROR))
+		return nullptr;
+	return reference->context;
+}
+
+vx_status vxQueryReference(vx_reference ref, vx_enum attribute, void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(ref))
+		return VX_ERROR_INVALID_REFERENCE;
+	switch (attribute) {
+	case VX_REFERENCE_COUNT:
+		return writeAttribute<vx_uint32>(ptr, size, ref->externalCount);
+	case VX_REFERENCE_TYPE:
+		return writeAttribute<vx_enum>(ptr, size, ref->type);
+	case VX_REFERENCE_NAME:
+		return writeAttribute<const vx_char *>(
+			ptr, size, ref->name.empty() ? nullptr : ref->name.c_str());
+	default:
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+}
+
+vx_status vxSetReferenceName(vx_reference ref, const vx_char *name)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(ref))
+		return VX_ERROR_INVALID_REFERENCE;
+	ref->name = name ? std::string(name, strnlen(name, VX_MAX_REFERENCE_NAME - 1)) : "";
+	return VX_SUCCESS;
+}
+
+vx_status vxRetainReference(vx_reference ref)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(ref))
+		return VX_ERROR_INVALID_REFERENCE;
+	retain(ref, Count::External);
+	return VX_SUCCESS;
+}
+
+vx_status vxReleaseReference(vx_reference *ref_ptr)
+{
+	ApiLock lock(apiLock());
+	if (!ref_ptr || !isValid(*ref_ptr) || (*ref_ptr)->externalCount == 0)
+		return VX_ERROR_INVALID_REFERENCE;
+	vx_reference ref = *ref_ptr;
+	if (ref->type == VX_TYPE_CONTEXT) {
+		lock.unlock();
+		return vxReleaseContext(reinterpret_cast<vx_context *>(ref_ptr));
+	}
+	if (ref->type == VX_TYPE_GRAPH) {
+		lock.unlock();
+		return vxReleaseGraph(reinterpret_cast<vx_graph *>(ref_ptr));
+	}
+	release(ref, Count::External);
+	*ref_ptr = nullptr;
+	return VX_SUCCESS;
+}
+
+void vxRegisterLogCallback(vx_context context, vx_log_callback_f callback, vx_bool reentrant)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(context, VX_TYPE_CONTEXT))
+		return;
+	context->logCallback = callback;
+	context->logReentrant = reentrant == vx_true_e;
+}
+
+void vxAddLogEntry(vx_reference ref, vx_status status, const char *message, ...)
+{
+	ApiLock lock(apiLock());
+	if (!message || (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR)))
+		return;
+	vx_context context = ref->context;
+	if (!context->logCallback)
+		return;
+
+	char text[VX_MAX_LOG_MESSAGE_LEN];
+	va_list args;
+	va_start(args, message);
+	vsnprintf(text, sizeof(text), message, args);
+	va_end(args);
+	log(ref, status, "%s", text);
+}
+
+} /* extern "C" */

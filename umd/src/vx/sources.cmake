@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: MIT
+# The OpenVX 1.3.1 layer (headers in include/VX), paths relative to umd/.
+list(APPEND VDLA_SOURCES
+	src/vx/builtin.cpp
+	src/vx/context.cpp
+	src/vx/data.cpp
+	src/vx/graph.cpp
+	src/vx/kernel.cpp
+	src/vx/reference.cpp)
