@@ -29,8 +29,10 @@ userspace: deps
 	ninja -C $(CMAKE_BUILD)
 
 # Boots the emulated machine with two vDLAs, loads the driver, runs the demo.
+# Until the OpenVX demo exists: the devices, then one real job through the
+# C++ runtime, the driver and the firmware (the example of docs/runtime.md).
 run: all
-	scripts/guest-run --devices 2 -- vdla-info
+	scripts/guest-run --devices 2 -- sh -c 'vdla-info && vdla-example-copy-guest'
 
 test: all
 	tests/run-all
