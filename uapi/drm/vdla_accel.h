@@ -293,7 +293,9 @@ struct drm_vdla_bo_wait {
  * struct drm_vdla_bo_import - argument of DRM_IOCTL_VDLA_BO_IMPORT
  *
  * Imports a dma-buf (of this driver or any exporter) and maps it into the
- * caller's address space, read-only with DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY:
+ * caller's address space. A file holds at most one handle per BO: importing
+ * a BO the caller already holds returns that handle again (close it once).
+ * Read-only with DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY:
  * an operation that writes it then fails with an MMU fault. Errors: EINVAL
  * (flags, pad), EBADF (not a dma-buf), EBUSY (the caller already holds the
  * BO with a different access), ENOSPC.
