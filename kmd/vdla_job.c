@@ -48,13 +48,10 @@ void vdla_job_free(struct vdla_job *job)
 		vdla_mapping_put(job->mappings[i]);
 	for (u32 i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);
-	if (job->done)
-		dma_fence_put(job->done);
+	dma_fence_put(job->done);
 	kvfree(job->state);
-	if (job->ctx) {
-		atomic_dec(&job->vdev->counters.jobs);
-		vdla_ctx_put(job->ctx);
-	}
+	atomic_dec(&job->vdev->counters.jobs);
+	vdla_ctx_put(job->ctx);
 	vdla_as_put(job->as);
 	kvfree(job);
 }

@@ -64,8 +64,6 @@ struct vdla_job {
 	bool stopping;
 	/** @no_preempt: picked against priority to end starvation. */
 	bool no_preempt;
-	/** @queued: in a ready list of the dispatcher. */
-	bool queued;
 };
 
 static inline struct vdla_job *to_vdla_job(struct drm_sched_job *job)

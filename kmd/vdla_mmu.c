@@ -118,6 +118,11 @@ struct vdla_as *vdla_as_create(struct vdla_device *vdev)
 	return as;
 }
 
+dma_addr_t vdla_as_table(const struct vdla_as *as)
+{
+	return as->root->dma;
+}
+
 void vdla_as_get(struct vdla_as *as)
 {
 	kref_get(&as->ref);

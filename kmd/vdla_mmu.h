@@ -54,6 +54,8 @@ void vdla_as_put(struct vdla_as *as);
  */
 int vdla_as_map(struct vdla_as *as, struct drm_mm_node *node, u64 size,
 		struct sg_table *sgt, bool writable);
+/* The bus address of the level-0 table, for an MMU context base. */
+dma_addr_t vdla_as_table(const struct vdla_as *as);
 /* Unmaps @node, invalidates the device TLB, then frees the addresses. */
 void vdla_as_unmap(struct vdla_as *as, struct drm_mm_node *node);
 

@@ -82,7 +82,6 @@ static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error
 static void unqueue(struct vdla_sched *s, struct vdla_job *job)
 {
 	list_del_init(&job->link);
-	job->queued = false;
 	s->queued--;
 }
 
@@ -218,7 +217,6 @@ static void task_ended(struct vdla_device *vdev)
 		trace_vdla_job_preempted(job);
 		/* Its place is at the head: it is the oldest of its context. */
 		list_add(&job->link, &s->ready[job->priority]);
-		job->queued = true;
 		s->queued++;
 		break;
 	default:
@@ -361,7 +359,6 @@ static struct dma_fence *vdla_run_job(struct drm_sched_job *sched_job)
 	} else {
 		job->ready_time = ktime_get();
 		list_add_tail(&job->link, &s->ready[job->priority]);
-		job->queued = true;
 		s->queued++;
 		maybe_preempt(vdev, job);
 		dispatch(vdev);

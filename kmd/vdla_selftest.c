@@ -2,12 +2,9 @@
 /*
  * DRM_IOCTL_VDLA_TEST_BDMA: an end-to-end test of the data path before
  * SUBMIT existed, kept as a bring-up check. The caller's pages are pinned and
- * mapped into MMU context 0 (reserved for it) through page tables built
- * here, and a one-operation BDMA task runs through the firmware core with the
- * MMU on while the scheduler is paused.
- *
- * Device virtual layout: the source at 2 MiB, the destination at 4 MiB,
- * each covered by one level-2 table (at most 512 pages).
+ * mapped into a device address space of their own (vdla_mmu.c), bound to
+ * MMU context 0 (reserved for it), and a one-operation BDMA task runs
+ * through the firmware core with the MMU on while the scheduler is paused.
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
@@ -27,23 +24,17 @@
 #include "vdla_sched.h"
 #include "vdla_selftest.h"
 
-#define SELFTEST_CONTEXT	VDLA_MMU_SELFTEST_SLOT
-#define SELFTEST_SRC_VA		(2ull << 20)
-#define SELFTEST_DST_VA		(4ull << 20)
 #define SELFTEST_TIMEOUT_MS	5000
-#define SELFTEST_TABLES		4	/* level 0, level 1, level 2 for src and dst */
 
+/* A user buffer pinned, mapped for the device, and mapped in @as. */
 struct selftest_buffer {
 	struct page **pages;
-	dma_addr_t *dma;
 	unsigned int npages;
+	struct sg_table sgt;
+	bool dma_mapped;
+	struct drm_mm_node node;
 	bool write;
 	u64 va;
-};
-
-struct selftest_tables {
-	__le64 *cpu[SELFTEST_TABLES];
-	dma_addr_t dma[SELFTEST_TABLES];
 };
 
 static struct device *dev_of(struct vdla_device *vdev)
@@ -51,93 +42,55 @@ static struct device *dev_of(struct vdla_device *vdev)
 	return &vdev->pdev->dev;
 }
 
-static void unpin_buffer(struct vdla_device *vdev, struct selftest_buffer *buf)
+static void unpin_buffer(struct vdla_device *vdev, struct vdla_as *as,
+			 struct selftest_buffer *buf)
 {
-	for (unsigned int i = 0; i < buf->npages; i++)
-		dma_unmap_page(dev_of(vdev), buf->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
-	if (buf->pages)
+	if (drm_mm_node_allocated(&buf->node))
+		vdla_as_unmap(as, &buf->node);
+	if (buf->dma_mapped)
+		dma_unmap_sgtable(dev_of(vdev), &buf->sgt, DMA_BIDIRECTIONAL, 0);
+	sg_free_table(&buf->sgt);
+	if (buf->npages)
 		unpin_user_pages_dirty_lock(buf->pages, buf->npages, buf->write);
-	kvfree(buf->dma);
 	kvfree(buf->pages);
 	memset(buf, 0, sizeof(*buf));
 }
 
-static int pin_buffer(struct vdla_device *vdev, u64 uaddr, u32 size, bool write, u64 va_base,
-		      struct selftest_buffer *buf)
+static int pin_buffer(struct vdla_device *vdev, struct vdla_as *as, u64 uaddr, u32 size,
+		      bool write, struct selftest_buffer *buf)
 {
 	unsigned long offset = uaddr & ~PAGE_MASK;
 	unsigned int npages = DIV_ROUND_UP(offset + size, PAGE_SIZE);
-	int pinned;
+	int pinned, ret;
 
 	memset(buf, 0, sizeof(*buf));
 	buf->write = write;
-	buf->va = va_base + offset;
 	buf->pages = kvmalloc_array(npages, sizeof(*buf->pages), GFP_KERNEL);
-	buf->dma = kvmalloc_array(npages, sizeof(*buf->dma), GFP_KERNEL);
-	if (!buf->pages || !buf->dma) {
-		unpin_buffer(vdev, buf);
+	if (!buf->pages)
 		return -ENOMEM;
-	}
-
 	pinned = pin_user_pages_fast(uaddr & PAGE_MASK, npages, write ? FOLL_WRITE : 0,
 				     buf->pages);
 	if (pinned != npages) {
 		if (pinned > 0)
 			unpin_user_pages(buf->pages, pinned);
-		kvfree(buf->pages);
-		buf->pages = NULL;
-		unpin_buffer(vdev, buf);
+		unpin_buffer(vdev, as, buf);
 		return pinned < 0 ? pinned : -EFAULT;
 	}
+	buf->npages = npages;
 
-	for (unsigned int i = 0; i < npages; i++) {
-		buf->dma[i] = dma_map_page(dev_of(vdev), buf->pages[i], 0, PAGE_SIZE,
-					   DMA_BIDIRECTIONAL);
-		if (dma_mapping_error(dev_of(vdev), buf->dma[i])) {
-			buf->npages = i;
-			unpin_buffer(vdev, buf);
-			return -ENOMEM;
-		}
-		buf->npages = i + 1;
+	ret = sg_alloc_table_from_pages(&buf->sgt, buf->pages, npages, 0,
+					(size_t)npages << PAGE_SHIFT, GFP_KERNEL);
+	if (!ret)
+		ret = dma_map_sgtable(dev_of(vdev), &buf->sgt, DMA_BIDIRECTIONAL, 0);
+	if (!ret) {
+		buf->dma_mapped = true;
+		ret = vdla_as_map(as, &buf->node, (u64)npages << PAGE_SHIFT, &buf->sgt, write);
 	}
-	return 0;
-}
-
-static void free_tables(struct vdla_device *vdev, struct selftest_tables *t)
-{
-	for (int i = 0; i < SELFTEST_TABLES; i++) {
-		if (t->cpu[i])
-			dma_free_coherent(dev_of(vdev), VDLA_PAGE_SIZE, t->cpu[i], t->dma[i]);
+	if (ret) {
+		unpin_buffer(vdev, as, buf);
+		return ret;
 	}
-}
-
-static void fill_leaf(__le64 *table, const struct selftest_buffer *buf, bool writable)
-{
-	u64 perms = VDLA_PTE_VALID | VDLA_PTE_READ | (writable ? VDLA_PTE_WRITE : 0);
-
-	for (unsigned int i = 0; i < buf->npages; i++)
-		table[i] = cpu_to_le64((buf->dma[i] & VDLA_PTE_ADDR_MASK) | perms);
-}
-
-static int build_tables(struct vdla_device *vdev, const struct selftest_buffer *src,
-			const struct selftest_buffer *dst, bool dst_writable,
-			struct selftest_tables *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < SELFTEST_TABLES; i++) {
-		t->cpu[i] = dma_alloc_coherent(dev_of(vdev), VDLA_PAGE_SIZE, &t->dma[i],
-					       GFP_KERNEL);
-		if (!t->cpu[i]) {
-			free_tables(vdev, t);
-			return -ENOMEM;
-		}
-	}
-	/* Both ranges are below 1 GiB: level-0 entry 0; level-1 entries 1, 2. */
-	t->cpu[0][0] = cpu_to_le64(t->dma[1] | VDLA_PTE_VALID);
-	t->cpu[1][SELFTEST_SRC_VA >> 21] = cpu_to_le64(t->dma[2] | VDLA_PTE_VALID);
-	t->cpu[1][SELFTEST_DST_VA >> 21] = cpu_to_le64(t->dma[3] | VDLA_PTE_VALID);
-	fill_leaf(t->cpu[2], src, true);
-	fill_leaf(t->cpu[3], dst, dst_writable);
+	buf->va = buf->node.start + offset;
 	return 0;
 }
 
@@ -208,7 +161,7 @@ static int run_task(struct vdla_device *vdev, const struct selftest_buffer *src,
 	config.task_data = &fw_task;
 	config.num_addresses = ADDRESSES;
 	config.descriptor = ADDR_DESCRIPTOR;
-	config.context = SELFTEST_CONTEXT;
+	config.context = VDLA_MMU_SELFTEST_SLOT;
 	config.state = state;
 	config.state_size = dla_task_state_size(1);
 
@@ -257,39 +210,40 @@ static int run_copy(struct vdla_device *vdev, struct drm_vdla_test_bdma *args)
 {
 	bool dst_writable = !(args->flags & DRM_VDLA_TEST_BDMA_FLAG_DST_READ_ONLY);
 	struct selftest_buffer src, dst;
-	struct selftest_tables tables;
+	struct vdla_as *as;
 	int ret;
 
-	ret = pin_buffer(vdev, args->src, args->size, false, SELFTEST_SRC_VA, &src);
+	as = vdla_as_create(vdev);
+	if (!as)
+		return -ENOMEM;
+	ret = pin_buffer(vdev, as, args->src, args->size, false, &src);
 	if (ret)
-		return ret;
-	ret = pin_buffer(vdev, args->dst, args->size, dst_writable, SELFTEST_DST_VA, &dst);
+		goto out_as;
+	/* Pinned for reading only when the device may not write it. */
+	ret = pin_buffer(vdev, as, args->dst, args->size, dst_writable, &dst);
 	if (ret)
 		goto out_src;
-	ret = build_tables(vdev, &src, &dst, dst_writable, &tables);
-	if (ret)
-		goto out_dst;
 
 	args->src_va = src.va;
 	args->dst_va = dst.va;
 	/* The device is the self-test's until unpaused: no job starts. */
 	ret = vdla_sched_pause(vdev);
 	if (ret)
-		goto out_tables;
+		goto out_dst;
 	mutex_lock(&vdev->fw_lock);
-	vdla_mmu_set_selftest(vdev, tables.dma[0]);
+	vdla_mmu_set_selftest(vdev, vdla_as_table(as));
 	mutex_unlock(&vdev->fw_lock);
 	ret = run_task(vdev, &src, &dst, args);
 	mutex_lock(&vdev->fw_lock);
 	vdla_mmu_set_selftest(vdev, 0);
 	mutex_unlock(&vdev->fw_lock);
 	vdla_sched_unpause(vdev);
-out_tables:
-	free_tables(vdev, &tables);
 out_dst:
-	unpin_buffer(vdev, &dst);
+	unpin_buffer(vdev, as, &dst);
 out_src:
-	unpin_buffer(vdev, &src);
+	unpin_buffer(vdev, as, &src);
+out_as:
+	vdla_as_put(as);
 	return ret;
 }
 
