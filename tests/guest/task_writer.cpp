@@ -11,19 +11,6 @@ namespace guest {
 static_assert(sizeof(vdla_task_header) == 32, "vdla_task_header is 32 bytes");
 static_assert(sizeof(vdla_task_op) == VDLA_TASK_OP_SIZE, "vdla_task_op is 512 bytes");
 
-size_t dtypeBytes(uint32_t dtype)
-{
-	switch (dtype) {
-	case VDLA_DTYPE_INT8:
-		return 1;
-	case VDLA_DTYPE_INT16:
-	case VDLA_DTYPE_FP16:
-		return 2;
-	default:
-		return 4;
-	}
-}
-
 vdla_task_address taskAddress(uint16_t index, uint64_t offset)
 {
 	vdla_task_address a;
@@ -45,7 +32,7 @@ vdla_task_surface flyingSurface(uint32_t dtype, uint32_t n, uint32_t c, uint32_t
 {
 	vdla_task_surface s;
 	std::memset(&s, 0, sizeof(s));
-	uint32_t e = uint32_t(dtypeBytes(dtype));
+	uint32_t e = uint32_t(vdla_test::dtypeSize(dtype));
 	s.dtype = dtype;
 	s.n = n;
 	s.c = c;
@@ -60,7 +47,7 @@ vdla_task_surface flyingSurface(uint32_t dtype, uint32_t n, uint32_t c, uint32_t
 
 uint64_t surfaceBytes(const vdla_task_surface &s)
 {
-	return uint64_t(s.n) * s.c * s.h * s.w * dtypeBytes(s.dtype);
+	return uint64_t(s.n) * s.c * s.h * s.w * vdla_test::dtypeSize(s.dtype);
 }
 
 vdla_task_op TaskWriter::newOp(uint8_t engine)

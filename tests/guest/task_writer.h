@@ -16,9 +16,9 @@
 
 #include <drm/vdla_task.h>
 
-namespace guest {
+#include "tensor_desc.h"
 
-size_t dtypeBytes(uint32_t dtype);
+namespace guest {
 
 /* A place in a buffer of the address list. */
 vdla_task_address taskAddress(uint16_t index, uint64_t offset = 0);

@@ -28,11 +28,10 @@ constexpr uint8_t kCanary = 0xa5;
 
 /* ---- Tensors in BOs ---------------------------------------------------- */
 
-size_t tensorBytes(const Tensor &t);
-/* Writes @t packed NCHW at @dst. */
-void storeTensor(uint8_t *dst, const Tensor &t);
-/* Reads a packed NCHW tensor of @shape's type and shape from @src. */
-Tensor loadTensor(const uint8_t *src, const Tensor &shape);
+/* The CPU reference's packed NCHW conversions. */
+using vdla_ref::loadTensor;
+using vdla_ref::storeTensor;
+using vdla_ref::tensorBytes;
 /* A packed surface of @t's type and shape at (@index, @offset). */
 vdla_task_surface surfaceOf(uint16_t index, uint64_t offset, const Tensor &t);
 

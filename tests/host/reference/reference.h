@@ -134,6 +134,15 @@ Tensor load(vdla_test::DeviceHarness &dev, const vdla_test::TensorDesc &d);
 /* Encodes one element of type @dtype (value @v) into @out (little endian). */
 void encodeElement(uint32_t dtype, double v, int64_t iv, uint8_t *out);
 
+/* ---- Packed NCHW memory, e.g. a mapped buffer ---------------------------- */
+
+/* Bytes @t takes packed. */
+size_t tensorBytes(const Tensor &t);
+/* Writes @t packed at @dst. */
+void storeTensor(uint8_t *dst, const Tensor &t);
+/* Reads a packed tensor of @shape's type and dimensions from @src. */
+Tensor loadTensor(const uint8_t *src, const Tensor &shape);
+
 /* ---- Comparison -------------------------------------------------------- */
 
 /*

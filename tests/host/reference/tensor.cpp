@@ -125,6 +125,35 @@ static void decodeElement(uint32_t dtype, const uint8_t *in, double &v, int64_t 
 	}
 }
 
+size_t tensorBytes(const Tensor &t)
+{
+	return t.size() * vdla_test::dtypeSize(t.dtype);
+}
+
+void storeTensor(uint8_t *dst, const Tensor &t)
+{
+	size_t e = vdla_test::dtypeSize(t.dtype);
+	for (size_t k = 0; k < t.size(); k++)
+		encodeElement(
+			t.dtype, t.isFloat() ? t.f[k] : 0, t.isFloat() ? 0 : t.i[k], dst + k * e);
+}
+
+Tensor loadTensor(const uint8_t *src, const Tensor &shape)
+{
+	Tensor t(shape.dtype, shape.n, shape.c, shape.h, shape.w);
+	size_t e = vdla_test::dtypeSize(t.dtype);
+	for (size_t k = 0; k < t.size(); k++) {
+		double v = 0;
+		int64_t iv = 0;
+		decodeElement(t.dtype, src + k * e, v, iv);
+		if (t.isFloat())
+			t.f[k] = v;
+		else
+			t.i[k] = iv;
+	}
+	return t;
+}
+
 void store(vdla_test::DeviceHarness &dev, const vdla_test::TensorDesc &d, const Tensor &t)
 {
 	uint8_t *base = hostPtr(dev, d.addr);

@@ -17,48 +17,6 @@ vdla::Tensor tensorAt(uint16_t buffer, uint64_t offset, const Tensor &t)
 	return vdla::Tensor::nchw(buffer, offset, dataType(t.dtype), t.n, t.c, t.h, t.w);
 }
 
-size_t tensorBytes(const Tensor &t)
-{
-	return t.size() * vdla::dataTypeSize(dataType(t.dtype));
-}
-
-void storeTensor(uint8_t *dst, const Tensor &t)
-{
-	size_t e = vdla::dataTypeSize(dataType(t.dtype));
-	for (size_t k = 0; k < t.size(); k++)
-		encodeElement(
-			t.dtype, t.isFloat() ? t.f[k] : 0, t.isFloat() ? 0 : t.i[k], dst + k * e);
-}
-
-Tensor loadTensor(const uint8_t *src, const Tensor &shape)
-{
-	Tensor t(shape.dtype, shape.n, shape.c, shape.h, shape.w);
-	size_t e = vdla::dataTypeSize(dataType(t.dtype));
-	for (size_t k = 0; k < t.size(); k++) {
-		uint32_t u = 0;
-		for (size_t b = 0; b < e; b++)
-			u |= uint32_t(src[k * e + b]) << (8 * b);
-		switch (t.dtype) {
-		case VDLA_DTYPE_INT8:
-			t.i[k] = int8_t(u);
-			break;
-		case VDLA_DTYPE_INT16:
-			t.i[k] = int16_t(u);
-			break;
-		case VDLA_DTYPE_INT32:
-			t.i[k] = int32_t(u);
-			break;
-		case VDLA_DTYPE_FP16:
-			t.f[k] = fp16ToDouble(uint16_t(u));
-			break;
-		case VDLA_DTYPE_FP32:
-			t.f[k] = fp32FromBits(u);
-			break;
-		}
-	}
-	return t;
-}
-
 void storeInt32s(uint8_t *dst, const std::vector<int32_t> &values)
 {
 	for (size_t k = 0; k < values.size(); k++)

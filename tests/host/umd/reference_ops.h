@@ -20,10 +20,10 @@ namespace umd_test {
 vdla::DataType dataType(uint32_t dtype);
 /* A packed NCHW tensor of @t's type and shape at (@buffer, @offset). */
 vdla::Tensor tensorAt(uint16_t buffer, uint64_t offset, const vdla_ref::Tensor &t);
-size_t tensorBytes(const vdla_ref::Tensor &t);
-
-void storeTensor(uint8_t *dst, const vdla_ref::Tensor &t);
-vdla_ref::Tensor loadTensor(const uint8_t *src, const vdla_ref::Tensor &shape);
+/* The CPU reference's packed NCHW conversions. */
+using vdla_ref::loadTensor;
+using vdla_ref::storeTensor;
+using vdla_ref::tensorBytes;
 /* Little-endian int32 values, e.g. a per-channel bias. */
 void storeInt32s(uint8_t *dst, const std::vector<int32_t> &values);
 
