@@ -84,7 +84,7 @@ static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args
 	return 0;
 }
 
-/* Adds @obj to the job's distinct BOs (the first one is the descriptor's). */
+/* Adds @obj to the job's distinct BOs, for the implicit fences. */
 static void add_bo(struct vdla_job *job, struct drm_gem_object *obj, bool write)
 {
 	u32 i;
@@ -142,14 +142,9 @@ static int resolve_addresses(struct drm_file *file, struct vdla_job *job,
 		job->buffers[i].cpu = NULL;
 		job->buffers[i].device_address = vdla_mapping_address(m) + a->offset;
 		job->buffers[i].size = obj->size - a->offset;
-		if (i == job->descriptor)
-			add_bo(job, obj, write);
+		add_bo(job, obj, write);
 		drm_gem_object_put(obj);
 	}
-	/* The descriptor's BO is bos[0]; the rest in order. */
-	for (u32 i = 0; i < job->count; i++)
-		add_bo(job, &job->mappings[i]->bo->base.base,
-		       list[i].flags & DRM_VDLA_ADDRESS_FLAG_WRITE);
 	return 0;
 }
 
@@ -163,7 +158,7 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 			struct drm_vdla_submit *args)
 {
 	struct vdla_device *vdev = job->vdev;
-	struct drm_gem_object *obj = job->bos[0];
+	struct drm_gem_object *obj = &job->mappings[job->descriptor]->bo->base.base;
 	u64 offset = job->buffers[job->descriptor].device_address -
 		     vdla_mapping_address(job->mappings[job->descriptor]);
 	struct vdla_fw_buffer *desc = &job->buffers[job->descriptor];
