@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * SUBMIT: checks everything it can, prepares everything the job needs to
- * run (mappings, the descriptor's kernel mapping, the firmware's state
- * area, the fence), wires the dependencies (in-syncs and the implicit
- * fences of the BOs) and hands the job to drm_sched. It never waits for the
- * device or for a dependency.
+ * run (mappings, the kernel mappings of the descriptor and of the
+ * statistics buffer, the firmware's state area, the fence), wires the
+ * dependencies (in-syncs and the implicit fences of the BOs) and hands the
+ * job to drm_sched. It never waits for the device or for a dependency.
  */
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -58,8 +58,8 @@ void vdla_job_free(struct vdla_job *job)
 
 static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args)
 {
-	if (args->flags || args->pad) {
-		drm_dbg(drm, "SUBMIT: flags 0x%x and pad must be 0\n", args->flags);
+	if (args->flags & ~DRM_VDLA_SUBMIT_FLAGS) {
+		drm_dbg(drm, "SUBMIT: unknown flags 0x%x\n", args->flags);
 		return -EINVAL;
 	}
 	if (!args->address_count || args->address_count > DRM_VDLA_MAX_ADDRESSES) {
@@ -70,6 +70,16 @@ static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args
 	if (args->descriptor >= args->address_count) {
 		drm_dbg(drm, "SUBMIT: descriptor index %u beyond the %u addresses\n",
 			args->descriptor, args->address_count);
+		return -EINVAL;
+	}
+	if (!(args->flags & DRM_VDLA_SUBMIT_OP_STATS) && args->op_stats) {
+		drm_dbg(drm, "SUBMIT: op_stats %u without DRM_VDLA_SUBMIT_OP_STATS must be 0\n",
+			args->op_stats);
+		return -EINVAL;
+	}
+	if ((args->flags & DRM_VDLA_SUBMIT_OP_STATS) && args->op_stats >= args->address_count) {
+		drm_dbg(drm, "SUBMIT: op_stats index %u beyond the %u addresses\n",
+			args->op_stats, args->address_count);
 		return -EINVAL;
 	}
 	if (args->in_sync_count > DRM_VDLA_MAX_IN_SYNCS) {
@@ -183,6 +193,7 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 		    header.num_ops <= desc->size / VDLA_TASK_OP_SIZE)
 			num_ops = header.num_ops;
 	}
+	job->num_ops = num_ops;
 	job->state_size = dla_task_state_size(num_ops);
 	job->state = kvzalloc(job->state_size, GFP_KERNEL);
 	if (!job->state)
@@ -210,6 +221,45 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 		drm_dbg(drm, "SUBMIT: the firmware cannot check the task: %d\n", ret);
 		return ret == DLA_ERR_NO_MEMORY ? -ENOMEM : -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * DRM_VDLA_SUBMIT_OP_STATS: the statistics go to an entry flagged for
+ * writing (so that the implicit fences order readers after the job) with
+ * room for one struct drm_vdla_op_stats per operation. The BO's kernel
+ * mapping is made now: ending the job only copies.
+ */
+static int prepare_op_stats(struct drm_device *drm, struct vdla_job *job,
+			    const struct drm_vdla_submit *args,
+			    const struct drm_vdla_address *list)
+{
+	u32 index = args->op_stats;
+	const struct drm_vdla_address *a = &list[index];
+	u64 bytes = (u64)job->num_ops * sizeof(struct drm_vdla_op_stats);
+	void *vaddr;
+	int ret;
+
+	if (!(args->flags & DRM_VDLA_SUBMIT_OP_STATS))
+		return 0;
+	if (!(a->flags & DRM_VDLA_ADDRESS_FLAG_WRITE)) {
+		drm_dbg(drm, "SUBMIT: op_stats address %u is not flagged for writing\n", index);
+		return -EINVAL;
+	}
+	if (bytes > job->buffers[index].size) {
+		drm_dbg(drm, "SUBMIT: op_stats address %u: %u ops need %llu bytes, it has %llu\n",
+			index, job->num_ops, bytes, job->buffers[index].size);
+		return -EINVAL;
+	}
+	if (!job->num_ops)
+		return 0;
+	/* Kept by the BO (job->bos holds it) until the BO is freed. */
+	ret = vdla_bo_kernel_map(job->mappings[index]->bo, &vaddr);
+	if (ret) {
+		drm_dbg(drm, "SUBMIT: the op_stats BO has no kernel mapping: %d\n", ret);
+		return ret;
+	}
+	job->op_stats = (u8 *)vaddr + a->offset;
 	return 0;
 }
 
@@ -363,6 +413,9 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 	if (ret)
 		goto out_job;
 	ret = prepare_task(drm, job, args);
+	if (ret)
+		goto out_job;
+	ret = prepare_op_stats(drm, job, args, list);
 	if (ret)
 		goto out_job;
 

@@ -51,6 +51,14 @@ struct vdla_job {
 	/* The firmware's state area for the task. */
 	void *state;
 	size_t state_size;
+	/** @num_ops: the task's operations, as SUBMIT read them. */
+	u32 num_ops;
+	/**
+	 * @op_stats: with DRM_VDLA_SUBMIT_OP_STATS, the kernel address of
+	 * @num_ops struct drm_vdla_op_stats (not necessarily aligned) in a BO
+	 * the job holds; NULL without.
+	 */
+	void *op_stats;
 
 	/* Dispatcher: under vdev->fw_lock. */
 	struct list_head link;

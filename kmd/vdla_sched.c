@@ -139,6 +139,31 @@ static void account(struct vdla_job *job)
 }
 
 /*
+ * DRM_VDLA_SUBMIT_OP_STATS: copies what the firmware recorded of each
+ * operation to the BO SUBMIT mapped, before the fence signals. The state
+ * area keeps the records across preemptions, and each operation runs once.
+ * An operation the firmware's task lacks or did not complete (the
+ * descriptor changed after SUBMIT) is reported as zeros.
+ */
+static void write_op_stats(struct vdla_device *vdev, struct vdla_job *job)
+{
+	u8 *dst = job->op_stats;
+
+	for (u32 i = 0; i < job->num_ops; i++, dst += sizeof(struct drm_vdla_op_stats)) {
+		struct drm_vdla_op_stats out = {};
+		struct dla_op_stats st;
+
+		if (dla_op_statistics(vdev->fw_engine, i, &st) == DLA_SUCCESS && st.completed) {
+			out.device_ns = st.device_ns;
+			out.macs = st.macs;
+			out.bytes_read = st.bytes_read;
+			out.bytes_written = st.bytes_written;
+		}
+		memcpy(dst, &out, sizeof(out));
+	}
+}
+
+/*
  * The running job ended with @error; the firmware's task is forgotten. A
  * fault or a hang bans the context: later submits fail and its queued jobs
  * are cancelled, after the job itself so that the context's fences signal
@@ -151,6 +176,8 @@ static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
 
 	sched_of(vdev)->running = NULL;
 	account(job);
+	if (!error && job->op_stats)
+		write_op_stats(vdev, job);
 	dla_clear_task(vdev->fw_engine);
 	if (error == -EFAULT || error == -EIO || error == -ETIMEDOUT) {
 		WRITE_ONCE(job->ctx->banned, true);

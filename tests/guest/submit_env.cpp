@@ -471,6 +471,8 @@ int submit(int fd, const Submission &s, drm_vdla_submit *result)
 	args.in_syncs = reinterpret_cast<uintptr_t>(s.inSyncs.data());
 	args.in_sync_count = uint32_t(s.inSyncs.size());
 	args.out_sync = s.outSync;
+	args.flags = s.flags;
+	args.op_stats = s.opStats;
 	int ret = submitRaw(fd, &args);
 	if (result)
 		*result = args;

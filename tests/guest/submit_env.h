@@ -216,6 +216,9 @@ struct Submission {
 	uint32_t descriptor = 0;
 	std::vector<drm_vdla_sync> inSyncs;
 	drm_vdla_sync outSync = {};
+	/* DRM_VDLA_SUBMIT_* flags, and the entry of DRM_VDLA_SUBMIT_OP_STATS. */
+	uint32_t flags = 0;
+	uint32_t opStats = 0;
 };
 
 /* SUBMIT; returns the errno, and the driver's answer in @result. */

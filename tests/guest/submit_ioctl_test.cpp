@@ -85,13 +85,14 @@ TEST_F(SubmitIoctl, RejectsFlagsAndPad)
 	args.ctx_id = ctx_.id();
 	args.addresses = reinterpret_cast<uintptr_t>(s.addresses.data());
 	args.address_count = uint32_t(s.addresses.size());
-	for (uint32_t flags : { 1u, 1u << 31 }) {
+	for (uint32_t flags : { 2u, 1u << 31 }) {
 		drm_vdla_submit a = args;
 		a.flags = flags;
 		EXPECT_EQ(submitRaw(fd(), &a), EINVAL) << flags;
 	}
+	/* Without DRM_VDLA_SUBMIT_OP_STATS, op_stats (the old pad) stays 0. */
 	drm_vdla_submit a = args;
-	a.pad = 1;
+	a.op_stats = 1;
 	EXPECT_EQ(submitRaw(fd(), &a), EINVAL);
 	expectNothingQueued();
 }

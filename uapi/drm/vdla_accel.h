@@ -459,6 +459,38 @@ struct drm_vdla_sync {
 	__u64 point;
 };
 
+/**
+ * DRM_VDLA_SUBMIT_OP_STATS: report per-operation statistics (driver 1.3).
+ *
+ * drm_vdla_submit.op_stats names an address-list entry flagged
+ * DRM_VDLA_ADDRESS_FLAG_WRITE. When the job completes successfully, the
+ * driver writes at that entry's offset, before the job's fence signals, one
+ * struct drm_vdla_op_stats per operation of the task (num_ops entries, in
+ * operation order). A job that ends with an error writes nothing there.
+ */
+#define DRM_VDLA_SUBMIT_OP_STATS	(1u << 0)
+#define DRM_VDLA_SUBMIT_FLAGS		DRM_VDLA_SUBMIT_OP_STATS
+
+/**
+ * struct drm_vdla_op_stats - what one operation of a completed job did
+ *
+ * The device's per-operation counters (docs/hw-spec.md, "Per-operation
+ * counters"). The members of a fused chain each report the chain's time.
+ * An operation that did not complete (the descriptor changed after SUBMIT)
+ * is all zero. A job preempted and resumed runs each operation once: its
+ * entries are those of an uninterrupted run.
+ */
+struct drm_vdla_op_stats {
+	/** @device_ns: the operation's device time. */
+	__u64 device_ns;
+	/** @macs: multiply-accumulates performed. */
+	__u64 macs;
+	/** @bytes_read: bytes read from memory and SRAM. */
+	__u64 bytes_read;
+	/** @bytes_written: bytes written to memory and SRAM. */
+	__u64 bytes_written;
+};
+
 /** DRM_VDLA_MAX_ADDRESSES: address-list entries of one job, at most. */
 #define DRM_VDLA_MAX_ADDRESSES		1024
 /** DRM_VDLA_MAX_IN_SYNCS: in-syncs of one job, at most. */
@@ -468,7 +500,8 @@ struct drm_vdla_sync {
  * struct drm_vdla_submit - argument of DRM_IOCTL_VDLA_SUBMIT
  *
  * Errors, before anything is queued: EINVAL (flags, pads, counts, an
- * address-list entry's flags or offset, a task the firmware refuses: the
+ * address-list entry's flags or offset, an @op_stats entry out of range, not
+ * flagged for writing or too small, a task the firmware refuses: the
  * @error_* fields say where), ENOENT (a handle or syncobj that does not exist
  * for the caller, a context that is not the caller's, an in-sync point with
  * no fence yet), EACCES (a read-only BO marked for writing), ECANCELED
@@ -477,7 +510,7 @@ struct drm_vdla_sync {
 struct drm_vdla_submit {
 	/** @ctx_id: in, a context of the caller. */
 	__u32 ctx_id;
-	/** @flags: in, must be 0. */
+	/** @flags: in, DRM_VDLA_SUBMIT_* bits. */
 	__u32 flags;
 	/** @addresses: in, user pointer to struct drm_vdla_address[]. */
 	__u64 addresses;
@@ -489,8 +522,13 @@ struct drm_vdla_submit {
 	__u64 in_syncs;
 	/** @in_sync_count: in, 0..DRM_VDLA_MAX_IN_SYNCS. */
 	__u32 in_sync_count;
-	/** @pad: must be 0. */
-	__u32 pad;
+	/**
+	 * @op_stats: in, with DRM_VDLA_SUBMIT_OP_STATS the address-list index
+	 * of a writable entry with room for num_ops struct drm_vdla_op_stats
+	 * from its offset; without the flag it must be 0 (it was a pad field
+	 * before driver 1.3).
+	 */
+	__u32 op_stats;
 	/** @out_sync: in, signalled (at its point) when the job ends. */
 	struct drm_vdla_sync out_sync;
 	/** @seqno: out, the job's sequence number in its context, from 1. */

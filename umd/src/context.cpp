@@ -7,6 +7,7 @@
 
 #include <drm/vdla_accel.h>
 
+#include <vdla/buffer.h>
 #include <vdla/device.h>
 #include <vdla/fence.h>
 
@@ -124,25 +125,59 @@ Result<ContextStatus> Context::query() const
 Result<uint64_t> Context::submit(
 	const Task &task, const std::vector<SyncPoint> &waits, const SyncPoint &signal)
 {
+	return submit(task, waits, signal, OpStatsTarget{});
+}
+
+Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> &waits,
+	const SyncPoint &signal, const OpStatsTarget &stats)
+{
 	d_->taskError = {};
 	if (!task.descriptor())
 		return Error(EINVAL, "the task was not built");
-	if (task.addresses().size() > DRM_VDLA_MAX_ADDRESSES)
+	/* The statistics buffer is one more entry, after the task's own. */
+	size_t entries = task.addresses().size() + (stats.buffer ? 1 : 0);
+	if (entries > DRM_VDLA_MAX_ADDRESSES)
 		return Error(E2BIG,
 			"the task names more than " + std::to_string(DRM_VDLA_MAX_ADDRESSES)
 				+ " buffers");
+	if (stats.buffer) {
+		const Version &driver = d_->device->info().driverVersion;
+		const Buffer &buffer = *stats.buffer;
+		if (driver.major == 1 && driver.minor < 3)
+			return Error(EOPNOTSUPP,
+				"driver " + driver.toString()
+					+ " does not report per-operation statistics (1.3 does)");
+		if (&buffer.device() != d_->device)
+			return Error(EINVAL, "the statistics buffer belongs to another Device");
+		if (buffer.access() == Buffer::Access::ReadOnly)
+			return Error(EACCES, "the statistics buffer is read-only");
+		if (stats.offset >= buffer.size()
+			|| OpStats::bytesFor(task.numOps()) > buffer.size() - stats.offset)
+			return Error(EINVAL,
+				"the statistics of " + std::to_string(task.numOps())
+					+ " operations do not fit at offset "
+					+ std::to_string(stats.offset) + " of a buffer of "
+					+ std::to_string(buffer.size()) + " bytes");
+	}
 	if (waits.size() > DRM_VDLA_MAX_IN_SYNCS)
 		return Error(E2BIG,
 			"a job waits for at most " + std::to_string(DRM_VDLA_MAX_IN_SYNCS)
 				+ " fences");
 
 	std::vector<drm_vdla_address> addresses;
-	addresses.reserve(task.addresses().size());
+	addresses.reserve(entries);
 	for (const TaskAddress &a : task.addresses()) {
 		drm_vdla_address entry = {};
 		entry.handle = a.handle;
 		entry.flags = a.write ? DRM_VDLA_ADDRESS_FLAG_WRITE : 0;
 		entry.offset = a.offset;
+		addresses.push_back(entry);
+	}
+	if (stats.buffer) {
+		drm_vdla_address entry = {};
+		entry.handle = stats.buffer->handle();
+		entry.flags = DRM_VDLA_ADDRESS_FLAG_WRITE;
+		entry.offset = stats.offset;
 		addresses.push_back(entry);
 	}
 	std::vector<drm_vdla_sync> inSyncs;
@@ -161,6 +196,10 @@ Result<uint64_t> Context::submit(
 	args.in_syncs = reinterpret_cast<uintptr_t>(inSyncs.data());
 	args.in_sync_count = uint32_t(inSyncs.size());
 	args.out_sync = encodeSync(signal);
+	if (stats.buffer) {
+		args.flags = DRM_VDLA_SUBMIT_OP_STATS;
+		args.op_stats = uint32_t(addresses.size() - 1);
+	}
 	if (drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_SUBMIT, &args)) {
 		int err = errno;
 		if (err == EINVAL && args.error_field)

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include <vdla/op_stats.h>
 #include <vdla/result.h>
 #include <vdla/task.h>
 
@@ -90,6 +91,21 @@ public:
 	 */
 	Result<uint64_t> submit(const Task &task, const std::vector<SyncPoint> &waits = {},
 		const SyncPoint &signal = {});
+
+	/*
+	 * As above, and if the job completes successfully the kernel writes
+	 * the statistics of each of the task's operations to @stats before
+	 * @signal signals: OpStats::read(buffer, offset, task.numOps()) decodes
+	 * them. A job preempted and resumed reports each operation once, as
+	 * an uninterrupted run would; a failed job writes nothing. A target
+	 * without a buffer submits without statistics.
+	 *
+	 * Errors, besides those above: EOPNOTSUPP (the driver is older than
+	 * 1.3), EINVAL (a buffer of another Device, or too small from the
+	 * offset), EACCES (a read-only buffer).
+	 */
+	Result<uint64_t> submit(const Task &task, const std::vector<SyncPoint> &waits,
+		const SyncPoint &signal, const OpStatsTarget &stats);
 
 	/* What the firmware found wrong in the task the last submit refused. */
 	const TaskError &taskError() const;
