@@ -16,8 +16,11 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/vx_test.cpp
 	${VDLA_VX_TEST_DIR}/object_test.cpp
 	${VDLA_VX_TEST_DIR}/user_kernel_test.cpp
-	${VDLA_VX_TEST_DIR}/graph_test.cpp)
+	${VDLA_VX_TEST_DIR}/graph_test.cpp
+	${VDLA_VX_TEST_DIR}/nn_test.cpp)
 target_compile_options(vdla-vx-tests PRIVATE ${VDLA_TEST_WARNINGS})
+# nn_test.cpp also checks nn_layers.h, the interface the DLA lowering shares.
+target_include_directories(vdla-vx-tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../umd/src/vx)
 # Link every object of libvdla so that the module finds all of the API.
 target_link_libraries(vdla-vx-tests PRIVATE
 	"$<LINK_LIBRARY:WHOLE_ARCHIVE,vdla_static>" GTest::gtest_main Threads::Threads dl)

@@ -47,6 +47,7 @@ vx_context vxCreateContext(void)
 	auto context = new _vx_context();
 	registerReference(context, Count::External);
 	addBuiltinKernels(context);
+	addLayerKernels(context);
 	return context;
 }
 

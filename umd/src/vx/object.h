@@ -244,5 +244,7 @@ void waitForWorker(vx_graph graph, ApiLock &lock);
 
 /* Built-in kernels, added to each new context. */
 void addBuiltinKernels(vx_context context);
+/* The neural-network extension's kernels (nn_kernels.cpp), likewise. */
+void addLayerKernels(vx_context context);
 
 } /* namespace vdla::vx */

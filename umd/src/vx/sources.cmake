@@ -6,4 +6,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/data.cpp
 	src/vx/graph.cpp
 	src/vx/kernel.cpp
+	src/vx/nn_cpu.cpp
+	src/vx/nn_kernels.cpp
+	src/vx/nn_math.cpp
 	src/vx/reference.cpp)

@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The neural-network layers computed on the host CPU, with the arithmetic of
+ * docs/openvx.md ("Neural-network layers"): the reference the DLA path has
+ * to match bit for bit.
+ */
+
+#include "nn_layers.h"
+#include "object.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace vdla::vx::nn {
+
+namespace {
+
+/* Elements of a tensor, read and written through its storage and strides. */
+class Elements
+{
+public:
+	explicit Elements(vx_tensor tensor)
+		: base_(tensor->storage()), dims_(tensor->dims), strides_(tensor->strides()),
+		  type_(tensor->dataType), position_(tensor->fixedPointPosition)
+	{
+	}
+
+	vx_enum type() const { return type_; }
+	vx_int8 position() const { return position_; }
+	bool isFloat() const { return type_ == VX_TYPE_FLOAT32; }
+	size_t rank() const { return dims_.size(); }
+	/* Beyond the rank a tensor has extent 1, so that loops over
+	 * [W, H, C, batch] also cover tensors without a batch. */
+	vx_size dim(size_t d) const { return d < dims_.size() ? dims_[d] : 1; }
+	vx_size stride(size_t d) const { return d < strides_.size() ? strides_[d] : 0; }
+
+	/* Elements in dimensions [first, last). */
+	vx_size count(size_t first, size_t last) const
+	{
+		vx_size result = 1;
+		for (size_t d = first; d < last; d++)
+			result *= dim(d);
+		return result;
+	}
+
+	/* Byte offset of element (x, y, c, n). */
+	vx_size at(vx_size x, vx_size y = 0, vx_size c = 0, vx_size n = 0) const
+	{
+		return x * stride(0) + y * stride(1) + c * stride(2) + n * stride(3);
+	}
+
+	/* Byte offset of the index-th element of dimensions [first, last),
+	 * the lowest dimension varying fastest. */
+	vx_size flat(vx_size index, size_t first, size_t last) const
+	{
+		vx_size offset = 0;
+		for (size_t d = first; d < last; d++) {
+			offset += index % dim(d) * stride(d);
+			index /= dim(d);
+		}
+		return offset;
+	}
+
+	int64_t raw(vx_size offset) const
+	{
+		return type_ == VX_TYPE_INT8 ? load<int8_t>(offset) : load<int16_t>(offset);
+	}
+
+	double real(vx_size offset) const
+	{
+		return isFloat() ? load<float>(offset)
+				 : std::ldexp(double(raw(offset)), -position_);
+	}
+
+	/* value must fit the type: callers narrow with convert or quantize. */
+	void storeRaw(vx_size offset, int64_t value)
+	{
+		if (type_ == VX_TYPE_INT8)
+			store(offset, static_cast<int8_t>(value));
+		else
+			store(offset, static_cast<int16_t>(value));
+	}
+
+	/* Stored as float, or quantized to the tensor's format. */
+	void storeReal(vx_size offset, double value)
+	{
+		if (isFloat())
+			store(offset, static_cast<float>(value));
+		else
+			storeRaw(offset, quantize(value, type_, position_));
+	}
+
+private:
+	template <typename T> T load(vx_size offset) const
+	{
+		T value;
+		memcpy(&value, base_ + offset, sizeof(value));
+		return value;
+	}
+
+	template <typename T> void store(vx_size offset, T value)
+	{
+		memcpy(base_ + offset, &value, sizeof(value));
+	}
+
+	uint8_t *base_;
+	std::vector<vx_size> dims_;
+	std::vector<vx_size> strides_;
+	vx_enum type_;
+	vx_int8 position_;
+};
+
+/* Calls fn(x, y, c, n) for every element of a [W, H, C, (batch)] tensor. */
+template <typename Fn> void forEachElement(const Elements &tensor, Fn fn)
+{
+	for (vx_size n = 0; n < tensor.dim(3); n++)
+		for (vx_size c = 0; c < tensor.dim(2); c++)
+			for (vx_size y = 0; y < tensor.dim(1); y++)
+				for (vx_size x = 0; x < tensor.dim(0); x++)
+					fn(x, y, c, n);
+}
+
+int64_t saturatingAdd(int64_t a, int64_t b)
+{
+	int64_t sum;
+	if (__builtin_add_overflow(a, b, &sum))
+		return b > 0 ? std::numeric_limits<int64_t>::max()
+			     : std::numeric_limits<int64_t>::min();
+	return sum;
+}
+
+/*
+ * The sum of products of convolution and fully connected and what follows
+ * it. Integer: the exact sum saturated to the 32-bit accumulator, the bias
+ * aligned to the product position, the shift to the output position and the
+ * narrowing. Float: the sum and the bias in double, stored as float.
+ */
+class Products
+{
+public:
+	Products(const Elements &input, const Elements &weights, const Elements *bias,
+		Elements &output, vx_enum overflow, vx_enum rounding)
+		: input_(input), weights_(weights), bias_(bias), output_(output),
+		  overflow_(overflow), rounding_(rounding)
+	{
+	}
+
+	/* forEachTap(tap) calls tap(inputOffset, weightOffset) for every
+	 * product of the output element. */
+	template <typename ForEachTap>
+	void store(vx_size outputOffset, vx_size biasOffset, ForEachTap forEachTap)
+	{
+		if (output_.isFloat()) {
+			double sum = 0;
+			forEachTap([&](vx_size in, vx_size w) {
+				sum += input_.real(in) * weights_.real(w);
+			});
+			if (bias_)
+				sum += bias_->real(biasOffset);
+			output_.storeReal(outputOffset, sum);
+			return;
+		}
+
+		int64_t sum = 0;
+		forEachTap([&](vx_size in, vx_size w) { sum += input_.raw(in) * weights_.raw(w); });
+		const int position = input_.position() + weights_.position();
+		int64_t value = std::clamp<int64_t>(sum, std::numeric_limits<int32_t>::min(),
+			std::numeric_limits<int32_t>::max());
+		if (bias_)
+			value = saturatingAdd(value,
+				rescale(bias_->raw(biasOffset), bias_->position(), position,
+					rounding_));
+		const int64_t shifted = rescale(value, position, output_.position(), rounding_);
+		output_.storeRaw(outputOffset, convert(shifted, output_.type(), overflow_));
+	}
+
+private:
+	const Elements &input_;
+	const Elements &weights_;
+	const Elements *bias_;
+	Elements &output_;
+	vx_enum overflow_, rounding_;
+};
+
+/* Input coordinate of a window tap; negative or past the end in padding. */
+int64_t tapPosition(vx_size output, vx_size stride, vx_size pad, vx_size tap, vx_size dilation)
+{
+	return int64_t(output * stride) - int64_t(pad) + int64_t(tap * (dilation + 1));
+}
+
+bool inside(int64_t position, vx_size extent)
+{
+	return position >= 0 && position < int64_t(extent);
+}
+
+/* Calls tap(inputOffset, weightOffset) for the taps of output element
+ * (ox, oy, o, n) that fall inside the input; padding contributes nothing. */
+template <typename Tap>
+void convolutionTaps(const Convolution &conv, const Elements &in, const Elements &weights,
+	vx_size ox, vx_size oy, vx_size o, vx_size n, Tap tap)
+{
+	for (vx_size c = 0; c < weights.dim(2); c++) {
+		for (vx_size ky = 0; ky < weights.dim(1); ky++) {
+			const int64_t iy
+				= tapPosition(oy, conv.strideY, conv.padY, ky, conv.dilationY);
+			if (!inside(iy, in.dim(1)))
+				continue;
+			for (vx_size kx = 0; kx < weights.dim(0); kx++) {
+				const int64_t ix = tapPosition(
+					ox, conv.strideX, conv.padX, kx, conv.dilationX);
+				if (inside(ix, in.dim(0)))
+					tap(in.at(ix, iy, c, n), weights.at(kx, ky, c, o));
+			}
+		}
+	}
+}
+
+vx_status compute(const Convolution &conv)
+{
+	Elements in(conv.input), weights(conv.weights), out(conv.output);
+	std::optional<Elements> bias;
+	if (conv.bias)
+		bias.emplace(conv.bias);
+	const bool unshared = bias && bias->rank() == 3;
+	Products products(in, weights, bias ? &*bias : nullptr, out, conv.overflow, conv.rounding);
+
+	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
+		const vx_size biasOffset = !bias ? 0 : unshared ? bias->at(ox, oy, o) : bias->at(o);
+		products.store(out.at(ox, oy, o, n), biasOffset,
+			[&](auto tap) { convolutionTaps(conv, in, weights, ox, oy, o, n, tap); });
+	});
+	return VX_SUCCESS;
+}
+
+vx_status compute(const FullyConnected &fc)
+{
+	Elements in(fc.input), weights(fc.weights), out(fc.output);
+	std::optional<Elements> bias;
+	if (fc.bias)
+		bias.emplace(fc.bias);
+	Products products(in, weights, bias ? &*bias : nullptr, out, fc.overflow, fc.rounding);
+
+	/* The output is [#OFM, batch...]; what precedes the batch in the
+	 * input is one sample. */
+	const size_t sampleRank = in.rank() - (out.rank() - 1);
+	const vx_size inputs = in.count(0, sampleRank);
+	for (vx_size b = 0; b < out.count(1, out.rank()); b++) {
+		const vx_size inputBatch = in.flat(b, sampleRank, in.rank());
+		const vx_size outputBatch = out.flat(b, 1, out.rank());
+		for (vx_size o = 0; o < out.dim(0); o++) {
+			products.store(
+				outputBatch + out.at(o), bias ? bias->at(o) : 0, [&](auto tap) {
+					for (vx_size i = 0; i < inputs; i++)
+						tap(inputBatch + in.flat(i, 0, sampleRank),
+							weights.at(i, o));
+				});
+		}
+	}
+	return VX_SUCCESS;
+}
+
+/* One output's pooling window along an axis: input elements [first, last)
+ * and how many positions count for the average (elements and padding,
+ * not what lies past the padding). */
+struct PoolingSpan {
+	vx_size first, last, counted;
+};
+
+PoolingSpan poolingSpan(vx_size output, vx_size stride, vx_size pad, vx_size size, vx_size input)
+{
+	const int64_t begin = tapPosition(output, stride, pad, 0, 0);
+	const int64_t end = begin + int64_t(size);
+	const int64_t extent = int64_t(input);
+	return { vx_size(std::clamp<int64_t>(begin, 0, extent)),
+		vx_size(std::clamp<int64_t>(end, 0, extent)),
+		vx_size(std::min(end, extent + int64_t(pad)) - begin) };
+}
+
+/* MAX over the elements of the window, or their sum divided by the
+ * positions counted: exactly rounded for integers, in double for floats. */
+template <typename T, typename Read>
+T pool(vx_enum type, const PoolingSpan &sx, const PoolingSpan &sy, Read read)
+{
+	T max = std::numeric_limits<T>::lowest(), sum = 0;
+	for (vx_size y = sy.first; y < sy.last; y++) {
+		for (vx_size x = sx.first; x < sx.last; x++) {
+			const T value = read(x, y);
+			max = std::max(max, value);
+			sum += value;
+		}
+	}
+	if (type == VX_NN_POOLING_MAX)
+		return max;
+	const vx_size counted = sx.counted * sy.counted;
+	if constexpr (std::is_floating_point_v<T>)
+		return sum / counted;
+	else
+		return divideNearestEven(sum, counted);
+}
+
+vx_status compute(const Pooling &pooling)
+{
+	Elements in(pooling.input), out(pooling.output);
+	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size c, vx_size n) {
+		const PoolingSpan sx
+			= poolingSpan(ox, pooling.strideX, pooling.padX, pooling.sizeX, in.dim(0));
+		const PoolingSpan sy
+			= poolingSpan(oy, pooling.strideY, pooling.padY, pooling.sizeY, in.dim(1));
+		const vx_size offset = out.at(ox, oy, c, n);
+		if (in.isFloat())
+			out.storeReal(offset,
+				pool<double>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
+					return in.real(in.at(x, y, c, n));
+				}));
+		else
+			out.storeRaw(offset,
+				pool<int64_t>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
+					return in.raw(in.at(x, y, c, n));
+				}));
+	});
+	return VX_SUCCESS;
+}
+
+vx_status compute(const Activation &activation)
+{
+	Elements in(activation.input), out(activation.output);
+	const size_t rank = in.rank();
+	for (vx_size i = 0; i < in.count(0, rank); i++) {
+		const double x = in.real(in.flat(i, 0, rank));
+		out.storeReal(out.flat(i, 0, rank),
+			activate(activation.function, activation.a, activation.b, x));
+	}
+	return VX_SUCCESS;
+}
+
+/* Along dim0 for [N] and [N, batch], along the channels for [W, H, C] and
+ * [W, H, C, batch]. */
+size_t softmaxAxis(size_t rank)
+{
+	return rank <= 2 ? 0 : 2;
+}
+
+vx_status compute(const Softmax &softmax)
+{
+	Elements in(softmax.input), out(softmax.output);
+	const size_t rank = in.rank(), axis = softmaxAxis(rank);
+	const vx_size length = in.dim(axis);
+	const vx_size below = in.count(0, axis);
+	for (vx_size i = 0; i < in.count(0, rank) / length; i++) {
+		const vx_size inBase
+			= in.flat(i % below, 0, axis) + in.flat(i / below, axis + 1, rank);
+		const vx_size outBase
+			= out.flat(i % below, 0, axis) + out.flat(i / below, axis + 1, rank);
+		/* Subtracting the maximum keeps exp from overflowing. */
+		double max = -std::numeric_limits<double>::infinity(), sum = 0;
+		for (vx_size k = 0; k < length; k++)
+			max = std::max(max, in.real(inBase + k * in.stride(axis)));
+		for (vx_size k = 0; k < length; k++)
+			sum += std::exp(in.real(inBase + k * in.stride(axis)) - max);
+		for (vx_size k = 0; k < length; k++)
+			out.storeReal(outBase + k * out.stride(axis),
+				std::exp(in.real(inBase + k * in.stride(axis)) - max) / sum);
+	}
+	return VX_SUCCESS;
+}
+
+/* Sum of the squares in the normalization window of (x, y, c, n); positions
+ * outside the tensor add nothing. */
+double sumOfSquares(
+	const Elements &in, const Normalization &norm, vx_size x, vx_size y, vx_size c, vx_size n)
+{
+	const int64_t half = int64_t(norm.size / 2);
+	const bool across = norm.type == VX_NN_NORMALIZATION_ACROSS_MAPS;
+	const int64_t rx = across ? 0 : half, ry = across ? 0 : half, rc = across ? half : 0;
+	double sum = 0;
+	for (int64_t k = int64_t(c) - rc; k <= int64_t(c) + rc; k++)
+		for (int64_t j = int64_t(y) - ry; j <= int64_t(y) + ry; j++)
+			for (int64_t i = int64_t(x) - rx; i <= int64_t(x) + rx; i++) {
+				if (!inside(i, in.dim(0)) || !inside(j, in.dim(1))
+					|| !inside(k, in.dim(2)))
+					continue;
+				const double value = in.real(in.at(i, j, k, n));
+				sum += value * value;
+			}
+	return sum;
+}
+
+vx_status compute(const Normalization &norm)
+{
+	Elements in(norm.input), out(norm.output);
+	const double window = norm.type == VX_NN_NORMALIZATION_ACROSS_MAPS
+		? double(norm.size)
+		: double(norm.size * norm.size);
+	const double scale = double(norm.alpha) / window;
+	forEachElement(out, [&](vx_size x, vx_size y, vx_size c, vx_size n) {
+		const double base = double(norm.bias) + scale * sumOfSquares(in, norm, x, y, c, n);
+		out.storeReal(out.at(x, y, c, n),
+			in.real(in.at(x, y, c, n)) / std::pow(base, double(norm.beta)));
+	});
+	return VX_SUCCESS;
+}
+
+} /* namespace */
+
+vx_status runOnCpu(const Layer &layer)
+{
+	/* storage() allocates on first use. */
+	ApiLock lock(apiLock());
+	return std::visit([](const auto &parameters) { return compute(parameters); }, layer);
+}
+
+} /* namespace vdla::vx::nn */

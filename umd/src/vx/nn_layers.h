@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The layers of the OpenVX neural-network extension, as the CPU path and the
+ * DLA lowering see them: a node resolved into one plain description, the CPU
+ * computation, and the arithmetic helpers both paths use so that they agree
+ * bit for bit. docs/openvx.md ("Neural-network layers") states the semantics.
+ */
+#pragma once
+
+#include <VX/vx.h>
+#include <VX/vx_khr_nn.h>
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+namespace vdla::vx::nn {
+
+struct Convolution {
+	vx_tensor input, weights, bias /* nullptr if none */, output;
+	vx_size padX, padY, strideX, strideY;
+	/* OpenVX meaning: zeros inserted between taps, 0 for none. */
+	vx_size dilationX, dilationY;
+	bool ceil;
+	vx_enum overflow, rounding;
+};
+
+struct FullyConnected {
+	vx_tensor input, weights, bias /* nullptr if none */, output;
+	vx_enum overflow, rounding;
+};
+
+struct Pooling {
+	vx_tensor input, output;
+	vx_enum type;
+	vx_size sizeX, sizeY, padX, padY, strideX, strideY;
+	bool ceil;
+};
+
+struct Activation {
+	vx_tensor input, output;
+	vx_enum function;
+	vx_float32 a, b;
+};
+
+struct Softmax {
+	vx_tensor input, output;
+};
+
+struct Normalization {
+	vx_tensor input, output;
+	vx_enum type;
+	vx_size size;
+	vx_float32 alpha, beta, bias;
+};
+
+using Layer
+	= std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax, Normalization>;
+
+/*
+ * The layer a node of one of these kernels computes, parameters resolved
+ * (strides inferred), valid once the node validated; std::nullopt for other
+ * kernels.
+ */
+std::optional<Layer> describeLayer(vx_node node);
+
+/* Computes the layer on the CPU from/to the tensors' storage(). */
+vx_status runOnCpu(const Layer &layer);
+
+/*
+ * Divides by 2^shift: VX_ROUND_POLICY_TO_ZERO truncates,
+ * VX_ROUND_POLICY_TO_NEAREST_EVEN rounds ties to even.
+ */
+int64_t roundShift(int64_t value, unsigned shift, vx_enum roundingPolicy);
+/* Narrows to VX_TYPE_INT8 or VX_TYPE_INT16: saturates or wraps. */
+int64_t convert(int64_t value, vx_enum type, vx_enum overflowPolicy);
+/* round(real * 2^position), ties to even, saturated to type; NaN gives 0. */
+int64_t quantize(double real, vx_enum type, vx_int8 fixedPointPosition);
+/* The real-valued activation function. */
+double activate(vx_enum function, double a, double b, double x);
+
+/*
+ * Moves a fixed-point value from one position to another: roundShift when
+ * bits are dropped, a left shift saturated to int64 otherwise. This is the
+ * bias alignment and the output shift of convolution and fully connected.
+ */
+int64_t rescale(int64_t value, int fromPosition, int toPosition, vx_enum roundingPolicy);
+/* numerator / denominator (> 0), rounded to nearest, ties to even. */
+int64_t divideNearestEven(int64_t numerator, int64_t denominator);
+
+} /* namespace vdla::vx::nn */
