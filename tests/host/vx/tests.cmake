@@ -17,6 +17,7 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/object_test.cpp
 	${VDLA_VX_TEST_DIR}/user_kernel_test.cpp
 	${VDLA_VX_TEST_DIR}/graph_test.cpp
+	${VDLA_VX_TEST_DIR}/image_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_test.cpp)
 target_compile_options(vdla-vx-tests PRIVATE ${VDLA_TEST_WARNINGS})
 # nn_test.cpp also checks nn_layers.h, the interface the DLA lowering shares.

@@ -67,6 +67,38 @@ VX_API_ENTRY vx_status VX_API_CALL vxMapTensorPatch(vx_tensor tensor, vx_size nu
 	void **ptr, vx_enum usage, vx_enum viewer_memory_type);
 VX_API_ENTRY vx_status VX_API_CALL vxUnmapTensorPatch(vx_tensor tensor, const vx_map_id map_id);
 
+/* Images */
+VX_API_ENTRY vx_image VX_API_CALL vxCreateImage(
+	vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image color);
+VX_API_ENTRY vx_image VX_API_CALL vxCreateVirtualImage(
+	vx_graph graph, vx_uint32 width, vx_uint32 height, vx_df_image color);
+VX_API_ENTRY vx_image VX_API_CALL vxCreateUniformImage(vx_context context, vx_uint32 width,
+	vx_uint32 height, vx_df_image color, const vx_pixel_value_t *value);
+VX_API_ENTRY vx_image VX_API_CALL vxCreateImageFromHandle(vx_context context, vx_df_image color,
+	const vx_imagepatch_addressing_t addrs[], void *const ptrs[], vx_enum memory_type);
+VX_API_ENTRY vx_status VX_API_CALL vxSwapImageHandle(
+	vx_image image, void *const new_ptrs[], void *prev_ptrs[], vx_size num_planes);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryImage(
+	vx_image image, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxSetImageAttribute(
+	vx_image image, vx_enum attribute, const void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseImage(vx_image *image);
+VX_API_ENTRY vx_status VX_API_CALL vxCopyImagePatch(vx_image image,
+	const vx_rectangle_t *image_rect, vx_uint32 image_plane_index,
+	const vx_imagepatch_addressing_t *user_addr, void *user_ptr, vx_enum usage,
+	vx_enum user_mem_type);
+VX_API_ENTRY vx_status VX_API_CALL vxMapImagePatch(vx_image image, const vx_rectangle_t *rect,
+	vx_uint32 plane_index, vx_map_id *map_id, vx_imagepatch_addressing_t *addr, void **ptr,
+	vx_enum usage, vx_enum mem_type, vx_uint32 flags);
+VX_API_ENTRY vx_status VX_API_CALL vxUnmapImagePatch(vx_image image, vx_map_id map_id);
+VX_API_ENTRY void *VX_API_CALL vxFormatImagePatchAddress1d(
+	void *ptr, vx_uint32 index, const vx_imagepatch_addressing_t *addr);
+VX_API_ENTRY void *VX_API_CALL vxFormatImagePatchAddress2d(
+	void *ptr, vx_uint32 x, vx_uint32 y, const vx_imagepatch_addressing_t *addr);
+VX_API_ENTRY vx_status VX_API_CALL vxGetValidRegionImage(vx_image image, vx_rectangle_t *rect);
+VX_API_ENTRY vx_status VX_API_CALL vxSetImageValidRectangle(
+	vx_image image, const vx_rectangle_t *rect);
+
 /* Kernels and parameters */
 VX_API_ENTRY vx_kernel VX_API_CALL vxGetKernelByName(vx_context context, const vx_char *name);
 VX_API_ENTRY vx_kernel VX_API_CALL vxGetKernelByEnum(vx_context context, vx_enum kernel);

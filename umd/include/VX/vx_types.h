@@ -344,6 +344,36 @@ enum vx_tensor_attribute_e {
 	VX_TENSOR_FIXED_POINT_POSITION = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_TENSOR) + 0x3,
 };
 
+enum vx_image_attribute_e {
+	VX_IMAGE_WIDTH = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x0,
+	VX_IMAGE_HEIGHT = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x1,
+	VX_IMAGE_FORMAT = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x2,
+	VX_IMAGE_PLANES = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x3,
+	VX_IMAGE_SPACE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x4,
+	VX_IMAGE_RANGE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x5,
+	VX_IMAGE_MEMORY_TYPE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x7,
+	VX_IMAGE_IS_UNIFORM = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x8,
+	VX_IMAGE_UNIFORM_VALUE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_IMAGE) + 0x9,
+};
+
+enum vx_color_space_e {
+	VX_COLOR_SPACE_NONE = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_COLOR_SPACE) + 0x0,
+	VX_COLOR_SPACE_BT601_525 = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_COLOR_SPACE) + 0x1,
+	VX_COLOR_SPACE_BT601_625 = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_COLOR_SPACE) + 0x2,
+	VX_COLOR_SPACE_BT709 = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_COLOR_SPACE) + 0x3,
+	VX_COLOR_SPACE_DEFAULT = VX_COLOR_SPACE_BT709,
+};
+
+enum vx_channel_range_e {
+	VX_CHANNEL_RANGE_FULL = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_COLOR_RANGE) + 0x0,
+	VX_CHANNEL_RANGE_RESTRICTED = VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_COLOR_RANGE) + 0x1,
+};
+
+/* Flags of vxMapImagePatch. */
+enum vx_map_flag_e {
+	VX_NOGAP_X = 1,
+};
+
 enum vx_meta_valid_rect_attribute_e {
 	VX_VALID_RECT_CALLBACK = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_META_FORMAT) + 0x1,
 };
@@ -407,6 +437,31 @@ typedef struct _vx_rectangle_t {
 	vx_uint32 end_y;
 } vx_rectangle_t;
 
+/* 1.0 in the Q22.10 fixed point of the scale fields below. */
+#define VX_SCALE_UNITY (1024u)
+
+/*
+ * The layout of an image patch. Coordinates are in pixels of plane 0; on a
+ * subsampled plane step is the subsampling factor (every step-th pixel is a
+ * new element) and scale is VX_SCALE_UNITY divided by it, so that pixel
+ * (x, y) of the patch is at stride_y * (y * scale_y / VX_SCALE_UNITY) +
+ * stride_x * (x * scale_x / VX_SCALE_UNITY) bytes from its start.
+ */
+typedef struct _vx_imagepatch_addressing_t {
+	vx_uint32 dim_x;
+	vx_uint32 dim_y;
+	vx_int32 stride_x;
+	vx_int32 stride_y;
+	vx_uint32 scale_x;
+	vx_uint32 scale_y;
+	vx_uint32 step_x;
+	vx_uint32 step_y;
+	/* Stride in X in bits, for formats whose pixels are not whole bytes. */
+	vx_uint16 stride_x_bits;
+} vx_imagepatch_addressing_t;
+
+#define VX_IMAGEPATCH_ADDR_INIT { 0u, 0u, 0, 0, 0u, 0u, 0u, 0u, 0u }
+
 typedef struct _vx_coordinates2d_t {
 	vx_uint32 x;
 	vx_uint32 y;
@@ -416,6 +471,7 @@ typedef union _vx_pixel_value_t {
 	vx_uint8 RGB[3];
 	vx_uint8 RGBX[4];
 	vx_uint8 YUV[3];
+	vx_bool U1;
 	vx_uint8 U8;
 	vx_uint16 U16;
 	vx_int16 S16;

@@ -3,6 +3,8 @@
 
 #include "object.h"
 
+#include <vdla/buffer.h>
+
 #include <cstring>
 
 using namespace vdla::vx;
@@ -33,6 +35,8 @@ std::vector<vx_size> _vx_tensor_t::strides() const
 
 uint8_t *_vx_tensor_t::storage()
 {
+	if (buffer && buffer->data() && buffer->size() >= byteSize())
+		return buffer->data();
 	if (data.size() != byteSize())
 		data.assign(byteSize(), 0);
 	return data.data();
@@ -50,26 +54,6 @@ bool isScalarType(vx_enum type)
 {
 	return typeSize(type) != 0
 		|| (type >= VX_TYPE_USER_STRUCT_START && type <= VX_TYPE_VENDOR_STRUCT_END);
-}
-
-vx_status checkMemory(vx_enum usage, vx_enum memoryType, bool allowReadWrite)
-{
-	if (memoryType != VX_MEMORY_TYPE_HOST)
-		return VX_ERROR_INVALID_PARAMETERS;
-	if (usage == VX_READ_ONLY || usage == VX_WRITE_ONLY)
-		return VX_SUCCESS;
-	return allowReadWrite && usage == VX_READ_AND_WRITE ? VX_SUCCESS
-							    : VX_ERROR_INVALID_PARAMETERS;
-}
-
-/* Virtual tensors are reachable only from the kernels of their graph. */
-vx_status checkAccessible(vx_tensor tensor)
-{
-	if (!tensor->isVirtual)
-		return VX_SUCCESS;
-	if (tensor->scope && tensor->scope->state == VX_GRAPH_STATE_RUNNING)
-		return VX_SUCCESS;
-	return VX_ERROR_OPTIMIZED_AWAY;
 }
 
 vx_status checkView(vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end)
@@ -241,7 +225,7 @@ vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_s
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
-	vx_status status = checkAccessible(tensor);
+	vx_status status = checkAccessible(tensor->isVirtual, tensor->scope);
 	if (status == VX_SUCCESS)
 		status = checkView(tensor, number_of_dims, view_start, view_end);
 	if (status == VX_SUCCESS)
@@ -285,7 +269,7 @@ vx_status vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_si
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
-	vx_status status = checkAccessible(tensor);
+	vx_status status = checkAccessible(tensor->isVirtual, tensor->scope);
 	if (status == VX_SUCCESS)
 		status = checkView(tensor, number_of_dims, view_start, view_end);
 	if (status == VX_SUCCESS)

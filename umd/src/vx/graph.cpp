@@ -7,6 +7,9 @@
 
 #include "object.h"
 
+#include "dla_device.h"
+#include "dla_plan.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -73,6 +76,27 @@ vx_status allocateLocalData(vx_node node, vx_size size)
 	return VX_SUCCESS;
 }
 
+/* The graph a virtual object belongs to; null for other objects. */
+vx_graph virtualScope(vx_reference ref)
+{
+	if (ref->type == VX_TYPE_TENSOR && reinterpret_cast<vx_tensor>(ref)->isVirtual)
+		return reinterpret_cast<vx_tensor>(ref)->scope;
+	if (ref->type == VX_TYPE_IMAGE && reinterpret_cast<vx_image>(ref)->isVirtual)
+		return reinterpret_cast<vx_image>(ref)->scope;
+	return nullptr;
+}
+
+/* Whether the shape of the data is known; virtual data learns it from its
+ * producer's meta format. */
+bool resolved(vx_reference ref)
+{
+	if (ref->type == VX_TYPE_TENSOR)
+		return reinterpret_cast<vx_tensor>(ref)->resolved();
+	if (ref->type == VX_TYPE_IMAGE)
+		return reinterpret_cast<vx_image>(ref)->resolved();
+	return true;
+}
+
 vx_status checkParameters(vx_graph graph)
 {
 	for (vx_node node : graph->nodes) {
@@ -86,9 +110,8 @@ vx_status checkParameters(vx_graph graph)
 					node->kernel->kernelName.c_str(), i);
 				return VX_ERROR_NOT_SUFFICIENT;
 			}
-			if (ref->type == VX_TYPE_TENSOR
-				&& reinterpret_cast<vx_tensor>(ref)->isVirtual
-				&& reinterpret_cast<vx_tensor>(ref)->scope != graph)
+			vx_graph scope = virtualScope(ref);
+			if (scope && scope != graph)
 				return VX_ERROR_INVALID_SCOPE;
 		}
 	}
@@ -166,6 +189,8 @@ vx_status applyMeta(vx_meta_format meta, vx_reference ref)
 {
 	if (ref->type == VX_TYPE_TENSOR)
 		return applyTensorMeta(meta, reinterpret_cast<vx_tensor>(ref));
+	if (ref->type == VX_TYPE_IMAGE)
+		return applyImageMeta(meta, reinterpret_cast<vx_image>(ref));
 	if (ref->type == VX_TYPE_SCALAR) {
 		auto scalar = reinterpret_cast<vx_scalar>(ref);
 		if (meta->scalarType != VX_TYPE_INVALID && meta->scalarType != scalar->dataType)
@@ -196,10 +221,16 @@ vx_status validateNode(vx_node node)
 	}
 
 	vx_status status = kernel->validate(node, node->parameters.data(), count, metas.data());
+	node->validRectangle.assign(count, nullptr);
 	for (vx_uint32 i = 0; i < count && status == VX_SUCCESS; i++) {
-		if (metas[i] && node->parameters[i])
+		if (!metas[i])
+			continue;
+		node->validRectangle[i] = metas[i]->validRectangle;
+		if (node->parameters[i])
 			status = applyMeta(metas[i], node->parameters[i]);
 	}
+	if (status == VX_SUCCESS)
+		status = updateValidRectangles(node);
 	for (vx_meta_format meta : metas)
 		release(meta, Count::Internal);
 	return status;
@@ -211,8 +242,7 @@ vx_status verifyNode(vx_node node)
 	vx_kernel kernel = node->kernel;
 	for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
 		vx_reference ref = node->parameters[i];
-		if (ref && ref->type == VX_TYPE_TENSOR && declared(node, i).direction == VX_INPUT
-			&& !reinterpret_cast<vx_tensor>(ref)->resolved())
+		if (ref && declared(node, i).direction == VX_INPUT && !resolved(ref))
 			return VX_ERROR_INVALID_GRAPH;
 	}
 
@@ -271,6 +301,9 @@ vx_status verify(vx_graph graph)
 				tensor->dims.clear();
 				tensor->dataType = VX_TYPE_INVALID;
 			}
+			if (ref && ref->type == VX_TYPE_IMAGE
+				&& reinterpret_cast<vx_image>(ref)->isVirtual)
+				reinterpret_cast<vx_image>(ref)->forgetDerived();
 		}
 	}
 
@@ -279,45 +312,74 @@ vx_status verify(vx_graph graph)
 		if (status != VX_SUCCESS)
 			return status;
 	}
+	/* Lowering reads the parameters validation resolved. */
+	status = dla::Plan::build(graph, graph->plan);
+	if (status != VX_SUCCESS)
+		return status;
 	graph->verified = true;
 	graph->state = VX_GRAPH_STATE_VERIFIED;
 	return VX_SUCCESS;
 }
 
-/* Runs the verified graph; the lock is dropped while user code runs. */
+/* Runs one CPU node of a running graph; the lock is dropped while user code runs. */
+vx_status runCpuNode(vx_node node, ApiLock &lock)
+{
+	std::vector<vx_reference> parameters = node->parameters;
+	vx_kernel_f function = node->kernel->function;
+	vx_nodecomplete_f callback = node->callback;
+
+	lock.unlock();
+	const vx_uint64 start = nowNs();
+	vx_status status = function(node, parameters.data(), parameters.size());
+	const vx_uint64 end = nowNs();
+	vx_action action = VX_ACTION_CONTINUE;
+	if (status == VX_SUCCESS && callback)
+		action = callback(node);
+	lock.lock();
+
+	node->status = status;
+	recordPerf(node->perf, start, end);
+	if (status != VX_SUCCESS) {
+		log(node, status, "node %s failed", node->kernel->kernelName.c_str());
+		return status;
+	}
+	return action == VX_ACTION_ABANDON ? VX_ERROR_GRAPH_ABANDONED : VX_SUCCESS;
+}
+
+/* Runs the verified graph: CPU nodes in order, DLA tasks through the plan. */
 vx_status execute(vx_graph graph, ApiLock &lock)
 {
 	graph->state = VX_GRAPH_STATE_RUNNING;
 	const vx_uint64 begin = nowNs();
-	for (vx_node node : graph->order) {
-		std::vector<vx_reference> parameters = node->parameters;
-		vx_kernel_f function = node->kernel->function;
-		vx_nodecomplete_f callback = node->callback;
-
-		lock.unlock();
-		const vx_uint64 start = nowNs();
-		vx_status status = function(node, parameters.data(), parameters.size());
-		const vx_uint64 end = nowNs();
-		vx_action action = VX_ACTION_CONTINUE;
-		if (status == VX_SUCCESS && callback)
-			action = callback(node);
-		lock.lock();
-
-		node->status = status;
-		recordPerf(node->perf, start, end);
-		if (status != VX_SUCCESS) {
-			log(node, status, "node %s failed", node->kernel->kernelName.c_str());
-			graph->state = VX_GRAPH_STATE_ABANDONED;
-			return status;
+	vx_status status = VX_SUCCESS;
+	if (std::shared_ptr<dla::Plan> plan = graph->plan) {
+		status = plan->run(graph, lock, runCpuNode);
+	} else {
+		for (vx_node node : graph->order) {
+			status = runCpuNode(node, lock);
+			if (status != VX_SUCCESS)
+				break;
 		}
-		if (action == VX_ACTION_ABANDON) {
-			graph->state = VX_GRAPH_STATE_ABANDONED;
-			return VX_ERROR_GRAPH_ABANDONED;
-		}
+	}
+	if (status != VX_SUCCESS) {
+		graph->state = VX_GRAPH_STATE_ABANDONED;
+		return status;
 	}
 	recordPerf(graph->perf, begin, nowNs());
 	graph->state = VX_GRAPH_STATE_COMPLETED;
 	return VX_SUCCESS;
+}
+
+/* Verifies the graph if needed, and rewrites its DLA tasks if they name
+ * objects that were replaced since. */
+vx_status prepare(vx_graph graph)
+{
+	if (!graph->verified)
+		return verify(graph);
+	if (!graph->planStale)
+		return VX_SUCCESS;
+	graph->planStale = false;
+	return dla::Plan::build(graph, graph->plan);
 }
 
 bool nodeUsable(vx_node node)
@@ -331,6 +393,8 @@ namespace vdla::vx {
 
 void markUnverified(vx_graph graph)
 {
+	graph->plan.reset();
+	graph->planStale = false;
 	graph->verified = false;
 	graph->state = VX_GRAPH_STATE_UNVERIFIED;
 }
@@ -425,11 +489,9 @@ vx_status vxProcessGraph(vx_graph graph)
 		return VX_ERROR_INVALID_REFERENCE;
 	if (graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
-	if (!graph->verified) {
-		vx_status status = verify(graph);
-		if (status != VX_SUCCESS)
-			return status;
-	}
+	vx_status prepared = prepare(graph);
+	if (prepared != VX_SUCCESS)
+		return prepared;
 	graph->scheduled = true;
 	vx_status status = execute(graph, lock);
 	graph->scheduled = false;
@@ -443,11 +505,9 @@ vx_status vxScheduleGraph(vx_graph graph)
 		return VX_ERROR_INVALID_REFERENCE;
 	if (graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
-	if (!graph->verified) {
-		vx_status status = verify(graph);
-		if (status != VX_SUCCESS)
-			return status;
-	}
+	vx_status prepared = prepare(graph);
+	if (prepared != VX_SUCCESS)
+		return prepared;
 	waitForWorker(graph, lock);
 	graph->scheduled = true;
 	graph->state = VX_GRAPH_STATE_RUNNING;
@@ -540,6 +600,8 @@ vx_status vxSetParameterByIndex(vx_node node, vx_uint32 index, vx_reference valu
 	 * needs the node verified again. */
 	if (!old || !value || !sameMetaData(old, value))
 		markUnverified(node->graph);
+	else if (old != value && node->onDla)
+		node->graph->planStale = true;
 	retain(value, Count::Internal);
 	node->parameters[index] = value;
 	release(old, Count::Internal);
@@ -662,14 +724,35 @@ vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_
 	ApiLock lock(apiLock());
 	if (!isValid(node, VX_TYPE_NODE))
 		return VX_ERROR_INVALID_REFERENCE;
-	if (target_enum == VX_TARGET_ANY)
-		return VX_SUCCESS;
-	if (target_enum != VX_TARGET_STRING || !target_string)
+	NodeTarget target;
+	if (target_enum == VX_TARGET_ANY) {
+		target = NodeTarget::Any;
+	} else if (target_enum != VX_TARGET_STRING || !target_string) {
 		return VX_ERROR_NOT_SUPPORTED;
-	/* Every node runs on the host CPU until the DLA backend lands. */
-	if (!strcasecmp(target_string, "cpu") || !strcasecmp(target_string, "any"))
-		return VX_SUCCESS;
-	return VX_ERROR_NOT_SUPPORTED;
+	} else if (!strcasecmp(target_string, "any")) {
+		target = NodeTarget::Any;
+	} else if (!strcasecmp(target_string, "cpu")) {
+		target = NodeTarget::Cpu;
+	} else if (!strcasecmp(target_string, "dla")) {
+		/* Whether the parameters fit the hardware is known at verification. */
+		if (!dla::Lowering::kernelSupported(node->kernel)) {
+			log(node, VX_ERROR_NOT_SUPPORTED, "%s has no DLA implementation",
+				node->kernel->kernelName.c_str());
+			return VX_ERROR_NOT_SUPPORTED;
+		}
+		if (!dla::device(node->context)) {
+			log(node, VX_ERROR_NOT_SUPPORTED, "no DLA: %s",
+				node->context->dlaError.c_str());
+			return VX_ERROR_NOT_SUPPORTED;
+		}
+		target = NodeTarget::Dla;
+	} else {
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+	if (node->target != target && node->graph)
+		markUnverified(node->graph);
+	node->target = target;
+	return VX_SUCCESS;
 }
 
 vx_status vxAddParameterToGraph(vx_graph graph, vx_parameter parameter)

@@ -29,6 +29,18 @@ bool isValidParameterType(vx_enum type)
 			&& type != VX_TYPE_META_FORMAT);
 }
 
+/* The object type of a Khronos attribute that meta formats describe;
+ * VX_TYPE_INVALID for the others. */
+vx_enum metaAttributeObject(vx_enum attribute)
+{
+	const vx_enum type = VX_TYPE(attribute);
+	if (VX_VENDOR(attribute) != VX_ID_KHRONOS)
+		return VX_TYPE_INVALID;
+	if (type == VX_TYPE_SCALAR || type == VX_TYPE_TENSOR || type == VX_TYPE_IMAGE)
+		return type;
+	return VX_TYPE_INVALID;
+}
+
 vx_parameter newParameter(vx_kernel kernel, vx_node node, vx_uint32 index)
 {
 	auto parameter = new _vx_parameter(kernel->context);
@@ -276,10 +288,8 @@ vx_status vxSetMetaFormatAttribute(
 	if (attribute == VX_VALID_RECT_CALLBACK)
 		return readAttribute(ptr, size, meta->validRectangle);
 
-	vx_enum objectType = VX_TYPE(attribute) == VX_TYPE_SCALAR ? VX_TYPE_SCALAR
-		: VX_TYPE(attribute) == VX_TYPE_TENSOR		  ? VX_TYPE_TENSOR
-								  : VX_TYPE_INVALID;
-	if (objectType == VX_TYPE_INVALID || VX_VENDOR(attribute) != VX_ID_KHRONOS)
+	vx_enum objectType = metaAttributeObject(attribute);
+	if (objectType == VX_TYPE_INVALID)
 		return VX_ERROR_NOT_SUPPORTED;
 	if (objectType != meta->objectType)
 		return VX_ERROR_INVALID_TYPE;
@@ -311,6 +321,12 @@ vx_status vxSetMetaFormatAttribute(
 		meta->fixedPointSet = status == VX_SUCCESS;
 		return status;
 	}
+	case VX_IMAGE_FORMAT:
+		return readAttribute(ptr, size, meta->imageFormat);
+	case VX_IMAGE_WIDTH:
+		return readAttribute(ptr, size, meta->imageWidth);
+	case VX_IMAGE_HEIGHT:
+		return readAttribute(ptr, size, meta->imageHeight);
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}
@@ -324,8 +340,8 @@ vx_status vxQueryMetaFormatAttribute(
 		return VX_ERROR_INVALID_REFERENCE;
 	if (attribute == VX_VALID_RECT_CALLBACK)
 		return writeAttribute(ptr, size, meta->validRectangle);
-	if ((VX_TYPE(attribute) == VX_TYPE_SCALAR || VX_TYPE(attribute) == VX_TYPE_TENSOR)
-		&& VX_TYPE(attribute) != static_cast<vx_uint32>(meta->objectType))
+	vx_enum objectType = metaAttributeObject(attribute);
+	if (objectType != VX_TYPE_INVALID && objectType != meta->objectType)
 		return VX_ERROR_INVALID_TYPE;
 
 	switch (attribute) {
@@ -342,6 +358,12 @@ vx_status vxQueryMetaFormatAttribute(
 		return writeAttribute(ptr, size, meta->tensorType);
 	case VX_TENSOR_FIXED_POINT_POSITION:
 		return writeAttribute(ptr, size, meta->fixedPointPosition);
+	case VX_IMAGE_FORMAT:
+		return writeAttribute(ptr, size, meta->imageFormat);
+	case VX_IMAGE_WIDTH:
+		return writeAttribute(ptr, size, meta->imageWidth);
+	case VX_IMAGE_HEIGHT:
+		return writeAttribute(ptr, size, meta->imageHeight);
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}
@@ -364,6 +386,13 @@ vx_status vxSetMetaFormatFromReference(vx_meta_format meta, vx_reference exempla
 	}
 	if (exemplar->type == VX_TYPE_SCALAR) {
 		meta->scalarType = reinterpret_cast<vx_scalar>(exemplar)->dataType;
+		return VX_SUCCESS;
+	}
+	if (exemplar->type == VX_TYPE_IMAGE) {
+		auto image = reinterpret_cast<vx_image>(exemplar);
+		meta->imageWidth = image->width;
+		meta->imageHeight = image->height;
+		meta->imageFormat = image->format;
 		return VX_SUCCESS;
 	}
 	return VX_ERROR_NOT_SUPPORTED;

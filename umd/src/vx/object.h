@@ -11,10 +11,19 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+namespace vdla {
+class Buffer;
+class Device;
+namespace vx::dla {
+class Plan;
+}
+} /* namespace vdla */
 
 struct _vx_reference {
 	_vx_reference(vx_enum type, vx_context context);
@@ -82,6 +91,12 @@ struct _vx_context : _vx_reference {
 	vx_uint32 userKernelsAllocated = 0;
 	vx_uint32 userLibrariesAllocated = 0;
 
+	/* The DLA the graphs of this context use, opened on first need
+	 * (vdla::vx::dla::device()); null when there is none. */
+	std::shared_ptr<vdla::Device> dlaDevice;
+	bool dlaProbed = false;
+	std::string dlaError;
+
 	vx_log_callback_f logCallback = nullptr;
 	bool logReentrant = false;
 	std::mutex logMutex;
@@ -113,7 +128,59 @@ struct _vx_tensor_t : _vx_reference {
 	bool specifiedAtCreation = true;
 	vx_graph scope = nullptr;
 	std::vector<uint8_t> data;
+	/* Device memory holding the elements instead of data, once a DLA
+	 * node uses the tensor (vdla::vx::dla::placeOnDevice()). */
+	std::shared_ptr<vdla::Buffer> buffer;
 	std::map<vx_map_id, vx_enum> maps;
+	vx_map_id nextMapId = 1;
+};
+
+struct _vx_image : _vx_reference {
+	explicit _vx_image(vx_context context) : _vx_reference(VX_TYPE_IMAGE, context) { }
+	void teardown() override;
+
+	bool resolved() const { return width && height && format != VX_DF_IMAGE_VIRT; }
+	/* Back to what the application asked for: a virtual image's other
+	 * attributes come from the producer's meta format at each
+	 * verification. */
+	void forgetDerived();
+
+	/* The application's memory of one plane (from-handle images); ptr
+	 * is null while the image is swapped out. */
+	struct HandlePlane {
+		uint8_t *ptr;
+		vx_int32 strideX;
+		vx_int32 strideY;
+	};
+
+	/* A mapping; patches that cannot point into the image (VX_NOGAP_X on
+	 * padded memory) go through shadow and are written back on unmap. */
+	struct Mapping {
+		vx_enum usage;
+		vx_uint32 plane;
+		vx_rectangle_t rect;
+		std::vector<uint8_t> shadow;
+	};
+
+	vx_uint32 width = 0;
+	vx_uint32 height = 0;
+	vx_df_image format = VX_DF_IMAGE_VIRT;
+	vx_uint32 requestedWidth = 0;
+	vx_uint32 requestedHeight = 0;
+	vx_df_image requestedFormat = VX_DF_IMAGE_VIRT;
+	vx_enum space = VX_COLOR_SPACE_NONE;
+	vx_enum memoryType = VX_MEMORY_TYPE_NONE;
+	bool isUniform = false;
+	vx_pixel_value_t uniformValue = {};
+	bool isVirtual = false;
+	vx_graph scope = nullptr;
+	vx_rectangle_t validRect = {};
+
+	/* Planes one after the other in data, allocated on first access,
+	 * unless memoryType is VX_MEMORY_TYPE_HOST: then in handle. */
+	std::vector<uint8_t> data;
+	std::vector<HandlePlane> handle;
+	std::map<vx_map_id, Mapping> maps;
 	vx_map_id nextMapId = 1;
 };
 
@@ -129,10 +196,17 @@ struct _vx_meta_format : _vx_reference {
 	vx_int8 fixedPointPosition = 0;
 	bool fixedPointSet = false;
 	vx_enum scalarType = VX_TYPE_INVALID;
+	/* 0 and VX_DF_IMAGE_VIRT: not set by the validator. */
+	vx_uint32 imageWidth = 0;
+	vx_uint32 imageHeight = 0;
+	vx_df_image imageFormat = VX_DF_IMAGE_VIRT;
 	vx_kernel_image_valid_rectangle_f validRectangle = nullptr;
 };
 
 enum class NodeCallbackPhase { None, Initialize, Deinitialize };
+
+/* Where a node runs (vxSetNodeTarget). */
+enum class NodeTarget { Any, Cpu, Dla };
 
 struct _vx_node : _vx_reference {
 	explicit _vx_node(vx_context context) : _vx_reference(VX_TYPE_NODE, context) { }
@@ -146,6 +220,11 @@ struct _vx_node : _vx_reference {
 	vx_perf_t perf = {};
 	vx_border_t border = {};
 	vx_nodecomplete_f callback = nullptr;
+	/* Per parameter, from the last verification's meta formats. */
+	std::vector<vx_kernel_image_valid_rectangle_f> validRectangle;
+	NodeTarget target = NodeTarget::Any;
+	/* Chosen at verification: the node runs on the DLA. */
+	bool onDla = false;
 
 	vx_size localDataSize = 0;
 	void *localDataPtr = nullptr;
@@ -181,6 +260,13 @@ struct _vx_graph : _vx_reference {
 	bool verified = false;
 	vx_enum state = VX_GRAPH_STATE_UNVERIFIED;
 	vx_perf_t perf = {};
+
+	/* How verification lowered the graph: the DLA tasks and the CPU
+	 * nodes between them (null when every node runs on the CPU). */
+	std::shared_ptr<vdla::vx::dla::Plan> plan;
+	/* A DLA node got another object of the same meta data: the graph
+	 * stays verified, but its tasks name the old buffers. */
+	bool planStale = false;
 
 	std::thread worker;
 	bool scheduled = false;
@@ -230,12 +316,27 @@ template <typename T> vx_status writeAttribute(void *ptr, vx_size size, const T 
 	return VX_SUCCESS;
 }
 
+/* Map and copy: host memory, and a usage the function accepts. */
+vx_status checkMemory(vx_enum usage, vx_enum memoryType, bool allowReadWrite);
+/* Virtual objects are reachable only from the kernels of their graph, while
+ * it runs (VX_ERROR_OPTIMIZED_AWAY otherwise). */
+vx_status checkAccessible(bool isVirtual, vx_graph scope);
+
 vx_size typeSize(vx_enum type);
 bool isTensorType(vx_enum type);
-/* Same object type and the same meta data (dimensions, element types). */
+/* Same object type and the same meta data (dimensions, element types,
+ * image size and format). */
 bool sameMetaData(vx_reference a, vx_reference b);
 /* Whether ref may be bound to a kernel parameter declared with type. */
 bool matchesParameterType(vx_enum type, vx_reference ref);
+
+/* Images in graphs (image.cpp). */
+/* Checks an image output against its meta format, or completes a virtual
+ * one from it. */
+vx_status applyImageMeta(vx_meta_format meta, vx_image image);
+/* Sets the valid rectangles of the node's output images, through the
+ * kernel's VX_VALID_RECT_CALLBACK where it has one. */
+vx_status updateValidRectangles(vx_node node);
 
 /* Graph internals shared between files. */
 void detachNode(vx_node node);

@@ -193,6 +193,25 @@ vx_size typeSize(vx_enum type)
 	}
 }
 
+vx_status checkMemory(vx_enum usage, vx_enum memoryType, bool allowReadWrite)
+{
+	if (memoryType != VX_MEMORY_TYPE_HOST)
+		return VX_ERROR_INVALID_PARAMETERS;
+	if (usage == VX_READ_ONLY || usage == VX_WRITE_ONLY)
+		return VX_SUCCESS;
+	return allowReadWrite && usage == VX_READ_AND_WRITE ? VX_SUCCESS
+							    : VX_ERROR_INVALID_PARAMETERS;
+}
+
+vx_status checkAccessible(bool isVirtual, vx_graph scope)
+{
+	if (!isVirtual)
+		return VX_SUCCESS;
+	if (scope && scope->state == VX_GRAPH_STATE_RUNNING)
+		return VX_SUCCESS;
+	return VX_ERROR_OPTIMIZED_AWAY;
+}
+
 bool isTensorType(vx_enum type)
 {
 	return type == VX_TYPE_INT8 || type == VX_TYPE_UINT8 || type == VX_TYPE_INT16
@@ -212,6 +231,12 @@ bool sameMetaData(vx_reference a, vx_reference b)
 	if (a->type == VX_TYPE_SCALAR)
 		return reinterpret_cast<vx_scalar>(a)->dataType
 			== reinterpret_cast<vx_scalar>(b)->dataType;
+	if (a->type == VX_TYPE_IMAGE) {
+		auto ia = reinterpret_cast<vx_image>(a);
+		auto ib = reinterpret_cast<vx_image>(b);
+		return ia->width == ib->width && ia->height == ib->height
+			&& ia->format == ib->format;
+	}
 	return true;
 }
 

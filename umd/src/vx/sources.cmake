@@ -4,7 +4,11 @@ list(APPEND VDLA_SOURCES
 	src/vx/builtin.cpp
 	src/vx/context.cpp
 	src/vx/data.cpp
+	src/vx/dla_device.cpp
+	src/vx/dla_lower.cpp
+	src/vx/dla_plan.cpp
 	src/vx/graph.cpp
+	src/vx/image.cpp
 	src/vx/kernel.cpp
 	src/vx/nn_cpu.cpp
 	src/vx/nn_kernels.cpp

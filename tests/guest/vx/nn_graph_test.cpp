@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Graphs on the DLA: fusion on and off, DLA and CPU user nodes mixed in one
+ * graph, several graphs in flight from one process and from several
+ * processes, and the errors of impossible targets.
+ */
+#include "vx_guest.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <random>
+
+using namespace vx_guest;
+
+namespace {
+
+/* conv 3x3 (+bias) -> RELU -> max pool 2x2 in Q7.8, intermediates virtual. */
+std::vector<vx_node> convReluPool(vx_graph g, vx_tensor in, vx_tensor wgt, vx_tensor bias,
+	vx_tensor out, vx_enum overflow = VX_CONVERT_POLICY_SATURATE)
+{
+	vx_tensor conv = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+	vx_tensor relu = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+	vx_nn_convolution_params_t params = {};
+	params.padding_x = params.padding_y = 1;
+	params.overflow_policy = overflow;
+	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
+	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	std::vector<vx_node> nodes = {
+		vxConvolutionLayer(g, in, wgt, bias, &params, sizeof(params), conv),
+		vxActivationLayer(g, conv, VX_NN_ACTIVATION_RELU, 0, 0, relu),
+		vxPoolingLayer(g, relu, VX_NN_POOLING_MAX, 2, 2, 0, 0, VX_NN_DS_SIZE_ROUNDING_FLOOR,
+			out),
+	};
+	vxReleaseTensor(&conv);
+	vxReleaseTensor(&relu);
+	return nodes;
+}
+
+class NnGraph : public VxTest
+{
+protected:
+	void makeNetwork()
+	{
+		in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+		wgt_ = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -200, 200);
+		bias_ = input({ { 8 }, VX_TYPE_INT16, 8 }, -256, 256);
+	}
+	TensorSpec pooled() const { return { { 6, 5, 8 }, VX_TYPE_INT16, 8 }; }
+
+	vx_tensor in_ = nullptr, wgt_ = nullptr, bias_ = nullptr;
+};
+
+TEST_F(NnGraph, FusionOnAndOffGiveIdenticalResults)
+{
+	makeNetwork();
+	vx_tensor fused = output(pooled()), cpu = output(pooled()), unfused = output(pooled());
+	auto build = [&](vx_graph g, vx_tensor out) {
+		return convReluPool(g, in_, wgt_, bias_, out);
+	};
+	ASSERT_EQ(0, setenv("VDLA_VX_FUSION", "1", 1));
+	ASSERT_TRUE(runBoth(build, fused, cpu));
+	ASSERT_EQ(0, setenv("VDLA_VX_FUSION", "0", 1));
+	vx_tensor cpu2 = output(pooled());
+	ASSERT_TRUE(runBoth(build, unfused, cpu2));
+	unsetenv("VDLA_VX_FUSION");
+	EXPECT_TRUE(sameValues(fused, unfused));
+	EXPECT_TRUE(sameValues(fused, cpu));
+}
+
+TEST_F(NnGraph, WrappingConvolutionIsNotFusedWithItsActivation)
+{
+	/* RELU does not commute with a wrapping conversion: the runtime must
+	 * keep them apart, and the result still matches the CPU. */
+	makeNetwork();
+	vx_tensor dla = output(pooled()), cpu = output(pooled());
+	ASSERT_TRUE(runBoth(
+		[&](vx_graph g, vx_tensor out) {
+			return convReluPool(g, in_, wgt_, bias_, out, VX_CONVERT_POLICY_WRAP);
+		},
+		dla, cpu));
+	EXPECT_TRUE(sameValues(dla, cpu));
+}
+
+/* A CPU user kernel: out = saturate(2 * in - 1) on INT16 tensors. */
+vx_status VX_CALLBACK doubleMinusOne(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	auto in = reinterpret_cast<vx_tensor>(parameters[0]);
+	auto out = reinterpret_cast<vx_tensor>(parameters[1]);
+	const vx_size count = elementCount(in);
+	std::vector<int16_t> values(count);
+	vx_size dims[4] = {}, start[4] = {}, strides[4] = {};
+	vx_size n = 0;
+	vxQueryTensor(in, VX_TENSOR_NUMBER_OF_DIMS, &n, sizeof(n));
+	vxQueryTensor(in, VX_TENSOR_DIMS, dims, n * sizeof(vx_size));
+	vx_size stride = sizeof(int16_t);
+	for (vx_size i = 0; i < n; i++) {
+		strides[i] = stride;
+		stride *= dims[i];
+	}
+	vx_status status = vxCopyTensorPatch(
+		in, n, start, dims, strides, values.data(), VX_READ_ONLY, VX_MEMORY_TYPE_HOST);
+	if (status != VX_SUCCESS)
+		return status;
+	for (int16_t &v : values)
+		v = int16_t(std::clamp(2 * int(v) - 1, -32768, 32767));
+	return vxCopyTensorPatch(
+		out, n, start, dims, strides, values.data(), VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST);
+}
+
+vx_status VX_CALLBACK sameAsInput(vx_node, const vx_reference parameters[], vx_uint32,
+	vx_meta_format metas[])
+{
+	return vxSetMetaFormatFromReference(metas[1], parameters[0]);
+}
+
+vx_kernel addDoubleKernel(vx_context context)
+{
+	vx_kernel kernel = vxGetKernelByName(context, "vdla.test.double_minus_one");
+	if (vxGetStatus(reinterpret_cast<vx_reference>(kernel)) == VX_SUCCESS)
+		return kernel;
+	vx_enum id = 0;
+	vxAllocateUserKernelId(context, &id);
+	kernel = vxAddUserKernel(context, "vdla.test.double_minus_one", id, doubleMinusOne, 2,
+		sameAsInput, nullptr, nullptr);
+	vxAddParameterToKernel(kernel, 0, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED);
+	vxAddParameterToKernel(kernel, 1, VX_OUTPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED);
+	vxFinalizeKernel(kernel);
+	return kernel;
+}
+
+/* DLA conv -> CPU user kernel -> DLA pooling -> DLA fully connected. */
+std::vector<vx_node> mixedGraph(vx_graph g, vx_kernel user, vx_tensor in, vx_tensor wgt,
+	vx_tensor bias, vx_tensor fcWeights, vx_tensor out)
+{
+	vx_tensor conv = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+	vx_tensor doubled = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+	/* Pooling infers its stride from the output's size: give it one. */
+	const vx_size pooledDims[] = { 6, 5, 8 };
+	vx_tensor pooled = vxCreateVirtualTensor(g, 3, pooledDims, VX_TYPE_INT16, 8);
+	vx_nn_convolution_params_t params = {};
+	params.padding_x = params.padding_y = 1;
+	params.overflow_policy = VX_CONVERT_POLICY_SATURATE;
+	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
+	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	vx_node userNode = vxCreateGenericNode(g, user);
+	vxSetParameterByIndex(userNode, 0, reinterpret_cast<vx_reference>(conv));
+	vxSetParameterByIndex(userNode, 1, reinterpret_cast<vx_reference>(doubled));
+	std::vector<vx_node> nodes = {
+		vxConvolutionLayer(g, in, wgt, bias, &params, sizeof(params), conv),
+		vxPoolingLayer(g, doubled, VX_NN_POOLING_AVG, 2, 2, 0, 0,
+			VX_NN_DS_SIZE_ROUNDING_FLOOR, pooled),
+		vxFullyConnectedLayer(g, pooled, fcWeights, nullptr, VX_CONVERT_POLICY_SATURATE,
+			VX_ROUND_POLICY_TO_NEAREST_EVEN, out),
+	};
+	/* The user node runs on the CPU whatever the others do. */
+	vx_status status = vxSetNodeTarget(userNode, VX_TARGET_STRING, "dla");
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, status);
+	vxReleaseNode(&userNode);
+	vxReleaseTensor(&conv);
+	vxReleaseTensor(&doubled);
+	vxReleaseTensor(&pooled);
+	return nodes;
+}
+
+TEST_F(NnGraph, MixedDlaAndCpuNodesMatchCpuOnly)
+{
+	makeNetwork();
+	vx_kernel user = addDoubleKernel(context_);
+	vx_tensor fcWeights = input({ { 6 * 5 * 8, 10 }, VX_TYPE_INT16, 8 }, -64, 64);
+	TensorSpec outSpec{ { 10 }, VX_TYPE_INT16, 8 };
+	vx_tensor dla = output(outSpec), cpu = output(outSpec);
+	ASSERT_TRUE(runBoth(
+		[&](vx_graph g, vx_tensor out) {
+			return mixedGraph(g, user, in_, wgt_, bias_, fcWeights, out);
+		},
+		dla, cpu));
+	EXPECT_TRUE(sameValues(dla, cpu));
+	EXPECT_EQ(VX_SUCCESS, vxRemoveKernel(user));
+}
+
+TEST_F(NnGraph, ScheduledGraphsRunConcurrently)
+{
+	makeNetwork();
+	constexpr int kGraphs = 4;
+	vx_tensor reference = output(pooled());
+	vx_tensor cpuOnly = output(pooled());
+	ASSERT_TRUE(runBoth([&](vx_graph g, vx_tensor out) {
+		return convReluPool(g, in_, wgt_, bias_, out);
+	}, reference, cpuOnly));
+
+	vx_graph graphs[kGraphs];
+	vx_tensor outs[kGraphs];
+	for (int i = 0; i < kGraphs; i++) {
+		graphs[i] = vxCreateGraph(context_);
+		outs[i] = output(pooled());
+		for (vx_node node : convReluPool(graphs[i], in_, wgt_, bias_, outs[i])) {
+			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
+			vxReleaseNode(&node);
+		}
+		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graphs[i]));
+	}
+	for (int round = 0; round < 5; round++) {
+		/* vxScheduleGraph returns at once: all four are in flight together. */
+		for (vx_graph g : graphs)
+			ASSERT_EQ(VX_SUCCESS, vxScheduleGraph(g));
+		for (vx_graph g : graphs)
+			ASSERT_EQ(VX_SUCCESS, vxWaitGraph(g));
+		for (vx_tensor out : outs)
+			ASSERT_TRUE(sameValues(out, reference));
+	}
+	for (vx_graph &g : graphs)
+		vxReleaseGraph(&g);
+}
+
+TEST_F(NnGraph, SeveralProcessesShareTheDla)
+{
+	constexpr int kProcesses = 3;
+	pid_t children[kProcesses];
+	for (int p = 0; p < kProcesses; p++) {
+		children[p] = fork();
+		ASSERT_GE(children[p], 0);
+		if (children[p])
+			continue;
+		/* The child: its own context, device file and graphs. */
+		int failures = 0;
+		vx_context context = vxCreateContext();
+		std::mt19937 random(100 + p);
+		vx_size dims[3] = { 12, 10, 3 }, wdims[4] = { 3, 3, 3, 8 }, odims[3] = { 6, 5, 8 };
+		vx_tensor in = vxCreateTensor(context, 3, dims, VX_TYPE_INT16, 8);
+		vx_tensor wgt = vxCreateTensor(context, 4, wdims, VX_TYPE_INT16, 8);
+		std::vector<int16_t> data(12 * 10 * 3), weights(3 * 3 * 3 * 8);
+		for (int16_t &v : data)
+			v = int16_t(random() % 1024) - 512;
+		for (int16_t &v : weights)
+			v = int16_t(random() % 400) - 200;
+		vx_size start[4] = {}, st[4] = { 2, 24, 240, 0 }, wst[4] = { 2, 6, 18, 54 };
+		vxCopyTensorPatch(in, 3, start, dims, st, data.data(), VX_WRITE_ONLY,
+			VX_MEMORY_TYPE_HOST);
+		vxCopyTensorPatch(wgt, 4, start, wdims, wst, weights.data(), VX_WRITE_ONLY,
+			VX_MEMORY_TYPE_HOST);
+		vx_tensor outs[2];
+		vx_graph graphs[2];
+		for (int i = 0; i < 2; i++) {
+			outs[i] = vxCreateTensor(context, 3, odims, VX_TYPE_INT16, 8);
+			graphs[i] = vxCreateGraph(context);
+			for (vx_node node : convReluPool(graphs[i], in, wgt, nullptr, outs[i])) {
+				vxSetNodeTarget(node, VX_TARGET_STRING, i == 0 ? "dla" : "cpu");
+				vxReleaseNode(&node);
+			}
+		}
+		for (int round = 0; round < 10 && !failures; round++) {
+			failures += vxProcessGraph(graphs[0]) != VX_SUCCESS;
+			failures += vxProcessGraph(graphs[1]) != VX_SUCCESS;
+			std::vector<double> a = readValues(outs[0]), b = readValues(outs[1]);
+			failures += a != b;
+		}
+		vxReleaseContext(&context);
+		_exit(failures ? 1 : 0);
+	}
+	for (pid_t child : children) {
+		int status = 0;
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			<< "child " << child << " status " << status;
+	}
+}
+
+TEST_F(NnGraph, ImpossibleDlaTargetsAreRefused)
+{
+	vx_tensor in = input({ { 4, 4, 8 }, VX_TYPE_FLOAT32, 0 }, -1, 1);
+	TensorSpec spec{ { 4, 4, 8 }, VX_TYPE_FLOAT32, 0 };
+	vx_tensor out = output(spec);
+
+	/* Softmax has no DLA implementation: refused at once. */
+	vx_graph graph = vxCreateGraph(context_);
+	vx_node softmax = vxSoftmaxLayer(graph, in, out);
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxSetNodeTarget(softmax, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	vxReleaseNode(&softmax);
+	vxReleaseGraph(&graph);
+
+	/* SAME_MAP normalization: refused at verification, fine on "any". */
+	graph = vxCreateGraph(context_);
+	vx_node lrn = vxLocalResponseNormalizationLayer(
+		graph, in, VX_NN_NORMALIZATION_SAME_MAP, 3, 0.5f, 0.75f, 1.0f, out);
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(lrn, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxVerifyGraph(graph));
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(lrn, VX_TARGET_STRING, "any"));
+	EXPECT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	vxReleaseNode(&lrn);
+	vxReleaseGraph(&graph);
+}
+
+} /* namespace */
+
+namespace {
+
+TEST_F(NnGraph, RebindingAnOutputWritesTheNewTensor)
+{
+	/* Same meta data keeps the graph verified, but the DLA task must now
+	 * write the new tensor, not the old one. */
+	makeNetwork();
+	vx_tensor first = output(pooled()), second = output(pooled()), cpu = output(pooled());
+	ASSERT_TRUE(runBoth([&](vx_graph g, vx_tensor out) {
+		return convReluPool(g, in_, wgt_, bias_, out);
+	}, first, cpu));
+
+	vx_graph graph = vxCreateGraph(context_);
+	std::vector<vx_node> nodes = convReluPool(graph, in_, wgt_, bias_, first);
+	for (vx_node node : nodes)
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	ASSERT_EQ(VX_SUCCESS,
+		vxSetParameterByIndex(nodes[2], 7, reinterpret_cast<vx_reference>(second)));
+	EXPECT_EQ(vx_true_e, vxIsGraphVerified(graph));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	EXPECT_TRUE(sameValues(second, cpu));
+	for (vx_node &node : nodes)
+		vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+}
+
+} /* namespace */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The in-guest suite of the OpenVX layer on the DLA (vdla-vx-guest-tests).
+ * Each layer runs twice on the same inputs: its nodes set to target "dla"
+ * and to target "cpu". The CPU path (umd/src/vx/nn_cpu.cpp) is checked
+ * against hand-computed answers by the host suite; here the DLA must agree
+ * with it bit for bit on integer tensors and within the stated tolerance on
+ * float ones.
+ */
+#pragma once
+
+#include <VX/vx.h>
+#include <VX/vx_khr_nn.h>
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace vx_guest {
+
+struct TensorSpec {
+	std::vector<vx_size> dims;
+	vx_enum type = VX_TYPE_INT16;
+	vx_int8 position = 0;
+};
+
+/* Raw element values of a tensor, whatever its type, as doubles. */
+std::vector<double> readValues(vx_tensor tensor);
+vx_size elementCount(vx_tensor tensor);
+
+class VxTest : public ::testing::Test
+{
+protected:
+	void SetUp() override;
+	void TearDown() override;
+
+	/* A tensor filled with deterministic random raw values in [lo, hi]. */
+	vx_tensor input(const TensorSpec &spec, double lo, double hi);
+	vx_tensor output(const TensorSpec &spec);
+
+	/*
+	 * Builds the same graph twice with @build (which returns its nodes),
+	 * one writing @dlaOut with the nodes on "dla", one writing @cpuOut on
+	 * "cpu", runs both and returns whether both succeeded.
+	 */
+	using Builder = std::function<std::vector<vx_node>(vx_graph graph, vx_tensor out)>;
+	::testing::AssertionResult runBoth(const Builder &build, vx_tensor dlaOut,
+		vx_tensor cpuOut, const char *target = "dla");
+
+	vx_context context_ = nullptr;
+	vx_uint32 baseline_ = 0;
+	std::mt19937 random_{ 1234 };
+	std::vector<vx_reference> owned_;
+};
+
+/* Integer tensors: equal element for element; float: |a-b| <= tolerance. */
+::testing::AssertionResult sameValues(vx_tensor a, vx_tensor b, double tolerance = 0);
+
+} /* namespace vx_guest */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the context's DLA and placing tensors in its memory. */
+
+#include "dla_device.h"
+
+#include <vdla/buffer.h>
+#include <vdla/device.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace vdla::vx::dla {
+
+namespace {
+
+Result<std::unique_ptr<Device>> openDevice()
+{
+	if (const char *node = getenv("VDLA_VX_DEVICE"); node && *node)
+		return Device::open(node);
+	auto nodes = Device::enumerate();
+	if (!nodes)
+		return nodes.error();
+	if (nodes->empty())
+		return Error(ENODEV, "no vdla device in /dev/accel");
+	return Device::open(nodes->front());
+}
+
+} /* namespace */
+
+vdla::Device *device(vx_context context)
+{
+	if (!context->dlaProbed) {
+		context->dlaProbed = true;
+		auto opened = openDevice();
+		if (opened) {
+			context->dlaDevice = std::move(opened.value());
+		} else {
+			context->dlaError = opened.error().message();
+			log(context, VX_ERROR_NOT_SUPPORTED, "no DLA: %s", context->dlaError.c_str());
+		}
+	}
+	return context->dlaDevice.get();
+}
+
+vx_status placeOnDevice(vx_tensor tensor)
+{
+	const vx_size bytes = std::max<vx_size>(tensor->byteSize(), 1);
+	if (tensor->buffer && tensor->buffer->size() >= bytes)
+		return VX_SUCCESS;
+	Device *dla = device(tensor->context);
+	if (!dla)
+		return VX_ERROR_NOT_SUPPORTED;
+
+	auto created = Buffer::create(*dla, bytes);
+	if (!created) {
+		log(tensor, VX_ERROR_NO_MEMORY, "tensor of %zu bytes: %s", size_t(bytes),
+			created.error().message().c_str());
+		return VX_ERROR_NO_MEMORY;
+	}
+	std::shared_ptr<Buffer> buffer = std::move(created.value());
+	auto mapped = buffer->map();
+	if (!mapped) {
+		log(tensor, VX_ERROR_NO_MEMORY, "mapping a tensor: %s",
+			mapped.error().message().c_str());
+		return VX_ERROR_NO_MEMORY;
+	}
+
+	/* Keep what the application already wrote. */
+	const uint8_t *old = tensor->buffer ? tensor->buffer->data() : tensor->data.data();
+	const vx_size oldBytes = tensor->buffer ? tensor->buffer->size() : tensor->data.size();
+	if (old)
+		memcpy(*mapped, old, std::min<vx_size>(oldBytes, bytes));
+	tensor->buffer = std::move(buffer);
+	std::vector<uint8_t>().swap(tensor->data);
+	return VX_SUCCESS;
+}
+
+} /* namespace vdla::vx::dla */

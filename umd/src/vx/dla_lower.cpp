@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NN nodes to DLA operations. Every rule here reproduces the semantics of
+ * nn_cpu.cpp exactly on the integer paths (the in-guest suites compare the
+ * two bit for bit); the float paths agree within the tolerances that
+ * docs/openvx.md states.
+ */
+
+#include "dla_lower.h"
+
+#include "nn_layers.h"
+
+#include <VX/vx_khr_nn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <numeric>
+
+namespace vdla::vx::dla {
+
+namespace {
+
+constexpr uint32_t kMaxDim = 65535;
+constexpr size_t kLutEntries = 257;
+
+/* The reason a node stays on the CPU; set by the checks below. */
+struct Refusal {
+	std::string why;
+	bool operator()(const std::string &reason)
+	{
+		why = reason;
+		return false;
+	}
+};
+
+std::optional<DataType> hardwareType(vx_enum type)
+{
+	switch (type) {
+	case VX_TYPE_INT8:
+		return DataType::Int8;
+	case VX_TYPE_INT16:
+		return DataType::Int16;
+	case VX_TYPE_FLOAT32:
+		return DataType::Fp32;
+	default:
+		return std::nullopt;
+	}
+}
+
+bool isInteger(vx_tensor tensor)
+{
+	return tensor->dataType == VX_TYPE_INT8 || tensor->dataType == VX_TYPE_INT16;
+}
+
+Round hardwareRound(vx_enum policy)
+{
+	return policy == VX_ROUND_POLICY_TO_NEAREST_EVEN ? Round::HalfEven : Round::ToZero;
+}
+
+/* Dimension d of an OpenVX tensor (width first), 1 beyond its rank. */
+vx_size dim(vx_tensor tensor, size_t d)
+{
+	return d < tensor->dims.size() ? tensor->dims[d] : 1;
+}
+
+/* Product of dimensions [from, to). */
+vx_size dimProduct(vx_tensor tensor, size_t from, size_t to)
+{
+	vx_size product = 1;
+	for (size_t d = from; d < to && d < tensor->dims.size(); d++)
+		product *= tensor->dims[d];
+	return product;
+}
+
+bool shapeFits(vx_tensor tensor, Refusal &refuse)
+{
+	if (!hardwareType(tensor->dataType))
+		return refuse("the DLA computes INT8, INT16 and FLOAT32 tensors only");
+	if (dim(tensor, 0) > kMaxDim || dim(tensor, 1) > kMaxDim || dim(tensor, 2) > kMaxDim
+		|| dimProduct(tensor, 3, tensor->dims.size()) > kMaxDim)
+		return refuse("a tensor dimension exceeds 65535");
+	return true;
+}
+
+int64_t readRaw(vx_tensor tensor, size_t index)
+{
+	const uint8_t *base = tensor->storage();
+	switch (tensor->dataType) {
+	case VX_TYPE_INT8:
+		return reinterpret_cast<const int8_t *>(base)[index];
+	case VX_TYPE_INT16:
+		return reinterpret_cast<const int16_t *>(base)[index];
+	default:
+		return 0;
+	}
+}
+
+/* ---- Checks shared by supported() and the lowering ---- */
+
+/* The SDP stage that turns the int32 accumulator at position P into the
+ * output: bias table entries and the scale. */
+struct IntegerOutput {
+	int product = 0; /* P = pos(input) + pos(weights) */
+	std::vector<int32_t> bias;
+	int32_t scaleMul = 1;
+	uint32_t scaleShift = 0;
+};
+
+bool integerOutput(vx_tensor input, vx_tensor weights, vx_tensor bias, vx_tensor output,
+	vx_enum rounding, IntegerOutput &out, Refusal &refuse)
+{
+	out.product = input->fixedPointPosition + weights->fixedPointPosition;
+	const int shift = out.product - output->fixedPointPosition;
+	if (shift >= 0) {
+		if (shift > 63)
+			return refuse("output fixed point position too far below the product's");
+		out.scaleShift = shift;
+	} else {
+		if (-shift > 30)
+			return refuse("output fixed point position too far above the product's");
+		out.scaleMul = 1 << -shift;
+	}
+	if (!bias)
+		return true;
+	const int biasShift = out.product - bias->fixedPointPosition;
+	const size_t count = bias->byteSize() / bias->elementSize();
+	out.bias.resize(count);
+	for (size_t i = 0; i < count; i++) {
+		int64_t raw = readRaw(bias, i);
+		int64_t value = biasShift >= 0 ? raw * (int64_t(1) << std::min(biasShift, 40))
+					       : nn::roundShift(raw, -biasShift, rounding);
+		if (biasShift > 40 || value < std::numeric_limits<int32_t>::min()
+			|| value > std::numeric_limits<int32_t>::max())
+			return refuse("the bias at the product's fixed point position exceeds 32 bits");
+		out.bias[i] = int32_t(value);
+	}
+	return true;
+}
+
+bool sameType(std::initializer_list<vx_tensor> tensors, Refusal &refuse)
+{
+	vx_enum type = (*tensors.begin())->dataType;
+	for (vx_tensor tensor : tensors) {
+		if (tensor && tensor->dataType != type)
+			return refuse("tensors of different element types");
+	}
+	return true;
+}
+
+/* CONV padding on the right (bottom) that yields @out outputs, ceil mode included. */
+bool convPadding(vx_size in, vx_size out, vx_size pad, vx_size kernel, vx_size dilation,
+	vx_size stride, uint16_t &after, Refusal &refuse)
+{
+	const int64_t span = int64_t(kernel - 1) * (dilation + 1) + 1;
+	const int64_t needed = int64_t(out - 1) * stride + span - int64_t(in) - int64_t(pad);
+	const int64_t padAfter = std::max<int64_t>(int64_t(pad), needed);
+	if (pad > 31 || padAfter > 31)
+		return refuse("padding above 31");
+	if (stride < 1 || stride > 16)
+		return refuse("stride outside 1..16");
+	if (dilation + 1 > 16)
+		return refuse("dilation above 15");
+	if (kernel < 1 || kernel > 32)
+		return refuse("kernel side outside 1..32");
+	after = uint16_t(padAfter);
+	return true;
+}
+
+/* ---- Activations as an SDP stage ---- */
+
+/* The values of a 257-entry LUT sampling @f at start + i * 2^shift (raw). */
+template <typename F> std::vector<int16_t> integerTable(F f, int64_t start, unsigned shift)
+{
+	std::vector<int16_t> table(kLutEntries);
+	for (size_t i = 0; i < kLutEntries; i++)
+		table[i] = int16_t(f(start + (int64_t(i) << shift)));
+	return table;
+}
+
+struct ActivationStage {
+	SdpActivation activation = SdpActivation::None;
+	int32_t clipMin = 0, clipMax = 0;
+	float clipMinFloat = 0, clipMaxFloat = 0;
+	/* Standalone only: the element-wise trick (ABS, SQUARE) on the input. */
+	SdpEwOp ewOp = SdpEwOp::None;
+	int32_t ewMul = 1;
+	float ewMulFloat = 1;
+	uint32_t ewPostShift = 0;
+	/* Float LINEAR: (x + b/a) * a. */
+	bool linear = false;
+	float biasFloat = 0, scaleFloat = 1;
+	/* LUT */
+	std::vector<uint8_t> lut;
+	int32_t lutStart = 0;
+	uint32_t lutShift = 0;
+	float lutStartFloat = 0, lutStepFloat = 1;
+};
+
+/* The saturating quantized activation of raw input @x. */
+int64_t quantizedActivation(const nn::Activation &layer, vx_tensor in, vx_tensor out, int64_t x)
+{
+	const double real = std::ldexp(double(x), -in->fixedPointPosition);
+	return nn::quantize(nn::activate(layer.function, layer.a, layer.b, real), out->dataType,
+		out->fixedPointPosition);
+}
+
+bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, ActivationStage &stage,
+	Refusal &refuse)
+{
+	auto f = [&](int64_t x) {
+		const int64_t lo = in->dataType == VX_TYPE_INT8 ? -128 : -32768;
+		const int64_t hi = in->dataType == VX_TYPE_INT8 ? 127 : 32767;
+		return quantizedActivation(layer, in, out, std::clamp(x, lo, hi));
+	};
+	std::vector<int16_t> table;
+	if (in->dataType == VX_TYPE_INT8) {
+		/* One entry per input value: exact. */
+		stage.lutStart = -128;
+		stage.lutShift = 0;
+		table = integerTable(f, -128, 0);
+		table[256] = table[255];
+	} else {
+		/* Sample only where the output still changes; interpolation in between. */
+		if (layer.function != VX_NN_ACTIVATION_LOGISTIC
+			&& layer.function != VX_NN_ACTIVATION_HYPERBOLIC_TAN)
+			return refuse("on INT16 tensors the DLA computes RELU, BRELU, ABS, SQUARE, "
+				      "LOGISTIC and HYPERBOLIC_TAN");
+		int64_t lo = -32768, hi = 32767;
+		const int64_t left = f(lo), right = f(hi);
+		while (lo < hi && f(lo + 1) == left)
+			lo++;
+		while (hi > lo && f(hi - 1) == right)
+			hi--;
+		unsigned shift = 0;
+		while ((int64_t(256) << shift) < hi - lo)
+			shift++;
+		stage.lutStart = int32_t(lo);
+		stage.lutShift = shift;
+		table = integerTable(f, lo, shift);
+	}
+	stage.activation = SdpActivation::Lut;
+	stage.lut.resize(table.size() * sizeof(int16_t));
+	memcpy(stage.lut.data(), table.data(), stage.lut.size());
+	return true;
+}
+
+bool floatLut(const nn::Activation &layer, ActivationStage &stage, Refusal &refuse)
+{
+	/* Where the function is within 1e-6 of its asymptotes. */
+	double range;
+	switch (layer.function) {
+	case VX_NN_ACTIVATION_LOGISTIC:
+		range = 14;
+		break;
+	case VX_NN_ACTIVATION_HYPERBOLIC_TAN:
+		if (layer.b <= 0)
+			return refuse("HYPERBOLIC_TAN needs b > 0 on the DLA");
+		range = 7.5 / layer.b;
+		break;
+	default:
+		return refuse("on FLOAT32 tensors the DLA computes RELU, BRELU, LINEAR, ABS, "
+			      "SQUARE, LOGISTIC and HYPERBOLIC_TAN");
+	}
+	std::vector<float> table(kLutEntries);
+	const double step = 2 * range / 256;
+	for (size_t i = 0; i < kLutEntries; i++)
+		table[i] = float(nn::activate(layer.function, layer.a, layer.b, -range + i * step));
+	stage.activation = SdpActivation::Lut;
+	stage.lutStartFloat = float(-range);
+	stage.lutStepFloat = float(step);
+	stage.lut.resize(table.size() * sizeof(float));
+	memcpy(stage.lut.data(), table.data(), stage.lut.size());
+	return true;
+}
+
+/*
+ * The SDP stage computing @layer from @in (raw, before output conversion)
+ * to @out. @fused: the stage follows a convolution's scale in the same SDP,
+ * so it cannot read the input tensor again.
+ */
+bool activationStage(const nn::Activation &layer, vx_tensor in, vx_tensor out, bool fused,
+	ActivationStage &stage, Refusal &refuse)
+{
+	if (in->dataType != out->dataType)
+		return refuse("activation input and output types differ");
+	const bool samePosition = in->fixedPointPosition == out->fixedPointPosition;
+	const vx_enum f = layer.function;
+
+	if (in->dataType == VX_TYPE_FLOAT32) {
+		switch (f) {
+		case VX_NN_ACTIVATION_RELU:
+			stage.activation = SdpActivation::Relu;
+			return true;
+		case VX_NN_ACTIVATION_BRELU:
+			stage.activation = SdpActivation::Clip;
+			stage.clipMinFloat = 0;
+			stage.clipMaxFloat = layer.a;
+			return layer.a >= 0 || refuse("BRELU needs a >= 0");
+		case VX_NN_ACTIVATION_LINEAR:
+			if (fused || layer.a == 0)
+				return refuse("LINEAR runs on the DLA unfused and with a != 0");
+			stage.linear = true;
+			stage.biasFloat = layer.b / layer.a;
+			stage.scaleFloat = layer.a;
+			return true;
+		case VX_NN_ACTIVATION_ABS:
+		case VX_NN_ACTIVATION_SQUARE:
+			if (fused)
+				return refuse("ABS and SQUARE are not fused");
+			stage.ewOp = f == VX_NN_ACTIVATION_ABS ? SdpEwOp::Max : SdpEwOp::Mul;
+			stage.ewMulFloat = f == VX_NN_ACTIVATION_ABS ? -1.0f : 1.0f;
+			return true;
+		default:
+			return floatLut(layer, stage, refuse);
+		}
+	}
+
+	if (samePosition && f == VX_NN_ACTIVATION_RELU) {
+		stage.activation = SdpActivation::Relu;
+		return true;
+	}
+	if (samePosition && f == VX_NN_ACTIVATION_BRELU) {
+		stage.activation = SdpActivation::Clip;
+		stage.clipMin = 0;
+		stage.clipMax = int32_t(nn::quantize(layer.a, out->dataType, out->fixedPointPosition));
+		return true;
+	}
+	if (in->dataType == VX_TYPE_INT16 && !fused && samePosition
+		&& f == VX_NN_ACTIVATION_ABS) {
+		stage.ewOp = SdpEwOp::Max;
+		stage.ewMul = -1;
+		return true;
+	}
+	if (in->dataType == VX_TYPE_INT16 && !fused && f == VX_NN_ACTIVATION_SQUARE
+		&& 2 * in->fixedPointPosition >= out->fixedPointPosition) {
+		/* x * x at position 2p, rounded to nearest-even like nn::quantize. */
+		stage.ewOp = SdpEwOp::Mul;
+		stage.ewPostShift = 2 * in->fixedPointPosition - out->fixedPointPosition;
+		return true;
+	}
+	return integerLut(layer, in, out, stage, refuse);
+}
+
+void applyStage(const ActivationStage &stage, SdpOp &sdp)
+{
+	sdp.activation = stage.activation;
+	sdp.clipMin = stage.clipMin;
+	sdp.clipMax = stage.clipMax;
+	sdp.clipMinFloat = stage.clipMinFloat;
+	sdp.clipMaxFloat = stage.clipMaxFloat;
+	sdp.lutStart = stage.lutStart;
+	sdp.lutShift = stage.lutShift;
+	sdp.lutStartFloat = stage.lutStartFloat;
+	sdp.lutStepFloat = stage.lutStepFloat;
+	if (stage.linear) {
+		sdp.biasMode = SdpMode::PerTensor;
+		sdp.biasFloat = stage.biasFloat;
+		sdp.scaleMode = SdpMode::PerTensor;
+		sdp.scaleFloat = stage.scaleFloat;
+	}
+}
+
+/* ---- Per-layer checks ---- */
+
+bool checkConvolution(const nn::Convolution &c, Refusal &refuse, IntegerOutput *integer)
+{
+	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse)
+		|| !sameType({ c.input, c.weights, c.bias, c.output }, refuse))
+		return false;
+	if (c.bias && c.bias->dims.size() != 1)
+		return refuse("unshared biases run on the CPU");
+	uint16_t after;
+	if (!convPadding(dim(c.input, 0), dim(c.output, 0), c.padX, dim(c.weights, 0),
+		    c.dilationX, c.strideX, after, refuse)
+		|| !convPadding(dim(c.input, 1), dim(c.output, 1), c.padY, dim(c.weights, 1),
+			c.dilationY, c.strideY, after, refuse))
+		return false;
+	if (dim(c.weights, 2) * dim(c.weights, 0) * dim(c.weights, 1) > 65536)
+		return refuse("more than 65536 weights per output");
+	if (!isInteger(c.input))
+		return true;
+	IntegerOutput scratch;
+	return integerOutput(c.input, c.weights, c.bias, c.output, c.rounding,
+		integer ? *integer : scratch, refuse);
+}
+
+bool checkFullyConnected(const nn::FullyConnected &l, Refusal &refuse, IntegerOutput *integer)
+{
+	if (!hardwareType(l.input->dataType))
+		return refuse("the DLA computes INT8, INT16 and FLOAT32 tensors only");
+	if (!sameType({ l.input, l.weights, l.bias, l.output }, refuse))
+		return false;
+	if (dim(l.weights, 0) > 65536 || dim(l.weights, 0) > kMaxDim || dim(l.weights, 1) > kMaxDim
+		|| dimProduct(l.output, 1, l.output->dims.size()) > kMaxDim)
+		return refuse("fully connected layer too large for one CONV operation");
+	if (!isInteger(l.input))
+		return true;
+	IntegerOutput scratch;
+	return integerOutput(l.input, l.weights, l.bias, l.output, l.rounding,
+		integer ? *integer : scratch, refuse);
+}
+
+bool checkPooling(const nn::Pooling &p, Refusal &refuse)
+{
+	if (!shapeFits(p.input, refuse) || !shapeFits(p.output, refuse))
+		return false;
+	if (p.sizeX < 1 || p.sizeX > 16 || p.sizeY < 1 || p.sizeY > 16)
+		return refuse("pooling size outside 1..16");
+	if (p.strideX > 16 || p.strideY > 16)
+		return refuse("pooling stride above 16");
+	if (p.padX >= p.sizeX || p.padY >= p.sizeY)
+		return refuse("pooling padding not below the pooling size");
+	return true;
+}
+
+bool checkNormalization(const nn::Normalization &n, Refusal &refuse)
+{
+	if (!shapeFits(n.input, refuse))
+		return false;
+	if (n.type != VX_NN_NORMALIZATION_ACROSS_MAPS)
+		return refuse("SAME_MAP normalization runs on the CPU");
+	if (n.input->dataType != VX_TYPE_FLOAT32)
+		return refuse("fixed-point normalization runs on the CPU");
+	if (n.size < 1 || n.size > 15 || n.size % 2 == 0)
+		return refuse("normalization size must be odd and at most 15");
+	return true;
+}
+
+} /* namespace */
+
+Lowering::Lowering() = default;
+
+bool Lowering::kernelSupported(vx_kernel kernel)
+{
+	switch (kernel->enumeration) {
+	case VX_KERNEL_CONVOLUTION_LAYER:
+	case VX_KERNEL_FULLY_CONNECTED_LAYER:
+	case VX_KERNEL_POOLING_LAYER:
+	case VX_KERNEL_ACTIVATION_LAYER:
+	case VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER:
+	case VX_KERNEL_NORMALIZATION_LAYER:
+		return !kernel->user;
+	default:
+		return false;
+	}
+}
+
+bool Lowering::supported(vx_node node, std::string &why)
+{
+	Refusal refuse;
+	std::optional<nn::Layer> layer = nn::describeLayer(node);
+	bool ok = false;
+	if (!layer || !kernelSupported(node->kernel)) {
+		refuse(std::string(node->kernel->kernelName) + " has no DLA implementation");
+	} else if (auto *c = std::get_if<nn::Convolution>(&*layer)) {
+		ok = checkConvolution(*c, refuse, nullptr);
+	} else if (auto *l = std::get_if<nn::FullyConnected>(&*layer)) {
+		ok = checkFullyConnected(*l, refuse, nullptr);
+	} else if (auto *p = std::get_if<nn::Pooling>(&*layer)) {
+		ok = checkPooling(*p, refuse);
+	} else if (auto *a = std::get_if<nn::Activation>(&*layer)) {
+		ActivationStage stage;
+		ok = shapeFits(a->input, refuse)
+			&& activationStage(*a, a->input, a->output, false, stage, refuse);
+	} else if (auto *n = std::get_if<nn::Normalization>(&*layer)) {
+		ok = checkNormalization(*n, refuse);
+	} else {
+		refuse(std::string(node->kernel->kernelName) + " runs on the CPU");
+	}
+	why = refuse.why;
+	return ok;
+}
+
+uint16_t Lowering::slot(vx_tensor tensor)
+{
+	for (size_t i = 0; i < tensors_.size(); i++) {
+		if (tensors_[i] == tensor)
+			return uint16_t(i + 1);
+	}
+	tensors_.push_back(tensor);
+	return uint16_t(tensors_.size());
+}
+
+uint64_t Lowering::addConstant(const void *data, size_t size)
+{
+	/* 64-byte aligned, like the hardware's bursts. */
+	const uint64_t offset = (constants_.size() + 63) & ~uint64_t(63);
+	constants_.resize(offset + size);
+	memcpy(constants_.data() + offset, data, size);
+	return offset;
+}
+
+Tensor Lowering::hardwareTensor(vx_tensor tensor, bool flatten)
+{
+	const DataType type = *hardwareType(tensor->dataType);
+	if (flatten)
+		return Tensor::nchw(slot(tensor), 0, type, 1, 1, 1, 1);
+	return Tensor::nchw(slot(tensor), 0, type,
+		uint32_t(dimProduct(tensor, 3, tensor->dims.size())), uint32_t(dim(tensor, 2)),
+		uint32_t(dim(tensor, 1)), uint32_t(dim(tensor, 0)));
+}
+
+vx_status Lowering::lower(vx_node node, bool fuse)
+{
+	std::string why;
+	if (!supported(node, why)) {
+		log(node, VX_ERROR_NOT_SUPPORTED, "not on the DLA: %s", why.c_str());
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+	if (fuse && tryFuse(node))
+		return VX_SUCCESS;
+
+	switch (node->kernel->enumeration) {
+	case VX_KERNEL_CONVOLUTION_LAYER:
+		return lowerConvolution(node);
+	case VX_KERNEL_FULLY_CONNECTED_LAYER:
+		return lowerFullyConnected(node);
+	case VX_KERNEL_POOLING_LAYER:
+		return lowerPooling(node);
+	case VX_KERNEL_ACTIVATION_LAYER:
+		return lowerActivation(node);
+	default:
+		return lowerNormalization(node);
+	}
+}
+
+namespace {
+
+/* The SDP that turns a CONV's accumulator into @output. */
+SdpOp convolutionSdp(vx_tensor output, const Tensor &dst, const IntegerOutput &integer,
+	vx_enum overflow, vx_enum rounding)
+{
+	SdpOp sdp;
+	sdp.dst = dst;
+	sdp.round = hardwareRound(rounding);
+	sdp.wrap = overflow == VX_CONVERT_POLICY_WRAP;
+	if (isInteger(output) && (integer.scaleShift || integer.scaleMul != 1)) {
+		sdp.scaleMode = SdpMode::PerTensor;
+		sdp.scaleMul = integer.scaleMul;
+		sdp.scaleShift = integer.scaleShift;
+	}
+	return sdp;
+}
+
+} /* namespace */
+
+vx_status Lowering::lowerConvolution(vx_node node)
+{
+	auto c = std::get<nn::Convolution>(*nn::describeLayer(node));
+	Refusal refuse;
+	IntegerOutput integer;
+	checkConvolution(c, refuse, &integer);
+
+	Unit unit;
+	unit.nodes = { node };
+	ConvOp conv;
+	conv.src = hardwareTensor(c.input);
+	conv.weights = hardwareTensor(c.weights);
+	conv.strideX = uint16_t(c.strideX);
+	conv.strideY = uint16_t(c.strideY);
+	conv.padLeft = uint16_t(c.padX);
+	conv.padTop = uint16_t(c.padY);
+	convPadding(dim(c.input, 0), dim(c.output, 0), c.padX, dim(c.weights, 0), c.dilationX,
+		c.strideX, conv.padRight, refuse);
+	convPadding(dim(c.input, 1), dim(c.output, 1), c.padY, dim(c.weights, 1), c.dilationY,
+		c.strideY, conv.padBottom, refuse);
+	conv.dilationX = uint16_t(c.dilationX + 1);
+	conv.dilationY = uint16_t(c.dilationY + 1);
+	Tensor out = hardwareTensor(c.output);
+	conv.dst = out;
+	conv.dst.buffer = kConstantSlot;
+	conv.dst.type = isInteger(c.input) ? DataType::Int32 : DataType::Fp32;
+
+	SdpOp sdp = convolutionSdp(c.output, out, integer, c.overflow, c.rounding);
+	if (c.bias) {
+		sdp.biasMode = SdpMode::PerChannel;
+		if (isInteger(c.input)) {
+			sdp.bias = { kConstantSlot,
+				addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t)) };
+		} else {
+			sdp.bias = { kConstantSlot,
+				addConstant(c.bias->storage(), c.bias->byteSize()) };
+		}
+	}
+	unit.conv = conv;
+	unit.sdp = sdp;
+	unit.reads = { slot(c.input), slot(c.weights) };
+	unit.writes = slot(c.output);
+	units_.push_back(std::move(unit));
+	return VX_SUCCESS;
+}
+
+vx_status Lowering::lowerFullyConnected(vx_node node)
+{
+	auto l = std::get<nn::FullyConnected>(*nn::describeLayer(node));
+	Refusal refuse;
+	IntegerOutput integer;
+	checkFullyConnected(l, refuse, &integer);
+
+	/* [IFM, batch] or [W, H, C, batch]: the features are the leading dims. */
+	const size_t featureDims = l.input->dims.size() >= 3 ? 3 : 1;
+	const uint32_t features = uint32_t(dimProduct(l.input, 0, featureDims));
+	const uint32_t batch = uint32_t(dimProduct(l.input, featureDims, l.input->dims.size()));
+	const uint32_t outputs = uint32_t(dim(l.weights, 1));
+	const DataType type = *hardwareType(l.input->dataType);
+
+	Unit unit;
+	unit.nodes = { node };
+	ConvOp conv;
+	conv.src = Tensor::nchw(slot(l.input), 0, type, batch, features, 1, 1);
+	conv.weights = Tensor::nchw(slot(l.weights), 0, type, outputs, features, 1, 1);
+	Tensor out = Tensor::nchw(slot(l.output), 0, type, batch, outputs, 1, 1);
+	conv.dst = out;
+	conv.dst.buffer = kConstantSlot;
+	conv.dst.type = isInteger(l.input) ? DataType::Int32 : DataType::Fp32;
+
+	SdpOp sdp = convolutionSdp(l.output, out, integer, l.overflow, l.rounding);
+	if (l.bias) {
+		sdp.biasMode = SdpMode::PerChannel;
+		if (isInteger(l.input)) {
+			sdp.bias = { kConstantSlot,
+				addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t)) };
+		} else {
+			sdp.bias = { kConstantSlot,
+				addConstant(l.bias->storage(), l.bias->byteSize()) };
+		}
+	}
+	unit.conv = conv;
+	unit.sdp = sdp;
+	unit.reads = { slot(l.input), slot(l.weights) };
+	unit.writes = slot(l.output);
+	units_.push_back(std::move(unit));
+	return VX_SUCCESS;
+}
+
+namespace {
+
+PdpOp poolingOp(const nn::Pooling &p)
+{
+	PdpOp pdp;
+	pdp.method = p.type == VX_NN_POOLING_AVG ? PoolMethod::Average : PoolMethod::Max;
+	pdp.ceilMode = p.ceil;
+	pdp.includePad = true;
+	pdp.round = Round::HalfEven;
+	pdp.kernelW = uint16_t(p.sizeX);
+	pdp.kernelH = uint16_t(p.sizeY);
+	pdp.strideX = uint16_t(p.strideX);
+	pdp.strideY = uint16_t(p.strideY);
+	pdp.padLeft = pdp.padRight = uint16_t(p.padX);
+	pdp.padTop = pdp.padBottom = uint16_t(p.padY);
+	return pdp;
+}
+
+} /* namespace */
+
+vx_status Lowering::lowerPooling(vx_node node)
+{
+	auto p = std::get<nn::Pooling>(*nn::describeLayer(node));
+	Unit unit;
+	unit.nodes = { node };
+	PdpOp pdp = poolingOp(p);
+	pdp.src = hardwareTensor(p.input);
+	pdp.dst = hardwareTensor(p.output);
+	unit.pdp = pdp;
+	unit.reads = { slot(p.input) };
+	unit.writes = slot(p.output);
+	units_.push_back(std::move(unit));
+	return VX_SUCCESS;
+}
+
+vx_status Lowering::lowerActivation(vx_node node)
+{
+	auto a = std::get<nn::Activation>(*nn::describeLayer(node));
+	Refusal refuse;
+	ActivationStage stage;
+	activationStage(a, a.input, a.output, false, stage, refuse);
+
+	Unit unit;
+	unit.nodes = { node };
+	SdpOp sdp;
+	sdp.src = hardwareTensor(a.input);
+	sdp.dst = hardwareTensor(a.output);
+	sdp.round = Round::HalfEven;
+	applyStage(stage, sdp);
+	if (!stage.lut.empty())
+		sdp.lut = { kConstantSlot, addConstant(stage.lut.data(), stage.lut.size()) };
+	if (stage.ewOp != SdpEwOp::None) {
+		sdp.ewOp = stage.ewOp;
+		sdp.ew = sdp.src;
+		sdp.ewMul = stage.ewMul;
+		sdp.ewMulFloat = stage.ewMulFloat;
+		sdp.ewPostShift = stage.ewPostShift;
+	}
+	unit.sdp = sdp;
+	unit.reads = { slot(a.input) };
+	unit.writes = slot(a.output);
+	units_.push_back(std::move(unit));
+	return VX_SUCCESS;
+}
+
+vx_status Lowering::lowerNormalization(vx_node node)
+{
+	auto n = std::get<nn::Normalization>(*nn::describeLayer(node));
+	Unit unit;
+	unit.nodes = { node };
+	CdpOp cdp;
+	cdp.src = hardwareTensor(n.input);
+	cdp.dst = hardwareTensor(n.output);
+	cdp.size = uint32_t(n.size);
+	cdp.k = n.bias;
+	cdp.alpha = n.alpha;
+	cdp.beta = n.beta;
+	unit.cdp = cdp;
+	unit.reads = { slot(n.input) };
+	unit.writes = slot(n.output);
+	units_.push_back(std::move(unit));
+	return VX_SUCCESS;
+}
+
+namespace {
+
+/* Whether @tensor is virtual and read by @node alone among @graph's nodes. */
+bool onlyFeeds(vx_tensor tensor, vx_node node)
+{
+	if (!tensor->isVirtual)
+		return false;
+	unsigned readers = 0;
+	for (vx_node other : node->graph->nodes) {
+		for (size_t i = 0; i < other->parameters.size(); i++) {
+			if (other->parameters[i] == reinterpret_cast<vx_reference>(tensor)
+				&& other->kernel->parameters[i].direction == VX_INPUT)
+				readers++;
+		}
+	}
+	return readers == 1;
+}
+
+} /* namespace */
+
+bool Lowering::tryFuse(vx_node node)
+{
+	if (units_.empty())
+		return false;
+	Unit &last = units_.back();
+	if (!last.sdp || last.pdp || last.cdp)
+		return false;
+	const vx_tensor produced = tensors_[last.writes - 1];
+	std::optional<nn::Layer> layer = nn::describeLayer(node);
+
+	if (auto *a = std::get_if<nn::Activation>(&*layer)) {
+		/* Into a convolution's SDP, after its scale: exact only when the
+		 * output conversion saturates (it then commutes with the activation). */
+		if (!last.conv || last.sdp->activation != SdpActivation::None || last.sdp->wrap
+			|| a->input != produced || !onlyFeeds(produced, node))
+			return false;
+		if (produced->dataType != a->output->dataType)
+			return false;
+		Refusal refuse;
+		ActivationStage stage;
+		if (!activationStage(*a, produced, a->output, true, stage, refuse))
+			return false;
+		applyStage(stage, *last.sdp);
+		if (!stage.lut.empty())
+			last.sdp->lut = { kConstantSlot, addConstant(stage.lut.data(), stage.lut.size()) };
+		last.sdp->dst = hardwareTensor(a->output);
+		last.writes = slot(a->output);
+		last.nodes.push_back(node);
+		return true;
+	}
+
+	if (auto *p = std::get_if<nn::Pooling>(&*layer)) {
+		if (p->input != produced || !onlyFeeds(produced, node))
+			return false;
+		PdpOp pdp = poolingOp(*p);
+		pdp.src = last.sdp->dst;
+		pdp.dst = hardwareTensor(p->output);
+		last.sdp->dst.buffer = kConstantSlot;
+		last.pdp = pdp;
+		last.writes = slot(p->output);
+		last.nodes.push_back(node);
+		return true;
+	}
+	return false;
+}
+
+} /* namespace vdla::vx::dla */

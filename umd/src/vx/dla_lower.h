@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lowering of neural-network nodes to DLA operations (docs/openvx.md,
+ * "Neural-network layers on the DLA"). A node becomes a Unit: one operation
+ * or one fused chain CONV -> SDP [-> PDP], into which the activation and
+ * pooling nodes that follow a convolution are folded when the intermediate
+ * tensor is virtual and the hardware computes the same values.
+ *
+ * Units are built before any buffer exists: their operations name tensors
+ * by slot (Lowering::slots) and constants (bias tables, LUTs) by offset in
+ * the constant pool, slot kConstantSlot. The plan maps slots to the task's
+ * address list when it writes the task.
+ */
+#pragma once
+
+#include "object.h"
+
+#include <vdla/task_builder.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vdla::vx::dla {
+
+constexpr uint16_t kConstantSlot = 0;
+
+struct Unit {
+	/* The node the unit computes first, then those fused into it. */
+	std::vector<vx_node> nodes;
+	std::optional<ConvOp> conv;
+	std::optional<SdpOp> sdp;
+	std::optional<PdpOp> pdp;
+	std::optional<CdpOp> cdp;
+	/* Slots the unit reads and the one it writes. */
+	std::vector<uint16_t> reads;
+	uint16_t writes = kConstantSlot;
+	/* Operation indices in the task, set when the task is written. */
+	uint16_t headOp = 0;
+	uint16_t tailOp = 0;
+};
+
+class Lowering
+{
+public:
+	Lowering();
+
+	/*
+	 * Whether @node can run on the DLA with its current parameters; if
+	 * not, @why says what stops it. Checks everything lower() needs.
+	 */
+	static bool supported(vx_node node, std::string &why);
+	/* Whether the node's kernel is one the DLA can ever run. */
+	static bool kernelSupported(vx_kernel kernel);
+
+	/*
+	 * Appends the unit of @node, or folds it into the previous unit when
+	 * fusion is enabled and allowed. Errors are those of supported().
+	 */
+	vx_status lower(vx_node node, bool fuse);
+
+	std::vector<Unit> &units() { return units_; }
+	/* Slot s (>= 1) holds tensors()[s - 1]. */
+	const std::vector<vx_tensor> &tensors() const { return tensors_; }
+	const std::vector<uint8_t> &constants() const { return constants_; }
+
+private:
+	uint16_t slot(vx_tensor tensor);
+	uint64_t addConstant(const void *data, size_t size);
+	Tensor hardwareTensor(vx_tensor tensor, bool flatten = false);
+	bool tryFuse(vx_node node);
+
+	vx_status lowerConvolution(vx_node node);
+	vx_status lowerFullyConnected(vx_node node);
+	vx_status lowerPooling(vx_node node);
+	vx_status lowerActivation(vx_node node);
+	vx_status lowerNormalization(vx_node node);
+
+	std::vector<Unit> units_;
+	std::vector<vx_tensor> tensors_;
+	std::vector<uint8_t> constants_;
+};
+
+} /* namespace vdla::vx::dla */

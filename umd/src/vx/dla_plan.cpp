@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/* Building and running the DLA tasks of a graph. */
+
+#include "dla_plan.h"
+
+#include "dla_device.h"
+
+#include <vdla/buffer.h>
+#include <vdla/context.h>
+#include <vdla/device.h>
+#include <vdla/fence.h>
+#include <vdla/op_stats.h>
+#include <vdla/task_builder.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace vdla::vx::dla {
+
+namespace {
+
+/* Device jobs end within the driver's job timeout; this only guards
+ * against a driver that never signals. */
+constexpr std::chrono::seconds kWaitLimit{ 120 };
+
+uint64_t monotonicNs()
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(
+		std::chrono::steady_clock::now().time_since_epoch())
+		.count();
+}
+
+/* VDLA_VX_FUSION=0 turns fusion off (tests compare both ways). */
+bool fusionEnabled()
+{
+	const char *value = getenv("VDLA_VX_FUSION");
+	return !value || strcmp(value, "0") != 0;
+}
+
+bool wantsDla(vx_node node, Device *device, std::string &why)
+{
+	if (node->target == NodeTarget::Cpu || !Lowering::kernelSupported(node->kernel))
+		return false;
+	if (!device) {
+		why = "no DLA device: " + node->context->dlaError;
+		return false;
+	}
+	return Lowering::supported(node, why);
+}
+
+std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction)
+{
+	std::vector<vx_tensor> tensors;
+	for (size_t i = 0; i < node->parameters.size(); i++) {
+		vx_reference ref = node->parameters[i];
+		if (ref && ref->type == VX_TYPE_TENSOR
+			&& node->kernel->parameters[i].direction == direction)
+			tensors.push_back(reinterpret_cast<vx_tensor>(ref));
+	}
+	return tensors;
+}
+
+/* Rewrites slot numbers into address-list indices. */
+class SlotMap
+{
+public:
+	SlotMap(TaskBuilder &builder, const Lowering &lowering, const std::set<uint16_t> &written,
+		const std::shared_ptr<Buffer> &constants)
+		: builder_(builder), lowering_(lowering), written_(written), constants_(constants)
+	{
+	}
+
+	uint16_t index(uint16_t slot)
+	{
+		auto it = indices_.find(slot);
+		if (it != indices_.end())
+			return it->second;
+		uint16_t index;
+		if (slot == kConstantSlot) {
+			/* Flying tensors name the constant slot; a task without
+			 * constants never reads it. */
+			index = constants_ ? builder_.addBuffer(*constants_) : 0;
+		} else {
+			vx_tensor tensor = lowering_.tensors()[slot - 1];
+			index = builder_.addBuffer(*tensor->buffer,
+				written_.count(slot) ? BufferUse::Write : BufferUse::Read);
+		}
+		indices_[slot] = index;
+		return index;
+	}
+
+	void map(Tensor &tensor) { tensor.buffer = index(tensor.buffer); }
+	void map(Location &location)
+	{
+		if (location.buffer != Location::kNone)
+			location.buffer = index(location.buffer);
+	}
+
+private:
+	TaskBuilder &builder_;
+	const Lowering &lowering_;
+	const std::set<uint16_t> &written_;
+	const std::shared_ptr<Buffer> &constants_;
+	std::map<uint16_t, uint16_t> indices_;
+};
+
+void emit(Unit &unit, TaskBuilder &builder, SlotMap &slots)
+{
+	if (unit.conv) {
+		slots.map(unit.conv->src);
+		slots.map(unit.conv->weights);
+		unit.conv->dst.buffer = 0;
+	}
+	if (unit.sdp) {
+		SdpOp &sdp = *unit.sdp;
+		if (unit.conv)
+			sdp.src.buffer = 0;
+		else
+			slots.map(sdp.src);
+		if (unit.pdp)
+			sdp.dst.buffer = 0;
+		else
+			slots.map(sdp.dst);
+		if (sdp.ewOp != SdpEwOp::None)
+			slots.map(sdp.ew);
+		slots.map(sdp.bias);
+		slots.map(sdp.scale);
+		slots.map(sdp.lut);
+	}
+	if (unit.pdp) {
+		if (unit.sdp)
+			unit.pdp->src.buffer = 0;
+		else
+			slots.map(unit.pdp->src);
+		slots.map(unit.pdp->dst);
+	}
+	if (unit.cdp) {
+		slots.map(unit.cdp->src);
+		slots.map(unit.cdp->dst);
+	}
+
+	FusedChain chain;
+	if (unit.conv && unit.pdp)
+		chain = builder.fuse(*unit.conv, *unit.sdp, *unit.pdp);
+	else if (unit.conv)
+		chain = builder.fuse(*unit.conv, *unit.sdp);
+	else if (unit.sdp && unit.pdp)
+		chain = builder.fuse(*unit.sdp, *unit.pdp);
+	else if (unit.sdp)
+		chain.head = chain.tail = builder.sdp(*unit.sdp);
+	else if (unit.pdp)
+		chain.head = chain.tail = builder.pdp(*unit.pdp);
+	else
+		chain.head = chain.tail = builder.cdp(*unit.cdp);
+	unit.headOp = chain.head;
+	unit.tailOp = chain.tail;
+}
+
+} /* namespace */
+
+Plan::~Plan() = default;
+
+vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
+{
+	plan.reset();
+	bool anyNnNode = false;
+	for (vx_node node : graph->order)
+		anyNnNode |= Lowering::kernelSupported(node->kernel);
+	Device *dev = anyNnNode ? device(graph->context) : nullptr;
+
+	/* Targets first: an impossible "dla" fails before anything is built. */
+	bool anyDla = false;
+	for (vx_node node : graph->order) {
+		std::string why;
+		node->onDla = wantsDla(node, dev, why);
+		if (node->target == NodeTarget::Dla && !node->onDla) {
+			log(node, VX_ERROR_NOT_SUPPORTED, "node %s cannot run on the DLA: %s",
+				node->kernel->kernelName.c_str(), why.c_str());
+			return VX_ERROR_NOT_SUPPORTED;
+		}
+		anyDla |= node->onDla;
+	}
+	if (!anyDla)
+		return VX_SUCCESS;
+
+	std::shared_ptr<Plan> built(new Plan());
+	built->device_ = graph->context->dlaDevice;
+	const bool fuse = fusionEnabled();
+	/* The step that last wrote each tensor. */
+	std::map<vx_tensor, size_t> writer;
+
+	for (size_t i = 0; i < graph->order.size();) {
+		Step step;
+		if (!graph->order[i]->onDla) {
+			step.cpuNode = graph->order[i++];
+			for (vx_tensor input : tensorsOf(step.cpuNode, VX_INPUT)) {
+				auto it = writer.find(input);
+				if (it != writer.end() && !built->steps_[it->second].cpuNode)
+					step.needs = std::max(step.needs.value_or(0), it->second);
+			}
+			for (vx_tensor output : tensorsOf(step.cpuNode, VX_OUTPUT))
+				writer[output] = built->steps_.size();
+			built->steps_.push_back(std::move(step));
+			continue;
+		}
+
+		Lowering lowering;
+		for (; i < graph->order.size() && graph->order[i]->onDla; i++) {
+			vx_status status = lowering.lower(graph->order[i], fuse);
+			if (status != VX_SUCCESS)
+				return status;
+		}
+		vx_status status = built->writeTask(graph, step, lowering);
+		if (status != VX_SUCCESS)
+			return status;
+		for (const Unit &unit : step.units)
+			writer[lowering.tensors()[unit.writes - 1]] = built->steps_.size();
+		built->steps_.push_back(std::move(step));
+	}
+
+	auto context = Context::create(*dev);
+	auto timeline = Fence::create(*dev, Fence::Type::Timeline);
+	if (!context || !timeline) {
+		log(graph, VX_ERROR_NO_RESOURCES, "DLA context: %s",
+			(!context ? context.error() : timeline.error()).message().c_str());
+		return VX_ERROR_NO_RESOURCES;
+	}
+	built->context_ = std::move(context.value());
+	built->timeline_ = std::move(timeline.value());
+	plan = std::move(built);
+	return VX_SUCCESS;
+}
+
+vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
+{
+	Device &dev = *device_;
+	std::set<uint16_t> written;
+	std::set<uint16_t> used;
+	for (const Unit &unit : lowering.units()) {
+		written.insert(unit.writes);
+		used.insert(unit.writes);
+		used.insert(unit.reads.begin(), unit.reads.end());
+	}
+	for (uint16_t slot : used) {
+		vx_tensor tensor = lowering.tensors()[slot - 1];
+		vx_status status = placeOnDevice(tensor);
+		if (status != VX_SUCCESS)
+			return status;
+		step.buffers.push_back(tensor->buffer);
+	}
+
+	std::shared_ptr<Buffer> constants;
+	if (!lowering.constants().empty()) {
+		auto created = Buffer::create(dev, lowering.constants().size());
+		if (!created || !created.value()->map()) {
+			log(graph, VX_ERROR_NO_MEMORY, "DLA constants: %s",
+				created ? "cannot map" : created.error().message().c_str());
+			return VX_ERROR_NO_MEMORY;
+		}
+		constants = std::move(created.value());
+		memcpy(constants->data(), lowering.constants().data(), lowering.constants().size());
+		step.buffers.push_back(constants);
+	}
+
+	TaskBuilder builder;
+	SlotMap slots(builder, lowering, written, constants);
+	std::vector<Unit> &units = lowering.units();
+	for (size_t u = 0; u < units.size(); u++) {
+		emit(units[u], builder, slots);
+		/* Each unit starts once the units producing its inputs completed. */
+		for (size_t p = 0; p < u; p++) {
+			const auto &reads = units[u].reads;
+			if (std::find(reads.begin(), reads.end(), units[p].writes) != reads.end())
+				builder.link(units[p].tailOp, units[u].headOp);
+		}
+	}
+	auto task = builder.build(dev);
+	if (!task) {
+		log(graph, VX_FAILURE, "writing the DLA task: %s", task.error().message().c_str());
+		return VX_FAILURE;
+	}
+	step.task = std::move(task.value());
+	step.units = std::move(units);
+
+	auto stats = Buffer::create(dev, OpStats::bytesFor(step.task.numOps()));
+	if (!stats) {
+		log(graph, VX_ERROR_NO_MEMORY, "DLA statistics: %s",
+			stats.error().message().c_str());
+		return VX_ERROR_NO_MEMORY;
+	}
+	step.stats = std::move(stats.value());
+	return VX_SUCCESS;
+}
+
+vx_status Plan::submit(Step &step)
+{
+	for (int attempt = 0;; attempt++) {
+		const uint64_t point = lastPoint_ + 1;
+		auto seqno = context_->submit(
+			step.task, {}, { timeline_.get(), point }, { step.stats.get(), 0 });
+		if (seqno) {
+			lastPoint_ = point;
+			step.point = point;
+			step.submittedNs = monotonicNs();
+			return VX_SUCCESS;
+		}
+		/* A context banned by an earlier fault: start over on a new one. */
+		if (seqno.error().code() == ECANCELED && attempt == 0) {
+			auto context = Context::create(*device_);
+			if (context) {
+				context_ = std::move(context.value());
+				continue;
+			}
+		}
+		log(step.units.front().nodes.front(), VX_FAILURE, "DLA submit: %s",
+			seqno.error().message().c_str());
+		return VX_FAILURE;
+	}
+}
+
+vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
+{
+	lock.unlock();
+	auto waited = timeline_->waitPoint(step.point, kWaitLimit);
+	lock.lock();
+	if (!waited) {
+		log(graph, VX_FAILURE, "waiting for the DLA: %s", waited.error().message().c_str());
+		return VX_FAILURE;
+	}
+	auto status = timeline_->status(step.point);
+	if (!status || status->error) {
+		std::string reason = status ? strerror(status->error) : status.error().message();
+		log(step.units.front().nodes.front(), VX_FAILURE, "DLA task failed: %s",
+			reason.c_str());
+		return VX_FAILURE;
+	}
+	/*
+	 * A DLA node's performance is its device time: a fused chain's time
+	 * goes to its first node, the nodes fused into it take none, so the
+	 * nodes' times add up to the task's.
+	 */
+	auto stats = OpStats::read(*step.stats, 0, step.task.numOps());
+	const uint64_t end = uint64_t(status->timestamp.count());
+	for (const Unit &unit : step.units) {
+		for (vx_node node : unit.nodes) {
+			uint64_t ns = 0;
+			if (stats && node == unit.nodes.front())
+				ns = uint64_t((*stats)[unit.headOp].deviceTime.count());
+			node->perf.tmp = ns;
+			node->perf.beg = step.submittedNs;
+			node->perf.end = end;
+		}
+	}
+	step.point = 0;
+	return VX_SUCCESS;
+}
+
+void Plan::finish(Step &step, vx_status status)
+{
+	for (const Unit &unit : step.units) {
+		for (vx_node node : unit.nodes) {
+			node->status = status;
+			if (status != VX_SUCCESS)
+				continue;
+			vx_perf_t &perf = node->perf;
+			perf.sum += perf.tmp;
+			perf.num++;
+			perf.avg = perf.sum / perf.num;
+			perf.min = perf.num == 1 ? perf.tmp : std::min(perf.min, perf.tmp);
+			perf.max = std::max(perf.max, perf.tmp);
+		}
+	}
+}
+
+vx_status Plan::run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu)
+{
+	vx_status status = VX_SUCCESS;
+	size_t submitted = 0;
+	for (size_t i = 0; i < steps_.size() && status == VX_SUCCESS; i++) {
+		Step &step = steps_[i];
+		if (step.cpuNode) {
+			if (step.needs && steps_[*step.needs].point) {
+				Step &producer = steps_[*step.needs];
+				status = wait(graph, producer, lock);
+				finish(producer, status);
+				if (status != VX_SUCCESS)
+					break;
+			}
+			status = runCpu(step.cpuNode, lock);
+			continue;
+		}
+		status = submit(step);
+		if (status != VX_SUCCESS)
+			break;
+		submitted = i + 1;
+		bool callbacks = false;
+		for (const Unit &unit : step.units)
+			for (vx_node node : unit.nodes)
+				callbacks |= node->callback != nullptr;
+		if (!callbacks)
+			continue;
+
+		/* Callbacks see their node's results: wait for them here. */
+		status = wait(graph, step, lock);
+		finish(step, status);
+		for (const Unit &unit : step.units) {
+			for (vx_node node : unit.nodes) {
+				if (status != VX_SUCCESS || !node->callback)
+					continue;
+				vx_nodecomplete_f callback = node->callback;
+				lock.unlock();
+				vx_action action = callback(node);
+				lock.lock();
+				if (action == VX_ACTION_ABANDON)
+					status = VX_ERROR_GRAPH_ABANDONED;
+			}
+		}
+	}
+
+	/* Whatever was submitted ends before the graph does. */
+	for (size_t i = 0; i < submitted; i++) {
+		Step &step = steps_[i];
+		if (step.cpuNode || !step.point)
+			continue;
+		vx_status waited = wait(graph, step, lock);
+		finish(step, waited);
+		if (status == VX_SUCCESS)
+			status = waited;
+	}
+	return status;
+}
+
+} /* namespace vdla::vx::dla */
