@@ -324,3 +324,31 @@ TEST_F(NnGraph, RebindingAnOutputWritesTheNewTensor)
 }
 
 } /* namespace */
+
+namespace {
+
+TEST_F(NnGraph, FullyConnectedFusedWithActivationMatchesCpu)
+{
+	/* The fused SDP writes the activation's output with the fully
+	 * connected layer's view of it (features as channels). */
+	vx_tensor in = input({ { 4, 3, 5 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor wgt = input({ { 60, 12 }, VX_TYPE_INT16, 8 }, -128, 128);
+	vx_tensor bias = input({ { 12 }, VX_TYPE_INT16, 8 }, -256, 256);
+	TensorSpec outSpec{ { 12 }, VX_TYPE_INT16, 8 };
+	vx_tensor dla = output(outSpec), cpu = output(outSpec);
+	ASSERT_TRUE(runBoth(
+		[&](vx_graph g, vx_tensor out) {
+			vx_tensor fc = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+			std::vector<vx_node> nodes = {
+				vxFullyConnectedLayer(g, in, wgt, bias, VX_CONVERT_POLICY_SATURATE,
+					VX_ROUND_POLICY_TO_NEAREST_EVEN, fc),
+				vxActivationLayer(g, fc, VX_NN_ACTIVATION_RELU, 0, 0, out),
+			};
+			vxReleaseTensor(&fc);
+			return nodes;
+		},
+		dla, cpu));
+	EXPECT_TRUE(sameValues(dla, cpu));
+}
+
+} /* namespace */

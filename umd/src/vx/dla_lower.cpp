@@ -765,7 +765,10 @@ bool Lowering::tryFuse(vx_node node)
 		applyStage(stage, *last.sdp);
 		if (!stage.lut.empty())
 			last.sdp->lut = { kConstantSlot, addConstant(stage.lut.data(), stage.lut.size()) };
-		last.sdp->dst = hardwareTensor(a->output);
+		/* The activation's output has the producer's shape, but keep the
+		 * unit's view of it: a fully connected layer sees [OFM, batch] as
+		 * channels, which hardwareTensor() would make widths. */
+		last.sdp->dst.buffer = slot(a->output);
 		last.writes = slot(a->output);
 		last.nodes.push_back(node);
 		return true;
