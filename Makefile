@@ -28,11 +28,12 @@ userspace: deps
 			-DVDLA_GUEST_BIN_DIR=$(GUEST_BIN) >/dev/null
 	ninja -C $(CMAKE_BUILD)
 
-# Boots the emulated machine with two vDLAs, loads the driver, runs the demo.
-# Until the OpenVX demo exists: the devices, then one real job through the
-# C++ runtime, the driver and the firmware (the example of docs/runtime.md).
+# Boots the emulated machine with two vDLAs, loads the driver, lists the
+# devices and runs the demo: a LeNet-style OpenVX graph on the DLA with a
+# user kernel on the CPU, checked against the same graph all on the CPU
+# (umd/examples/lenet_demo.cpp, docs/openvx.md "Demo").
 run: all
-	scripts/guest-run --devices 2 -- sh -c 'vdla-info && vdla-example-copy-guest'
+	scripts/guest-run --devices 2 -- sh -c 'vdla-info && vdla-demo'
 
 test: all
 	tests/run-all
