@@ -2,6 +2,10 @@
 /* Contexts, references, logging, scalars and tensors. */
 #include "vx_test.h"
 
+#include <VX/vx_khr_nn.h>
+
+#include <string>
+
 #include <cstring>
 
 using Context = VxTest;
@@ -20,6 +24,17 @@ TEST_F(Context, ReportsVersionAndImplementation)
 	ASSERT_EQ(
 		vxQueryContext(context, VX_CONTEXT_IMPLEMENTATION, name, sizeof(name)), VX_SUCCESS);
 	EXPECT_STREQ(name, "vdla");
+}
+
+TEST_F(Context, AdvertisesTheNeuralNetworkExtension)
+{
+	vx_size size = 0;
+	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_EXTENSIONS_SIZE, &size, sizeof(size)),
+		VX_SUCCESS);
+	std::string extensions(size, '\0');
+	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_EXTENSIONS, extensions.data(), size),
+		VX_SUCCESS);
+	EXPECT_STREQ(extensions.c_str(), OPENVX_KHR_NN);
 }
 
 TEST_F(Context, QueryWithWrongSizeIsInvalidParameters)

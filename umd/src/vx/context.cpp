@@ -13,7 +13,8 @@ using namespace vdla::vx;
 namespace {
 
 constexpr char kImplementation[] = "vdla";
-constexpr char kExtensions[] = "";
+/* Space-separated, as programs search it before using an extension. */
+constexpr char kExtensions[] = "vx_khr_nn";
 constexpr vx_size kMaxTensorDims = 6;
 constexpr vx_uint32 kUserKernelPoolSize = 4096;
 constexpr vx_uint32 kUserLibraryIdMax = 255;
