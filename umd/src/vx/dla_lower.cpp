@@ -365,7 +365,7 @@ void applyStage(const ActivationStage &stage, SdpOp &sdp)
 
 /* ---- Per-layer checks ---- */
 
-bool checkConvolution(const nn::Convolution &c, Refusal &refuse, IntegerOutput *integer)
+bool checkConvolution(const nn::Convolution &c, Refusal &refuse)
 {
 	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse)
 		|| !sameType({ c.input, c.weights, c.bias, c.output }, refuse))
@@ -382,12 +382,11 @@ bool checkConvolution(const nn::Convolution &c, Refusal &refuse, IntegerOutput *
 		return refuse("more than 65536 weights per output");
 	if (!isInteger(c.input))
 		return true;
-	IntegerOutput scratch;
-	return integerOutput(c.input, c.weights, c.bias, c.output, c.rounding,
-		integer ? *integer : scratch, refuse);
+	IntegerOutput integer;
+	return integerOutput(c.input, c.weights, c.bias, c.output, c.rounding, integer, refuse);
 }
 
-bool checkFullyConnected(const nn::FullyConnected &l, Refusal &refuse, IntegerOutput *integer)
+bool checkFullyConnected(const nn::FullyConnected &l, Refusal &refuse)
 {
 	if (!hardwareType(l.input->dataType))
 		return refuse("the DLA computes INT8, INT16 and FLOAT32 tensors only");
@@ -398,9 +397,8 @@ bool checkFullyConnected(const nn::FullyConnected &l, Refusal &refuse, IntegerOu
 		return refuse("fully connected layer too large for one CONV operation");
 	if (!isInteger(l.input))
 		return true;
-	IntegerOutput scratch;
-	return integerOutput(l.input, l.weights, l.bias, l.output, l.rounding,
-		integer ? *integer : scratch, refuse);
+	IntegerOutput integer;
+	return integerOutput(l.input, l.weights, l.bias, l.output, l.rounding, integer, refuse);
 }
 
 bool checkPooling(const nn::Pooling &p, Refusal &refuse)
@@ -456,9 +454,9 @@ bool Lowering::supported(vx_node node, std::string &why)
 	if (!layer || !kernelSupported(node->kernel)) {
 		refuse(std::string(node->kernel->kernelName) + " has no DLA implementation");
 	} else if (auto *c = std::get_if<nn::Convolution>(&*layer)) {
-		ok = checkConvolution(*c, refuse, nullptr);
+		ok = checkConvolution(*c, refuse);
 	} else if (auto *l = std::get_if<nn::FullyConnected>(&*layer)) {
-		ok = checkFullyConnected(*l, refuse, nullptr);
+		ok = checkFullyConnected(*l, refuse);
 	} else if (auto *p = std::get_if<nn::Pooling>(&*layer)) {
 		ok = checkPooling(*p, refuse);
 	} else if (auto *a = std::get_if<nn::Activation>(&*layer)) {
@@ -547,15 +545,44 @@ SdpOp convolutionSdp(vx_tensor output, const Tensor &dst, const IntegerOutput &i
 
 } /* namespace */
 
+void Lowering::pushConvolutionUnit(vx_node node, ConvOp conv, const Tensor &out,
+	const MatrixLayer &layer)
+{
+	Refusal refuse;
+	IntegerOutput integer;
+	if (isInteger(layer.input))
+		integerOutput(layer.input, layer.weights, layer.bias, layer.output, layer.rounding,
+			integer, refuse);
+
+	/* The accumulator flies to the SDP with the output's shape. */
+	conv.dst = out;
+	conv.dst.buffer = kConstantSlot;
+	conv.dst.type = isInteger(layer.input) ? DataType::Int32 : DataType::Fp32;
+
+	SdpOp sdp = convolutionSdp(layer.output, out, integer, layer.overflow, layer.rounding);
+	if (layer.bias) {
+		sdp.biasMode = SdpMode::PerChannel;
+		if (isInteger(layer.input))
+			sdp.bias = { kConstantSlot,
+				addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t)) };
+		else
+			sdp.bias = { kConstantSlot,
+				addConstant(layer.bias->storage(), layer.bias->byteSize()) };
+	}
+
+	Unit unit;
+	unit.nodes = { node };
+	unit.conv = conv;
+	unit.sdp = sdp;
+	unit.reads = { slot(layer.input), slot(layer.weights) };
+	unit.writes = slot(layer.output);
+	units_.push_back(std::move(unit));
+}
+
 vx_status Lowering::lowerConvolution(vx_node node)
 {
 	auto c = std::get<nn::Convolution>(*nn::describeLayer(node));
 	Refusal refuse;
-	IntegerOutput integer;
-	checkConvolution(c, refuse, &integer);
-
-	Unit unit;
-	unit.nodes = { node };
 	ConvOp conv;
 	conv.src = hardwareTensor(c.input);
 	conv.weights = hardwareTensor(c.weights);
@@ -569,36 +596,14 @@ vx_status Lowering::lowerConvolution(vx_node node)
 		c.strideY, conv.padBottom, refuse);
 	conv.dilationX = uint16_t(c.dilationX + 1);
 	conv.dilationY = uint16_t(c.dilationY + 1);
-	Tensor out = hardwareTensor(c.output);
-	conv.dst = out;
-	conv.dst.buffer = kConstantSlot;
-	conv.dst.type = isInteger(c.input) ? DataType::Int32 : DataType::Fp32;
-
-	SdpOp sdp = convolutionSdp(c.output, out, integer, c.overflow, c.rounding);
-	if (c.bias) {
-		sdp.biasMode = SdpMode::PerChannel;
-		if (isInteger(c.input)) {
-			sdp.bias = { kConstantSlot,
-				addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t)) };
-		} else {
-			sdp.bias = { kConstantSlot,
-				addConstant(c.bias->storage(), c.bias->byteSize()) };
-		}
-	}
-	unit.conv = conv;
-	unit.sdp = sdp;
-	unit.reads = { slot(c.input), slot(c.weights) };
-	unit.writes = slot(c.output);
-	units_.push_back(std::move(unit));
+	pushConvolutionUnit(node, conv, hardwareTensor(c.output),
+		{ c.input, c.weights, c.bias, c.output, c.overflow, c.rounding });
 	return VX_SUCCESS;
 }
 
 vx_status Lowering::lowerFullyConnected(vx_node node)
 {
 	auto l = std::get<nn::FullyConnected>(*nn::describeLayer(node));
-	Refusal refuse;
-	IntegerOutput integer;
-	checkFullyConnected(l, refuse, &integer);
 
 	/* [IFM, batch] or [W, H, C, batch]: the features are the leading dims. */
 	const size_t featureDims = l.input->dims.size() >= 3 ? 3 : 1;
@@ -607,32 +612,11 @@ vx_status Lowering::lowerFullyConnected(vx_node node)
 	const uint32_t outputs = uint32_t(dim(l.weights, 1));
 	const DataType type = *hardwareType(l.input->dataType);
 
-	Unit unit;
-	unit.nodes = { node };
 	ConvOp conv;
 	conv.src = Tensor::nchw(slot(l.input), 0, type, batch, features, 1, 1);
 	conv.weights = Tensor::nchw(slot(l.weights), 0, type, outputs, features, 1, 1);
-	Tensor out = Tensor::nchw(slot(l.output), 0, type, batch, outputs, 1, 1);
-	conv.dst = out;
-	conv.dst.buffer = kConstantSlot;
-	conv.dst.type = isInteger(l.input) ? DataType::Int32 : DataType::Fp32;
-
-	SdpOp sdp = convolutionSdp(l.output, out, integer, l.overflow, l.rounding);
-	if (l.bias) {
-		sdp.biasMode = SdpMode::PerChannel;
-		if (isInteger(l.input)) {
-			sdp.bias = { kConstantSlot,
-				addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t)) };
-		} else {
-			sdp.bias = { kConstantSlot,
-				addConstant(l.bias->storage(), l.bias->byteSize()) };
-		}
-	}
-	unit.conv = conv;
-	unit.sdp = sdp;
-	unit.reads = { slot(l.input), slot(l.weights) };
-	unit.writes = slot(l.output);
-	units_.push_back(std::move(unit));
+	pushConvolutionUnit(node, conv, Tensor::nchw(slot(l.output), 0, type, batch, outputs, 1, 1),
+		{ l.input, l.weights, l.bias, l.output, l.overflow, l.rounding });
 	return VX_SUCCESS;
 }
 

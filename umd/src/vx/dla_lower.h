@@ -65,6 +65,14 @@ public:
 	const std::vector<uint8_t> &constants() const { return constants_; }
 
 private:
+	/* What convolution and fully connected share: CONV -> SDP. */
+	struct MatrixLayer {
+		vx_tensor input, weights, bias, output;
+		vx_enum overflow, rounding;
+	};
+	void pushConvolutionUnit(
+		vx_node node, ConvOp conv, const Tensor &out, const MatrixLayer &layer);
+
 	uint16_t slot(vx_tensor tensor);
 	uint64_t addConstant(const void *data, size_t size);
 	Tensor hardwareTensor(vx_tensor tensor, bool flatten = false);

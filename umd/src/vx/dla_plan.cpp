@@ -350,9 +350,7 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 			uint64_t ns = 0;
 			if (stats && node == unit.nodes.front())
 				ns = uint64_t((*stats)[unit.headOp].deviceTime.count());
-			node->perf.tmp = ns;
-			node->perf.beg = step.submittedNs;
-			node->perf.end = end;
+			addPerfSample(node->perf, step.submittedNs, end, ns);
 		}
 	}
 	step.point = 0;
@@ -361,19 +359,9 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 
 void Plan::finish(Step &step, vx_status status)
 {
-	for (const Unit &unit : step.units) {
-		for (vx_node node : unit.nodes) {
+	for (const Unit &unit : step.units)
+		for (vx_node node : unit.nodes)
 			node->status = status;
-			if (status != VX_SUCCESS)
-				continue;
-			vx_perf_t &perf = node->perf;
-			perf.sum += perf.tmp;
-			perf.num++;
-			perf.avg = perf.sum / perf.num;
-			perf.min = perf.num == 1 ? perf.tmp : std::min(perf.min, perf.tmp);
-			perf.max = std::max(perf.max, perf.tmp);
-		}
-	}
 }
 
 vx_status Plan::run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu)

@@ -30,14 +30,7 @@ vx_uint64 nowNs()
 
 void recordPerf(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end)
 {
-	perf.beg = begin;
-	perf.end = end;
-	perf.tmp = end - begin;
-	perf.sum += perf.tmp;
-	perf.num++;
-	perf.avg = perf.sum / perf.num;
-	perf.min = perf.num == 1 ? perf.tmp : std::min(perf.min, perf.tmp);
-	perf.max = std::max(perf.max, perf.tmp);
+	addPerfSample(perf, begin, end, end - begin);
 }
 
 const KernelParameter &declared(vx_node node, vx_uint32 index)
@@ -390,6 +383,18 @@ bool nodeUsable(vx_node node)
 } /* namespace */
 
 namespace vdla::vx {
+
+void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 duration)
+{
+	perf.beg = begin;
+	perf.end = end;
+	perf.tmp = duration;
+	perf.sum += perf.tmp;
+	perf.num++;
+	perf.avg = perf.sum / perf.num;
+	perf.min = perf.num == 1 ? perf.tmp : std::min(perf.min, perf.tmp);
+	perf.max = std::max(perf.max, perf.tmp);
+}
 
 void markUnverified(vx_graph graph)
 {

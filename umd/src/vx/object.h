@@ -339,6 +339,8 @@ vx_status applyImageMeta(vx_meta_format meta, vx_image image);
 vx_status updateValidRectangles(vx_node node);
 
 /* Graph internals shared between files. */
+/* One more execution of @duration ns between @begin and @end in @perf. */
+void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 duration);
 void detachNode(vx_node node);
 void markUnverified(vx_graph graph);
 void waitForWorker(vx_graph graph, ApiLock &lock);
