@@ -34,11 +34,14 @@ static int state_show(struct seq_file *m, void *unused)
 {
 	struct vdla_device *vdev = entry_vdev(m);
 	struct vdla_sched *s = &vdev->sched;
+	struct vdla_sram_usage sram;
 
+	vdla_sram_usage(vdev, &sram);
 	seq_printf(m, "bos: %d\n", atomic_read(&vdev->counters.bos));
 	seq_printf(m, "mappings: %d\n", atomic_read(&vdev->counters.mappings));
 	seq_printf(m, "jobs: %d\n", atomic_read(&vdev->counters.jobs));
 	seq_printf(m, "contexts: %d\n", atomic_read(&vdev->counters.contexts));
+	seq_printf(m, "sram_used: %llu\n", sram.size - sram.free);
 	mutex_lock(&vdev->fw_lock);
 	seq_printf(m, "queued: %u\n", s->queued);
 	seq_printf(m, "running: %u\n", s->running ? 1 : 0);

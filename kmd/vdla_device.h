@@ -11,6 +11,7 @@
 
 #include "vdla_regs.h"
 #include "vdla_sched.h"
+#include "vdla_sram.h"
 
 struct dla_engine;
 struct vdla_as;
@@ -76,6 +77,9 @@ struct vdla_device {
 	 * the MMU context bindings. See docs/kmd.md for the lock order.
 	 */
 	struct mutex fw_lock;
+
+	/** @sram: the device SRAM and its allocator. */
+	struct vdla_sram sram;
 
 	/** @sched: drm_sched and the dispatcher. */
 	struct vdla_sched sched;

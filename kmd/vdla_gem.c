@@ -8,6 +8,10 @@
  *
  * Pages are pinned from the first mapping until the BO is freed: jobs run
  * without faulting them in, and the shmem helper frees them with the BO.
+ *
+ * SRAM BOs are plain GEM objects with a block of the device SRAM: engines
+ * address SRAM without the MMU, so their "mapping" in each address space
+ * only records the reference and gives the SRAM address.
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
@@ -82,19 +86,82 @@ static const struct drm_gem_object_funcs vdla_gem_funcs = {
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
 
-struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t size)
+static void vdla_sram_bo_free(struct drm_gem_object *obj)
+{
+	struct vdla_bo *bo = to_vdla_bo(obj);
+	struct vdla_device *vdev = to_vdla_device(obj->dev);
+
+	WARN_ON(!list_empty(&bo->mappings));
+	if (drm_mm_node_allocated(&bo->sram_node))
+		vdla_sram_free(vdev, &bo->sram_node);
+	drm_gem_object_release(obj);
+	mutex_destroy(&bo->mappings_lock);
+	atomic_dec(&vdev->counters.bos);
+	kfree(bo);
+}
+
+/* SRAM has no pages to give another device, and no CPU mapping. */
+static struct dma_buf *vdla_sram_bo_export(struct drm_gem_object *obj, int flags)
+{
+	drm_dbg(obj->dev, "an SRAM BO cannot be exported\n");
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static enum drm_gem_object_status vdla_sram_bo_status(struct drm_gem_object *obj)
+{
+	return DRM_GEM_OBJECT_RESIDENT;
+}
+
+static const struct drm_gem_object_funcs vdla_sram_bo_funcs = {
+	.free = vdla_sram_bo_free,
+	.close = vdla_gem_close,
+	.status = vdla_sram_bo_status,
+	.export = vdla_sram_bo_export,
+};
+
+static struct vdla_bo *vdla_bo_alloc(struct vdla_device *vdev)
+{
+	struct vdla_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+
+	if (!bo)
+		return NULL;
+	mutex_init(&bo->mappings_lock);
+	INIT_LIST_HEAD(&bo->mappings);
+	atomic_inc(&vdev->counters.bos);
+	return bo;
+}
+
+/* A zero-filled SRAM BO of @size bytes (a page multiple). */
+static struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t size)
 {
 	struct vdla_device *vdev = to_vdla_device(drm);
-	struct vdla_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	struct vdla_bo *bo = vdla_bo_alloc(vdev);
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->sram = true;
+	obj = &bo->base.base;
+	obj->funcs = &vdla_sram_bo_funcs;
+	drm_gem_private_object_init(drm, obj, size);
+	ret = vdla_sram_alloc(vdev, &bo->sram_node, size);
+	if (ret) {
+		drm_gem_object_put(obj);
+		return ERR_PTR(ret);
+	}
+	return obj;
+}
+
+struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t size)
+{
+	struct vdla_bo *bo = vdla_bo_alloc(to_vdla_device(drm));
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->base.base.funcs = &vdla_gem_funcs;
 	/* Write-back: the device model reads guest memory like a CPU would. */
 	bo->base.map_wc = false;
-	mutex_init(&bo->mappings_lock);
-	INIT_LIST_HEAD(&bo->mappings);
-	atomic_inc(&vdev->counters.bos);
 	return &bo->base.base;
 }
 
@@ -106,7 +173,8 @@ static void mapping_release(struct kref *ref)
 	mutex_lock(&m->bo->mappings_lock);
 	list_del(&m->bo_link);
 	mutex_unlock(&m->bo->mappings_lock);
-	vdla_as_unmap(m->as, &m->node);
+	if (!m->bo->sram)
+		vdla_as_unmap(m->as, &m->node);
 	vdla_as_put(m->as);
 	drm_gem_object_put(&m->bo->base.base);
 	atomic_dec(&vdev->counters.mappings);
@@ -121,6 +189,8 @@ void vdla_mapping_put(struct vdla_mapping *m)
 
 u64 vdla_mapping_address(const struct vdla_mapping *m)
 {
+	if (m->bo->sram)
+		return DRM_VDLA_SRAM_BASE + m->bo->sram_node.start;
 	return m->node.start;
 }
 
@@ -129,6 +199,8 @@ int vdla_bo_kernel_map(struct vdla_bo *bo, void **vaddr)
 	struct iosys_map map;
 	int ret = 0;
 
+	if (bo->sram)
+		return -EINVAL;
 	mutex_lock(&bo->mappings_lock);
 	if (iosys_map_is_null(&bo->kernel_map)) {
 		ret = drm_gem_vmap_unlocked(&bo->base.base, &map);
@@ -183,21 +255,21 @@ static struct vdla_mapping *mapping_get(struct drm_file *file, struct drm_gem_ob
 		return m;
 	}
 
-	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
-	if (IS_ERR(sgt)) {
-		mutex_unlock(&bo->mappings_lock);
-		return ERR_CAST(sgt);
-	}
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m) {
 		mutex_unlock(&bo->mappings_lock);
 		return ERR_PTR(-ENOMEM);
 	}
-	ret = vdla_as_map(vfile->as, &m->node, obj->size, sgt, writable);
-	if (ret) {
-		mutex_unlock(&bo->mappings_lock);
-		kfree(m);
-		return ERR_PTR(ret);
+	if (!bo->sram) {
+		sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+		ret = PTR_ERR_OR_ZERO(sgt);
+		if (!ret)
+			ret = vdla_as_map(vfile->as, &m->node, obj->size, sgt, writable);
+		if (ret) {
+			mutex_unlock(&bo->mappings_lock);
+			kfree(m);
+			return ERR_PTR(ret);
+		}
 	}
 	/* One reference for the handle, one for the caller. */
 	kref_init(&m->ref);
@@ -222,12 +294,14 @@ struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_obje
 int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_vdla_bo_create *args = data;
+	bool sram = args->flags & DRM_VDLA_BO_CREATE_SRAM;
 	struct drm_gem_shmem_object *shmem;
+	struct drm_gem_object *obj;
 	struct vdla_mapping *m;
 	u32 handle;
 	int ret;
 
-	if (args->flags) {
+	if (args->flags & ~DRM_VDLA_BO_CREATE_FLAGS) {
 		drm_dbg(drm, "BO_CREATE: unknown flags 0x%x\n", args->flags);
 		return -EINVAL;
 	}
@@ -237,31 +311,41 @@ int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 		return -EINVAL;
 	}
 
-	shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
-	if (IS_ERR(shmem))
-		return PTR_ERR(shmem);
-	ret = drm_gem_handle_create(file, &shmem->base, &handle);
+	if (sram) {
+		obj = vdla_sram_bo_create(drm, PAGE_ALIGN(args->size));
+		if (IS_ERR(obj)) {
+			drm_dbg(drm, "BO_CREATE: no SRAM block of %llu bytes: %ld\n",
+				(u64)PAGE_ALIGN(args->size), PTR_ERR(obj));
+			return PTR_ERR(obj);
+		}
+	} else {
+		shmem = drm_gem_shmem_create(drm, PAGE_ALIGN(args->size));
+		if (IS_ERR(shmem))
+			return PTR_ERR(shmem);
+		obj = &shmem->base;
+	}
+	ret = drm_gem_handle_create(file, obj, &handle);
 	if (ret)
 		goto out_put;
-	m = vdla_mapping_get(file, &shmem->base);
+	m = vdla_mapping_get(file, obj);
 	if (IS_ERR(m)) {
 		ret = PTR_ERR(m);
 		drm_gem_handle_delete(file, handle);
 		goto out_put;
 	}
-	ret = drm_gem_create_mmap_offset(&shmem->base);
+	ret = sram ? 0 : drm_gem_create_mmap_offset(obj);
 	if (ret) {
 		vdla_mapping_put(m);
 		drm_gem_handle_delete(file, handle);
 		goto out_put;
 	}
-	args->size = shmem->base.size;
+	args->size = obj->size;
 	args->handle = handle;
 	args->device_address = vdla_mapping_address(m);
-	args->mmap_offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
+	args->mmap_offset = sram ? 0 : drm_vma_node_offset_addr(&obj->vma_node);
 	vdla_mapping_put(m);
 out_put:
-	drm_gem_object_put(&shmem->base);
+	drm_gem_object_put(obj);
 	return ret;
 }
 
@@ -284,11 +368,11 @@ int vdla_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file
 		ret = PTR_ERR(m);
 		goto out;
 	}
-	ret = drm_gem_create_mmap_offset(obj);
+	ret = m->bo->sram ? 0 : drm_gem_create_mmap_offset(obj);
 	if (!ret) {
 		args->size = obj->size;
 		args->device_address = vdla_mapping_address(m);
-		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+		args->mmap_offset = m->bo->sram ? 0 : drm_vma_node_offset_addr(&obj->vma_node);
 		args->access = DRM_VDLA_BO_ACCESS_READ |
 			       (m->writable ? DRM_VDLA_BO_ACCESS_WRITE : 0);
 		args->imported = obj->import_attach ? 1 : 0;

@@ -7,6 +7,7 @@
 #define __VDLA_GEM_H__
 
 #include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_mm.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -30,6 +31,12 @@ struct vdla_bo {
 	 * and unmapping per job would cost a TLB shootdown each time.
 	 */
 	struct iosys_map kernel_map;
+	/**
+	 * @sram: an SRAM BO: @base is only its GEM object (no shmem pages),
+	 * its bytes are @sram_node in the device SRAM.
+	 */
+	bool sram;
+	struct drm_mm_node sram_node;
 };
 
 /**

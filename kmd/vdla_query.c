@@ -31,34 +31,61 @@ static void vdla_fill_query_device(struct vdla_device *vdev,
 			pdev->devfn;
 }
 
+static void vdla_fill_query_memory(struct vdla_device *vdev,
+				   struct drm_vdla_query_memory *info)
+{
+	struct vdla_sram_usage usage;
+
+	vdla_sram_usage(vdev, &usage);
+	memset(info, 0, sizeof(*info));
+	info->sram_base = usage.size ? DRM_VDLA_SRAM_BASE : 0;
+	info->sram_size = usage.size;
+	info->sram_free = usage.free;
+	info->sram_largest_free = usage.largest_free;
+}
+
 int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct vdla_device *vdev = to_vdla_device(drm);
 	struct drm_vdla_query *args = data;
-	struct drm_vdla_query_device info;
+	union {
+		struct drm_vdla_query_device device;
+		struct drm_vdla_query_memory memory;
+	} info;
+	u32 size;
 
 	if (args->flags || args->pad) {
 		drm_dbg(&vdev->drm, "QUERY: flags 0x%x / pad 0x%x must be zero\n",
 			args->flags, args->pad);
 		return -EINVAL;
 	}
-	if (args->query != DRM_VDLA_QUERY_DEVICE) {
+	switch (args->query) {
+	case DRM_VDLA_QUERY_DEVICE:
+		size = sizeof(info.device);
+		break;
+	case DRM_VDLA_QUERY_MEMORY:
+		size = sizeof(info.memory);
+		break;
+	default:
 		drm_dbg(&vdev->drm, "QUERY: unknown query %u\n", args->query);
 		return -EINVAL;
 	}
 
 	if (args->size == 0) {
-		args->size = sizeof(info);
+		args->size = size;
 		return 0;
 	}
-	if (args->size != sizeof(info)) {
-		drm_dbg(&vdev->drm, "QUERY: size %u, DEVICE needs %zu\n", args->size,
-			sizeof(info));
+	if (args->size != size) {
+		drm_dbg(&vdev->drm, "QUERY: size %u, query %u needs %u\n", args->size,
+			args->query, size);
 		return -EINVAL;
 	}
 
-	vdla_fill_query_device(vdev, &info);
-	if (copy_to_user(u64_to_user_ptr(args->data), &info, sizeof(info)))
+	if (args->query == DRM_VDLA_QUERY_DEVICE)
+		vdla_fill_query_device(vdev, &info.device);
+	else
+		vdla_fill_query_memory(vdev, &info.memory);
+	if (copy_to_user(u64_to_user_ptr(args->data), &info, size))
 		return -EFAULT;
 	return 0;
 }

@@ -113,10 +113,11 @@ int boWait(int fd, uint32_t handle, int64_t timeoutNs, uint32_t flags)
 	return ioctlError(fd, DRM_IOCTL_VDLA_BO_WAIT, &args);
 }
 
-Bo::Bo(int fd, uint64_t size) : fd_(fd)
+Bo::Bo(int fd, uint64_t size, uint32_t flags) : fd_(fd)
 {
 	drm_vdla_bo_create args = {};
 	args.size = size;
+	args.flags = flags;
 	error_ = ioctlError(fd, DRM_IOCTL_VDLA_BO_CREATE, &args);
 	if (error_)
 		return;

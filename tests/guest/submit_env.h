@@ -71,8 +71,8 @@ class Bo
 {
 public:
 	Bo() = default;
-	/* BO_CREATE of @size bytes in @fd; error() holds the errno. */
-	Bo(int fd, uint64_t size);
+	/* BO_CREATE of @size bytes in @fd with @flags; error() holds the errno. */
+	Bo(int fd, uint64_t size, uint32_t flags = 0);
 	/* Takes over @handle of @fd (an import), described by BO_INFO. */
 	static Bo adopt(int fd, uint32_t handle);
 	/* PRIME import of @dmabuf into @fd. */

@@ -59,9 +59,11 @@ extern "C" {
 /**
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
  * @DRM_VDLA_QUERY_DEVICE: a struct drm_vdla_query_device
+ * @DRM_VDLA_QUERY_MEMORY: a struct drm_vdla_query_memory (driver 1.4)
  */
 enum drm_vdla_query_id {
 	DRM_VDLA_QUERY_DEVICE = 0,
+	DRM_VDLA_QUERY_MEMORY = 1,
 };
 
 /**
@@ -199,6 +201,27 @@ struct drm_vdla_test_bdma {
 	__u64 device_ns;
 };
 
+/** DRM_VDLA_SRAM_BASE: the device address of the first byte of SRAM. */
+#define DRM_VDLA_SRAM_BASE		(1ull << 48)
+
+/**
+ * struct drm_vdla_query_memory - the device SRAM, a snapshot
+ *
+ * All zero when the device has no SRAM (DRM_VDLA_CAP_SRAM clear). Other
+ * files allocate and free SRAM at any time: a BO_CREATE of
+ * @sram_largest_free bytes may still fail with ENOSPC.
+ */
+struct drm_vdla_query_memory {
+	/** @sram_base: DRM_VDLA_SRAM_BASE, or 0 without SRAM. */
+	__u64 sram_base;
+	/** @sram_size: bytes of SRAM. */
+	__u64 sram_size;
+	/** @sram_free: bytes not held by any SRAM BO. */
+	__u64 sram_free;
+	/** @sram_largest_free: the largest SRAM BO that can be created now. */
+	__u64 sram_largest_free;
+};
+
 /* ---- Buffers -------------------------------------------------------------
  *
  * A buffer object (BO) is shmem-backed memory the device reaches through the
@@ -211,6 +234,15 @@ struct drm_vdla_test_bdma {
  * DRM_IOCTL_PRIME_FD_TO_HANDLE (read-write) or DRM_IOCTL_VDLA_BO_IMPORT.
  * CPU access: mmap() the node at @mmap_offset; DRM_IOCTL_VDLA_BO_WAIT first
  * orders it after the jobs that use the BO.
+ *
+ * An SRAM BO (DRM_VDLA_BO_CREATE_SRAM, driver 1.4) lives in the device's
+ * SRAM instead: its device address is the same in every address space, at
+ * or above DRM_VDLA_SRAM_BASE; it is zero-filled, keeps its contents across
+ * device resets, and has no CPU access (its @mmap_offset is 0) and no
+ * dma-buf (export fails with EOPNOTSUPP). Jobs use it like any BO, with the
+ * same implicit fencing, except as the task descriptor or the op_stats
+ * entry (EINVAL). Its SRAM is freed with the BO: when its last handle is
+ * closed and no job uses it any more.
  */
 
 /** DRM_VDLA_BO_MAX_SIZE: the largest BO, 1 GiB. */
@@ -221,12 +253,14 @@ struct drm_vdla_test_bdma {
  *
  * Creates a zero-filled BO and maps it into the caller's address space.
  * Errors: EINVAL (size 0 or above DRM_VDLA_BO_MAX_SIZE, flags, pad),
- * ENOMEM, ENOSPC (the address space is full).
+ * ENOMEM, ENOSPC (the address space is full; for an SRAM BO: no free SRAM
+ * block of that size), ENODEV (DRM_VDLA_BO_CREATE_SRAM on a device without
+ * SRAM).
  */
 struct drm_vdla_bo_create {
 	/** @size: in, bytes, rounded up to the page size; out, the rounded size. */
 	__u64 size;
-	/** @flags: in, must be 0. */
+	/** @flags: in, DRM_VDLA_BO_CREATE_* bits. */
 	__u32 flags;
 	/** @handle: out, the GEM handle. */
 	__u32 handle;
@@ -235,6 +269,10 @@ struct drm_vdla_bo_create {
 	/** @mmap_offset: out, the offset to mmap() the node at. */
 	__u64 mmap_offset;
 };
+
+/** DRM_VDLA_BO_CREATE_SRAM: put the BO in the device SRAM (driver 1.4). */
+#define DRM_VDLA_BO_CREATE_SRAM		(1u << 0)
+#define DRM_VDLA_BO_CREATE_FLAGS	DRM_VDLA_BO_CREATE_SRAM
 
 /** DRM_VDLA_BO_ACCESS_*: how the device may access a BO in an address space. */
 #define DRM_VDLA_BO_ACCESS_READ		(1u << 0)

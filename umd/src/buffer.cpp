@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -98,6 +99,7 @@ public:
 	uint64_t mmapOffset = 0;
 	Access access = Access::ReadWrite;
 	bool imported = false;
+	Placement placement = Placement::Memory;
 	uint8_t *map = nullptr;
 };
 
@@ -113,12 +115,21 @@ Buffer::~Buffer()
 		closeHandle(d_->device->fd(), d_->handle);
 }
 
-Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size)
+Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size, Placement placement)
 {
 	drm_vdla_bo_create args = {};
 	args.size = size;
-	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_CREATE, &args))
-		return Error(errno, "cannot create a buffer of " + std::to_string(size) + " bytes");
+	args.flags = placement == Placement::Sram ? DRM_VDLA_BO_CREATE_SRAM : 0;
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_CREATE, &args)) {
+		int err = errno;
+		if (placement == Placement::Memory)
+			return Error(err, "cannot create a buffer of " + std::to_string(size) + " bytes");
+		return Error(err, std::string("cannot create an SRAM buffer of ") + std::to_string(size)
+					  + " bytes: "
+					  + (err == ENOSPC ? "no free SRAM block that large"
+					     : err == ENODEV ? "the device has no SRAM"
+							     : strerror(err)));
+	}
 
 	auto d = std::make_unique<Private>();
 	d->device = &device;
@@ -126,6 +137,7 @@ Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size)
 	d->size = args.size;
 	d->deviceAddress = args.device_address;
 	d->mmapOffset = args.mmap_offset;
+	d->placement = placement;
 	return std::unique_ptr<Buffer>(new Buffer(std::move(d)));
 }
 
@@ -194,10 +206,17 @@ bool Buffer::imported() const
 	return d_->imported;
 }
 
+Buffer::Placement Buffer::placement() const
+{
+	return d_->placement;
+}
+
 Result<uint8_t *> Buffer::map()
 {
 	if (d_->map)
 		return d_->map;
+	if (d_->placement == Placement::Sram)
+		return Error(EINVAL, "an SRAM buffer has no CPU mapping");
 	void *p = mmap(nullptr, d_->size, PROT_READ | PROT_WRITE, MAP_SHARED, d_->device->fd(),
 		d_->mmapOffset);
 	if (p == MAP_FAILED)

@@ -215,4 +215,22 @@ Result<std::chrono::nanoseconds> Device::testInterrupt(std::chrono::milliseconds
 	return std::chrono::nanoseconds(args.latency_ns);
 }
 
+Result<MemoryInfo> Device::memory() const
+{
+	drm_vdla_query_memory raw = {};
+	drm_vdla_query query = {};
+	query.query = DRM_VDLA_QUERY_MEMORY;
+	query.size = sizeof(raw);
+	query.data = reinterpret_cast<uintptr_t>(&raw);
+	if (drmIoctl(d_->fd.get(), DRM_IOCTL_VDLA_QUERY, &query))
+		return Error(errno, d_->info.node + ": memory query failed (driver before 1.4?)");
+
+	MemoryInfo info;
+	info.sramBase = raw.sram_base;
+	info.sramSize = raw.sram_size;
+	info.sramFree = raw.sram_free;
+	info.sramLargestFree = raw.sram_largest_free;
+	return info;
+}
+
 } /* namespace vdla */

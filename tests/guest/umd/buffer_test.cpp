@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <drm/vdla_accel.h>
+
 #include "umd_test.h"
 
 namespace umd_test {
@@ -30,6 +32,38 @@ TEST_F(BufferTest, ZeroSizeIsRefusedWithAReason)
 	ASSERT_FALSE(b);
 	EXPECT_EQ(b.error().code(), EINVAL);
 	EXPECT_NE(b.error().reason().find("0 bytes"), std::string::npos) << b.error().reason();
+}
+
+TEST_F(BufferTest, SramBufferHasNoCpuAccessAndHoldsSram)
+{
+	auto before = device_->memory();
+	ASSERT_TRUE(succeeded(before));
+	ASSERT_GT(before->sramSize, 0u);
+	EXPECT_EQ(before->sramBase, DRM_VDLA_SRAM_BASE);
+
+	auto b = vdla::Buffer::create(*device_, 100, vdla::Buffer::Placement::Sram);
+	ASSERT_TRUE(succeeded(b));
+	EXPECT_EQ((*b)->placement(), vdla::Buffer::Placement::Sram);
+	EXPECT_EQ((*b)->size(), 4096u);
+	EXPECT_GE((*b)->deviceAddress(), before->sramBase);
+	auto mapped = (*b)->map();
+	ASSERT_FALSE(mapped);
+	EXPECT_EQ(mapped.error().code(), EINVAL);
+	EXPECT_NE(mapped.error().reason().find("SRAM"), std::string::npos);
+	EXPECT_EQ((*b)->data(), nullptr);
+	EXPECT_FALSE((*b)->exportFd());
+	EXPECT_EQ(device_->memory()->sramFree, before->sramFree - 4096);
+
+	auto tooBig = vdla::Buffer::create(*device_, before->sramSize + 4096,
+		vdla::Buffer::Placement::Sram);
+	ASSERT_FALSE(tooBig);
+	EXPECT_EQ(tooBig.error().code(), ENOSPC);
+	EXPECT_NE(tooBig.error().reason().find("no free SRAM block"), std::string::npos)
+		<< tooBig.error().reason();
+
+	b->reset();
+	EXPECT_EQ(device_->memory()->sramFree, before->sramFree);
+	EXPECT_EQ(buffer(4096)->placement(), vdla::Buffer::Placement::Memory);
 }
 
 TEST_F(BufferTest, MapIsZeroFilledAndKeepsWrites)

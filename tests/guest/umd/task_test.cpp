@@ -74,6 +74,26 @@ TEST_F(TaskTest, BdmaCopyMatches)
 	EXPECT_TRUE(sameBytes(expected.data(), ptr(out), expected.size()));
 }
 
+TEST_F(TaskTest, CopyThroughAnSramBuffer)
+{
+	vdla::TaskBuilder b;
+	uint16_t in = add(b, 8192);
+	uint16_t out = add(b, 8192, vdla::BufferUse::Write);
+	auto sram = vdla::Buffer::create(*device_, 8192, vdla::Buffer::Placement::Sram);
+	ASSERT_TRUE(succeeded(sram));
+	uint16_t mid = b.addBuffer(**sram, vdla::BufferUse::Write);
+	for (size_t i = 0; i < 8192; i++)
+		ptr(in)[i] = uint8_t(i * 29 + 5);
+	uint16_t first = b.copy({ in, 0 }, { mid, 100 }, 6000);
+	uint16_t second = b.copy({ mid, 100 }, { out, 8 }, 6000);
+	b.link(first, second);
+	ASSERT_EQ(run(*ctx_, b).error, 0);
+
+	std::vector<uint8_t> expected(8192, kCanary);
+	std::memcpy(expected.data() + 8, ptr(in), 6000);
+	EXPECT_TRUE(sameBytes(expected.data(), ptr(out), expected.size()));
+}
+
 TEST_F(TaskTest, ConvInt8MatchesTheReference)
 {
 	Rng rng(11);

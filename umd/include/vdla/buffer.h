@@ -32,12 +32,25 @@ public:
 		ReadWrite,
 	};
 
+	/* Where the buffer's bytes live. */
+	enum class Placement {
+		/* System memory, reached through the device MMU. */
+		Memory,
+		/*
+		 * The device SRAM: faster for the engines, small, shared by
+		 * every process, with no CPU access and no dma-buf export.
+		 */
+		Sram,
+	};
+
 	/*
 	 * A new zero-filled buffer of at least @size bytes (rounded up to the
 	 * page size). Errors: EINVAL (size 0 or above 1 GiB), ENOMEM, ENOSPC
-	 * (the device address space is full).
+	 * (the device address space is full; for SRAM: no free block that
+	 * large, see Device::memory()), ENODEV (SRAM on a device without).
 	 */
-	static Result<std::unique_ptr<Buffer>> create(Device &device, uint64_t size);
+	static Result<std::unique_ptr<Buffer>> create(
+		Device &device, uint64_t size, Placement placement = Placement::Memory);
 
 	/*
 	 * Imports the dma-buf @dmabufFd (of any vdla device or any exporter);
@@ -63,11 +76,13 @@ public:
 	Access access() const;
 	/* True if the buffer came from a dma-buf of another device. */
 	bool imported() const;
+	Placement placement() const;
 
 	/*
 	 * Maps the whole buffer for the CPU (once; later calls return the same
 	 * pointer). The mapping is coherent with the device; wait() or a fence
-	 * orders CPU access after the device's. Errors: those of mmap().
+	 * orders CPU access after the device's. Errors: those of mmap(),
+	 * EINVAL for an SRAM buffer.
 	 */
 	Result<uint8_t *> map();
 	/* The pointer map() returned, or nullptr if unmapped. */

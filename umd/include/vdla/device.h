@@ -40,6 +40,17 @@ struct DeviceInfo {
 	Version driverVersion;
 };
 
+/* The device SRAM at one moment (other files allocate and free it). */
+struct MemoryInfo {
+	/* Where tasks see the first byte of SRAM; 0 without SRAM. */
+	uint64_t sramBase = 0;
+	uint64_t sramSize = 0;
+	/* Bytes no SRAM buffer holds. */
+	uint64_t sramFree = 0;
+	/* The largest SRAM buffer that could be created now. */
+	uint64_t sramLargestFree = 0;
+};
+
 /* Names of the capability bits set in @caps; unknown bits as "bitN". */
 std::vector<std::string> capabilityNames(uint32_t caps);
 
@@ -74,6 +85,12 @@ public:
 	 */
 	Result<std::chrono::nanoseconds> testInterrupt(std::chrono::milliseconds timeout,
 						       bool masked = false) const;
+
+	/*
+	 * The SRAM's size and how much is free. Errors: EINVAL from a driver
+	 * before 1.4, which has no SRAM buffers.
+	 */
+	Result<MemoryInfo> memory() const;
 
 private:
 	class Private;
