@@ -6,6 +6,8 @@
  */
 #include "vx_guest.h"
 
+#include <vdla/device.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +70,73 @@ TEST_F(NnGraph, FusionOnAndOffGiveIdenticalResults)
 	unsetenv("VDLA_VX_FUSION");
 	EXPECT_TRUE(sameValues(fused, unfused));
 	EXPECT_TRUE(sameValues(fused, cpu));
+}
+
+/* Bytes of SRAM free on the first vdla device; 0 on failure. */
+uint64_t sramFree()
+{
+	auto nodes = vdla::Device::enumerate();
+	if (!nodes || nodes->empty())
+		return 0;
+	auto device = vdla::Device::open(nodes->front());
+	if (!device)
+		return 0;
+	auto memory = (*device)->memory();
+	return memory ? memory->sramFree : 0;
+}
+
+/* conv 3x3 -> (virtual, 12x10x8 Q7.8) -> conv 3x3: the intermediate needs memory. */
+std::vector<vx_node> twoConvolutions(vx_graph g, vx_tensor in, vx_tensor wgt1, vx_tensor wgt2,
+	vx_tensor out)
+{
+	const vx_size dims[] = { 12, 10, 8 };
+	vx_tensor mid = vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
+	vx_nn_convolution_params_t params = {};
+	params.padding_x = params.padding_y = 1;
+	params.overflow_policy = VX_CONVERT_POLICY_SATURATE;
+	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
+	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	std::vector<vx_node> nodes = {
+		vxConvolutionLayer(g, in, wgt1, nullptr, &params, sizeof(params), mid),
+		vxConvolutionLayer(g, mid, wgt2, nullptr, &params, sizeof(params), out),
+	};
+	vxReleaseTensor(&mid);
+	return nodes;
+}
+
+TEST_F(NnGraph, VirtualTensorsBetweenDlaNodesLiveInSram)
+{
+	in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor wgt1 = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor wgt2 = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -200, 200);
+	const TensorSpec outSpec = { { 12, 10, 4 }, VX_TYPE_INT16, 8 };
+	vx_tensor inSram = output(outSpec), inMemory = output(outSpec), cpu = output(outSpec);
+
+	const uint64_t before = sramFree();
+	ASSERT_GT(before, 0u) << "the guest's vDLA has SRAM";
+	vx_graph graph = vxCreateGraph(context_);
+	std::vector<vx_node> nodes = twoConvolutions(graph, in_, wgt1, wgt2, inSram);
+	for (vx_node node : nodes)
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
+	/* The 12x10x8 INT16 intermediate (1920 bytes) takes one page. */
+	EXPECT_EQ(sramFree(), before - 4096) << "the virtual tensor is not in SRAM";
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph)) << "a second run";
+	for (vx_node &node : nodes)
+		vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	EXPECT_EQ(sramFree(), before) << "the graph's SRAM was not given back";
+
+	/* The same graph with SRAM off, and on the CPU: the same values. */
+	ASSERT_EQ(0, setenv("VDLA_VX_SRAM", "0", 1));
+	ASSERT_TRUE(runBoth(
+		[&](vx_graph g, vx_tensor out) { return twoConvolutions(g, in_, wgt1, wgt2, out); },
+		inMemory, cpu));
+	unsetenv("VDLA_VX_SRAM");
+	EXPECT_EQ(sramFree(), before);
+	EXPECT_TRUE(sameValues(inSram, cpu));
+	EXPECT_TRUE(sameValues(inSram, inMemory));
 }
 
 TEST_F(NnGraph, WrappingConvolutionIsNotFusedWithItsActivation)

@@ -43,14 +43,30 @@ vdla::Device *device(vx_context context)
 	return context->dlaDevice.get();
 }
 
-vx_status placeOnDevice(vx_tensor tensor)
+vx_status placeOnDevice(vx_tensor tensor, Placement placement)
 {
 	const vx_size bytes = std::max<vx_size>(tensor->byteSize(), 1);
-	if (tensor->buffer && tensor->buffer->size() >= bytes)
+	const Buffer::Placement wanted =
+		placement == Placement::Sram ? Buffer::Placement::Sram : Buffer::Placement::Memory;
+	if (tensor->buffer && tensor->buffer->size() >= bytes
+		&& tensor->buffer->placement() == wanted)
 		return VX_SUCCESS;
 	Device *dla = device(tensor->context);
 	if (!dla)
 		return VX_ERROR_NOT_SUPPORTED;
+
+	if (placement == Placement::Sram) {
+		/* SRAM is shared by every process: when it is full, memory
+		 * does the same work a little slower. */
+		auto created = Buffer::create(*dla, bytes, Buffer::Placement::Sram);
+		if (created) {
+			tensor->buffer = std::move(created.value());
+			std::vector<uint8_t>().swap(tensor->data);
+			return VX_SUCCESS;
+		}
+		if (tensor->buffer && tensor->buffer->size() >= bytes)
+			return VX_SUCCESS;
+	}
 
 	auto created = Buffer::create(*dla, bytes);
 	if (!created) {
@@ -66,7 +82,8 @@ vx_status placeOnDevice(vx_tensor tensor)
 		return VX_ERROR_NO_MEMORY;
 	}
 
-	/* Keep what the application already wrote. */
+	/* Keep what the application already wrote (an SRAM buffer has no
+	 * CPU view: data() is null). */
 	const uint8_t *old = tensor->buffer ? tensor->buffer->data() : tensor->data.data();
 	const vx_size oldBytes = tensor->buffer ? tensor->buffer->size() : tensor->data.size();
 	if (old)

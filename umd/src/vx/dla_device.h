@@ -21,11 +21,24 @@ namespace vdla::vx::dla {
  */
 vdla::Device *device(vx_context context);
 
+/* Where placeOnDevice() puts a tensor. */
+enum class Placement {
+	/* Device memory with a CPU mapping: the tensor keeps its values. */
+	Memory,
+	/*
+	 * The device SRAM when a block is free, else Memory. Only for
+	 * virtual tensors that nothing on the CPU reads or writes: SRAM has
+	 * no CPU mapping, and values are not carried over.
+	 */
+	Sram,
+};
+
 /*
- * Moves the elements of @tensor into device memory of the context's DLA,
- * keeping their values; later storage() calls return the device mapping.
+ * Moves the elements of @tensor into the context's DLA, at @placement;
+ * later storage() calls return the device mapping (Memory only). A tensor
+ * in SRAM asked for Memory moves back (without its values).
  * Errors: VX_ERROR_NOT_SUPPORTED (no DLA), VX_ERROR_NO_MEMORY.
  */
-vx_status placeOnDevice(vx_tensor tensor);
+vx_status placeOnDevice(vx_tensor tensor, Placement placement = Placement::Memory);
 
 } /* namespace vdla::vx::dla */

@@ -41,6 +41,36 @@ bool fusionEnabled()
 	return !value || strcmp(value, "0") != 0;
 }
 
+/* VDLA_VX_SRAM=0 keeps virtual tensors in memory (tests compare both ways). */
+bool sramEnabled()
+{
+	const char *value = getenv("VDLA_VX_SRAM");
+	return !value || strcmp(value, "0") != 0;
+}
+
+/*
+ * Whether @tensor may live in SRAM, which the CPU cannot reach: a virtual
+ * tensor of @graph that only DLA nodes without callbacks use, and that is
+ * not a graph parameter (the application could rebind or read it).
+ */
+bool sramCandidate(vx_graph graph, vx_tensor tensor)
+{
+	if (!tensor->isVirtual)
+		return false;
+	const vx_reference ref = reinterpret_cast<vx_reference>(tensor);
+	for (vx_node node : graph->nodes) {
+		for (vx_reference parameter : node->parameters) {
+			if (parameter == ref && (!node->onDla || node->callback))
+				return false;
+		}
+	}
+	for (const auto &parameter : graph->parameters) {
+		if (parameter.node->parameters[parameter.index] == ref)
+			return false;
+	}
+	return true;
+}
+
 bool wantsDla(vx_node node, Device *device, std::string &why)
 {
 	if (node->target == NodeTarget::Cpu || !Lowering::kernelSupported(node->kernel))
@@ -245,9 +275,11 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 		used.insert(unit.writes);
 		used.insert(unit.reads.begin(), unit.reads.end());
 	}
+	const bool sram = sramEnabled();
 	for (uint16_t slot : used) {
 		vx_tensor tensor = lowering.tensors()[slot - 1];
-		vx_status status = placeOnDevice(tensor);
+		vx_status status = placeOnDevice(tensor,
+			sram && sramCandidate(graph, tensor) ? Placement::Sram : Placement::Memory);
 		if (status != VX_SUCCESS)
 			return status;
 		step.buffers.push_back(tensor->buffer);
