@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cstdlib>
 #include <random>
 
@@ -247,6 +248,73 @@ TEST_F(NnGraph, MixedDlaAndCpuNodesMatchCpuOnly)
 		},
 		dla, cpu));
 	EXPECT_TRUE(sameValues(dla, cpu));
+	EXPECT_EQ(VX_SUCCESS, vxRemoveKernel(user));
+}
+
+/* jobs_completed of the first device, from debugfs; -1 if unreadable. */
+long jobsCompleted()
+{
+	auto nodes = vdla::Device::enumerate();
+	if (!nodes || nodes->empty())
+		return -1;
+	auto device = vdla::Device::open(nodes->front());
+	if (!device)
+		return -1;
+	std::ifstream state("/sys/kernel/debug/accel/" + (*device)->info().pciAddress + "/state");
+	std::string line;
+	while (std::getline(state, line)) {
+		if (line.rfind("jobs_completed:", 0) == 0)
+			return std::stol(line.substr(15));
+	}
+	return -1;
+}
+
+TEST_F(NnGraph, IndependentDlaNodesMergeIntoOneTask)
+{
+	/* Created in the order conv A, user node U (reads A), conv B, pool C
+	 * (reads B): B and C do not depend on U, so A, B and C make one task
+	 * and U runs after it. */
+	makeNetwork();
+	vx_kernel user = addDoubleKernel(context_);
+	vx_tensor in2 = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	const TensorSpec convSpec{ { 12, 10, 8 }, VX_TYPE_INT16, 8 };
+	vx_tensor outs[2][2] = { { output(convSpec), output(pooled()) },
+		{ output(convSpec), output(pooled()) } };
+	vx_nn_convolution_params_t params = {};
+	params.padding_x = params.padding_y = 1;
+	params.overflow_policy = VX_CONVERT_POLICY_SATURATE;
+	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
+	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const char *target = pass == 0 ? "dla" : "cpu";
+		vx_graph g = vxCreateGraph(context_);
+		vx_tensor a = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+		vx_tensor b = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+		vx_node nodeA = vxConvolutionLayer(g, in_, wgt_, bias_, &params, sizeof(params), a);
+		vx_node nodeU = vxCreateGenericNode(g, user);
+		vxSetParameterByIndex(nodeU, 0, reinterpret_cast<vx_reference>(a));
+		vxSetParameterByIndex(nodeU, 1, reinterpret_cast<vx_reference>(outs[pass][0]));
+		vx_node nodeB = vxConvolutionLayer(g, in2, wgt_, bias_, &params, sizeof(params), b);
+		vx_node nodeC = vxPoolingLayer(g, b, VX_NN_POOLING_MAX, 2, 2, 0, 0,
+			VX_NN_DS_SIZE_ROUNDING_FLOOR, outs[pass][1]);
+		for (vx_node node : { nodeA, nodeB, nodeC })
+			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, target));
+		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+		const long before = jobsCompleted();
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
+		if (pass == 0) {
+			ASSERT_GE(before, 0) << "debugfs state unreadable";
+			EXPECT_EQ(jobsCompleted() - before, 1) << "A, B and C were not one task";
+		}
+		for (vx_node node : { nodeA, nodeU, nodeB, nodeC })
+			vxReleaseNode(&node);
+		vxReleaseTensor(&a);
+		vxReleaseTensor(&b);
+		vxReleaseGraph(&g);
+	}
+	EXPECT_TRUE(sameValues(outs[0][0], outs[1][0]));
+	EXPECT_TRUE(sameValues(outs[0][1], outs[1][1]));
 	EXPECT_EQ(VX_SUCCESS, vxRemoveKernel(user));
 }
 

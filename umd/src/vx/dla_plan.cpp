@@ -217,6 +217,15 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 	if (!anyDla)
 		return VX_SUCCESS;
 
+	/*
+	 * DLA nodes first wherever the dependencies allow: consecutive DLA
+	 * nodes make one task, and a task submitted before independent CPU
+	 * nodes runs while they do.
+	 */
+	vx_status ordered = orderNodes(graph, [](vx_node node) { return node->onDla ? 0u : 1u; });
+	if (ordered != VX_SUCCESS)
+		return ordered;
+
 	std::shared_ptr<Plan> built(new Plan());
 	built->device_ = graph->context->dlaDevice;
 	const bool fuse = fusionEnabled();

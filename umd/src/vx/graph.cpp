@@ -111,52 +111,6 @@ vx_status checkParameters(vx_graph graph)
 	return VX_SUCCESS;
 }
 
-/* Orders the nodes so that every producer runs before its consumers. */
-vx_status computeOrder(vx_graph graph)
-{
-	std::map<vx_reference, vx_node> producer;
-	for (vx_node node : graph->nodes) {
-		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
-			vx_reference ref = node->parameters[i];
-			if (!ref || declared(node, i).direction != VX_OUTPUT)
-				continue;
-			if (producer.count(ref))
-				return VX_ERROR_MULTIPLE_WRITERS;
-			producer[ref] = node;
-		}
-	}
-
-	std::map<vx_node, std::vector<vx_node>> consumers;
-	std::map<vx_node, size_t> pending;
-	for (vx_node node : graph->nodes) {
-		pending[node];
-		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
-			vx_reference ref = node->parameters[i];
-			if (!ref || declared(node, i).direction != VX_INPUT || !producer.count(ref))
-				continue;
-			consumers[producer[ref]].push_back(node);
-			pending[node]++;
-		}
-	}
-
-	graph->order.clear();
-	std::deque<vx_node> ready;
-	for (vx_node node : graph->nodes) {
-		if (pending[node] == 0)
-			ready.push_back(node);
-	}
-	while (!ready.empty()) {
-		vx_node node = ready.front();
-		ready.pop_front();
-		graph->order.push_back(node);
-		for (vx_node consumer : consumers[node]) {
-			if (--pending[consumer] == 0)
-				ready.push_back(consumer);
-		}
-	}
-	return graph->order.size() == graph->nodes.size() ? VX_SUCCESS : VX_ERROR_INVALID_GRAPH;
-}
-
 vx_status applyTensorMeta(vx_meta_format meta, vx_tensor tensor)
 {
 	if (tensor->isVirtual && !tensor->specifiedAtCreation) {
@@ -279,7 +233,7 @@ vx_status verify(vx_graph graph)
 
 	vx_status status = checkParameters(graph);
 	if (status == VX_SUCCESS)
-		status = computeOrder(graph);
+		status = orderNodes(graph);
 	if (status != VX_SUCCESS) {
 		log(graph, status, "graph verification failed");
 		return status;
@@ -394,6 +348,66 @@ void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 du
 	perf.avg = perf.sum / perf.num;
 	perf.min = perf.num == 1 ? perf.tmp : std::min(perf.min, perf.tmp);
 	perf.max = std::max(perf.max, perf.tmp);
+}
+
+vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &runOf)
+{
+	std::map<vx_reference, vx_node> producer;
+	for (vx_node node : graph->nodes) {
+		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
+			vx_reference ref = node->parameters[i];
+			if (!ref || node->kernel->parameters[i].direction != VX_OUTPUT)
+				continue;
+			if (producer.count(ref))
+				return VX_ERROR_MULTIPLE_WRITERS;
+			producer[ref] = node;
+		}
+	}
+
+	std::map<vx_node, std::vector<vx_node>> consumers;
+	std::map<vx_node, size_t> pending;
+	for (vx_node node : graph->nodes) {
+		pending[node];
+		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
+			vx_reference ref = node->parameters[i];
+			if (!ref || node->kernel->parameters[i].direction != VX_INPUT
+				|| !producer.count(ref))
+				continue;
+			consumers[producer[ref]].push_back(node);
+			pending[node]++;
+		}
+	}
+
+	/*
+	 * Kahn's algorithm with one queue per run: the current run goes on
+	 * while it has ready nodes, then the lowest-numbered run with ready
+	 * nodes takes over. Without @runOf, a plain first-in first-out order.
+	 */
+	std::map<unsigned, std::deque<vx_node>> ready;
+	auto makeReady = [&](vx_node node) { ready[runOf ? runOf(node) : 0].push_back(node); };
+	for (vx_node node : graph->nodes) {
+		if (pending[node] == 0)
+			makeReady(node);
+	}
+	graph->order.clear();
+	unsigned run = 0;
+	while (true) {
+		if (ready[run].empty()) {
+			auto next = std::find_if(ready.begin(), ready.end(),
+				[](const auto &queue) { return !queue.second.empty(); });
+			if (next == ready.end())
+				break;
+			run = next->first;
+		}
+		vx_node node = ready[run].front();
+		ready[run].pop_front();
+		graph->order.push_back(node);
+		for (vx_node consumer : consumers[node]) {
+			if (--pending[consumer] == 0)
+				makeReady(consumer);
+		}
+	}
+	return graph->order.size() == graph->nodes.size() ? VX_SUCCESS : VX_ERROR_INVALID_GRAPH;
 }
 
 void markUnverified(vx_graph graph)

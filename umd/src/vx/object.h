@@ -10,6 +10,7 @@
 #include <VX/vx.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -342,6 +343,13 @@ vx_status updateValidRectangles(vx_node node);
 /* One more execution of @duration ns between @begin and @end in @perf. */
 void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 duration);
 void detachNode(vx_node node);
+/*
+ * Sets graph->order so that every producer runs before its consumers,
+ * keeping nodes of one run (runOf: e.g. DLA or CPU) together where the
+ * dependencies allow, so that they make fewer steps. Errors:
+ * VX_ERROR_MULTIPLE_WRITERS, VX_ERROR_INVALID_GRAPH (a cycle).
+ */
+vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &runOf = nullptr);
 void markUnverified(vx_graph graph);
 void waitForWorker(vx_graph graph, ApiLock &lock);
 
