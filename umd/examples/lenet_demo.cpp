@@ -29,6 +29,7 @@
  */
 #include <VX/vx.h>
 #include <VX/vx_khr_nn.h>
+#include <VX/vx_vdla.h>
 
 #include <algorithm>
 #include <chrono>
@@ -377,15 +378,19 @@ bool haveDla(vx_node node)
 	return dla;
 }
 
-/*
- * Where a layer of the "any" graph runs. OpenVX has no query for it: libvdla
- * puts every convolution, pooling, activation and fully connected layer on
- * the DLA when there is one and these layers' parameters fit it (the demo's
- * do; docs/openvx.md), softmax and user kernels on the CPU.
- */
-const char *placement(Kind kind, bool dla)
+/* Where verification put @node, and whether it runs fused into the node before it. */
+const char *placement(vx_node node)
 {
-	return dla && kind != Kind::ClampScale && kind != Kind::Softmax ? "dla" : "cpu";
+	vx_enum target = VX_VDLA_TARGET_CPU;
+	vxQueryNode(node, VX_NODE_VDLA_TARGET, &target, sizeof(target));
+	return target == VX_VDLA_TARGET_DLA ? "dla" : "cpu";
+}
+
+bool fused(vx_node node)
+{
+	vx_bool value = vx_false_e;
+	vxQueryNode(node, VX_NODE_VDLA_FUSED, &value, sizeof(value));
+	return value == vx_true_e;
 }
 
 struct Outputs {
@@ -516,11 +521,11 @@ void printReport(VxCheck &check, const Classifier &dla, const Classifier &cpu,
 
 	std::printf("\nlayer        target   time us   all-cpu graph us\n");
 	for (size_t i = 0; i < kLayers.size(); i++) {
-		const char *target = placement(kLayers[i].kind, findings.dla);
+		const char *target = placement(dla.nodes[i]);
 		const double micros = nodeMicros(check, dla.nodes[i]);
 		char time[16] = "fused";
 		/* Nodes fused into a chain report 0: the chain's first node has its time. */
-		if (std::strcmp(target, "dla") || micros > 0)
+		if (!fused(dla.nodes[i]))
 			std::snprintf(time, sizeof(time), "%.1f", micros);
 		std::printf("%-12s %-6s %9s %18.1f\n", kLayers[i].name, target, time,
 			nodeMicros(check, cpu.nodes[i]));

@@ -6,6 +6,7 @@
  */
 #include "vx_guest.h"
 
+#include <VX/vx_vdla.h>
 #include <vdla/device.h>
 
 #include <sys/wait.h>
@@ -138,6 +139,42 @@ TEST_F(NnGraph, VirtualTensorsBetweenDlaNodesLiveInSram)
 	EXPECT_EQ(sramFree(), before);
 	EXPECT_TRUE(sameValues(inSram, cpu));
 	EXPECT_TRUE(sameValues(inSram, inMemory));
+}
+
+TEST_F(NnGraph, NodesReportTheirTargetAndFusion)
+{
+	makeNetwork();
+	vx_tensor out = output(pooled());
+	for (const char *fusion : { "1", "0" }) {
+		SCOPED_TRACE(std::string("VDLA_VX_FUSION=") + fusion);
+		ASSERT_EQ(0, setenv("VDLA_VX_FUSION", fusion, 1));
+		vx_graph g = vxCreateGraph(context_);
+		std::vector<vx_node> nodes = convReluPool(g, in_, wgt_, bias_, out);
+		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+		for (size_t i = 0; i < nodes.size(); i++) {
+			vx_enum target = 0;
+			vx_bool fused = vx_false_e;
+			EXPECT_EQ(VX_SUCCESS,
+				vxQueryNode(nodes[i], VX_NODE_VDLA_TARGET, &target, sizeof(target)));
+			EXPECT_EQ(VX_SUCCESS,
+				vxQueryNode(nodes[i], VX_NODE_VDLA_FUSED, &fused, sizeof(fused)));
+			EXPECT_EQ(target, VX_VDLA_TARGET_DLA) << "node " << i << ", target any";
+			const bool expectFused = i > 0 && fusion[0] == '1';
+			EXPECT_EQ(fused, expectFused ? vx_true_e : vx_false_e) << "node " << i;
+		}
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
+		vx_perf_t perf[3] = {};
+		for (size_t i = 0; i < nodes.size(); i++)
+			vxQueryNode(nodes[i], VX_NODE_PERFORMANCE, &perf[i], sizeof(perf[i]));
+		EXPECT_GT(perf[0].tmp, 0u) << "the chain's first node has its device time";
+		if (fusion[0] == '1') {
+			EXPECT_EQ(perf[1].tmp + perf[2].tmp, 0u) << "fused nodes report 0";
+		}
+		for (vx_node &node : nodes)
+			vxReleaseNode(&node);
+		vxReleaseGraph(&g);
+	}
+	unsetenv("VDLA_VX_FUSION");
 }
 
 TEST_F(NnGraph, WrappingConvolutionIsNotFusedWithItsActivation)

@@ -10,6 +10,7 @@
 #include "nn_layers.h"
 
 #include <VX/vx_khr_nn.h>
+#include <VX/vx_vdla.h>
 
 #include <cmath>
 #include <cstring>
@@ -453,6 +454,32 @@ TEST_F(ConvolutionLayer, VirtualOutputGetsStrideOneSizeAndInputFormat)
 	EXPECT_EQ(typeOf(middle), VX_TYPE_INT16);
 	EXPECT_EQ(positionOf(middle), 8);
 	EXPECT_EQ(std::get<nn::Convolution>(*nn::describeLayer(node)).strideY, 1u);
+}
+
+TEST_F(ConvolutionLayer, VdlaTargetAttributesSayWhereVerificationPutTheNode)
+{
+	/* No DLA on the host: every node runs on the CPU, nothing is fused. */
+	vx_tensor in = tensor(VX_TYPE_INT16, { 5, 4, 2 }, 8);
+	vx_tensor weights = tensor(VX_TYPE_INT16, { 3, 3, 2, 3 }, 6);
+	vx_tensor middle = virtualTensor();
+	vx_tensor out = tensor(VX_TYPE_INT16, { 3, 2, 3 }, 8);
+	vx_node conv = convolution(in, weights, nullptr, middle, convParams());
+	vx_node relu = keep(vxActivationLayer(graph, middle, VX_NN_ACTIVATION_RELU, 0, 0, out));
+	vx_enum target = 0;
+	vx_bool fused = vx_true_e;
+	EXPECT_EQ(vxQueryNode(conv, VX_NODE_VDLA_TARGET, &target, sizeof(target)),
+		VX_ERROR_INVALID_GRAPH)
+		<< "decided at verification";
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+	for (vx_node node : { conv, relu }) {
+		ASSERT_EQ(vxQueryNode(node, VX_NODE_VDLA_TARGET, &target, sizeof(target)),
+			VX_SUCCESS);
+		EXPECT_EQ(target, VX_VDLA_TARGET_CPU);
+		ASSERT_EQ(vxQueryNode(node, VX_NODE_VDLA_FUSED, &fused, sizeof(fused)), VX_SUCCESS);
+		EXPECT_EQ(fused, vx_false_e);
+	}
+	EXPECT_EQ(vxQueryNode(conv, VX_NODE_VDLA_TARGET, &target, sizeof(target) + 1),
+		VX_ERROR_INVALID_PARAMETERS);
 }
 
 /* A 3x3 Q7.8 convolution: every input element in, every weight w, bias b,

@@ -207,6 +207,7 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 	for (vx_node node : graph->order) {
 		std::string why;
 		node->onDla = wantsDla(node, dev, why);
+		node->dlaFused = false;
 		if (node->target == NodeTarget::Dla && !node->onDla) {
 			log(node, VX_ERROR_NOT_SUPPORTED, "node %s cannot run on the DLA: %s",
 				node->kernel->kernelName.c_str(), why.c_str());
@@ -325,6 +326,9 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 		return VX_FAILURE;
 	}
 	step.task = std::move(task.value());
+	for (const Unit &unit : units)
+		for (size_t n = 1; n < unit.nodes.size(); n++)
+			unit.nodes[n]->dlaFused = true;
 	step.units = std::move(units);
 
 	auto stats = Buffer::create(dev, OpStats::bytesFor(step.task.numOps()));

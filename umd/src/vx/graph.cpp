@@ -7,6 +7,8 @@
 
 #include "object.h"
 
+#include <VX/vx_vdla.h>
+
 #include "dla_device.h"
 #include "dla_plan.h"
 
@@ -648,6 +650,16 @@ vx_status vxQueryNode(vx_node node, vx_enum attribute, void *ptr, vx_size size)
 	case VX_NODE_IS_REPLICATED:
 	case VX_NODE_VALID_RECT_RESET:
 		return writeAttribute<vx_bool>(ptr, size, vx_false_e);
+	case VX_NODE_VDLA_TARGET:
+	case VX_NODE_VDLA_FUSED:
+		if (!node->graph || !node->graph->verified) {
+			log(node, VX_ERROR_INVALID_GRAPH, "the node's target is chosen at verification");
+			return VX_ERROR_INVALID_GRAPH;
+		}
+		if (attribute == VX_NODE_VDLA_FUSED)
+			return writeAttribute<vx_bool>(ptr, size, node->dlaFused ? vx_true_e : vx_false_e);
+		return writeAttribute<vx_enum>(
+			ptr, size, node->onDla ? VX_VDLA_TARGET_DLA : VX_VDLA_TARGET_CPU);
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}

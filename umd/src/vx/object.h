@@ -224,8 +224,10 @@ struct _vx_node : _vx_reference {
 	/* Per parameter, from the last verification's meta formats. */
 	std::vector<vx_kernel_image_valid_rectangle_f> validRectangle;
 	NodeTarget target = NodeTarget::Any;
-	/* Chosen at verification: the node runs on the DLA. */
+	/* Chosen at verification: the node runs on the DLA, and within the
+	 * fused chain of the DLA node before it. */
 	bool onDla = false;
+	bool dlaFused = false;
 
 	vx_size localDataSize = 0;
 	void *localDataPtr = nullptr;
