@@ -77,7 +77,8 @@ TEST_F(BoIoctl, CreateRejectsBadSizesAndFlags)
 		args.size = size;
 		EXPECT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_BO_CREATE, &args), EINVAL) << size;
 	}
-	for (uint32_t flags : { 1u, 2u, 1u << 31 }) {
+	/* DRM_VDLA_BO_CREATE_SRAM (bit 0) is the only flag. */
+	for (uint32_t flags : { 2u, DRM_VDLA_BO_CREATE_SRAM | 4u, 1u << 31 }) {
 		drm_vdla_bo_create args = {};
 		args.size = kPage;
 		args.flags = flags;
