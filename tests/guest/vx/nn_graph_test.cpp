@@ -448,12 +448,12 @@ TEST_F(NnGraph, ImpossibleDlaTargetsAreRefused)
 	TensorSpec spec{ { 4, 4, 8 }, VX_TYPE_FLOAT32, 0 };
 	vx_tensor out = output(spec);
 
-	/* Softmax has no DLA implementation: refused at once. */
+	/* Tensor add has no DLA implementation: refused at once. */
 	vx_graph graph = vxCreateGraph(context_);
-	vx_node softmax = vxSoftmaxLayer(graph, in, out);
-	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxSetNodeTarget(softmax, VX_TARGET_STRING, "dla"));
+	vx_node add = vxTensorAddNode(graph, in, in, VX_CONVERT_POLICY_SATURATE, out);
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxSetNodeTarget(add, VX_TARGET_STRING, "dla"));
 	EXPECT_EQ(VX_SUCCESS, vxProcessGraph(graph));
-	vxReleaseNode(&softmax);
+	vxReleaseNode(&add);
 	vxReleaseGraph(&graph);
 
 	/* SAME_MAP normalization: refused at verification, fine on "any". */
@@ -523,6 +523,66 @@ TEST_F(NnGraph, FullyConnectedFusedWithActivationMatchesCpu)
 		},
 		dla, cpu));
 	EXPECT_TRUE(sameValues(dla, cpu));
+}
+
+} /* namespace */
+
+namespace {
+
+/* fully connected -> (virtual) -> softmax, as at the end of a classifier. */
+std::vector<vx_node> classifierHead(
+	vx_graph g, vx_tensor in, vx_tensor wgt, vx_tensor bias, vx_tensor out)
+{
+	vx_tensor logits = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+	std::vector<vx_node> nodes = {
+		vxFullyConnectedLayer(g, in, wgt, bias, VX_CONVERT_POLICY_SATURATE,
+			VX_ROUND_POLICY_TO_NEAREST_EVEN, logits),
+		vxSoftmaxLayer(g, logits, out),
+	};
+	vxReleaseTensor(&logits);
+	return nodes;
+}
+
+TEST_F(NnGraph, SoftmaxAfterFullyConnectedRunsOnTheDla)
+{
+	/* Two samples of 60 features to 12 classes in Q7.8, probabilities in Q1.14. */
+	vx_tensor in = input({ { 4, 3, 5, 2 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor wgt = input({ { 60, 12 }, VX_TYPE_INT16, 8 }, -128, 128);
+	vx_tensor bias = input({ { 12 }, VX_TYPE_INT16, 8 }, -256, 256);
+	TensorSpec outSpec{ { 12, 2 }, VX_TYPE_INT16, 14 };
+	vx_tensor dla = output(outSpec), cpu = output(outSpec), memory = output(outSpec);
+	auto build
+		= [&](vx_graph g, vx_tensor out) { return classifierHead(g, in, wgt, bias, out); };
+	ASSERT_TRUE(runBoth(build, dla, cpu));
+	EXPECT_TRUE(sameValues(dla, cpu, 1));
+
+	/* The softmax's intermediates in SRAM or in memory: the same values. */
+	ASSERT_EQ(0, setenv("VDLA_VX_SRAM", "0", 1));
+	vx_tensor cpu2 = output(outSpec);
+	ASSERT_TRUE(runBoth(build, memory, cpu2));
+	unsetenv("VDLA_VX_SRAM");
+	EXPECT_TRUE(sameValues(dla, memory));
+
+	/* Its intermediates are SRAM buffers of the graph; its device time
+	 * (that of all its operations) is one sample per run. */
+	const uint64_t before = sramFree();
+	vx_graph g = vxCreateGraph(context_);
+	std::vector<vx_node> nodes = build(g, dla);
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+	/* More than the one page of the logits (48 bytes). */
+	EXPECT_GT(before - sramFree(), 4096u) << "the softmax's intermediates are not in SRAM";
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
+	vx_enum target = 0;
+	vx_perf_t perf = {};
+	ASSERT_EQ(VX_SUCCESS, vxQueryNode(nodes[1], VX_NODE_VDLA_TARGET, &target, sizeof(target)));
+	EXPECT_EQ(VX_VDLA_TARGET_DLA, target);
+	ASSERT_EQ(VX_SUCCESS, vxQueryNode(nodes[1], VX_NODE_PERFORMANCE, &perf, sizeof(perf)));
+	EXPECT_EQ(1u, perf.num);
+	EXPECT_GT(perf.tmp, 0u);
+	for (vx_node &node : nodes)
+		vxReleaseNode(&node);
+	vxReleaseGraph(&g);
+	EXPECT_EQ(before, sramFree()) << "the graph gives its SRAM back";
 }
 
 } /* namespace */

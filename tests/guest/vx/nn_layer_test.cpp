@@ -2,11 +2,16 @@
 /*
  * Every NN layer on the DLA against the CPU path, over parameter sweeps:
  * bit-exact on INT8 and INT16 tensors (except the interpolated INT16
- * LOGISTIC and HYPERBOLIC_TAN: 1 LSB), within float tolerance on FLOAT32.
+ * LOGISTIC and HYPERBOLIC_TAN, fixed-point LRN and softmax: 1 LSB), within
+ * float tolerance on FLOAT32; and the configurations the DLA refuses.
  */
 #include "vx_guest.h"
 
+#include <VX/vx_vdla.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 using namespace vx_guest;
@@ -40,8 +45,14 @@ std::string typeName(vx_enum type)
 	return type == VX_TYPE_INT8 ? "INT8" : type == VX_TYPE_INT16 ? "INT16" : "FLOAT32";
 }
 
+struct Agreement;
+
 class NnLayer : public VxTest
 {
+protected:
+	/* Softmax of @in on "dla" and on "cpu", compared by softmaxAgrees(). */
+	::testing::AssertionResult softmaxBoth(
+		vx_tensor in, const TensorSpec &outSpec, Agreement (&integer)[2], double &floatWorst);
 };
 
 TEST_F(NnLayer, ConvolutionSweepMatchesCpu)
@@ -217,6 +228,306 @@ TEST_F(NnLayer, NormalizationAcrossMapsMatchesCpu)
 			dla, cpu));
 		ASSERT_TRUE(sameValues(dla, cpu, 1e-5));
 	}
+}
+
+/* Raw values whose magnitudes spread evenly over the type's bits (log-uniform),
+ * so that sums of squares cover the small and the large end of the CDP table. */
+std::vector<double> spreadValues(std::mt19937 &random, size_t count, vx_enum type)
+{
+	const double bits = type == VX_TYPE_INT8 ? 7 : 15;
+	const double limit = std::ldexp(1.0, int(bits));
+	std::uniform_real_distribution<double> sign(-1, 1), exponent(0, bits);
+	std::vector<double> values(count);
+	for (double &v : values)
+		v = std::clamp(
+			std::round(sign(random) * std::exp2(exponent(random))), -limit, limit - 1);
+	return values;
+}
+
+/* How the DLA's integer outputs compare with the CPU's. */
+struct Agreement {
+	double worst = 0;
+	size_t exact = 0, total = 0;
+
+	void add(vx_tensor dla, vx_tensor cpu)
+	{
+		std::vector<double> x = readValues(dla), y = readValues(cpu);
+		for (size_t i = 0; i < x.size() && i < y.size(); i++) {
+			worst = std::max(worst, std::fabs(x[i] - y[i]));
+			exact += x[i] == y[i];
+		}
+		total += x.size();
+	}
+};
+
+struct LrnParameters {
+	float alpha, beta, bias;
+};
+
+/*
+ * Fixed-point LRN on the CDP integer path: every configuration here is
+ * inside the range the lowering proves within 1 LSB (dla_lower_lrn.cpp), so
+ * target "dla" must verify, and the outputs must be within 1 LSB.
+ */
+TEST_F(NnLayer, FixedPointNormalizationWithinOneLsbOfCpu)
+{
+	struct Case {
+		vx_enum type;
+		vx_int8 in, out;
+		LrnParameters layer;
+		vx_size size;
+	};
+	const std::vector<LrnParameters> common
+		= { { 1e-4f, 0.75f, 1.0f }, { 1e-3f, 0.75f, 2.0f } };
+	std::vector<LrnParameters> all = common;
+	all.insert(all.end(),
+		{ { 0.05f, 0.5f, 1.0f }, { 1.0f, 0.75f, 2.0f }, { 0.01f, 2.0f, 0.5f },
+			{ 0.2f, 0.25f, 0.5f } });
+	struct Sweep {
+		vx_enum type;
+		std::vector<std::pair<vx_int8, vx_int8>> positions;
+		std::vector<LrnParameters> layers;
+	};
+	const Sweep sweeps[] = {
+		{ VX_TYPE_INT8, { { 7, 7 }, { 5, 5 }, { 4, 6 }, { 6, 3 } }, all },
+		{ VX_TYPE_INT16, { { 8, 8 } }, { { 1e-4f, 0.75f, 1.0f } } },
+		{ VX_TYPE_INT16, { { 11, 11 }, { 12, 14 }, { 10, 12 } }, common },
+		{ VX_TYPE_INT16, { { 14, 10 }, { 15, 15 } }, all },
+	};
+	std::vector<Case> cases;
+	for (const Sweep &sweep : sweeps)
+		for (auto [in, out] : sweep.positions)
+			for (const LrnParameters &layer : sweep.layers)
+				for (vx_size size : { 1, 3, 5, 9, 15 })
+					cases.push_back({ sweep.type, in, out, layer, size });
+
+	Agreement agreement[2];
+	for (const Case &c : cases) {
+		const LrnParameters &l = c.layer;
+		SCOPED_TRACE(::testing::Message()
+			<< typeName(c.type) << " pos " << int(c.in) << "->" << int(c.out)
+			<< " size " << c.size << " alpha " << l.alpha << " beta " << l.beta
+			<< " bias " << l.bias);
+		const std::vector<vx_size> dims = { 5, 3, 16 };
+		vx_tensor input = inputFrom(
+			{ dims, c.type, c.in }, spreadValues(random_, 5 * 3 * 16, c.type));
+		TensorSpec outSpec{ dims, c.type, c.out };
+		vx_tensor dla = output(outSpec), cpu = output(outSpec);
+		ASSERT_TRUE(runBoth(
+			[&](vx_graph g, vx_tensor o) {
+				return std::vector<vx_node>{ vxLocalResponseNormalizationLayer(g,
+					input, VX_NN_NORMALIZATION_ACROSS_MAPS, c.size, l.alpha,
+					l.beta, l.bias, o) };
+			},
+			dla, cpu));
+		ASSERT_TRUE(sameValues(dla, cpu, 1));
+		agreement[c.type == VX_TYPE_INT16].add(dla, cpu);
+	}
+	for (int t = 0; t < 2; t++)
+		printf("fixed-point LRN %s: worst %g LSB, %zu of %zu outputs exact\n",
+			t ? "INT16" : "INT8", agreement[t].worst, agreement[t].exact,
+			agreement[t].total);
+}
+
+TEST_F(NnLayer, FixedPointNormalizationBeyondOneLsbStaysOnCpu)
+{
+	/* INT16 Q7.8 at size 5 with alpha 0.5 and bias 2: over the CDP table's
+	 * first interval (sums of squares up to 512) the gain falls from 0.59 to
+	 * 0.05, which its straight line follows only within ~1900 LSB. */
+	const std::vector<vx_size> dims = { 4, 4, 8 };
+	vx_tensor input = inputFrom(
+		{ dims, VX_TYPE_INT16, 8 }, spreadValues(random_, 4 * 4 * 8, VX_TYPE_INT16));
+	TensorSpec outSpec{ dims, VX_TYPE_INT16, 8 };
+	vx_tensor any = output(outSpec), cpu = output(outSpec);
+
+	vx_graph graph = vxCreateGraph(context_);
+	vx_node lrn = vxLocalResponseNormalizationLayer(
+		graph, input, VX_NN_NORMALIZATION_ACROSS_MAPS, 5, 0.5f, 0.75f, 2.0f, any);
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(lrn, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxVerifyGraph(graph));
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(lrn, VX_TARGET_STRING, "any"));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	vx_enum target = VX_VDLA_TARGET_DLA;
+	ASSERT_EQ(VX_SUCCESS, vxQueryNode(lrn, VX_NODE_VDLA_TARGET, &target, sizeof(target)));
+	EXPECT_EQ(VX_VDLA_TARGET_CPU, target);
+	vxReleaseNode(&lrn);
+	vxReleaseGraph(&graph);
+
+	ASSERT_TRUE(runBoth(
+		[&](vx_graph g, vx_tensor o) {
+			return std::vector<vx_node>{ vxLocalResponseNormalizationLayer(g, input,
+				VX_NN_NORMALIZATION_ACROSS_MAPS, 5, 0.5f, 0.75f, 2.0f, o) };
+		},
+		any, cpu, "any"));
+	EXPECT_TRUE(sameValues(any, cpu));
+}
+
+/* Which softmax vector element @index (memory order) belongs to: the axis is
+ * dims[0] for 1-2 dimensions, dims[2] for 3-4 (docs/openvx.md). */
+size_t softmaxVector(const std::vector<vx_size> &dims, size_t index)
+{
+	if (dims.size() <= 2)
+		return index / dims[0];
+	const size_t plane = dims[0] * dims[1];
+	return index % plane + index / (plane * dims[2]) * plane;
+}
+
+struct SoftmaxCase {
+	std::vector<vx_size> dims;
+	vx_enum type;
+	vx_int8 in, out;
+	double lo, hi;
+};
+
+/* Integer outputs within 1 LSB; FLOAT32 within 1e-4 of the largest output of
+ * the same softmax vector. Records the agreement in @integer or @floatWorst. */
+::testing::AssertionResult softmaxAgrees(const std::vector<vx_size> &dims, vx_enum type,
+	vx_tensor dla, vx_tensor cpu, Agreement (&integer)[2], double &floatWorst)
+{
+	if (type != VX_TYPE_FLOAT32) {
+		integer[type == VX_TYPE_INT16].add(dla, cpu);
+		return sameValues(dla, cpu, 1);
+	}
+	const std::vector<double> x = readValues(dla), y = readValues(cpu);
+	std::vector<double> largest(x.size(), 0);
+	for (size_t i = 0; i < y.size(); i++)
+		largest[softmaxVector(dims, i)] = std::max(largest[softmaxVector(dims, i)], y[i]);
+	for (size_t i = 0; i < x.size(); i++) {
+		const double error = std::fabs(x[i] - y[i]) / largest[softmaxVector(dims, i)];
+		floatWorst = std::max(floatWorst, error);
+		if (!(error <= 1e-4))
+			return ::testing::AssertionFailure()
+				<< "element " << i << ": dla " << x[i] << " cpu " << y[i];
+	}
+	return ::testing::AssertionSuccess();
+}
+
+/*
+ * Softmax composed of PDP, SDP and LUT passes (dla_lower_softmax.cpp):
+ * integer outputs within 1 LSB of the CPU, FLOAT32 within 1e-4 of the
+ * largest output of the same softmax vector; shapes from one channel to
+ * 4100 (four PDP passes), all ranks, inputs far from zero.
+ */
+::testing::AssertionResult NnLayer::softmaxBoth(
+	vx_tensor in, const TensorSpec &outSpec, Agreement (&integer)[2], double &floatWorst)
+{
+	vx_tensor dla = output(outSpec), cpu = output(outSpec);
+	::testing::AssertionResult ran = runBoth(
+		[&](vx_graph g, vx_tensor o) { return std::vector<vx_node>{ vxSoftmaxLayer(g, in, o) }; },
+		dla, cpu);
+	if (!ran)
+		return ran;
+	return softmaxAgrees(outSpec.dims, outSpec.type, dla, cpu, integer, floatWorst);
+}
+
+TEST_F(NnLayer, SoftmaxSweepMatchesCpu)
+{
+	const std::vector<std::vector<vx_size>> shapes
+		= { { 10 }, { 1 }, { 17 }, { 300 }, { 10, 3 }, { 1000, 2 }, { 4, 3, 10 },
+			  { 2, 2, 33 }, { 5, 1, 1 }, { 3, 2, 20, 2 }, { 1, 1, 4100 } };
+	std::vector<SoftmaxCase> cases;
+	for (const auto &dims : shapes) {
+		cases.push_back({ dims, VX_TYPE_INT8, 4, 7, -128, 127 });
+		cases.push_back({ dims, VX_TYPE_INT8, 0, 6, -128, 127 });
+		cases.push_back({ dims, VX_TYPE_INT8, -2, 7, -128, 127 });
+		cases.push_back({ dims, VX_TYPE_INT16, 15, 15, -32768, 32767 });
+		cases.push_back({ dims, VX_TYPE_INT16, 8, 14, -32768, 32767 });
+		cases.push_back({ dims, VX_TYPE_INT16, 8, 15, -1500, 1500 });
+		cases.push_back({ dims, VX_TYPE_INT16, 12, 14, -30000, 20000 });
+		cases.push_back({ dims, VX_TYPE_INT16, 2, 10, -300, 300 });
+		cases.push_back({ dims, VX_TYPE_INT16, 0, 12, -32768, 32767 });
+		cases.push_back({ dims, VX_TYPE_INT16, -3, 8, -40, 40 });
+		cases.push_back({ dims, VX_TYPE_FLOAT32, 0, 0, -10, 10 });
+		cases.push_back({ dims, VX_TYPE_FLOAT32, 0, 0, -60, 60 });
+		cases.push_back({ dims, VX_TYPE_FLOAT32, 0, 0, 1000, 1008 });
+	}
+	Agreement agreement[2];
+	double floatWorst = 0;
+	for (const SoftmaxCase &c : cases) {
+		SCOPED_TRACE(::testing::Message()
+			<< typeName(c.type) << " pos " << int(c.in) << "->" << int(c.out)
+			<< " range " << c.lo << ".." << c.hi << " dims "
+			<< ::testing::PrintToString(c.dims));
+		vx_tensor in = input({ c.dims, c.type, c.in }, c.lo, c.hi);
+		ASSERT_TRUE(softmaxBoth(in, { c.dims, c.type, c.out }, agreement, floatWorst));
+	}
+	for (int t = 0; t < 2; t++)
+		printf("softmax %s: worst %g LSB, %zu of %zu outputs exact\n", t ? "INT16" : "INT8",
+			agreement[t].worst, agreement[t].exact, agreement[t].total);
+	printf("softmax FLOAT32: worst error %.3g of the vector's largest output\n", floatWorst);
+}
+
+TEST_F(NnLayer, SoftmaxOfEqualAndDominantInputsMatchesCpu)
+{
+	/* All inputs equal (every output 1/n), and one input per vector at the
+	 * top of the range with the others at the bottom (one output near 1,
+	 * the others underflowing). */
+	struct Case {
+		std::vector<vx_size> dims;
+		vx_enum type;
+		vx_int8 in, out;
+		double lo, hi;
+		bool dominant;
+	};
+	const SoftmaxCase types[] = { { {}, VX_TYPE_INT8, 3, 7, -128, 127 },
+		{ {}, VX_TYPE_INT16, 8, 15, -32768, 32767 },
+		{ {}, VX_TYPE_INT16, 12, 14, -512, 511 }, { {}, VX_TYPE_FLOAT32, 0, 0, -50, 50 } };
+	std::vector<Case> cases;
+	for (const std::vector<vx_size> &dims : { std::vector<vx_size>{ 16 },
+		     std::vector<vx_size>{ 64, 2 }, std::vector<vx_size>{ 2, 2, 4096 } })
+		for (const SoftmaxCase &t : types)
+			for (bool dominant : { false, true })
+				cases.push_back(
+					{ dims, t.type, t.in, t.out, t.lo, t.hi, dominant });
+
+	Agreement agreement[2];
+	double floatWorst = 0;
+	for (const Case &c : cases) {
+		SCOPED_TRACE(::testing::Message() << typeName(c.type) << " dominant " << c.dominant
+						  << " dims " << ::testing::PrintToString(c.dims));
+		size_t count = 1;
+		for (vx_size d : c.dims)
+			count *= d;
+		const size_t plane = c.dims.size() <= 2 ? 1 : c.dims[0] * c.dims[1];
+		const size_t length = c.dims.size() <= 2 ? c.dims[0] : c.dims[2];
+		std::vector<double> raw(count, c.dominant ? c.lo : 37);
+		/* The dominant element's place along the axis varies by vector. */
+		for (size_t i = 0; c.dominant && i < count; i++) {
+			const size_t vector = softmaxVector(c.dims, i);
+			const size_t along = c.dims.size() <= 2 ? i % length : i / plane % length;
+			if (along == (vector * 7 + 3) % length)
+				raw[i] = c.hi;
+		}
+		vx_tensor in = inputFrom({ c.dims, c.type, c.in }, raw);
+		ASSERT_TRUE(softmaxBoth(in, { c.dims, c.type, c.out }, agreement, floatWorst));
+	}
+	for (int t = 0; t < 2; t++)
+		printf("softmax %s, equal and dominant inputs: worst %g LSB, %zu of %zu outputs "
+		       "exact\n",
+			t ? "INT16" : "INT8", agreement[t].worst, agreement[t].exact,
+			agreement[t].total);
+	printf("softmax FLOAT32, equal and dominant inputs: worst error %.3g of the largest "
+	       "output\n",
+		floatWorst);
+}
+
+TEST_F(NnLayer, SoftmaxBeyondTheHardwareStaysOnCpu)
+{
+	/* 70000 classes: more channels than a tensor descriptor holds. */
+	vx_tensor in = input({ { 70000 }, VX_TYPE_INT8, 4 }, -128, 127);
+	TensorSpec outSpec{ { 70000 }, VX_TYPE_INT8, 7 };
+	vx_tensor out = output(outSpec);
+	vx_graph graph = vxCreateGraph(context_);
+	vx_node softmax = vxSoftmaxLayer(graph, in, out);
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(softmax, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxVerifyGraph(graph));
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(softmax, VX_TARGET_STRING, "any"));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	vx_enum target = VX_VDLA_TARGET_DLA;
+	ASSERT_EQ(VX_SUCCESS, vxQueryNode(softmax, VX_NODE_VDLA_TARGET, &target, sizeof(target)));
+	EXPECT_EQ(VX_VDLA_TARGET_CPU, target);
+	vxReleaseNode(&softmax);
+	vxReleaseGraph(&graph);
 }
 
 } /* namespace */

@@ -108,21 +108,35 @@ void VxTest::TearDown()
 
 vx_tensor VxTest::input(const TensorSpec &spec, double lo, double hi)
 {
+	vx_size count = 1;
+	for (vx_size d : spec.dims)
+		count *= d;
+	std::vector<double> raw(count);
+	std::uniform_real_distribution<double> real(lo, hi);
+	for (double &v : raw) {
+		v = real(random_);
+		if (spec.type != VX_TYPE_FLOAT32)
+			v = double(std::lround(v));
+	}
+	return inputFrom(spec, raw);
+}
+
+vx_tensor VxTest::inputFrom(const TensorSpec &spec, const std::vector<double> &raw)
+{
 	vx_tensor tensor = vxCreateTensor(
 		context_, spec.dims.size(), spec.dims.data(), spec.type, spec.position);
 	EXPECT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(tensor)));
 	owned_.push_back(reinterpret_cast<vx_reference>(tensor));
 	const vx_size count = elementCount(tensor);
+	EXPECT_EQ(count, raw.size());
 	std::vector<uint8_t> bytes(count * elementSize(spec.type));
-	std::uniform_real_distribution<double> real(lo, hi);
-	for (vx_size i = 0; i < count; i++) {
-		const double v = real(random_);
+	for (vx_size i = 0; i < count && i < raw.size(); i++) {
 		if (spec.type == VX_TYPE_INT8)
-			reinterpret_cast<int8_t *>(bytes.data())[i] = int8_t(std::lround(v));
+			reinterpret_cast<int8_t *>(bytes.data())[i] = int8_t(raw[i]);
 		else if (spec.type == VX_TYPE_INT16)
-			reinterpret_cast<int16_t *>(bytes.data())[i] = int16_t(std::lround(v));
+			reinterpret_cast<int16_t *>(bytes.data())[i] = int16_t(raw[i]);
 		else
-			reinterpret_cast<float *>(bytes.data())[i] = float(v);
+			reinterpret_cast<float *>(bytes.data())[i] = float(raw[i]);
 	}
 	EXPECT_EQ(VX_SUCCESS, copyTensor(tensor, bytes.data(), VX_WRITE_ONLY));
 	return tensor;

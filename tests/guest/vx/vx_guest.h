@@ -40,6 +40,8 @@ protected:
 
 	/* A tensor filled with deterministic random raw values in [lo, hi]. */
 	vx_tensor input(const TensorSpec &spec, double lo, double hi);
+	/* A tensor holding @raw, element by element in memory order (dims[0] fastest). */
+	vx_tensor inputFrom(const TensorSpec &spec, const std::vector<double> &raw);
 	vx_tensor output(const TensorSpec &spec);
 
 	/*

@@ -8,6 +8,7 @@
 
 #include "dla_lower.h"
 
+#include "dla_lower_lrn.h"
 #include "nn_layers.h"
 
 #include <VX/vx_khr_nn.h>
@@ -36,6 +37,8 @@ struct Refusal {
 	}
 };
 
+} /* namespace */
+
 std::optional<DataType> hardwareType(vx_enum type)
 {
 	switch (type) {
@@ -49,6 +52,8 @@ std::optional<DataType> hardwareType(vx_enum type)
 		return std::nullopt;
 	}
 }
+
+namespace {
 
 bool isInteger(vx_tensor tensor)
 {
@@ -414,17 +419,34 @@ bool checkPooling(const nn::Pooling &p, Refusal &refuse)
 	return true;
 }
 
+/* The CDP integer path's table for a fixed-point LRN (dla_lower_lrn.cpp). */
+IntegerLrnParameters integerLrnParameters(const nn::Normalization &n)
+{
+	IntegerLrnParameters p;
+	p.type = n.input->dataType;
+	p.inputPosition = n.input->fixedPointPosition;
+	p.outputPosition = n.output->fixedPointPosition;
+	p.size = n.size;
+	p.channels = dim(n.input, 2);
+	p.alpha = n.alpha;
+	p.beta = n.beta;
+	p.bias = n.bias;
+	return p;
+}
+
 bool checkNormalization(const nn::Normalization &n, Refusal &refuse)
 {
-	if (!shapeFits(n.input, refuse))
+	if (!shapeFits(n.input, refuse) || !sameType({ n.input, n.output }, refuse))
 		return false;
 	if (n.type != VX_NN_NORMALIZATION_ACROSS_MAPS)
 		return refuse("SAME_MAP normalization runs on the CPU");
-	if (n.input->dataType != VX_TYPE_FLOAT32)
-		return refuse("fixed-point normalization runs on the CPU");
 	if (n.size < 1 || n.size > 15 || n.size % 2 == 0)
 		return refuse("normalization size must be odd and at most 15");
-	return true;
+	if (!isInteger(n.input))
+		return true;
+	IntegerLrnTable table;
+	std::string why;
+	return integerLrnTable(integerLrnParameters(n), table, why) || refuse(why);
 }
 
 } /* namespace */
@@ -440,6 +462,7 @@ bool Lowering::kernelSupported(vx_kernel kernel)
 	case VX_KERNEL_ACTIVATION_LAYER:
 	case VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER:
 	case VX_KERNEL_NORMALIZATION_LAYER:
+	case VX_KERNEL_SOFTMAX_LAYER:
 		return !kernel->user;
 	default:
 		return false;
@@ -465,6 +488,9 @@ bool Lowering::supported(vx_node node, std::string &why)
 			&& activationStage(*a, a->input, a->output, false, stage, refuse);
 	} else if (auto *n = std::get_if<nn::Normalization>(&*layer)) {
 		ok = checkNormalization(*n, refuse);
+	} else if (auto *s = std::get_if<nn::Softmax>(&*layer)) {
+		std::string reason;
+		ok = softmaxFits(*s, reason) || refuse(reason);
 	} else {
 		refuse(std::string(node->kernel->kernelName) + " runs on the CPU");
 	}
@@ -479,6 +505,20 @@ uint16_t Lowering::slot(vx_tensor tensor)
 			return uint16_t(i + 1);
 	}
 	tensors_.push_back(tensor);
+	return uint16_t(tensors_.size());
+}
+
+uint16_t Lowering::scratch(vx_context context, DataType type, vx_size count)
+{
+	/* Bytes: the units' descriptors give the elements their type and
+	 * shape, and one buffer may be read as two types. Never seen by the
+	 * application: a virtual tensor of no graph. */
+	auto tensor = std::make_unique<_vx_tensor_t>(context);
+	tensor->dims = { count * dataTypeSize(type) };
+	tensor->dataType = VX_TYPE_UINT8;
+	tensor->isVirtual = true;
+	tensors_.push_back(tensor.get());
+	scratch_.push_back(std::move(tensor));
 	return uint16_t(tensors_.size());
 }
 
@@ -520,6 +560,8 @@ vx_status Lowering::lower(vx_node node, bool fuse)
 		return lowerPooling(node);
 	case VX_KERNEL_ACTIVATION_LAYER:
 		return lowerActivation(node);
+	case VX_KERNEL_SOFTMAX_LAYER:
+		return lowerSoftmax(node);
 	default:
 		return lowerNormalization(node);
 	}
@@ -697,6 +739,18 @@ vx_status Lowering::lowerNormalization(vx_node node)
 	cdp.k = n.bias;
 	cdp.alpha = n.alpha;
 	cdp.beta = n.beta;
+	if (isInteger(n.input)) {
+		IntegerLrnTable table;
+		std::string why;
+		integerLrnTable(integerLrnParameters(n), table, why);
+		cdp.lut = { kConstantSlot,
+			addConstant(table.entries.data(), table.entries.size() * sizeof(int32_t)) };
+		cdp.lutShift = table.lutShift;
+		cdp.outShift = table.outShift;
+		/* Ties to even and saturation, like nn::quantize. */
+		cdp.round = Round::HalfEven;
+		cdp.wrap = false;
+	}
 	unit.cdp = cdp;
 	unit.reads = { slot(n.input) };
 	unit.writes = slot(n.output);
@@ -729,7 +783,8 @@ bool Lowering::tryFuse(vx_node node)
 	if (units_.empty())
 		return false;
 	Unit &last = units_.back();
-	if (!last.sdp || last.pdp || last.cdp)
+	/* Not into the middle or the end of a node lowered to several units. */
+	if (!last.sdp || last.pdp || last.cdp || last.nodes.empty())
 		return false;
 	const vx_tensor produced = tensors_[last.writes - 1];
 	std::optional<nn::Layer> layer = nn::describeLayer(node);

@@ -17,16 +17,31 @@
 
 #include <vdla/task_builder.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace vdla::vx::nn {
+struct Softmax;
+} /* namespace vdla::vx::nn */
 
 namespace vdla::vx::dla {
 
 constexpr uint16_t kConstantSlot = 0;
 
+/* The DLA's element type of an OpenVX tensor type (INT8, INT16, FLOAT32). */
+std::optional<DataType> hardwareType(vx_enum type);
+
+/* Whether the DLA computes @layer (dla_lower_softmax.cpp); if not, @why says why. */
+bool softmaxFits(const nn::Softmax &layer, std::string &why);
+
 struct Unit {
-	/* The node the unit computes first, then those fused into it. */
+	/*
+	 * The node the unit computes first, then those fused into it. Empty
+	 * for the further units of a node lowered to several (softmax): they
+	 * follow its first unit.
+	 */
 	std::vector<vx_node> nodes;
 	std::optional<ConvOp> conv;
 	std::optional<SdpOp> sdp;
@@ -63,6 +78,12 @@ public:
 	/* Slot s (>= 1) holds tensors()[s - 1]. */
 	const std::vector<vx_tensor> &tensors() const { return tensors_; }
 	const std::vector<uint8_t> &constants() const { return constants_; }
+	/*
+	 * The intermediate tensors of the units (softmax), which no graph
+	 * knows: not registered as OpenVX objects, owned by whoever keeps the
+	 * task, since its address list names their buffers.
+	 */
+	std::vector<std::unique_ptr<_vx_tensor_t>> takeScratch() { return std::move(scratch_); }
 
 private:
 	/* What convolution and fully connected share: CONV -> SDP. */
@@ -74,6 +95,8 @@ private:
 		vx_node node, ConvOp conv, const Tensor &out, const MatrixLayer &layer);
 
 	uint16_t slot(vx_tensor tensor);
+	/* A new intermediate tensor of @count elements of @type, and its slot. */
+	uint16_t scratch(vx_context context, DataType type, vx_size count);
 	uint64_t addConstant(const void *data, size_t size);
 	Tensor hardwareTensor(vx_tensor tensor, bool flatten = false);
 	bool tryFuse(vx_node node);
@@ -83,10 +106,12 @@ private:
 	vx_status lowerPooling(vx_node node);
 	vx_status lowerActivation(vx_node node);
 	vx_status lowerNormalization(vx_node node);
+	vx_status lowerSoftmax(vx_node node);
 
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;
 	std::vector<uint8_t> constants_;
+	std::vector<std::unique_ptr<_vx_tensor_t>> scratch_;
 };
 
 } /* namespace vdla::vx::dla */

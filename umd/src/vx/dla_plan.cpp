@@ -171,6 +171,7 @@ void emit(Unit &unit, TaskBuilder &builder, SlotMap &slots)
 	if (unit.cdp) {
 		slots.map(unit.cdp->src);
 		slots.map(unit.cdp->dst);
+		slots.map(unit.cdp->lut);
 	}
 
 	FusedChain chain;
@@ -330,6 +331,7 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 		for (size_t n = 1; n < unit.nodes.size(); n++)
 			unit.nodes[n]->dlaFused = true;
 	step.units = std::move(units);
+	step.scratch = lowering.takeScratch();
 
 	auto stats = Buffer::create(dev, OpStats::bytesFor(step.task.numOps()));
 	if (!stats) {
@@ -386,17 +388,22 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 	/*
 	 * A DLA node's performance is its device time: a fused chain's time
 	 * goes to its first node, the nodes fused into it take none, so the
-	 * nodes' times add up to the task's.
+	 * nodes' times add up to the task's. A node lowered to several units
+	 * (softmax) takes the time of all of them: the units without nodes
+	 * that follow its first.
 	 */
 	auto stats = OpStats::read(*step.stats, 0, step.task.numOps());
 	const uint64_t end = uint64_t(status->timestamp.count());
-	for (const Unit &unit : step.units) {
-		for (vx_node node : unit.nodes) {
-			uint64_t ns = 0;
-			if (stats && node == unit.nodes.front())
-				ns = uint64_t((*stats)[unit.headOp].deviceTime.count());
-			addPerfSample(node->perf, step.submittedNs, end, ns);
-		}
+	for (size_t u = 0; u < step.units.size(); u++) {
+		const Unit &unit = step.units[u];
+		uint64_t ns = 0;
+		for (size_t v = u;
+			stats && v < step.units.size() && (v == u || step.units[v].nodes.empty());
+			v++)
+			ns += uint64_t((*stats)[step.units[v].headOp].deviceTime.count());
+		for (vx_node node : unit.nodes)
+			addPerfSample(node->perf, step.submittedNs, end,
+				node == unit.nodes.front() ? ns : 0);
 	}
 	step.point = 0;
 	return VX_SUCCESS;

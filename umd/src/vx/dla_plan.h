@@ -60,6 +60,8 @@ private:
 		Task task;
 		/* The buffers the task uses, kept alive with it. */
 		std::vector<std::shared_ptr<Buffer>> buffers;
+		/* The lowering's intermediate tensors, which those buffers back. */
+		std::vector<std::unique_ptr<_vx_tensor_t>> scratch;
 		/* Where the kernel writes each operation's device time. */
 		std::shared_ptr<Buffer> stats;
 		uint64_t point = 0;

@@ -6,6 +6,8 @@ list(APPEND VDLA_SOURCES
 	src/vx/data.cpp
 	src/vx/dla_device.cpp
 	src/vx/dla_lower.cpp
+	src/vx/dla_lower_lrn.cpp
+	src/vx/dla_lower_softmax.cpp
 	src/vx/dla_plan.cpp
 	src/vx/graph.cpp
 	src/vx/image.cpp
