@@ -557,7 +557,7 @@ int run(VxCheck &check, vx_context context, const Options &options)
 	if (findings.dla) {
 		const char *node = std::getenv("VDLA_VX_DEVICE");
 		findings.device = std::string("DLA (") + (node ? node : "the first vDLA")
-			+ "); the user kernel on the CPU";
+			+ "); the user kernel and softmax on the CPU";
 	} else {
 		findings.device = "none, every node on the CPU ("
 			+ (check.lastLog().empty() ? "no DLA" : check.lastLog()) + ")";

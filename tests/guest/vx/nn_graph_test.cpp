@@ -568,11 +568,16 @@ TEST_F(NnGraph, SoftmaxAfterFullyConnectedRunsOnTheDla)
 	const uint64_t before = sramFree();
 	vx_graph g = vxCreateGraph(context_);
 	std::vector<vx_node> nodes = build(g, dla);
+	vx_enum target = 0;
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+	ASSERT_EQ(VX_SUCCESS, vxQueryNode(nodes[1], VX_NODE_VDLA_TARGET, &target, sizeof(target)));
+	EXPECT_EQ(VX_VDLA_TARGET_CPU, target) << "target any keeps a softmax on the CPU";
+	for (vx_node node : nodes)
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
 	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
 	/* More than the one page of the logits (48 bytes). */
 	EXPECT_GT(before - sramFree(), 4096u) << "the softmax's intermediates are not in SRAM";
 	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
-	vx_enum target = 0;
 	vx_perf_t perf = {};
 	ASSERT_EQ(VX_SUCCESS, vxQueryNode(nodes[1], VX_NODE_VDLA_TARGET, &target, sizeof(target)));
 	EXPECT_EQ(VX_VDLA_TARGET_DLA, target);
