@@ -119,6 +119,28 @@ static const struct drm_gem_object_funcs vdla_sram_bo_funcs = {
 	.export = vdla_sram_bo_export,
 };
 
+static bool vdla_bo_is_sram(const struct vdla_bo *bo)
+{
+	return bo->base.base.funcs == &vdla_sram_bo_funcs;
+}
+
+/*
+ * The offset to mmap() @obj at, made on first use; 0 for an SRAM BO,
+ * which has no CPU mapping.
+ */
+static int bo_mmap_offset(struct drm_gem_object *obj, u64 *offset)
+{
+	int ret;
+
+	*offset = 0;
+	if (vdla_bo_is_sram(to_vdla_bo(obj)))
+		return 0;
+	ret = drm_gem_create_mmap_offset(obj);
+	if (!ret)
+		*offset = drm_vma_node_offset_addr(&obj->vma_node);
+	return ret;
+}
+
 static struct vdla_bo *vdla_bo_alloc(struct vdla_device *vdev)
 {
 	struct vdla_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
@@ -141,7 +163,6 @@ static struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
-	bo->sram = true;
 	obj = &bo->base.base;
 	obj->funcs = &vdla_sram_bo_funcs;
 	drm_gem_private_object_init(drm, obj, size);
@@ -173,7 +194,7 @@ static void mapping_release(struct kref *ref)
 	mutex_lock(&m->bo->mappings_lock);
 	list_del(&m->bo_link);
 	mutex_unlock(&m->bo->mappings_lock);
-	if (!m->bo->sram)
+	if (!vdla_bo_is_sram(m->bo))
 		vdla_as_unmap(m->as, &m->node);
 	vdla_as_put(m->as);
 	drm_gem_object_put(&m->bo->base.base);
@@ -189,7 +210,7 @@ void vdla_mapping_put(struct vdla_mapping *m)
 
 u64 vdla_mapping_address(const struct vdla_mapping *m)
 {
-	if (m->bo->sram)
+	if (vdla_bo_is_sram(m->bo))
 		return DRM_VDLA_SRAM_BASE + m->bo->sram_node.start;
 	return m->node.start;
 }
@@ -199,7 +220,7 @@ int vdla_bo_kernel_map(struct vdla_bo *bo, void **vaddr)
 	struct iosys_map map;
 	int ret = 0;
 
-	if (bo->sram)
+	if (vdla_bo_is_sram(bo))
 		return -EINVAL;
 	mutex_lock(&bo->mappings_lock);
 	if (iosys_map_is_null(&bo->kernel_map)) {
@@ -260,7 +281,7 @@ static struct vdla_mapping *mapping_get(struct drm_file *file, struct drm_gem_ob
 		mutex_unlock(&bo->mappings_lock);
 		return ERR_PTR(-ENOMEM);
 	}
-	if (!bo->sram) {
+	if (!vdla_bo_is_sram(bo)) {
 		sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
 		ret = PTR_ERR_OR_ZERO(sgt);
 		if (!ret)
@@ -333,7 +354,7 @@ int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 		drm_gem_handle_delete(file, handle);
 		goto out_put;
 	}
-	ret = sram ? 0 : drm_gem_create_mmap_offset(obj);
+	ret = bo_mmap_offset(obj, &args->mmap_offset);
 	if (ret) {
 		vdla_mapping_put(m);
 		drm_gem_handle_delete(file, handle);
@@ -342,7 +363,6 @@ int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 	args->size = obj->size;
 	args->handle = handle;
 	args->device_address = vdla_mapping_address(m);
-	args->mmap_offset = sram ? 0 : drm_vma_node_offset_addr(&obj->vma_node);
 	vdla_mapping_put(m);
 out_put:
 	drm_gem_object_put(obj);
@@ -368,11 +388,10 @@ int vdla_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file
 		ret = PTR_ERR(m);
 		goto out;
 	}
-	ret = m->bo->sram ? 0 : drm_gem_create_mmap_offset(obj);
+	ret = bo_mmap_offset(obj, &args->mmap_offset);
 	if (!ret) {
 		args->size = obj->size;
 		args->device_address = vdla_mapping_address(m);
-		args->mmap_offset = m->bo->sram ? 0 : drm_vma_node_offset_addr(&obj->vma_node);
 		args->access = DRM_VDLA_BO_ACCESS_READ |
 			       (m->writable ? DRM_VDLA_BO_ACCESS_WRITE : 0);
 		args->imported = obj->import_attach ? 1 : 0;

@@ -32,10 +32,9 @@ struct vdla_bo {
 	 */
 	struct iosys_map kernel_map;
 	/**
-	 * @sram: an SRAM BO: @base is only its GEM object (no shmem pages),
-	 * its bytes are @sram_node in the device SRAM.
+	 * @sram_node: an SRAM BO's block of the device SRAM; such a BO
+	 * (vdla_bo_is_sram() in vdla_gem.c) uses only the GEM object of @base, no shmem.
 	 */
-	bool sram;
 	struct drm_mm_node sram_node;
 };
 

@@ -21,17 +21,24 @@ using namespace vx_guest;
 
 namespace {
 
+/* A 3x3 convolution keeping the input's width and height (padding 1). */
+vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow = VX_CONVERT_POLICY_SATURATE)
+{
+	vx_nn_convolution_params_t params = {};
+	params.padding_x = params.padding_y = 1;
+	params.overflow_policy = overflow;
+	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
+	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	return params;
+}
+
 /* conv 3x3 (+bias) -> RELU -> max pool 2x2 in Q7.8, intermediates virtual. */
 std::vector<vx_node> convReluPool(vx_graph g, vx_tensor in, vx_tensor wgt, vx_tensor bias,
 	vx_tensor out, vx_enum overflow = VX_CONVERT_POLICY_SATURATE)
 {
 	vx_tensor conv = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
 	vx_tensor relu = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
-	vx_nn_convolution_params_t params = {};
-	params.padding_x = params.padding_y = 1;
-	params.overflow_policy = overflow;
-	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
-	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	const vx_nn_convolution_params_t params = sameSizeConvolution(overflow);
 	std::vector<vx_node> nodes = {
 		vxConvolutionLayer(g, in, wgt, bias, &params, sizeof(params), conv),
 		vxActivationLayer(g, conv, VX_NN_ACTIVATION_RELU, 0, 0, relu),
@@ -74,16 +81,23 @@ TEST_F(NnGraph, FusionOnAndOffGiveIdenticalResults)
 	EXPECT_TRUE(sameValues(fused, cpu));
 }
 
-/* Bytes of SRAM free on the first vdla device; 0 on failure. */
-uint64_t sramFree()
+/* The first vdla device, as the OpenVX context opens it; null on failure. */
+std::unique_ptr<vdla::Device> firstDevice()
 {
 	auto nodes = vdla::Device::enumerate();
 	if (!nodes || nodes->empty())
-		return 0;
+		return nullptr;
 	auto device = vdla::Device::open(nodes->front());
+	return device ? std::move(device.value()) : nullptr;
+}
+
+/* Bytes of SRAM free on the first vdla device; 0 on failure. */
+uint64_t sramFree()
+{
+	auto device = firstDevice();
 	if (!device)
 		return 0;
-	auto memory = (*device)->memory();
+	auto memory = device->memory();
 	return memory ? memory->sramFree : 0;
 }
 
@@ -93,11 +107,7 @@ std::vector<vx_node> twoConvolutions(vx_graph g, vx_tensor in, vx_tensor wgt1, v
 {
 	const vx_size dims[] = { 12, 10, 8 };
 	vx_tensor mid = vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
-	vx_nn_convolution_params_t params = {};
-	params.padding_x = params.padding_y = 1;
-	params.overflow_policy = VX_CONVERT_POLICY_SATURATE;
-	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
-	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
 	std::vector<vx_node> nodes = {
 		vxConvolutionLayer(g, in, wgt1, nullptr, &params, sizeof(params), mid),
 		vxConvolutionLayer(g, mid, wgt2, nullptr, &params, sizeof(params), out),
@@ -247,11 +257,7 @@ std::vector<vx_node> mixedGraph(vx_graph g, vx_kernel user, vx_tensor in, vx_ten
 	/* Pooling infers its stride from the output's size: give it one. */
 	const vx_size pooledDims[] = { 6, 5, 8 };
 	vx_tensor pooled = vxCreateVirtualTensor(g, 3, pooledDims, VX_TYPE_INT16, 8);
-	vx_nn_convolution_params_t params = {};
-	params.padding_x = params.padding_y = 1;
-	params.overflow_policy = VX_CONVERT_POLICY_SATURATE;
-	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
-	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
 	vx_node userNode = vxCreateGenericNode(g, user);
 	vxSetParameterByIndex(userNode, 0, reinterpret_cast<vx_reference>(conv));
 	vxSetParameterByIndex(userNode, 1, reinterpret_cast<vx_reference>(doubled));
@@ -291,13 +297,10 @@ TEST_F(NnGraph, MixedDlaAndCpuNodesMatchCpuOnly)
 /* jobs_completed of the first device, from debugfs; -1 if unreadable. */
 long jobsCompleted()
 {
-	auto nodes = vdla::Device::enumerate();
-	if (!nodes || nodes->empty())
-		return -1;
-	auto device = vdla::Device::open(nodes->front());
+	auto device = firstDevice();
 	if (!device)
 		return -1;
-	std::ifstream state("/sys/kernel/debug/accel/" + (*device)->info().pciAddress + "/state");
+	std::ifstream state("/sys/kernel/debug/accel/" + device->info().pciAddress + "/state");
 	std::string line;
 	while (std::getline(state, line)) {
 		if (line.rfind("jobs_completed:", 0) == 0)
@@ -317,11 +320,7 @@ TEST_F(NnGraph, IndependentDlaNodesMergeIntoOneTask)
 	const TensorSpec convSpec{ { 12, 10, 8 }, VX_TYPE_INT16, 8 };
 	vx_tensor outs[2][2] = { { output(convSpec), output(pooled()) },
 		{ output(convSpec), output(pooled()) } };
-	vx_nn_convolution_params_t params = {};
-	params.padding_x = params.padding_y = 1;
-	params.overflow_policy = VX_CONVERT_POLICY_SATURATE;
-	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
-	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
 
 	for (int pass = 0; pass < 2; pass++) {
 		const char *target = pass == 0 ? "dla" : "cpu";

@@ -43,19 +43,17 @@ vdla::Device *device(vx_context context)
 	return context->dlaDevice.get();
 }
 
-vx_status placeOnDevice(vx_tensor tensor, Placement placement)
+vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 {
 	const vx_size bytes = std::max<vx_size>(tensor->byteSize(), 1);
-	const Buffer::Placement wanted =
-		placement == Placement::Sram ? Buffer::Placement::Sram : Buffer::Placement::Memory;
 	if (tensor->buffer && tensor->buffer->size() >= bytes
-		&& tensor->buffer->placement() == wanted)
+		&& tensor->buffer->placement() == placement)
 		return VX_SUCCESS;
 	Device *dla = device(tensor->context);
 	if (!dla)
 		return VX_ERROR_NOT_SUPPORTED;
 
-	if (placement == Placement::Sram) {
+	if (placement == Buffer::Placement::Sram) {
 		/* SRAM is shared by every process: when it is full, memory
 		 * does the same work a little slower. */
 		auto created = Buffer::create(*dla, bytes, Buffer::Placement::Sram);

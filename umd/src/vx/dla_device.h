@@ -8,6 +8,8 @@
 
 #include "object.h"
 
+#include <vdla/buffer.h>
+
 namespace vdla {
 class Device;
 }
@@ -21,24 +23,17 @@ namespace vdla::vx::dla {
  */
 vdla::Device *device(vx_context context);
 
-/* Where placeOnDevice() puts a tensor. */
-enum class Placement {
-	/* Device memory with a CPU mapping: the tensor keeps its values. */
-	Memory,
-	/*
-	 * The device SRAM when a block is free, else Memory. Only for
-	 * virtual tensors that nothing on the CPU reads or writes: SRAM has
-	 * no CPU mapping, and values are not carried over.
-	 */
-	Sram,
-};
-
 /*
  * Moves the elements of @tensor into the context's DLA, at @placement;
- * later storage() calls return the device mapping (Memory only). A tensor
- * in SRAM asked for Memory moves back (without its values).
+ * later storage() calls return the device mapping (Memory only).
+ * - Memory keeps the tensor's values; a tensor in SRAM moves back to
+ *   memory without them.
+ * - Sram is for virtual tensors that nothing on the CPU reads or writes
+ *   (SRAM has no CPU mapping; values are not carried over). When no SRAM
+ *   block is free, the tensor goes to (or stays in) memory instead.
  * Errors: VX_ERROR_NOT_SUPPORTED (no DLA), VX_ERROR_NO_MEMORY.
  */
-vx_status placeOnDevice(vx_tensor tensor, Placement placement = Placement::Memory);
+vx_status placeOnDevice(
+	vx_tensor tensor, Buffer::Placement placement = Buffer::Placement::Memory);
 
 } /* namespace vdla::vx::dla */

@@ -300,7 +300,8 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 	for (uint16_t slot : used) {
 		vx_tensor tensor = lowering.tensors()[slot - 1];
 		vx_status status = placeOnDevice(tensor,
-			sram && sramCandidate(graph, tensor) ? Placement::Sram : Placement::Memory);
+			sram && sramCandidate(graph, tensor) ? Buffer::Placement::Sram
+						       : Buffer::Placement::Memory);
 		if (status != VX_SUCCESS)
 			return status;
 		step.buffers.push_back(tensor->buffer);
