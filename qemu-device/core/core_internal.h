@@ -40,7 +40,13 @@ struct engine_state {
 	uint32_t fi_mode;
 	uint32_t fi_count;
 	uint32_t fi_delay_us;
-	/* The worker thread and what it needs to find its engine. */
+	/*
+	 * The worker thread, what it needs to find its engine, and what it
+	 * sleeps on. One condition per engine: waking only the workers whose
+	 * readiness can have changed keeps a 2-core host from switching to
+	 * all six for every operation.
+	 */
+	pthread_cond_t work_cv;
 	struct vdla_core *core;
 	unsigned int engine;
 	pthread_t worker;
@@ -67,7 +73,6 @@ struct vdla_core {
 	 */
 	pthread_mutex_t lock;
 	pthread_mutex_t commit_lock;
-	pthread_cond_t work_cv;
 	bool stopping;
 	/* Incremented by every reset; an operation from an older one is void. */
 	uint64_t generation;

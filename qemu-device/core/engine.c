@@ -265,10 +265,73 @@ uint32_t engine_reg_read_locked(struct vdla_core *core, unsigned int engine, uin
 	return 0;
 }
 
-/* Wakes every worker: some engine's state changed. */
+/* ---- readiness and wake-ups ------------------------------------------- */
+
+static uint32_t consumer_cfg(struct vdla_core *core, unsigned int engine, uint32_t *state)
+{
+	struct engine_state *es = &core->engine[engine];
+	struct engine_group *g = &es->group[es->consumer];
+
+	*state = g->state;
+	return dreg(g->regs, VDLA_D_CFG);
+}
+
+/* The engine a chain ending at @tail could fly to, or -1. */
+static int downstream_of(unsigned int tail)
+{
+	if (tail == VDLA_ENGINE_CONV)
+		return VDLA_ENGINE_SDP;
+	if (tail == VDLA_ENGINE_SDP)
+		return VDLA_ENGINE_PDP;
+	return -1;
+}
+
+static bool expects_flying_input(unsigned int engine, uint32_t cfg)
+{
+	return (engine == VDLA_ENGINE_SDP && (cfg & VDLA_SDP_CFG_SRC_FLYING)) ||
+	       (engine == VDLA_ENGINE_PDP && (cfg & VDLA_PDP_CFG_SRC_FLYING));
+}
+
+static bool flies_out(unsigned int engine, uint32_t cfg)
+{
+	return (engine == VDLA_ENGINE_CONV && (cfg & VDLA_CONV_CFG_DST_FLYING)) ||
+	       (engine == VDLA_ENGINE_SDP && (cfg & VDLA_SDP_CFG_DST_FLYING));
+}
+
+/* Wakes every worker: a reset or a stop. */
 static void kick_workers(struct vdla_core *core)
 {
-	pthread_cond_broadcast(&core->work_cv);
+	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++)
+		pthread_cond_broadcast(&core->engine[e].work_cv);
+}
+
+/* The engine whose chains can fly into @engine, or -1 (see downstream_of). */
+static int upstream_of(unsigned int engine)
+{
+	if (engine == VDLA_ENGINE_SDP)
+		return VDLA_ENGINE_CONV;
+	if (engine == VDLA_ENGINE_PDP)
+		return VDLA_ENGINE_SDP;
+	return -1;
+}
+
+/*
+ * Wakes the worker that can start something now that @engine's groups
+ * changed: its own, or, when its next group waits for a flying input, the
+ * one upstream, since a chain is started by its head once every member is
+ * pending. Lock held.
+ */
+static void kick_engine(struct vdla_core *core, unsigned int engine)
+{
+	for (;;) {
+		uint32_t state, cfg = consumer_cfg(core, engine, &state);
+		int up = upstream_of(engine);
+
+		pthread_cond_signal(&core->engine[engine].work_cv);
+		if (up < 0 || state != VDLA_GROUP_PENDING || !expects_flying_input(engine, cfg))
+			return;
+		engine = (unsigned int)up;
+	}
 }
 
 bool engine_reg_write_locked(struct vdla_core *core, unsigned int engine, uint32_t offset,
@@ -300,7 +363,7 @@ bool engine_reg_write_locked(struct vdla_core *core, unsigned int engine, uint32
 	if (offset == VDLA_D_OP_ENABLE) {
 		if (value & 1) {
 			g->state = VDLA_GROUP_PENDING;
-			kick_workers(core);
+			kick_engine(core, engine);
 		}
 		return true;
 	}
@@ -316,38 +379,7 @@ struct chain {
 	unsigned int group[3];
 };
 
-static uint32_t consumer_cfg(struct vdla_core *core, unsigned int engine, uint32_t *state)
-{
-	struct engine_state *es = &core->engine[engine];
-	struct engine_group *g = &es->group[es->consumer];
-
-	*state = g->state;
-	return dreg(g->regs, VDLA_D_CFG);
-}
-
 enum readiness { NOT_READY, READY };
-
-/* The engine a chain ending at @tail could fly to, or -1. */
-static int downstream_of(unsigned int tail)
-{
-	if (tail == VDLA_ENGINE_CONV)
-		return VDLA_ENGINE_SDP;
-	if (tail == VDLA_ENGINE_SDP)
-		return VDLA_ENGINE_PDP;
-	return -1;
-}
-
-static bool expects_flying_input(unsigned int engine, uint32_t cfg)
-{
-	return (engine == VDLA_ENGINE_SDP && (cfg & VDLA_SDP_CFG_SRC_FLYING)) ||
-	       (engine == VDLA_ENGINE_PDP && (cfg & VDLA_PDP_CFG_SRC_FLYING));
-}
-
-static bool flies_out(unsigned int engine, uint32_t cfg)
-{
-	return (engine == VDLA_ENGINE_CONV && (cfg & VDLA_CONV_CFG_DST_FLYING)) ||
-	       (engine == VDLA_ENGINE_SDP && (cfg & VDLA_SDP_CFG_DST_FLYING));
-}
 
 /*
  * Decides whether @engine's CONSUMER group can start, building the chain it
@@ -415,14 +447,19 @@ static void chain_start_locked(struct vdla_core *core, const struct chain *chain
 	}
 }
 
-/* Waits on work_cv until a reset or @deadline_ns (0: forever); lock held. */
-static void wait_for_reset_locked(struct vdla_core *core, uint64_t generation,
-				  const struct timespec *deadline)
+/*
+ * Waits on @engine's work_cv until a reset or @deadline (NULL: forever);
+ * lock held.
+ */
+static void wait_for_reset_locked(struct vdla_core *core, unsigned int engine,
+				  uint64_t generation, const struct timespec *deadline)
 {
+	pthread_cond_t *cv = &core->engine[engine].work_cv;
+
 	while (!core->stopping && core->generation == generation) {
 		if (!deadline) {
-			pthread_cond_wait(&core->work_cv, &core->lock);
-		} else if (pthread_cond_timedwait(&core->work_cv, &core->lock, deadline) ==
+			pthread_cond_wait(cv, &core->lock);
+		} else if (pthread_cond_timedwait(cv, &core->lock, deadline) ==
 			   ETIMEDOUT) {
 			return;
 		}
@@ -523,9 +560,9 @@ static unsigned int chain_commit(struct vdla_core *core, const struct chain *cha
 		}
 		g->stat = op->stat;
 		es->consumer = op->group ^ 1;
+		kick_engine(core, op->engine);
 	}
 	notify = core_raise_locked(core, bits);
-	kick_workers(core);
 	pthread_mutex_unlock(&core->lock);
 
 	if (!notify)
@@ -542,7 +579,7 @@ static void execute_chain(struct vdla_core *core, const struct chain *chain, str
 
 	if (ops[0].fi_mode == VDLA_FI_HANG) {
 		pthread_mutex_lock(&core->lock);
-		wait_for_reset_locked(core, generation, NULL);
+		wait_for_reset_locked(core, chain->engine[0], generation, NULL);
 		pthread_mutex_unlock(&core->lock);
 		return;
 	}
@@ -554,15 +591,15 @@ static void execute_chain(struct vdla_core *core, const struct chain *chain, str
 
 		deadline_after_us(&deadline, ops[0].fi_delay_us);
 		pthread_mutex_lock(&core->lock);
-		wait_for_reset_locked(core, generation, &deadline);
+		wait_for_reset_locked(core, chain->engine[0], generation, &deadline);
 		pthread_mutex_unlock(&core->lock);
 	}
 
 	pthread_mutex_lock(&core->commit_lock);
 	messages = chain_commit(core, chain, ops, failed, generation, core_time_ns(core) - start);
+	pthread_mutex_unlock(&core->commit_lock);
 	for (unsigned int m = 0; m < messages; m++)
 		core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
-	pthread_mutex_unlock(&core->commit_lock);
 }
 
 /* Stops the workers of engines [0, @count). */
@@ -592,7 +629,7 @@ static void *worker_main(void *arg)
 		struct chain chain;
 
 		if (chain_ready_locked(core, w->engine, &chain) == NOT_READY) {
-			pthread_cond_wait(&core->work_cv, &core->lock);
+			pthread_cond_wait(&core->engine[w->engine].work_cv, &core->lock);
 			continue;
 		}
 

@@ -114,7 +114,8 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 
 		pthread_condattr_init(&attr);
 		pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-		pthread_cond_init(&core->work_cv, &attr);
+		for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++)
+			pthread_cond_init(&core->engine[e].work_cv, &attr);
 		pthread_condattr_destroy(&attr);
 	}
 	vdla_core_reset(core);
@@ -141,7 +142,8 @@ void vdla_core_destroy(struct vdla_core *core)
 		return;
 	engines_stop(core);
 	conv_onednn_release(core);
-	pthread_cond_destroy(&core->work_cv);
+	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++)
+		pthread_cond_destroy(&core->engine[e].work_cv);
 	pthread_mutex_destroy(&core->tlb_lock);
 	pthread_mutex_destroy(&core->commit_lock);
 	pthread_mutex_destroy(&core->lock);

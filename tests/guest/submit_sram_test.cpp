@@ -59,6 +59,15 @@ protected:
 		if (HasFatalFailure())
 			return;
 		int error = 0;
+		/*
+		 * The previous test's jobs drop their BOs only when the
+		 * scheduler frees them, after their fences signal: wait for the
+		 * SRAM to be idle (nothing else uses this device's SRAM now).
+		 */
+		waitUntil([&]() {
+			drm_vdla_query_memory now = queryMemory(fd(), &error);
+			return error || now.sram_free == now.sram_size;
+		}, 5000);
 		before_ = queryMemory(fd(), &error);
 		ASSERT_EQ(error, 0);
 		ASSERT_GT(before_.sram_size, 0u) << "the test machine's vDLA has SRAM";
