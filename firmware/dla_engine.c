@@ -181,7 +181,8 @@ int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config
 	struct dla_task *task;
 	int32_t ret;
 
-	if (!engine || !config || !config->state || config->state_size < sizeof(struct dla_task))
+	if (!engine || !config || !config->state || config->state_size < sizeof(struct dla_task) ||
+	    (config->flags & ~DLA_TASK_FLAGS))
 		return DLA_ERR_BAD_ARGUMENT;
 	if (engine->task && (engine->task->result.state == DLA_TASK_RUNNING ||
 			     engine->task->result.state == DLA_TASK_STOPPING))
@@ -219,7 +220,7 @@ int32_t dla_check_task(struct dla_engine *engine, const struct dla_task_config *
 	int32_t ret;
 
 	if (!engine || !config || !result || !config->state ||
-	    config->state_size < sizeof(struct dla_task))
+	    config->state_size < sizeof(struct dla_task) || (config->flags & ~DLA_TASK_FLAGS))
 		return DLA_ERR_BAD_ARGUMENT;
 	task = config->state;
 	dla_memset(task, 0, sizeof(*task));
@@ -256,8 +257,6 @@ static void read_stats(struct dla_engine *engine, uint32_t e, struct dla_op *op)
 	s->bytes_written |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_WRITE_HI) << 32;
 	s->device_ns = dla_rd(engine, base + VDLA_E_STAT_TIME_LO);
 	s->device_ns |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_TIME_HI) << 32;
-	s->group = op->group;
-	s->completed = 1;
 }
 
 /* Soft-resets the device and restores the interrupts a reset clears. */
@@ -325,7 +324,10 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 		if (state != VDLA_GROUP_DONE)
 			return 0;
 
-		read_stats(engine, e, op);
+		if (task->config.flags & DLA_TASK_STATISTICS)
+			read_stats(engine, e, op);
+		op->stats.group = op->group;
+		op->stats.completed = 1;
 		if (op->next_on_engine != VDLA_NO_OP) {
 			task->result.pingpong_total++;
 			if (task->ops[op->next_on_engine].state >= DLA_OP_PROGRAMMED)

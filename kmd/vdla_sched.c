@@ -308,6 +308,7 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 	} else {
 		struct dla_task_config config = {
 			.task_data = &job->fw_task,
+			.flags = job->op_stats ? DLA_TASK_STATISTICS : 0,
 			.num_addresses = job->count,
 			.descriptor = job->descriptor,
 			.context = slot,

@@ -159,6 +159,7 @@ static int run_task(struct vdla_device *vdev, const struct selftest_buffer *src,
 	buffers[ADDR_SRC] = (struct vdla_fw_buffer){ NULL, src->va, args->size };
 	buffers[ADDR_DST] = (struct vdla_fw_buffer){ NULL, dst->va, args->size };
 	config.task_data = &fw_task;
+	config.flags = DLA_TASK_STATISTICS;
 	config.num_addresses = ADDRESSES;
 	config.descriptor = ADDR_DESCRIPTOR;
 	config.context = VDLA_MMU_SELFTEST_SLOT;

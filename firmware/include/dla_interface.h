@@ -66,7 +66,11 @@ struct dla_task_result {
 	uint32_t pingpong_total;
 };
 
-/* Per-operation statistics, from the device's STAT block. */
+/*
+ * Per-operation statistics. The counters come from the device's STAT block
+ * and are read only for a task with DLA_TASK_STATISTICS; group and
+ * completed are always kept.
+ */
 struct dla_op_stats {
 	uint64_t macs;
 	uint64_t bytes_read;
@@ -76,9 +80,19 @@ struct dla_op_stats {
 	uint32_t completed;	/* 1 once the op completed */
 };
 
+/*
+ * dla_task_config.flags. DLA_TASK_STATISTICS reads each operation's STAT
+ * counters when it completes: eight register reads per operation, which
+ * under emulation are a fifth of the per-operation cost, so only for a
+ * host that reports them.
+ */
+#define DLA_TASK_STATISTICS	(1u << 0)
+#define DLA_TASK_FLAGS		DLA_TASK_STATISTICS
+
 /* A task for dla_execute_task. */
 struct dla_task_config {
 	void *task_data;	/* the host's handle, passed back to the port layer */
+	uint32_t flags;		/* DLA_TASK_*; others are DLA_ERR_BAD_ARGUMENT */
 	uint16_t num_addresses;	/* entries in the task's address list */
 	uint16_t descriptor;	/* address-list index of the descriptor buffer */
 	uint32_t context;	/* MMU context of the task's operations, 0..15 */

@@ -236,6 +236,50 @@ TEST(Statistics, OpsNotYetRunAreNotCompleted)
 }
 
 /*
+ * Without DLA_TASK_STATISTICS the counters are not read (they would be
+ * non-zero: every op here reads and writes), but completion and group are
+ * still kept: the host's progress checks depend on them.
+ */
+TEST(Statistics, WithoutTheFlagOnlyCompletionIsKept)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	Rng rng(540);
+	std::vector<uint16_t> ops;
+	for (int i = 0; i < 3; i++) {
+		Tensor x = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 3, 3);
+		ops.push_back(b.copy(b.place(x), b.allocLike(x)));
+	}
+	TestTask &task = b.finish();
+	task.flags = 0;
+	TaskEnd end = runTask(fw, task);
+	ASSERT_TRUE(completed(end, 3));
+	for (size_t i = 0; i < ops.size(); i++) {
+		dla_op_stats st = statsOf(fw, ops[i]);
+		SCOPED_TRACE("op " + std::to_string(ops[i]));
+		EXPECT_EQ(1u, st.completed);
+		EXPECT_EQ(i % 2, st.group);
+		EXPECT_EQ(0u, st.macs + st.bytes_read + st.bytes_written + st.device_ns);
+	}
+}
+
+TEST(Statistics, UnknownTaskFlagsAreRefused)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	Rng rng(550);
+	Tensor x = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 3, 3);
+	b.copy(b.place(x), b.allocLike(x));
+	TestTask &task = b.finish();
+	task.flags = DLA_TASK_STATISTICS | 2;
+	dla_task_config config = task.config();
+	dla_task_result result = {};
+	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT, dla_check_task(fw.engine(), &config, &result));
+	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT, dla_execute_task(fw.engine(), &config));
+	EXPECT_EQ(DLA_ERR_NO_TASK, dla_get_task_result(fw.engine(), &result)) << "nothing started";
+}
+
+/*
  * Ten independent slow BDMA copies: after each of the first nine
  * completions the engine had another op to run, and ping-pong had it
  * programmed in the other group already (except when the test thread was

@@ -81,6 +81,7 @@ dla_task_config TestTask::config()
 		state.assign((bytes + sizeof(uint64_t) - 1) / sizeof(uint64_t), 0);
 	dla_task_config c = {};
 	c.task_data = this;
+	c.flags = flags;
 	c.num_addresses = uint16_t(addresses.size());
 	c.descriptor = descriptor;
 	c.context = context;

@@ -61,6 +61,8 @@ struct TestTask {
 	std::vector<AddressEntry> addresses;
 	uint16_t descriptor = 0;
 	uint32_t context = 0;
+	/* dla_task_config.flags: the tests check statistics unless told not to. */
+	uint32_t flags = DLA_TASK_STATISTICS;
 	/* Operations the state area is sized for (dla_task_state_size). */
 	uint32_t stateOps = 0;
 	/* uint64_t so that the area is 8-aligned. */
