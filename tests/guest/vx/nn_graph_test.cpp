@@ -158,6 +158,8 @@ TEST_F(NnGraph, NodesReportTheirTargetAndFusion)
 	for (const char *fusion : { "1", "0" }) {
 		SCOPED_TRACE(std::string("VDLA_VX_FUSION=") + fusion);
 		ASSERT_EQ(0, setenv("VDLA_VX_FUSION", fusion, 1));
+		ASSERT_EQ(VX_SUCCESS, vxDirective(reinterpret_cast<vx_reference>(context_),
+					      VX_DIRECTIVE_DISABLE_PERFORMANCE));
 		vx_graph g = vxCreateGraph(context_);
 		std::vector<vx_node> nodes = convReluPool(g, in_, wgt_, bias_, out);
 		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
@@ -172,10 +174,17 @@ TEST_F(NnGraph, NodesReportTheirTargetAndFusion)
 			const bool expectFused = i > 0 && fusion[0] == '1';
 			EXPECT_EQ(fused, expectFused ? vx_true_e : vx_false_e) << "node " << i;
 		}
+		/* Performance is off by default: the run records no sample. */
 		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
 		vx_perf_t perf[3] = {};
+		vxQueryNode(nodes[0], VX_NODE_PERFORMANCE, &perf[0], sizeof(perf[0]));
+		EXPECT_EQ(perf[0].num, 0u) << "no device time without the directive";
+		ASSERT_EQ(VX_SUCCESS, vxDirective(reinterpret_cast<vx_reference>(context_),
+					      VX_DIRECTIVE_ENABLE_PERFORMANCE));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
 		for (size_t i = 0; i < nodes.size(); i++)
 			vxQueryNode(nodes[i], VX_NODE_PERFORMANCE, &perf[i], sizeof(perf[i]));
+		EXPECT_EQ(perf[0].num, 1u);
 		EXPECT_GT(perf[0].tmp, 0u) << "the chain's first node has its device time";
 		if (fusion[0] == '1') {
 			EXPECT_EQ(perf[1].tmp + perf[2].tmp, 0u) << "fused nodes report 0";
@@ -576,6 +585,8 @@ TEST_F(NnGraph, SoftmaxAfterFullyConnectedRunsOnTheDla)
 	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
 	/* More than the one page of the logits (48 bytes). */
 	EXPECT_GT(before - sramFree(), 4096u) << "the softmax's intermediates are not in SRAM";
+	ASSERT_EQ(VX_SUCCESS,
+		vxDirective(reinterpret_cast<vx_reference>(context_), VX_DIRECTIVE_ENABLE_PERFORMANCE));
 	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
 	vx_perf_t perf = {};
 	ASSERT_EQ(VX_SUCCESS, vxQueryNode(nodes[1], VX_NODE_VDLA_TARGET, &target, sizeof(target)));

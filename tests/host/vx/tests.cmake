@@ -17,6 +17,7 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/object_test.cpp
 	${VDLA_VX_TEST_DIR}/user_kernel_test.cpp
 	${VDLA_VX_TEST_DIR}/graph_test.cpp
+	${VDLA_VX_TEST_DIR}/directive_test.cpp
 	${VDLA_VX_TEST_DIR}/image_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_test.cpp
 	${VDLA_VX_TEST_DIR}/dla_lrn_table_test.cpp

@@ -38,6 +38,11 @@ VX_API_ENTRY void VX_API_CALL vxRegisterLogCallback(
 VX_API_ENTRY void VX_API_CALL vxAddLogEntry(
 	vx_reference ref, vx_status status, const char *message, ...);
 
+/* Hints and directives */
+VX_API_ENTRY vx_status VX_API_CALL vxHint(
+	vx_reference reference, vx_enum hint, const void *data, vx_size data_size);
+VX_API_ENTRY vx_status VX_API_CALL vxDirective(vx_reference reference, vx_enum directive);
+
 /* Scalars */
 VX_API_ENTRY vx_scalar VX_API_CALL vxCreateScalar(
 	vx_context context, vx_enum data_type, const void *ptr);

@@ -354,15 +354,21 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 	return VX_SUCCESS;
 }
 
-vx_status Plan::submit(Step &step)
+/*
+ * @withStats: the kernel writes the operations' device times, which costs
+ * the firmware eight register reads per operation: only when performance
+ * is enabled.
+ */
+vx_status Plan::submit(Step &step, bool withStats)
 {
 	for (int attempt = 0;; attempt++) {
 		const uint64_t point = lastPoint_ + 1;
-		auto seqno = context_->submit(
-			step.task, {}, { timeline_.get(), point }, { step.stats.get(), 0 });
+		auto seqno = context_->submit(step.task, {}, { timeline_.get(), point },
+			{ withStats ? step.stats.get() : nullptr, 0 });
 		if (seqno) {
 			lastPoint_ = point;
 			step.point = point;
+			step.statsRequested = withStats;
 			step.submittedNs = monotonicNs();
 			return VX_SUCCESS;
 		}
@@ -403,6 +409,9 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 	 * (softmax) takes the time of all of them: the units without nodes
 	 * that follow its first.
 	 */
+	step.point = 0;
+	if (!step.statsRequested)
+		return VX_SUCCESS;
 	auto stats = OpStats::read(*step.stats, 0, step.task.numOps());
 	const uint64_t end = uint64_t(status->timestamp.count());
 	for (size_t u = 0; u < step.units.size(); u++) {
@@ -416,7 +425,6 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 			addPerfSample(node->perf, step.submittedNs, end,
 				node == unit.nodes.front() ? ns : 0);
 	}
-	step.point = 0;
 	return VX_SUCCESS;
 }
 
@@ -444,7 +452,7 @@ vx_status Plan::run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu)
 			status = runCpu(step.cpuNode, lock);
 			continue;
 		}
-		status = submit(step);
+		status = submit(step, graph->context->performanceEnabled);
 		if (status != VX_SUCCESS)
 			break;
 		submitted = i + 1;

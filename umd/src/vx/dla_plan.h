@@ -64,13 +64,15 @@ private:
 		std::vector<std::unique_ptr<_vx_tensor_t>> scratch;
 		/* Where the kernel writes each operation's device time. */
 		std::shared_ptr<Buffer> stats;
+		/* Whether the last submit asked for it (performance enabled). */
+		bool statsRequested = false;
 		uint64_t point = 0;
 		uint64_t submittedNs = 0;
 	};
 
 	Plan() = default;
 	vx_status writeTask(vx_graph graph, Step &step, Lowering &lowering);
-	vx_status submit(Step &step);
+	vx_status submit(Step &step, bool withStats);
 	vx_status wait(vx_graph graph, Step &step, ApiLock &lock);
 	void finish(Step &step, vx_status status);
 

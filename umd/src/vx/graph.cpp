@@ -287,7 +287,8 @@ vx_status runCpuNode(vx_node node, ApiLock &lock)
 	lock.lock();
 
 	node->status = status;
-	recordPerf(node->perf, start, end);
+	if (node->context->performanceEnabled)
+		recordPerf(node->perf, start, end);
 	if (status != VX_SUCCESS) {
 		log(node, status, "node %s failed", node->kernel->kernelName.c_str());
 		return status;
@@ -314,7 +315,8 @@ vx_status execute(vx_graph graph, ApiLock &lock)
 		graph->state = VX_GRAPH_STATE_ABANDONED;
 		return status;
 	}
-	recordPerf(graph->perf, begin, nowNs());
+	if (graph->context->performanceEnabled)
+		recordPerf(graph->perf, begin, nowNs());
 	graph->state = VX_GRAPH_STATE_COMPLETED;
 	return VX_SUCCESS;
 }

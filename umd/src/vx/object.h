@@ -101,6 +101,15 @@ struct _vx_context : _vx_reference {
 	vx_log_callback_f logCallback = nullptr;
 	bool logReentrant = false;
 	std::mutex logMutex;
+
+	/*
+	 * vxDirective: log entries reach the callback unless logging is
+	 * disabled; performance (VX_GRAPH_PERFORMANCE, VX_NODE_PERFORMANCE and
+	 * the device's per-operation statistics behind them) is recorded only
+	 * once enabled, as the specification's default has it.
+	 */
+	bool loggingEnabled = true;
+	bool performanceEnabled = false;
 };
 
 struct _vx_scalar : _vx_reference {

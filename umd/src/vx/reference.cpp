@@ -144,7 +144,7 @@ void log(vx_reference ref, vx_status status, const char *format, ...)
 	if (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR))
 		return;
 	vx_context context = ref->context;
-	if (!context->logCallback)
+	if (!context->logCallback || !context->loggingEnabled)
 		return;
 
 	char message[VX_MAX_LOG_MESSAGE_LEN];
@@ -347,7 +347,7 @@ void vxAddLogEntry(vx_reference ref, vx_status status, const char *message, ...)
 	if (!message || (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR)))
 		return;
 	vx_context context = ref->context;
-	if (!context->logCallback)
+	if (!context->logCallback || !context->loggingEnabled)
 		return;
 
 	char text[VX_MAX_LOG_MESSAGE_LEN];
@@ -356,6 +356,59 @@ void vxAddLogEntry(vx_reference ref, vx_status status, const char *message, ...)
 	vsnprintf(text, sizeof(text), message, args);
 	va_end(args);
 	log(ref, status, "%s", text);
+}
+
+/*
+ * Logging directives apply to the context of @reference, whatever its type;
+ * performance directives only to a context, as the specification requires.
+ */
+vx_status vxDirective(vx_reference reference, vx_enum directive)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(reference))
+		return VX_ERROR_INVALID_REFERENCE;
+	vx_context context = reference->context;
+	switch (directive) {
+	case VX_DIRECTIVE_ENABLE_LOGGING:
+	case VX_DIRECTIVE_DISABLE_LOGGING:
+		context->loggingEnabled = directive == VX_DIRECTIVE_ENABLE_LOGGING;
+		return VX_SUCCESS;
+	case VX_DIRECTIVE_ENABLE_PERFORMANCE:
+	case VX_DIRECTIVE_DISABLE_PERFORMANCE:
+		if (reference->type != VX_TYPE_CONTEXT) {
+			log(reference, VX_ERROR_NOT_SUPPORTED,
+				"vxDirective: performance directives apply to a context only");
+			return VX_ERROR_NOT_SUPPORTED;
+		}
+		context->performanceEnabled = directive == VX_DIRECTIVE_ENABLE_PERFORMANCE;
+		return VX_SUCCESS;
+	default:
+		log(reference, VX_ERROR_NOT_SUPPORTED, "vxDirective: unknown directive 0x%x",
+			unsigned(directive));
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+}
+
+/*
+ * The performance hints are accepted and change nothing: the DLA has one
+ * operating point, and the runtime always takes the fastest path it has.
+ */
+vx_status vxHint(vx_reference reference, vx_enum hint, const void *data, vx_size data_size)
+{
+	(void)data;
+	(void)data_size;
+	ApiLock lock(apiLock());
+	if (!isValid(reference))
+		return VX_ERROR_INVALID_REFERENCE;
+	switch (hint) {
+	case VX_HINT_PERFORMANCE_DEFAULT:
+	case VX_HINT_PERFORMANCE_LOW_POWER:
+	case VX_HINT_PERFORMANCE_HIGH_SPEED:
+		return VX_SUCCESS;
+	default:
+		log(reference, VX_ERROR_NOT_SUPPORTED, "vxHint: unknown hint 0x%x", unsigned(hint));
+		return VX_ERROR_NOT_SUPPORTED;
+	}
 }
 
 } /* extern "C" */
