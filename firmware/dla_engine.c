@@ -234,14 +234,16 @@ int32_t dla_check_task(struct dla_engine *engine, const struct dla_task_config *
 	return ret;
 }
 
-void dla_isr_handler(struct dla_engine *engine)
+uint32_t dla_isr_handler(struct dla_engine *engine)
 {
-	uint32_t status = dla_rd(engine, VDLA_REG_INT_STATUS) & DLA_OWNED_INTERRUPTS;
+	uint32_t status = dla_rd(engine, VDLA_REG_INT_STATUS);
+	uint32_t owned = status & DLA_OWNED_INTERRUPTS;
 
-	if (!status)
-		return;
-	dla_wr(engine, VDLA_REG_INT_STATUS, status);
-	__atomic_fetch_or(&engine->irq_status, status, __ATOMIC_RELEASE);
+	if (owned) {
+		dla_wr(engine, VDLA_REG_INT_STATUS, owned);
+		__atomic_fetch_or(&engine->irq_status, owned, __ATOMIC_RELEASE);
+	}
+	return status;
 }
 
 static void read_stats(struct dla_engine *engine, uint32_t e, struct dla_op *op)

@@ -19,20 +19,20 @@
 #include "dla_interface.h"
 
 /*
- * The TEST bit is the driver's own; the firmware core's handler takes the
- * engine and MMU bits (it only records them: the thread acts).
+ * The TEST bit is the driver's own; the firmware core's handler reads
+ * INT_STATUS, takes the engine and MMU bits (it only records them: the
+ * thread acts) and gives the driver the rest, so the register is read once.
  */
 static irqreturn_t vdla_irq_hard(int irq, void *arg)
 {
 	struct vdla_device *vdev = arg;
-	u32 status = vdla_read(vdev, VDLA_REG_INT_STATUS);
+	u32 status = dla_isr_handler(vdev->fw_engine);
 
 	if (!status)
 		return IRQ_NONE;
 
 	if (status & VDLA_INT_TEST)
 		vdla_write(vdev, VDLA_REG_INT_STATUS, VDLA_INT_TEST);
-	dla_isr_handler(vdev->fw_engine);
 	atomic_or(status, &vdev->irq_pending);
 	return IRQ_WAKE_THREAD;
 }

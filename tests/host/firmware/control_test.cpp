@@ -11,8 +11,10 @@
  */
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "task_builder.h"
@@ -68,6 +70,39 @@ struct SmallTask {
 };
 
 /* ---- Abort ------------------------------------------------------------- */
+
+/*
+ * dla_isr_handler reads INT_STATUS once for the host: it returns every bit,
+ * acknowledges only its own (DONE here) and leaves the host's TEST pending.
+ */
+TEST(Interrupts, IsrHandlerReturnsTheStatusAndLeavesTheHostBits)
+{
+	FwDevice fw;
+	fw.dev().write(VDLA_REG_INT_ENABLE, fw.dev().read(VDLA_REG_INT_ENABLE) | VDLA_INT_TEST);
+	fw.dev().write(VDLA_REG_INT_SET, VDLA_INT_TEST);
+	EXPECT_EQ(uint32_t(VDLA_INT_TEST), dla_isr_handler(fw.engine()));
+	EXPECT_EQ(uint32_t(VDLA_INT_TEST), fw.dev().read(VDLA_REG_INT_STATUS))
+		<< "the host acknowledges its own bit";
+	fw.dev().write(VDLA_REG_INT_STATUS, VDLA_INT_TEST);
+	EXPECT_EQ(0u, dla_isr_handler(fw.engine()));
+
+	TaskBuilder b(fw);
+	Rng rng(900);
+	Tensor x = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 3, 3);
+	b.copy(b.place(x), b.allocLike(x));
+	dla_task_config config = b.finish().config();
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_task(fw.engine(), &config));
+	uint32_t seen = 0;
+	for (int i = 0; i < 2000 && !(seen & VDLA_INT_DONE(VDLA_ENGINE_BDMA, 0)); i++) {
+		seen |= dla_isr_handler(fw.engine());
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	}
+	EXPECT_EQ(uint32_t(VDLA_INT_DONE(VDLA_ENGINE_BDMA, 0)), seen);
+	EXPECT_EQ(0u, fw.dev().read(VDLA_REG_INT_STATUS)) << "DONE was acknowledged";
+	uint32_t complete = 0;
+	EXPECT_EQ(DLA_SUCCESS, dla_process_events(fw.engine(), &complete));
+	EXPECT_EQ(1u, complete) << "the recorded DONE completes the task";
+}
 
 TEST(Abort, HungOperationIsAbortedAndTheNextTaskRunsClean)
 {
