@@ -116,6 +116,73 @@ std::vector<vx_node> twoConvolutions(vx_graph g, vx_tensor in, vx_tensor wgt1, v
 	return nodes;
 }
 
+/*
+ * @layers 3x3 convolutions of 8 channels between @in (12x10x3) and @out
+ * (12x10x4): a chain of @layers - 1 virtual 12x10x8 Q7.8 intermediates.
+ */
+std::vector<vx_node> convolutionChain(vx_graph g, vx_tensor in, vx_tensor first, vx_tensor middle,
+	vx_tensor last, vx_tensor out, int layers)
+{
+	const vx_size dims[] = { 12, 10, 8 };
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
+	std::vector<vx_node> nodes;
+	vx_tensor from = in;
+	for (int i = 0; i < layers; i++) {
+		const bool isLast = i == layers - 1;
+		vx_tensor to = isLast ? out : vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
+		vx_tensor weights = i == 0 ? first : isLast ? last : middle;
+		nodes.push_back(
+			vxConvolutionLayer(g, from, weights, nullptr, &params, sizeof(params), to));
+		if (i > 0)
+			vxReleaseTensor(&from);
+		from = to;
+	}
+	return nodes;
+}
+
+/*
+ * In a chain each intermediate is dead once the next layer has read it:
+ * the five intermediates share two SRAM regions (a page each) instead of
+ * taking five, with the same values as memory and the CPU, also after a
+ * second verification.
+ */
+TEST_F(NnGraph, VirtualTensorsWithDisjointLifetimesShareSram)
+{
+	constexpr int kLayers = 6;
+	in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor first = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+	vx_tensor middle = input({ { 3, 3, 8, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+	vx_tensor last = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -40, 40);
+	const TensorSpec outSpec = { { 12, 10, 4 }, VX_TYPE_INT16, 8 };
+	vx_tensor shared = output(outSpec), inMemory = output(outSpec), cpu = output(outSpec);
+	auto build = [&](vx_graph g, vx_tensor out) {
+		return convolutionChain(g, in_, first, middle, last, out, kLayers);
+	};
+
+	const uint64_t before = sramFree();
+	ASSERT_GE(before, 2u * 4096) << "the guest's vDLA has SRAM";
+	vx_graph graph = vxCreateGraph(context_);
+	std::vector<vx_node> nodes = build(graph, shared);
+	for (vx_node node : nodes)
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
+	EXPECT_EQ(sramFree(), before - 2 * 4096) << "five intermediates, two live at a time";
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph)) << "verifying again reassigns the regions";
+	EXPECT_EQ(sramFree(), before - 2 * 4096) << "the first plan's regions were given back";
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	for (vx_node &node : nodes)
+		vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	EXPECT_EQ(sramFree(), before);
+
+	ASSERT_EQ(0, setenv("VDLA_VX_SRAM", "0", 1));
+	ASSERT_TRUE(runBoth(build, inMemory, cpu));
+	unsetenv("VDLA_VX_SRAM");
+	EXPECT_TRUE(sameValues(shared, cpu));
+	EXPECT_TRUE(sameValues(shared, inMemory));
+}
+
 TEST_F(NnGraph, VirtualTensorsBetweenDlaNodesLiveInSram)
 {
 	in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);

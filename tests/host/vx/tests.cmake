@@ -21,7 +21,8 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/image_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_test.cpp
 	${VDLA_VX_TEST_DIR}/dla_lrn_table_test.cpp
-	${VDLA_VX_TEST_DIR}/dla_softmax_math_test.cpp)
+	${VDLA_VX_TEST_DIR}/dla_softmax_math_test.cpp
+	${VDLA_VX_TEST_DIR}/dla_sram_share_test.cpp)
 target_compile_options(vdla-vx-tests PRIVATE ${VDLA_TEST_WARNINGS})
 # nn_test.cpp also checks nn_layers.h, the interface the DLA lowering shares.
 target_include_directories(vdla-vx-tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/../umd/src/vx)

@@ -75,6 +75,7 @@ public:
 	vx_status lower(vx_node node, bool fuse);
 
 	std::vector<Unit> &units() { return units_; }
+	const std::vector<Unit> &units() const { return units_; }
 	/* Slot s (>= 1) holds tensors()[s - 1]. */
 	const std::vector<vx_tensor> &tensors() const { return tensors_; }
 	const std::vector<uint8_t> &constants() const { return constants_; }

@@ -4,6 +4,7 @@
 #include "dla_plan.h"
 
 #include "dla_device.h"
+#include "dla_placement.h"
 
 #include <VX/vx_khr_nn.h>
 
@@ -41,36 +42,6 @@ bool fusionEnabled()
 {
 	const char *value = getenv("VDLA_VX_FUSION");
 	return !value || strcmp(value, "0") != 0;
-}
-
-/* VDLA_VX_SRAM=0 keeps virtual tensors in memory (tests compare both ways). */
-bool sramEnabled()
-{
-	const char *value = getenv("VDLA_VX_SRAM");
-	return !value || strcmp(value, "0") != 0;
-}
-
-/*
- * Whether @tensor may live in SRAM, which the CPU cannot reach: a virtual
- * tensor of @graph that only DLA nodes without callbacks use, and that is
- * not a graph parameter (the application could rebind or read it).
- */
-bool sramCandidate(vx_graph graph, vx_tensor tensor)
-{
-	if (!tensor->isVirtual)
-		return false;
-	const vx_reference ref = reinterpret_cast<vx_reference>(tensor);
-	for (vx_node node : graph->nodes) {
-		for (vx_reference parameter : node->parameters) {
-			if (parameter == ref && (!node->onDla || node->callback))
-				return false;
-		}
-	}
-	for (const auto &parameter : graph->parameters) {
-		if (parameter.node->parameters[parameter.index] == ref)
-			return false;
-	}
-	return true;
 }
 
 bool wantsDla(vx_node node, Device *device, std::string &why)
@@ -290,22 +261,11 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 {
 	Device &dev = *device_;
 	std::set<uint16_t> written;
-	std::set<uint16_t> used;
-	for (const Unit &unit : lowering.units()) {
+	for (const Unit &unit : lowering.units())
 		written.insert(unit.writes);
-		used.insert(unit.writes);
-		used.insert(unit.reads.begin(), unit.reads.end());
-	}
-	const bool sram = sramEnabled();
-	for (uint16_t slot : used) {
-		vx_tensor tensor = lowering.tensors()[slot - 1];
-		vx_status status = placeOnDevice(tensor,
-			sram && sramCandidate(graph, tensor) ? Buffer::Placement::Sram
-						       : Buffer::Placement::Memory);
-		if (status != VX_SUCCESS)
-			return status;
-		step.buffers.push_back(tensor->buffer);
-	}
+	vx_status placed = placeTaskTensors(graph, lowering, sramRegions_, step.buffers);
+	if (placed != VX_SUCCESS)
+		return placed;
 
 	std::shared_ptr<Buffer> constants;
 	if (!lowering.constants().empty()) {
@@ -323,14 +283,13 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 	TaskBuilder builder;
 	SlotMap slots(builder, lowering, written, constants);
 	std::vector<Unit> &units = lowering.units();
+	/* Each unit starts once the units producing its inputs completed;
+	 * SRAM sharing relies on exactly these links (dla_placement.h). */
+	const std::vector<std::vector<size_t>> parents = unitParents(units);
 	for (size_t u = 0; u < units.size(); u++) {
 		emit(units[u], builder, slots);
-		/* Each unit starts once the units producing its inputs completed. */
-		for (size_t p = 0; p < u; p++) {
-			const auto &reads = units[u].reads;
-			if (std::find(reads.begin(), reads.end(), units[p].writes) != reads.end())
-				builder.link(units[p].tailOp, units[u].headOp);
-		}
+		for (size_t p : parents[u])
+			builder.link(units[p].tailOp, units[u].headOp);
 	}
 	auto task = builder.build(dev);
 	if (!task) {

@@ -81,6 +81,8 @@ private:
 	std::unique_ptr<Fence> timeline_;
 	uint64_t lastPoint_ = 0;
 	std::vector<Step> steps_;
+	/* SRAM regions the tasks' short-lived tensors share (dla_placement.h). */
+	std::vector<std::shared_ptr<Buffer>> sramRegions_;
 };
 
 } /* namespace vdla::vx::dla */

@@ -8,7 +8,9 @@ list(APPEND VDLA_SOURCES
 	src/vx/dla_lower.cpp
 	src/vx/dla_lower_lrn.cpp
 	src/vx/dla_lower_softmax.cpp
+	src/vx/dla_placement.cpp
 	src/vx/dla_plan.cpp
+	src/vx/dla_sram_share.cpp
 	src/vx/graph.cpp
 	src/vx/image.cpp
 	src/vx/kernel.cpp

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/* Placement of a DLA task's tensors (dla_placement.h). */
+
+#include "dla_placement.h"
+
+#include "dla_device.h"
+#include "dla_sram_share.h"
+
+#include <vdla/buffer.h>
+#include <vdla/device.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+
+namespace vdla::vx::dla {
+
+namespace {
+
+/* VDLA_VX_SRAM=0 keeps virtual tensors in memory (tests compare both ways). */
+bool sramEnabled()
+{
+	const char *value = getenv("VDLA_VX_SRAM");
+	return !value || strcmp(value, "0") != 0;
+}
+
+/*
+ * Whether @tensor may live in SRAM, which the CPU cannot reach: a virtual
+ * tensor of @graph that only DLA nodes without callbacks use, and that is
+ * not a graph parameter (the application could rebind or read it). An
+ * internal tensor of the lowering is virtual and no node's parameter.
+ */
+bool sramCandidate(vx_graph graph, vx_tensor tensor)
+{
+	if (!tensor->isVirtual)
+		return false;
+	const vx_reference ref = reinterpret_cast<vx_reference>(tensor);
+	for (vx_node node : graph->nodes) {
+		for (vx_reference parameter : node->parameters) {
+			if (parameter == ref && (!node->onDla || node->callback))
+				return false;
+		}
+	}
+	for (const auto &parameter : graph->parameters) {
+		if (parameter.node->parameters[parameter.index] == ref)
+			return false;
+	}
+	return true;
+}
+
+/* Whether every node of @graph that uses @tensor is one of @nodes. */
+bool usedOnlyBy(vx_graph graph, vx_tensor tensor, const std::set<vx_node> &nodes)
+{
+	const vx_reference ref = reinterpret_cast<vx_reference>(tensor);
+	for (vx_node node : graph->nodes) {
+		if (nodes.count(node))
+			continue;
+		for (vx_reference parameter : node->parameters)
+			if (parameter == ref)
+				return false;
+	}
+	return true;
+}
+
+/* Region @r of at least @bytes, reusing the graph's buffer when it is big enough. */
+std::shared_ptr<Buffer> region(vx_context context, std::vector<std::shared_ptr<Buffer>> &regions,
+	size_t r, size_t bytes)
+{
+	if (r < regions.size() && regions[r] && regions[r]->size() >= bytes)
+		return regions[r];
+	Device *dla = device(context);
+	if (!dla)
+		return nullptr;
+	auto created = Buffer::create(*dla, bytes, Buffer::Placement::Sram);
+	if (!created)
+		return nullptr;
+	if (regions.size() <= r)
+		regions.resize(r + 1);
+	regions[r] = std::move(created.value());
+	return regions[r];
+}
+
+} /* namespace */
+
+std::vector<std::vector<size_t>> unitParents(const std::vector<Unit> &units)
+{
+	std::vector<std::vector<size_t>> parents(units.size());
+	for (size_t u = 0; u < units.size(); u++) {
+		const auto &reads = units[u].reads;
+		for (size_t p = 0; p < u; p++)
+			if (std::find(reads.begin(), reads.end(), units[p].writes) != reads.end())
+				parents[u].push_back(p);
+	}
+	return parents;
+}
+
+vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
+	std::vector<std::shared_ptr<Buffer>> &regions, std::vector<std::shared_ptr<Buffer>> &buffers)
+{
+	const std::vector<Unit> &units = lowering.units();
+	/* The units that touch each slot, ascending, and whether the first writes it. */
+	std::map<uint16_t, std::vector<size_t>> touching;
+	std::map<uint16_t, bool> firstWrites;
+	std::set<vx_node> nodes;
+	for (size_t u = 0; u < units.size(); u++) {
+		nodes.insert(units[u].nodes.begin(), units[u].nodes.end());
+		std::set<uint16_t> slots(units[u].reads.begin(), units[u].reads.end());
+		slots.insert(units[u].writes);
+		for (uint16_t slot : slots) {
+			if (slot == kConstantSlot)
+				continue;
+			if (!touching.count(slot))
+				firstWrites[slot] = units[u].writes == slot
+					&& std::find(units[u].reads.begin(), units[u].reads.end(), slot)
+						== units[u].reads.end();
+			touching[slot].push_back(u);
+		}
+	}
+
+	const bool sram = sramEnabled();
+	std::vector<uint16_t> shareable;
+	std::vector<ShareableTensor> lifetimes;
+	for (const auto &[slot, users] : touching) {
+		vx_tensor tensor = lowering.tensors()[slot - 1];
+		const bool candidate = sram && sramCandidate(graph, tensor);
+		/* An SRAM buffer from an earlier verification may be a shared
+		 * region: never keep it without checking lifetimes again. Its
+		 * values need no keeping: the task writes it before reading. */
+		if (candidate && tensor->buffer
+			&& tensor->buffer->placement() == Buffer::Placement::Sram)
+			tensor->buffer.reset();
+		if (candidate && firstWrites[slot] && usedOnlyBy(graph, tensor, nodes)) {
+			shareable.push_back(slot);
+			lifetimes.push_back({ std::max<size_t>(tensor->byteSize(), 1), users });
+			continue;
+		}
+		vx_status status = placeOnDevice(
+			tensor, candidate ? Buffer::Placement::Sram : Buffer::Placement::Memory);
+		if (status != VX_SUCCESS)
+			return status;
+		buffers.push_back(tensor->buffer);
+	}
+	if (shareable.empty())
+		return VX_SUCCESS;
+
+	const SramSharing sharing = shareSram(unitParents(units), lifetimes);
+	std::vector<std::shared_ptr<Buffer>> taken(sharing.regionBytes.size());
+	for (size_t r = 0; r < taken.size(); r++)
+		taken[r] = region(graph->context, regions, r, sharing.regionBytes[r]);
+	for (size_t t = 0; t < shareable.size(); t++) {
+		vx_tensor tensor = lowering.tensors()[shareable[t] - 1];
+		const std::shared_ptr<Buffer> &buffer = taken[sharing.regionOf[t]];
+		if (buffer) {
+			tensor->buffer = buffer;
+			std::vector<uint8_t>().swap(tensor->data);
+		} else {
+			/* SRAM is shared by every process: when it is full,
+			 * memory does the same work a little slower. */
+			vx_status status = placeOnDevice(tensor, Buffer::Placement::Memory);
+			if (status != VX_SUCCESS)
+				return status;
+		}
+		buffers.push_back(tensor->buffer);
+	}
+	return VX_SUCCESS;
+}
+
+} /* namespace vdla::vx::dla */
