@@ -8,13 +8,16 @@
 #include "vx_test.h"
 
 #include "nn_layers.h"
+#include "object.h"
 
 #include <VX/vx_khr_nn.h>
 #include <VX/vx_vdla.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 namespace nn = vdla::vx::nn;
 
@@ -1470,3 +1473,74 @@ vx_node makeActivation(vx_graph graph, vx_tensor in, vx_tensor out)
 INSTANTIATE_TEST_SUITE_P(NnReferences, NnReferences,
 	::testing::Values(makeConvolution, makeFullyConnected, makePooling, makeSoftmax,
 		makeNormalization, makeLocalResponseNormalization, makeActivation));
+
+/* ---- Concurrency ---- */
+
+/*
+ * A layer computed on the CPU does not hold the API lock: another graph of
+ * the process runs to completion while a large convolution of a scheduled
+ * graph is still computing (its node's performance ends after that).
+ * Holding the lock, the small graph could only start once the convolution
+ * had returned.
+ */
+TEST_F(NnTest, CpuLayersOfTwoGraphsRunAtTheSameTime)
+{
+	ASSERT_EQ(vxDirective(ref(context), VX_DIRECTIVE_ENABLE_PERFORMANCE), VX_SUCCESS);
+	/* 64x64x32 -> 3x3 -> 32 channels, FLOAT32: 35 million MACs. */
+	vx_tensor in = tensor(VX_TYPE_FLOAT32, { 64, 64, 32 }, 0, Values(64 * 64 * 32, 0.5));
+	vx_tensor weights
+		= tensor(VX_TYPE_FLOAT32, { 3, 3, 32, 32 }, 0, Values(3 * 3 * 32 * 32, 0.25));
+	vx_tensor out = tensor(VX_TYPE_FLOAT32, { 62, 62, 32 });
+	vx_node big = convolution(in, weights, nullptr, out, convParams());
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+
+	vx_graph small = vxCreateGraph(context);
+	vx_tensor a = tensor(VX_TYPE_FLOAT32, { 4 }, 0, { -1, 2, -3, 4 });
+	vx_tensor b = tensor(VX_TYPE_FLOAT32, { 4 });
+	vx_node relu = vxActivationLayer(small, a, VX_NN_ACTIVATION_RELU, 0, 0, b);
+	ASSERT_EQ(vxVerifyGraph(small), VX_SUCCESS);
+
+	const auto now = [] {
+		return vx_uint64(std::chrono::duration_cast<std::chrono::nanoseconds>(
+			std::chrono::steady_clock::now().time_since_epoch())
+				.count());
+	};
+	ASSERT_EQ(vxScheduleGraph(graph), VX_SUCCESS);
+	/* Give the worker time to enter the convolution (checked below). */
+	std::this_thread::sleep_for(std::chrono::milliseconds(20));
+	const vx_uint64 smallStart = now();
+	ASSERT_EQ(vxProcessGraph(small), VX_SUCCESS);
+	const vx_uint64 smallDone = now();
+	ASSERT_EQ(vxWaitGraph(graph), VX_SUCCESS);
+
+	vx_perf_t perf = {};
+	ASSERT_EQ(vxQueryNode(big, VX_NODE_PERFORMANCE, &perf, sizeof(perf)), VX_SUCCESS);
+	ASSERT_EQ(perf.num, 1u);
+	ASSERT_LT(perf.beg, smallStart) << "the convolution had not started: no conclusion";
+	EXPECT_GT(perf.end, smallDone) << "the small graph waited for the convolution";
+	expectNear(read(b), { 0, 2, 0, 4 }, 0);
+	expectNear(read(out), Values(62 * 62 * 32, 3 * 3 * 32 * 0.5 * 0.25), 1e-3);
+	vxReleaseNode(&relu);
+	vxReleaseGraph(&small);
+}
+
+/*
+ * While a CPU layer computes without the API lock, another graph's
+ * verification may move one of its tensors to the device: the host storage
+ * it computes in is retired, not freed, so its pointers stay valid.
+ */
+TEST_F(NnTest, HostStorageDroppedWhileACpuLayerRunsStaysAlive)
+{
+	vx_tensor t = tensor(VX_TYPE_INT8, { 4 }, 0, { 1, 2, 3, 4 });
+	const uint8_t *computing = t->storage();
+	t->cpuUsers = 1;
+	t->dropHostData();
+	EXPECT_TRUE(t->data.empty());
+	ASSERT_EQ(t->retired.size(), 1u);
+	EXPECT_EQ(t->retired[0].data(), computing);
+	EXPECT_EQ(computing[3], 4) << "still the tensor's values";
+	t->cpuUsers = 0;
+	t->retired.clear();
+	t->dropHostData();
+	EXPECT_TRUE(t->retired.empty()) << "nothing computes: freed at once";
+}

@@ -42,6 +42,13 @@ uint8_t *_vx_tensor_t::storage()
 	return data.data();
 }
 
+void _vx_tensor_t::dropHostData()
+{
+	if (cpuUsers)
+		retired.push_back(std::move(data));
+	std::vector<uint8_t>().swap(data);
+}
+
 void _vx_tensor_t::teardown()
 {
 	if (scope)

@@ -59,7 +59,7 @@ vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 		auto created = Buffer::create(*dla, bytes, Buffer::Placement::Sram);
 		if (created) {
 			tensor->buffer = std::move(created.value());
-			std::vector<uint8_t>().swap(tensor->data);
+			tensor->dropHostData();
 			return VX_SUCCESS;
 		}
 		if (tensor->buffer && tensor->buffer->size() >= bytes)
@@ -87,7 +87,7 @@ vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 	if (old)
 		memcpy(*mapped, old, std::min<vx_size>(oldBytes, bytes));
 	tensor->buffer = std::move(buffer);
-	std::vector<uint8_t>().swap(tensor->data);
+	tensor->dropHostData();
 	return VX_SUCCESS;
 }
 

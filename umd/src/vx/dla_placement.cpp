@@ -154,7 +154,7 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 		const std::shared_ptr<Buffer> &buffer = taken[sharing.regionOf[t]];
 		if (buffer) {
 			tensor->buffer = buffer;
-			std::vector<uint8_t>().swap(tensor->data);
+			tensor->dropHostData();
 		} else {
 			/* SRAM is shared by every process: when it is full,
 			 * memory does the same work a little slower. */

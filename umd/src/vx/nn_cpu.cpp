@@ -12,6 +12,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
+#include <vector>
 
 namespace vdla::vx::nn {
 
@@ -113,6 +116,63 @@ private:
 };
 
 /* Calls fn(x, y, c, n) for every element of a [W, H, C, (batch)] tensor. */
+/*
+ * The tensors of one layer, bound under the API lock so that the
+ * computation can run without it (several graphs of a process then compute
+ * at the same time): their Elements, read from the tensor objects now, and
+ * pins on their storage, which another graph's verification may otherwise
+ * move to the device meanwhile (_vx_tensor_t::dropHostData()).
+ */
+class Bindings
+{
+public:
+	Bindings() = default;
+	Bindings(const Bindings &) = delete;
+	Bindings &operator=(const Bindings &) = delete;
+
+	/* API lock held. */
+	void bind(vx_tensor tensor)
+	{
+		if (!tensor || elements_.count(tensor))
+			return;
+		elements_.emplace(tensor, Elements(tensor));
+		tensor->cpuUsers++;
+		if (tensor->buffer)
+			buffers_.push_back(tensor->buffer);
+		tensors_.push_back(tensor);
+	}
+	Elements &of(vx_tensor tensor) { return elements_.at(tensor); }
+	/* API lock held again: host storage retired meanwhile can go. */
+	void unbind()
+	{
+		for (vx_tensor tensor : tensors_)
+			if (--tensor->cpuUsers == 0)
+				tensor->retired.clear();
+		tensors_.clear();
+	}
+
+private:
+	std::map<vx_tensor, Elements> elements_;
+	std::vector<vx_tensor> tensors_;
+	std::vector<std::shared_ptr<vdla::Buffer>> buffers_;
+};
+
+void bindTensors(const Convolution &l, Bindings &b)
+{
+	for (vx_tensor t : { l.input, l.weights, l.bias, l.output })
+		b.bind(t);
+}
+void bindTensors(const FullyConnected &l, Bindings &b)
+{
+	for (vx_tensor t : { l.input, l.weights, l.bias, l.output })
+		b.bind(t);
+}
+template <typename L> void bindTensors(const L &l, Bindings &b)
+{
+	b.bind(l.input);
+	b.bind(l.output);
+}
+
 template <typename Fn> void forEachElement(const Elements &tensor, Fn fn)
 {
 	for (vx_size n = 0; n < tensor.dim(3); n++)
@@ -217,14 +277,12 @@ void convolutionTaps(const Convolution &conv, const Elements &in, const Elements
 	}
 }
 
-vx_status compute(const Convolution &conv)
+vx_status compute(const Convolution &conv, Bindings &bound)
 {
-	Elements in(conv.input), weights(conv.weights), out(conv.output);
-	std::optional<Elements> bias;
-	if (conv.bias)
-		bias.emplace(conv.bias);
+	Elements &in = bound.of(conv.input), &weights = bound.of(conv.weights), &out = bound.of(conv.output);
+	Elements *bias = conv.bias ? &bound.of(conv.bias) : nullptr;
 	const bool unshared = bias && bias->rank() == 3;
-	Products products(in, weights, bias ? &*bias : nullptr, out, conv.overflow, conv.rounding);
+	Products products(in, weights, bias, out, conv.overflow, conv.rounding);
 
 	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
 		const vx_size biasOffset = !bias ? 0 : unshared ? bias->at(ox, oy, o) : bias->at(o);
@@ -234,13 +292,11 @@ vx_status compute(const Convolution &conv)
 	return VX_SUCCESS;
 }
 
-vx_status compute(const FullyConnected &fc)
+vx_status compute(const FullyConnected &fc, Bindings &bound)
 {
-	Elements in(fc.input), weights(fc.weights), out(fc.output);
-	std::optional<Elements> bias;
-	if (fc.bias)
-		bias.emplace(fc.bias);
-	Products products(in, weights, bias ? &*bias : nullptr, out, fc.overflow, fc.rounding);
+	Elements &in = bound.of(fc.input), &weights = bound.of(fc.weights), &out = bound.of(fc.output);
+	Elements *bias = fc.bias ? &bound.of(fc.bias) : nullptr;
+	Products products(in, weights, bias, out, fc.overflow, fc.rounding);
 
 	/* The output is [#OFM, batch...]; what precedes the batch in the
 	 * input is one sample. */
@@ -300,9 +356,9 @@ T pool(vx_enum type, const PoolingSpan &sx, const PoolingSpan &sy, Read read)
 		return divideNearestEven(sum, counted);
 }
 
-vx_status compute(const Pooling &pooling)
+vx_status compute(const Pooling &pooling, Bindings &bound)
 {
-	Elements in(pooling.input), out(pooling.output);
+	Elements &in = bound.of(pooling.input), &out = bound.of(pooling.output);
 	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size c, vx_size n) {
 		const PoolingSpan sx
 			= poolingSpan(ox, pooling.strideX, pooling.padX, pooling.sizeX, in.dim(0));
@@ -323,9 +379,9 @@ vx_status compute(const Pooling &pooling)
 	return VX_SUCCESS;
 }
 
-vx_status compute(const Activation &activation)
+vx_status compute(const Activation &activation, Bindings &bound)
 {
-	Elements in(activation.input), out(activation.output);
+	Elements &in = bound.of(activation.input), &out = bound.of(activation.output);
 	const size_t rank = in.rank();
 	for (vx_size i = 0; i < in.count(0, rank); i++) {
 		const double x = in.real(in.flat(i, 0, rank));
@@ -342,9 +398,9 @@ size_t softmaxAxis(size_t rank)
 	return rank <= 2 ? 0 : 2;
 }
 
-vx_status compute(const Softmax &softmax)
+vx_status compute(const Softmax &softmax, Bindings &bound)
 {
-	Elements in(softmax.input), out(softmax.output);
+	Elements &in = bound.of(softmax.input), &out = bound.of(softmax.output);
 	const size_t rank = in.rank(), axis = softmaxAxis(rank);
 	const vx_size length = in.dim(axis);
 	const vx_size below = in.count(0, axis);
@@ -387,9 +443,9 @@ double sumOfSquares(
 	return sum;
 }
 
-vx_status compute(const Normalization &norm)
+vx_status compute(const Normalization &norm, Bindings &bound)
 {
-	Elements in(norm.input), out(norm.output);
+	Elements &in = bound.of(norm.input), &out = bound.of(norm.output);
 	const double window = norm.type == VX_NN_NORMALIZATION_ACROSS_MAPS
 		? double(norm.size)
 		: double(norm.size * norm.size);
@@ -406,9 +462,17 @@ vx_status compute(const Normalization &norm)
 
 vx_status runOnCpu(const Layer &layer)
 {
-	/* storage() allocates on first use. */
+	/* Binding reads the tensor objects and storage() allocates on first
+	 * use: both under the lock; the arithmetic runs without it. */
 	ApiLock lock(apiLock());
-	return std::visit([](const auto &parameters) { return compute(parameters); }, layer);
+	Bindings bound;
+	std::visit([&](const auto &parameters) { bindTensors(parameters, bound); }, layer);
+	lock.unlock();
+	const vx_status status = std::visit(
+		[&](const auto &parameters) { return compute(parameters, bound); }, layer);
+	lock.lock();
+	bound.unbind();
+	return status;
 }
 
 } /* namespace vdla::vx::nn */

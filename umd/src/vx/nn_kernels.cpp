@@ -483,6 +483,8 @@ vx_status VX_CALLBACK runLayer(vx_node node, const vx_reference *parameters, vx_
 	const LayerKernel *kernel = findLayerKernel(node->kernel);
 	Resolved resolved;
 	vx_status status = kernel ? kernel->resolve(parameters, resolved) : VX_ERROR_INVALID_NODE;
+	/* runOnCpu computes without the lock, which is recursive: drop ours. */
+	lock.unlock();
 	return status == VX_SUCCESS ? runOnCpu(resolved.layer) : status;
 }
 

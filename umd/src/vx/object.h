@@ -141,6 +141,15 @@ struct _vx_tensor_t : _vx_reference {
 	/* Device memory holding the elements instead of data, once a DLA
 	 * node uses the tensor (vdla::vx::dla::placeOnDevice()). */
 	std::shared_ptr<vdla::Buffer> buffer;
+	/*
+	 * CPU kernels computing from data without the API lock right now,
+	 * and host storage dropped meanwhile, freed when the last one ends:
+	 * their pointers stay valid (nn::runOnCpu()).
+	 */
+	unsigned cpuUsers = 0;
+	std::vector<std::vector<uint8_t>> retired;
+	/* Frees data, or retires it while CPU kernels use it; API lock held. */
+	void dropHostData();
 	std::map<vx_map_id, vx_enum> maps;
 	vx_map_id nextMapId = 1;
 };
