@@ -570,10 +570,14 @@ static unsigned int chain_commit(struct vdla_core *core, const struct chain *cha
 	return ops[0].fi_mode == VDLA_FI_DUP_IRQ ? 2 : 1;
 }
 
+/*
+ * @start: the device time the chain became RUNNING, read under the lock
+ * when it did, so that the operation's time is RUNNING to DONE even if the
+ * clock moves before this thread gets here.
+ */
 static void execute_chain(struct vdla_core *core, const struct chain *chain, struct op *ops,
-			  uint64_t generation)
+			  uint64_t generation, uint64_t start)
 {
-	uint64_t start = core_time_ns(core);
 	unsigned int messages;
 	int failed;
 
@@ -636,8 +640,10 @@ static void *worker_main(void *arg)
 		uint64_t generation = core->generation;
 
 		chain_start_locked(core, &chain, ops);
+		uint64_t start = core_time_ns(core);
+
 		pthread_mutex_unlock(&core->lock);
-		execute_chain(core, &chain, ops, generation);
+		execute_chain(core, &chain, ops, generation, start);
 		for (unsigned int i = 0; i < chain.count; i++)
 			op_release(&ops[i]);
 		pthread_mutex_lock(&core->lock);
