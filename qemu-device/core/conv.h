@@ -35,4 +35,10 @@ int conv_onednn(struct vdla_core *core, struct scratch_pool *pool, const struct 
 		int int8);
 void conv_onednn_release(struct vdla_core *core);
 
+/*
+ * Runs @p in INT16 (conv_int16.c), from a dense input with the padding
+ * materialised. Returns 0, or -1 if out of memory for its accumulators.
+ */
+int conv_int16(struct scratch_pool *pool, const struct conv_problem *p);
+
 #endif /* VDLA_CONV_H */

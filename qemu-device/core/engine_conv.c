@@ -176,49 +176,6 @@ static void *dense_copy(struct op *op, const struct tensor *t, const uint8_t *sh
 	return dense;
 }
 
-/* INT16: exact products, 64-bit sums, saturated to 32 bits (dense, padded input). */
-static void conv_int16(const struct conv_problem *p)
-{
-	const int16_t *src = p->src.data, *wgt = p->wgt.data;
-	uint32_t icg = p->ic / p->groups, ocg = p->oc / p->groups;
-
-	for (uint32_t b = 0; b < p->n; b++) {
-		for (uint32_t o = 0; o < p->oc; o++) {
-			uint32_t g = o / ocg;
-
-			for (uint32_t y = 0; y < p->oh; y++) {
-				for (uint32_t x = 0; x < p->ow; x++) {
-					int64_t acc = 0;
-
-					for (uint32_t i = 0; i < icg; i++) {
-						const int16_t *plane =
-							src + ((size_t)b * p->ic + g * icg + i) *
-								      p->ih * p->iw;
-						const int16_t *k =
-							wgt + (((size_t)o * icg + i) * p->kh) * p->kw;
-
-						for (uint32_t ky = 0; ky < p->kh; ky++) {
-							const int16_t *row =
-								plane + (size_t)(y * p->sy + ky * p->dy) *
-										p->iw +
-								x * p->sx;
-
-							for (uint32_t kx = 0; kx < p->kw; kx++)
-								acc += (int32_t)row[kx * p->dx] *
-								       k[ky * p->kw + kx];
-						}
-					}
-					int32_t *out = (int32_t *)p->dst.data + b * p->dst.stride[0] +
-						       o * p->dst.stride[1] + y * p->dst.stride[2] +
-						       x * p->dst.stride[3];
-
-					*out = (int32_t)convert_int(acc, 32, false);
-				}
-			}
-		}
-	}
-}
-
 int conv_run(struct op *op)
 {
 	struct conv_cfg c;
@@ -302,9 +259,9 @@ int conv_run(struct op *op)
 		element_strides(&c.dst, p.dst.stride);
 	}
 
-	if (c.src.dtype == VDLA_DTYPE_INT16)
-		conv_int16(&p);
-	else if (conv_onednn(op->core, op->pool, &p, c.src.dtype == VDLA_DTYPE_INT8))
+	if (c.src.dtype == VDLA_DTYPE_INT16 ? conv_int16(op->pool, &p) :
+					      conv_onednn(op->core, op->pool, &p,
+							  c.src.dtype == VDLA_DTYPE_INT8))
 		ret = VDLA_ERROR_LIMIT;
 	if (ret)
 		goto out;

@@ -7,6 +7,7 @@ set(VDLA_CORE_SOURCES
 	mmu.c
 	engine_bdma.c
 	engine_conv.c
+	conv_int16.c
 	conv_onednn.c
 	engine_sdp.c
 	engine_pdp.c

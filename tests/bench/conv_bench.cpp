@@ -2,8 +2,9 @@
 /*
  * vdla-bench-conv: CONV throughput of the device core on the ResNet-18
  * convolution layers (batch 1, 224x224 input), INT8 and FP32, and the same
- * convolutions done by oneDNN on the host in the same run. Both single
- * threaded. Prints JSON lines.
+ * convolutions done by oneDNN on the host in the same run; INT16 (the
+ * device's own loops: oneDNN has no INT16 convolution) on the device only.
+ * Single threaded. Prints JSON lines.
  *
  * "The same work": the device reads plain NCHW input and OIHW weights from
  * (emulated) guest memory and writes a plain NCHW result; oneDNN is given
@@ -62,6 +63,13 @@ uint64_t macs(const Layer &l)
 	return uint64_t(l.oc) * o * o * l.ic * l.k * l.k;
 }
 
+enum class Type { Int8, Int16, Fp32 };
+
+const char *nameOf(Type type)
+{
+	return type == Type::Int8 ? "int8" : type == Type::Int16 ? "int16" : "fp32";
+}
+
 void fill(uint8_t *p, size_t bytes, bool isFloat, std::mt19937 &rng)
 {
 	if (isFloat) {
@@ -77,9 +85,11 @@ void fill(uint8_t *p, size_t bytes, bool isFloat, std::mt19937 &rng)
 }
 
 /* Seconds per run of @l on the device core, best of @reps. */
-double deviceTime(DeviceHarness &dev, const Layer &l, bool isFloat, int reps)
+double deviceTime(DeviceHarness &dev, const Layer &l, Type type, int reps)
 {
-	uint32_t dt = isFloat ? VDLA_DTYPE_FP32 : VDLA_DTYPE_INT8;
+	const bool isFloat = type == Type::Fp32;
+	uint32_t dt = isFloat ? VDLA_DTYPE_FP32
+			      : type == Type::Int16 ? VDLA_DTYPE_INT16 : VDLA_DTYPE_INT8;
 	uint32_t ot = isFloat ? VDLA_DTYPE_FP32 : VDLA_DTYPE_INT32;
 	uint32_t o = outSize(l);
 	std::mt19937 rng(l.ic * 131 + l.oc);
@@ -217,27 +227,30 @@ int main(int argc, char **argv)
 	CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
 	CHECK(dnnl_stream_create(&stream, eng, dnnl_stream_default_flags));
 
-	for (bool isFloat : { false, true }) {
+	for (Type type : { Type::Int8, Type::Fp32, Type::Int16 }) {
+		const bool isFloat = type == Type::Fp32, withOnednn = type != Type::Int16;
+		/* INT16 runs about fifty times slower than INT8: fewer repeats. */
+		const int typeReps = withOnednn ? reps : std::min(reps, 2);
 		DeviceHarness dev(nullptr, 512ull << 20);
 		double devTotal = 0, dnnTotal = 0;
 		uint64_t macTotal = 0;
 		for (const Layer &l : kLayers) {
-			double d = deviceTime(dev, l, isFloat, reps);
-			double n = onednnTime(eng, stream, l, isFloat, reps);
+			double d = deviceTime(dev, l, type, typeReps);
+			double n = withOnednn ? onednnTime(eng, stream, l, isFloat, reps) : 0;
 			devTotal += d * l.count;
 			dnnTotal += n * l.count;
 			macTotal += macs(l) * l.count;
 			if (verbose)
-				std::fprintf(stderr, "%-5s %-16s device %8.3f ms  onednn %8.3f ms  x%.2f\n",
-					     isFloat ? "fp32" : "int8", l.name, d * 1e3, n * 1e3, d / n);
+				std::fprintf(stderr, "%-5s %-16s device %8.3f ms  onednn %8.3f ms\n",
+					     nameOf(type), l.name, d * 1e3, n * 1e3);
 		}
-		const char *type = isFloat ? "fp32" : "int8";
 		std::printf("{\"bench\": \"conv_%s_gmacs\", \"value\": %.1f, \"unit\": \"GMAC/s\", "
 			    "\"network\": \"resnet18-convs\"}\n",
-			    type, macTotal / devTotal / 1e9);
-		std::printf("{\"bench\": \"conv_%s_vs_onednn\", \"value\": %.2f, \"unit\": \"ratio\", "
-			    "\"onednn_gmacs\": %.1f}\n",
-			    type, devTotal / dnnTotal, macTotal / dnnTotal / 1e9);
+			    nameOf(type), macTotal / devTotal / 1e9);
+		if (withOnednn)
+			std::printf("{\"bench\": \"conv_%s_vs_onednn\", \"value\": %.2f, "
+				    "\"unit\": \"ratio\", \"onednn_gmacs\": %.1f}\n",
+				    nameOf(type), devTotal / dnnTotal, macTotal / dnnTotal / 1e9);
 	}
 	dnnl_stream_destroy(stream);
 	dnnl_engine_destroy(eng);
