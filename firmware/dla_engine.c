@@ -269,17 +269,39 @@ static void reset_device(struct dla_engine *engine)
 	dla_shadow_invalidate(engine);
 }
 
-static void fail_task(struct dla_engine *engine, struct dla_task *task, struct dla_op *op,
-		      uint32_t index)
+static uint32_t stat_error(struct dla_engine *engine, const struct dla_op *op)
+{
+	return dla_rd(engine, VDLA_ENGINE_BASE(op->desc.engine) + VDLA_E_GROUP_STAT(op->group) +
+				      VDLA_E_STAT_ERROR);
+}
+
+/*
+ * The member of @index's fused chain whose own error failed the chain. The
+ * device fails every member at once, the others with VDLA_ERROR_CHAIN, but
+ * the engines' status is read one engine after the other: a member on a
+ * later engine can be the first seen failed.
+ */
+static uint32_t failing_member(struct dla_engine *engine, struct dla_task *task, uint32_t index)
+{
+	for (uint32_t i = chain_head(task, index);; i++) {
+		if (stat_error(engine, &task->ops[i]) != VDLA_ERROR_CHAIN)
+			return i;
+		if (task->ops[i].chain_tail)
+			return index;
+	}
+}
+
+static void fail_task(struct dla_engine *engine, struct dla_task *task, uint32_t index)
 {
 	struct dla_task_result *r = &task->result;
-	uint32_t e = op->desc.engine;
+	uint32_t e;
 
+	index = failing_member(engine, task, index);
+	e = task->ops[index].desc.engine;
 	r->state = DLA_TASK_FAILED;
 	r->status = DLA_ERR_HARDWARE;
 	r->hw_op = index;
-	r->hw_error = dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_GROUP_STAT(op->group) +
-					     VDLA_E_STAT_ERROR);
+	r->hw_error = stat_error(engine, &task->ops[index]);
 	if (r->hw_error == VDLA_ERROR_MMU_FAULT) {
 		r->fault_status = dla_rd(engine, VDLA_REG_MMU_FAULT_STATUS);
 		r->fault_addr = dla_rd(engine, VDLA_REG_MMU_FAULT_ADDR_LO) |
@@ -320,7 +342,7 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 		op = &task->ops[oldest];
 		state = (status >> VDLA_E_STATUS_GROUP_SHIFT(op->group)) & VDLA_E_STATUS_GROUP_MASK;
 		if (state == VDLA_GROUP_ERROR) {
-			fail_task(engine, task, op, oldest);
+			fail_task(engine, task, oldest);
 			return -1;
 		}
 		if (state != VDLA_GROUP_DONE)

@@ -28,7 +28,7 @@ struct dla_op {
 	uint8_t state;				/* enum dla_op_state */
 	uint8_t group;
 	uint8_t fired;				/* events already fired, 1 << event */
-	uint8_t chain_tail;			/* 1 if the next op is a fused member */
+	uint8_t chain_tail;			/* 1 if no fused member follows */
 };
 
 /* The task state area: this header, then the ops. */
