@@ -46,14 +46,13 @@ struct VdlaState {
     bool exiting;
 };
 
-static void vdla_send_messages(VdlaState *s, unsigned int count)
+/* Big lock held. */
+static void vdla_send_message(VdlaState *s)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
 
-    while (count--) {
-        if (msix_enabled(pdev)) {
-            msix_notify(pdev, VDLA_MSIX_VECTOR_GLOBAL);
-        }
+    if (msix_enabled(pdev)) {
+        msix_notify(pdev, VDLA_MSIX_VECTOR_GLOBAL);
     }
 }
 
@@ -73,13 +72,13 @@ static void vdla_raise_irq(void *opaque, unsigned int vector)
     VdlaState *s = opaque;
 
     if (bql_locked()) {
-        vdla_send_messages(s, 1);
+        vdla_send_message(s);
         return;
     }
     qatomic_inc(&s->raisers);
     if (!qatomic_read(&s->exiting)) {
         bql_lock();
-        vdla_send_messages(s, 1);
+        vdla_send_message(s);
         bql_unlock();
     }
     qatomic_dec(&s->raisers);

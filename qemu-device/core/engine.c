@@ -305,13 +305,12 @@ static void kick_workers(struct vdla_core *core)
 		pthread_cond_broadcast(&core->engine[e].work_cv);
 }
 
-/* The engine whose chains can fly into @engine, or -1 (see downstream_of). */
+/* The engine whose chains can fly into @engine, or -1. */
 static int upstream_of(unsigned int engine)
 {
-	if (engine == VDLA_ENGINE_SDP)
-		return VDLA_ENGINE_CONV;
-	if (engine == VDLA_ENGINE_PDP)
-		return VDLA_ENGINE_SDP;
+	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++)
+		if (downstream_of(e) == (int)engine)
+			return (int)e;
 	return -1;
 }
 

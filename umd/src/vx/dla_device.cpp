@@ -43,6 +43,12 @@ vdla::Device *device(vx_context context)
 	return context->dlaDevice.get();
 }
 
+bool featureEnabled(const char *name)
+{
+	const char *value = getenv(name);
+	return !value || strcmp(value, "0") != 0;
+}
+
 vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 {
 	const vx_size bytes = std::max<vx_size>(tensor->byteSize(), 1);

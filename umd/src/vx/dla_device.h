@@ -24,6 +24,13 @@ namespace vdla::vx::dla {
 vdla::Device *device(vx_context context);
 
 /*
+ * Whether the environment variable @name leaves a DLA feature on: anything
+ * but "0", unset included (VDLA_VX_FUSION, VDLA_VX_SRAM; tests compare both
+ * ways).
+ */
+bool featureEnabled(const char *name);
+
+/*
  * Moves the elements of @tensor into the context's DLA, at @placement;
  * later storage() calls return the device mapping (Memory only).
  * - Memory keeps the tensor's values; a tensor in SRAM moves back to

@@ -10,21 +10,12 @@
 #include <vdla/device.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <set>
 
 namespace vdla::vx::dla {
 
 namespace {
-
-/* VDLA_VX_SRAM=0 keeps virtual tensors in memory (tests compare both ways). */
-bool sramEnabled()
-{
-	const char *value = getenv("VDLA_VX_SRAM");
-	return !value || strcmp(value, "0") != 0;
-}
 
 /*
  * Whether @tensor may live in SRAM, which the CPU cannot reach: a virtual
@@ -97,7 +88,8 @@ std::vector<std::vector<size_t>> unitParents(const std::vector<Unit> &units)
 }
 
 vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
-	std::vector<std::shared_ptr<Buffer>> &regions, std::vector<std::shared_ptr<Buffer>> &buffers)
+	const std::vector<std::vector<size_t>> &parents, std::vector<std::shared_ptr<Buffer>> &regions,
+	std::vector<std::shared_ptr<Buffer>> &buffers)
 {
 	const std::vector<Unit> &units = lowering.units();
 	/* The units that touch each slot, ascending, and whether the first writes it. */
@@ -119,7 +111,7 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 		}
 	}
 
-	const bool sram = sramEnabled();
+	const bool sram = featureEnabled("VDLA_VX_SRAM");
 	std::vector<uint16_t> shareable;
 	std::vector<ShareableTensor> lifetimes;
 	for (const auto &[slot, users] : touching) {
@@ -145,7 +137,7 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 	if (shareable.empty())
 		return VX_SUCCESS;
 
-	const SramSharing sharing = shareSram(unitParents(units), lifetimes);
+	const SramSharing sharing = shareSram(parents, lifetimes);
 	std::vector<std::shared_ptr<Buffer>> taken(sharing.regionBytes.size());
 	for (size_t r = 0; r < taken.size(); r++)
 		taken[r] = region(graph->context, regions, r, sharing.regionBytes[r]);

@@ -23,7 +23,8 @@ std::vector<std::vector<size_t>> unitParents(const std::vector<Unit> &units);
 
 /*
  * Places every tensor @lowering's units use, appending their buffers to
- * @buffers (the task keeps them alive).
+ * @buffers (the task keeps them alive). @parents: unitParents() of the
+ * units, the links the task will have.
  * - A virtual tensor that only DLA nodes without callbacks use, that is
  *   not a graph parameter, and whose whole life is inside this task,
  *   takes a region of @regions: the graph's SRAM buffers, shared between
@@ -35,6 +36,7 @@ std::vector<std::vector<size_t>> unitParents(const std::vector<Unit> &units);
  * Errors: VX_ERROR_NOT_SUPPORTED (no DLA), VX_ERROR_NO_MEMORY.
  */
 vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
-	std::vector<std::shared_ptr<Buffer>> &regions, std::vector<std::shared_ptr<Buffer>> &buffers);
+	const std::vector<std::vector<size_t>> &parents, std::vector<std::shared_ptr<Buffer>> &regions,
+	std::vector<std::shared_ptr<Buffer>> &buffers);
 
 } /* namespace vdla::vx::dla */

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -35,13 +34,6 @@ uint64_t monotonicNs()
 	return std::chrono::duration_cast<std::chrono::nanoseconds>(
 		std::chrono::steady_clock::now().time_since_epoch())
 		.count();
-}
-
-/* VDLA_VX_FUSION=0 turns fusion off (tests compare both ways). */
-bool fusionEnabled()
-{
-	const char *value = getenv("VDLA_VX_FUSION");
-	return !value || strcmp(value, "0") != 0;
 }
 
 bool wantsDla(vx_node node, Device *device, std::string &why)
@@ -211,7 +203,7 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 
 	std::shared_ptr<Plan> built(new Plan());
 	built->device_ = graph->context->dlaDevice;
-	const bool fuse = fusionEnabled();
+	const bool fuse = featureEnabled("VDLA_VX_FUSION");
 	/* The step that last wrote each tensor. */
 	std::map<vx_tensor, size_t> writer;
 
@@ -263,7 +255,10 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 	std::set<uint16_t> written;
 	for (const Unit &unit : lowering.units())
 		written.insert(unit.writes);
-	vx_status placed = placeTaskTensors(graph, lowering, sramRegions_, step.buffers);
+	/* Each unit starts once the units producing its inputs completed;
+	 * SRAM sharing relies on exactly these links (dla_placement.h). */
+	const std::vector<std::vector<size_t>> parents = unitParents(lowering.units());
+	vx_status placed = placeTaskTensors(graph, lowering, parents, sramRegions_, step.buffers);
 	if (placed != VX_SUCCESS)
 		return placed;
 
@@ -283,9 +278,6 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 	TaskBuilder builder;
 	SlotMap slots(builder, lowering, written, constants);
 	std::vector<Unit> &units = lowering.units();
-	/* Each unit starts once the units producing its inputs completed;
-	 * SRAM sharing relies on exactly these links (dla_placement.h). */
-	const std::vector<std::vector<size_t>> parents = unitParents(units);
 	for (size_t u = 0; u < units.size(); u++) {
 		emit(units[u], builder, slots);
 		for (size_t p : parents[u])
@@ -361,6 +353,9 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 			reason.c_str());
 		return VX_FAILURE;
 	}
+	step.point = 0;
+	if (!step.statsRequested)
+		return VX_SUCCESS;
 	/*
 	 * A DLA node's performance is its device time: a fused chain's time
 	 * goes to its first node, the nodes fused into it take none, so the
@@ -368,9 +363,6 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 	 * (softmax) takes the time of all of them: the units without nodes
 	 * that follow its first.
 	 */
-	step.point = 0;
-	if (!step.statsRequested)
-		return VX_SUCCESS;
 	auto stats = OpStats::read(*step.stats, 0, step.task.numOps());
 	const uint64_t end = uint64_t(status->timestamp.count());
 	for (size_t u = 0; u < step.units.size(); u++) {

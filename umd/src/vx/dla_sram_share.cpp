@@ -28,6 +28,16 @@ std::vector<std::vector<bool>> ancestorsOf(const std::vector<std::vector<size_t>
 	return ancestors;
 }
 
+/* Whether a region of @candidate bytes suits @bytes better than one of
+ * @current: the smallest that fits, else the largest, which grows least. */
+bool betterFit(size_t candidate, size_t current, size_t bytes)
+{
+	const bool fits = candidate >= bytes, currentFits = current >= bytes;
+	if (fits != currentFits)
+		return fits;
+	return fits ? candidate < current : candidate > current;
+}
+
 } /* namespace */
 
 SramSharing shareSram(
@@ -59,17 +69,9 @@ SramSharing shareSram(
 			const bool free = std::all_of(previous.begin(), previous.end(), [&](size_t u) {
 				return before(u, tensor.units.front());
 			});
-			if (!free)
-				continue;
-			/* The smallest region that fits, else the largest to grow. */
-			const size_t size = sharing.regionBytes[r];
-			if (best == lastTenant.size()) {
-				best = r;
-				continue;
-			}
-			const size_t bestSize = sharing.regionBytes[best];
-			const bool fits = size >= tensor.bytes, bestFits = bestSize >= tensor.bytes;
-			if ((fits && (!bestFits || size < bestSize)) || (!fits && !bestFits && size > bestSize))
+			if (free && (best == lastTenant.size()
+					     || betterFit(sharing.regionBytes[r],
+						     sharing.regionBytes[best], tensor.bytes)))
 				best = r;
 		}
 		if (best == lastTenant.size()) {

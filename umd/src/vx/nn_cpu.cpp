@@ -14,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace vdla::vx::nn {
@@ -115,7 +116,6 @@ private:
 	vx_int8 position_;
 };
 
-/* Calls fn(x, y, c, n) for every element of a [W, H, C, (batch)] tensor. */
 /*
  * The tensors of one layer, bound under the API lock so that the
  * computation can run without it (several graphs of a process then compute
@@ -139,39 +139,33 @@ public:
 		tensor->cpuUsers++;
 		if (tensor->buffer)
 			buffers_.push_back(tensor->buffer);
-		tensors_.push_back(tensor);
 	}
 	Elements &of(vx_tensor tensor) { return elements_.at(tensor); }
 	/* API lock held again: host storage retired meanwhile can go. */
 	void unbind()
 	{
-		for (vx_tensor tensor : tensors_)
+		for (auto &[tensor, elements] : elements_)
 			if (--tensor->cpuUsers == 0)
 				tensor->retired.clear();
-		tensors_.clear();
+		elements_.clear();
 	}
 
 private:
 	std::map<vx_tensor, Elements> elements_;
-	std::vector<vx_tensor> tensors_;
 	std::vector<std::shared_ptr<vdla::Buffer>> buffers_;
 };
 
-void bindTensors(const Convolution &l, Bindings &b)
-{
-	for (vx_tensor t : { l.input, l.weights, l.bias, l.output })
-		b.bind(t);
-}
-void bindTensors(const FullyConnected &l, Bindings &b)
-{
-	for (vx_tensor t : { l.input, l.weights, l.bias, l.output })
-		b.bind(t);
-}
 template <typename L> void bindTensors(const L &l, Bindings &b)
 {
 	b.bind(l.input);
 	b.bind(l.output);
+	if constexpr (std::is_same_v<L, Convolution> || std::is_same_v<L, FullyConnected>) {
+		b.bind(l.weights);
+		b.bind(l.bias);
+	}
 }
+
+/* Calls fn(x, y, c, n) for every element of a [W, H, C, (batch)] tensor. */
 
 template <typename Fn> void forEachElement(const Elements &tensor, Fn fn)
 {

@@ -27,6 +27,12 @@ void destroy(vx_reference ref)
 	delete ref;
 }
 
+/* Whether log entries of @context reach a callback (vxDirective can stop them). */
+bool logging(vx_context context)
+{
+	return context->logCallback && context->loggingEnabled;
+}
+
 } /* namespace */
 
 std::recursive_mutex &apiLock()
@@ -144,7 +150,7 @@ void log(vx_reference ref, vx_status status, const char *format, ...)
 	if (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR))
 		return;
 	vx_context context = ref->context;
-	if (!context->logCallback || !context->loggingEnabled)
+	if (!logging(context))
 		return;
 
 	char message[VX_MAX_LOG_MESSAGE_LEN];
@@ -346,8 +352,7 @@ void vxAddLogEntry(vx_reference ref, vx_status status, const char *message, ...)
 	ApiLock lock(apiLock());
 	if (!message || (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR)))
 		return;
-	vx_context context = ref->context;
-	if (!context->logCallback || !context->loggingEnabled)
+	if (!logging(ref->context))
 		return;
 
 	char text[VX_MAX_LOG_MESSAGE_LEN];
