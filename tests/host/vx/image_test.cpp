@@ -47,30 +47,11 @@ struct FormatCase {
 constexpr vx_uint32 kWidth = 8;
 constexpr vx_uint32 kHeight = 4;
 
-vx_rectangle_t rectangle(vx_uint32 startX, vx_uint32 startY, vx_uint32 endX, vx_uint32 endY)
-{
-	return { startX, startY, endX, endY };
-}
-
 vx_rectangle_t validRegion(vx_image image)
 {
 	vx_rectangle_t rect = {};
 	EXPECT_EQ(vxGetValidRegionImage(image, &rect), VX_SUCCESS);
 	return rect;
-}
-
-template <typename T> T query(vx_image image, vx_enum attribute)
-{
-	T value = {};
-	EXPECT_EQ(vxQueryImage(image, attribute, &value, sizeof(value)), VX_SUCCESS);
-	return value;
-}
-
-vx_image makeImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
-{
-	vx_image image = vxCreateImage(context, width, height, format);
-	EXPECT_EQ(vxGetStatus(ref(image)), VX_SUCCESS);
-	return image;
 }
 
 /* vxCopyImagePatch between rect and host memory with the given strides. */

@@ -42,6 +42,27 @@ struct Probe {
 
 Probe &probe();
 
+/* ---- Images ---- */
+
+template <typename T> T query(vx_image image, vx_enum attribute)
+{
+	T value = {};
+	EXPECT_EQ(vxQueryImage(image, attribute, &value, sizeof(value)), VX_SUCCESS);
+	return value;
+}
+
+inline vx_image makeImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
+{
+	vx_image image = vxCreateImage(context, width, height, format);
+	EXPECT_EQ(vxGetStatus(ref(image)), VX_SUCCESS);
+	return image;
+}
+
+inline vx_rectangle_t rectangle(vx_uint32 startX, vx_uint32 startY, vx_uint32 endX, vx_uint32 endY)
+{
+	return { startX, startY, endX, endY };
+}
+
 /* Registers and finalizes vdla.test.copy; the caller owns the handle. */
 vx_kernel addCopyKernel(vx_context context, vx_size localDataSize = 0, bool withInit = true);
 

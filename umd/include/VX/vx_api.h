@@ -81,12 +81,17 @@ VX_API_ENTRY vx_image VX_API_CALL vxCreateUniformImage(vx_context context, vx_ui
 	vx_uint32 height, vx_df_image color, const vx_pixel_value_t *value);
 VX_API_ENTRY vx_image VX_API_CALL vxCreateImageFromHandle(vx_context context, vx_df_image color,
 	const vx_imagepatch_addressing_t addrs[], void *const ptrs[], vx_enum memory_type);
+/* Sub-images: views of part of another image's memory (docs/openvx.md, "Images"). */
+VX_API_ENTRY vx_image VX_API_CALL vxCreateImageFromROI(vx_image img, const vx_rectangle_t *rect);
+VX_API_ENTRY vx_image VX_API_CALL vxCreateImageFromChannel(vx_image img, vx_enum channel);
 VX_API_ENTRY vx_status VX_API_CALL vxSwapImageHandle(
 	vx_image image, void *const new_ptrs[], void *prev_ptrs[], vx_size num_planes);
 VX_API_ENTRY vx_status VX_API_CALL vxQueryImage(
 	vx_image image, vx_enum attribute, void *ptr, vx_size size);
 VX_API_ENTRY vx_status VX_API_CALL vxSetImageAttribute(
 	vx_image image, vx_enum attribute, const void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxSetImagePixelValues(
+	vx_image image, const vx_pixel_value_t *pixel_value);
 VX_API_ENTRY vx_status VX_API_CALL vxReleaseImage(vx_image *image);
 VX_API_ENTRY vx_status VX_API_CALL vxCopyImagePatch(vx_image image,
 	const vx_rectangle_t *image_rect, vx_uint32 image_plane_index,

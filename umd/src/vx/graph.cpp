@@ -356,15 +356,27 @@ void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 du
 
 vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &runOf)
 {
-	std::map<vx_reference, vx_node> producer;
+	/*
+	 * The outputs, grouped by the object owning their memory: sub-images
+	 * of one image are written and read through each other where their
+	 * parts overlap, and no two nodes may write the same memory.
+	 */
+	struct Output {
+		vx_reference ref;
+		vx_node producer;
+	};
+	std::map<vx_reference, std::vector<Output>> outputs;
 	for (vx_node node : graph->nodes) {
 		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
 			vx_reference ref = node->parameters[i];
 			if (!ref || node->kernel->parameters[i].direction != VX_OUTPUT)
 				continue;
-			if (producer.count(ref))
-				return VX_ERROR_MULTIPLE_WRITERS;
-			producer[ref] = node;
+			std::vector<Output> &written = outputs[memoryOwnerOf(ref)];
+			for (const Output &other : written) {
+				if (sharesMemory(other.ref, ref))
+					return VX_ERROR_MULTIPLE_WRITERS;
+			}
+			written.push_back({ ref, node });
 		}
 	}
 
@@ -374,11 +386,17 @@ vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &run
 		pending[node];
 		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
 			vx_reference ref = node->parameters[i];
-			if (!ref || node->kernel->parameters[i].direction != VX_INPUT
-				|| !producer.count(ref))
+			if (!ref || node->kernel->parameters[i].direction != VX_INPUT)
 				continue;
-			consumers[producer[ref]].push_back(node);
-			pending[node]++;
+			auto written = outputs.find(memoryOwnerOf(ref));
+			if (written == outputs.end())
+				continue;
+			for (const Output &output : written->second) {
+				if (!sharesMemory(output.ref, ref))
+					continue;
+				consumers[output.producer].push_back(node);
+				pending[node]++;
+			}
 		}
 	}
 

@@ -5,7 +5,7 @@
  * outputs computed through the kernels' valid rectangle callbacks.
  */
 
-#include "object.h"
+#include "image_layout.h"
 
 #include <cstring>
 #include <limits>
@@ -15,26 +15,7 @@ using namespace vdla::vx;
 
 namespace {
 
-/* Bytes per element and subsampling against plane 0. */
-struct PlaneFormat {
-	vx_uint32 elementSize;
-	vx_uint32 subsampleX;
-	vx_uint32 subsampleY;
-};
-
-struct Format {
-	vx_df_image code;
-	vx_uint32 planeCount;
-	PlaneFormat planes[3];
-	/* Width and height must be multiples of these: chroma is shared by
-	 * pixel pairs or 2x2 blocks. */
-	vx_uint32 alignX;
-	vx_uint32 alignY;
-	/* Formats with colour carry a colour space; single channels none. */
-	bool coloured;
-};
-
-constexpr Format kFormats[] = {
+constexpr ImageFormat kFormats[] = {
 	{ VX_DF_IMAGE_RGB, 1, { { 3, 1, 1 } }, 1, 1, true },
 	{ VX_DF_IMAGE_RGBX, 1, { { 4, 1, 1 } }, 1, 1, true },
 	{ VX_DF_IMAGE_NV12, 2, { { 1, 1, 1 }, { 2, 2, 2 } }, 2, 2, true },
@@ -54,18 +35,9 @@ constexpr Format kFormats[] = {
  * valid rectangles itself. */
 thread_local bool inValidRectangleCallback = false;
 
-const Format *findFormat(vx_df_image code)
-{
-	for (const Format &format : kFormats) {
-		if (format.code == code)
-			return &format;
-	}
-	return nullptr;
-}
-
 vx_uint32 planeCount(vx_image image)
 {
-	const Format *format = findFormat(image->format);
+	const ImageFormat *format = findFormat(image->format);
 	return format ? format->planeCount : 0;
 }
 
@@ -73,7 +45,7 @@ vx_uint32 planeCount(vx_image image)
  * them open. */
 vx_status checkGeometry(vx_df_image code, vx_uint32 width, vx_uint32 height, bool isVirtual)
 {
-	const Format *format = findFormat(code);
+	const ImageFormat *format = findFormat(code);
 	if (!format && !(isVirtual && code == VX_DF_IMAGE_VIRT))
 		return VX_ERROR_INVALID_FORMAT;
 	if (!isVirtual && (width == 0 || height == 0))
@@ -84,11 +56,6 @@ vx_status checkGeometry(vx_df_image code, vx_uint32 width, vx_uint32 height, boo
 	if (format && (width % format->alignX || height % format->alignY))
 		return VX_ERROR_INVALID_DIMENSION;
 	return VX_SUCCESS;
-}
-
-vx_rectangle_t fullRectangle(vx_image image)
-{
-	return { 0, 0, image->width, image->height };
 }
 
 bool isProperRectangle(vx_image image, const vx_rectangle_t &rect)
@@ -104,18 +71,6 @@ void settleLayout(vx_image image)
 	image->space = findFormat(image->format)->coloured ? VX_COLOR_SPACE_DEFAULT
 							   : VX_COLOR_SPACE_NONE;
 	image->validRect = fullRectangle(image);
-}
-
-vx_image newImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
-{
-	auto image = new _vx_image(context);
-	image->width = image->requestedWidth = width;
-	image->height = image->requestedHeight = height;
-	image->format = image->requestedFormat = format;
-	if (image->resolved())
-		settleLayout(image);
-	registerReference(image, Count::External);
-	return image;
 }
 
 vx_image createImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
@@ -144,10 +99,24 @@ vx_size planeBytes(vx_image image, const PlaneFormat &plane)
 		* (image->height / plane.subsampleY);
 }
 
+uint8_t *elementAt(const PlaneView &plane, vx_uint32 x, vx_uint32 y)
+{
+	return plane.base + ptrdiff_t(y / plane.format.subsampleY) * plane.strideY
+		+ ptrdiff_t(x / plane.format.subsampleX) * plane.strideX;
+}
+
 PlaneView planeView(vx_image image, vx_uint32 index)
 {
-	const Format &format = *findFormat(image->format);
+	const ImageFormat &format = *findFormat(image->format);
 	const PlaneFormat &plane = format.planes[index];
+	if (image->root) {
+		/* The root's plane from the view's origin, in the view's layout. */
+		PlaneView view = planeView(image->root, image->rootPlanes[index]);
+		if (view.base)
+			view.base = elementAt(view, image->originX, image->originY);
+		view.format = plane;
+		return view;
+	}
 	if (image->memoryType == VX_MEMORY_TYPE_HOST) {
 		const _vx_image::HandlePlane &memory = image->handle[index];
 		return { memory.ptr, memory.strideX, memory.strideY, plane };
@@ -179,12 +148,6 @@ vx_uint32 patchColumns(const vx_rectangle_t &rect, const PlaneFormat &plane)
 vx_uint32 patchRows(const vx_rectangle_t &rect, const PlaneFormat &plane)
 {
 	return (rect.end_y - rect.start_y) / plane.subsampleY;
-}
-
-uint8_t *elementAt(const PlaneView &plane, vx_uint32 x, vx_uint32 y)
-{
-	return plane.base + ptrdiff_t(y / plane.format.subsampleY) * plane.strideY
-		+ ptrdiff_t(x / plane.format.subsampleX) * plane.strideX;
 }
 
 /* Copies the elements of rect between a plane and memory with the given
@@ -262,15 +225,15 @@ vx_status checkPatchAccess(vx_image image, const vx_rectangle_t *rect, vx_uint32
 
 /* One element of a uniform image's plane; the 4:2:2 formats alternate U
  * and V from column to column. */
-void uniformElement(vx_image image, vx_uint32 plane, vx_uint32 column, uint8_t *element)
+void uniformElement(vx_df_image format, const vx_pixel_value_t &value, vx_uint32 plane,
+	vx_uint32 column, uint8_t *element)
 {
-	const vx_pixel_value_t &value = image->uniformValue;
 	const vx_uint8 y = value.YUV[0], u = value.YUV[1], v = value.YUV[2];
 	const vx_uint8 chroma = column % 2 ? v : u;
-	switch (image->format) {
+	switch (format) {
 	case VX_DF_IMAGE_NV12:
 	case VX_DF_IMAGE_NV21: {
-		const bool nv12 = image->format == VX_DF_IMAGE_NV12;
+		const bool nv12 = format == VX_DF_IMAGE_NV12;
 		element[0] = plane == 0 ? y : nv12 ? u : v;
 		element[1] = nv12 ? v : u;
 		break;
@@ -289,23 +252,9 @@ void uniformElement(vx_image image, vx_uint32 plane, vx_uint32 column, uint8_t *
 		break;
 	default:
 		/* RGB, RGBX and the single channels all start the union. */
-		memcpy(element, &value, findFormat(image->format)->planes[0].elementSize);
+		memcpy(element, &value, findFormat(format)->planes[0].elementSize);
 		break;
 	}
-}
-
-vx_status fillUniform(vx_image image)
-{
-	for (vx_uint32 p = 0; p < planeCount(image); p++) {
-		const PlaneView plane = planeView(image, p);
-		if (!plane.base)
-			return VX_ERROR_NO_MEMORY;
-		for (vx_uint32 y = 0; y < image->height; y += plane.format.subsampleY) {
-			for (vx_uint32 x = 0; x < image->width; x += plane.format.subsampleX)
-				uniformElement(image, p, x, elementAt(plane, x, y));
-		}
-	}
-	return VX_SUCCESS;
 }
 
 /* Takes the validator's value where the application left an attribute
@@ -332,6 +281,11 @@ void _vx_image::teardown()
 {
 	if (scope)
 		release(reinterpret_cast<vx_reference>(scope), Count::Internal);
+	if (root) {
+		/* Mappings the application never closed no longer pin the root. */
+		root->openMaps -= maps.size();
+		release(root, Count::Internal);
+	}
 }
 
 void _vx_image::forgetDerived()
@@ -342,6 +296,46 @@ void _vx_image::forgetDerived()
 }
 
 namespace vdla::vx {
+
+const ImageFormat *findFormat(vx_df_image code)
+{
+	for (const ImageFormat &format : kFormats) {
+		if (format.code == code)
+			return &format;
+	}
+	return nullptr;
+}
+
+vx_image newImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
+{
+	auto image = new _vx_image(context);
+	image->width = image->requestedWidth = width;
+	image->height = image->requestedHeight = height;
+	image->format = image->requestedFormat = format;
+	if (image->resolved())
+		settleLayout(image);
+	registerReference(image, Count::External);
+	return image;
+}
+
+vx_rectangle_t fullRectangle(vx_image image)
+{
+	return { 0, 0, image->width, image->height };
+}
+
+vx_status fillPixels(vx_image image, const vx_pixel_value_t &value)
+{
+	for (vx_uint32 p = 0; p < planeCount(image); p++) {
+		const PlaneView plane = planeView(image, p);
+		if (!plane.base)
+			return VX_ERROR_NO_MEMORY;
+		for (vx_uint32 y = 0; y < image->height; y += plane.format.subsampleY) {
+			for (vx_uint32 x = 0; x < image->width; x += plane.format.subsampleX)
+				uniformElement(image->format, value, p, x, elementAt(plane, x, y));
+		}
+	}
+	return VX_SUCCESS;
+}
 
 vx_status applyImageMeta(vx_meta_format meta, vx_image image)
 {
@@ -452,7 +446,7 @@ vx_image vxCreateUniformImage(vx_context context, vx_uint32 width, vx_uint32 hei
 		return image;
 
 	image->uniformValue = *value;
-	vx_status status = fillUniform(image);
+	vx_status status = fillPixels(image, *value);
 	if (status != VX_SUCCESS) {
 		release(image, Count::External);
 		return errorAs<vx_image>(context, status);
@@ -474,7 +468,7 @@ vx_image vxCreateImageFromHandle(vx_context context, vx_df_image color,
 		return errorAs<vx_image>(context, status);
 
 	/* Row-major planes: elements do not overlap, nor do rows. */
-	const Format &format = *findFormat(color);
+	const ImageFormat &format = *findFormat(color);
 	for (vx_uint32 p = 0; p < format.planeCount; p++) {
 		const PlaneFormat &plane = format.planes[p];
 		const int64_t columns = addrs[0].dim_x / plane.subsampleX;
@@ -497,13 +491,16 @@ vx_status vxSwapImageHandle(
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
-	if (image->memoryType != VX_MEMORY_TYPE_HOST || num_planes != image->handle.size())
+	/* Sub-images were not created from handle, even those of one. */
+	if (image->memoryType != VX_MEMORY_TYPE_HOST || image->root
+		|| num_planes != image->handle.size())
 		return VX_ERROR_INVALID_PARAMETERS;
 	for (vx_size p = 0; new_ptrs && p < num_planes; p++) {
 		if (!new_ptrs[p])
 			return VX_ERROR_INVALID_PARAMETERS;
 	}
-	if (!image->maps.empty())
+	/* Mapped through the image itself or one of its sub-images. */
+	if (image->openMaps)
 		return VX_FAILURE;
 
 	for (vx_size p = 0; p < num_planes; p++) {
@@ -512,6 +509,16 @@ vx_status vxSwapImageHandle(
 		image->handle[p].ptr = new_ptrs ? static_cast<uint8_t *>(new_ptrs[p]) : nullptr;
 	}
 	return VX_SUCCESS;
+}
+
+vx_status vxSetImagePixelValues(vx_image image, const vx_pixel_value_t *pixel_value)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(image, VX_TYPE_IMAGE) || image->isUniform || image->isVirtual)
+		return VX_ERROR_INVALID_REFERENCE;
+	if (!pixel_value)
+		return VX_ERROR_INVALID_PARAMETERS;
+	return fillPixels(image, *pixel_value);
 }
 
 vx_status vxReleaseImage(vx_image *image)
@@ -541,7 +548,7 @@ vx_status vxQueryImage(vx_image image, vx_enum attribute, void *ptr, vx_size siz
 	case VX_IMAGE_RANGE:
 		return writeAttribute<vx_enum>(ptr, size, VX_CHANNEL_RANGE_FULL);
 	case VX_IMAGE_MEMORY_TYPE:
-		return writeAttribute<vx_enum>(ptr, size, image->memoryType);
+		return writeAttribute<vx_enum>(ptr, size, memoryOwner(image)->memoryType);
 	case VX_IMAGE_IS_UNIFORM:
 		return writeAttribute<vx_bool>(
 			ptr, size, image->isUniform ? vx_true_e : vx_false_e);
@@ -631,6 +638,7 @@ vx_status vxMapImagePatch(vx_image image, const vx_rectangle_t *rect, vx_uint32 
 		*ptr = elementAt(plane, rect->start_x, rect->start_y);
 	}
 	*map_id = image->nextMapId++;
+	memoryOwner(image)->openMaps++;
 	return VX_SUCCESS;
 }
 
@@ -653,6 +661,7 @@ vx_status vxUnmapImagePatch(vx_image image, vx_map_id map_id)
 				elementSize * patchColumns(mapping.rect, plane.format), false);
 	}
 	image->maps.erase(it);
+	memoryOwner(image)->openMaps--;
 	return VX_SUCCESS;
 }
 

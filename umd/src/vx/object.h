@@ -201,6 +201,21 @@ struct _vx_image : _vx_reference {
 	std::vector<HandlePlane> handle;
 	std::map<vx_map_id, Mapping> maps;
 	vx_map_id nextMapId = 1;
+
+	/*
+	 * A sub-image (vxCreateImageFromROI, vxCreateImageFromChannel) owns
+	 * no memory: it views part of root's, the image at the top of its
+	 * chain of parents, which it keeps alive. Pixel (x, y) of the view
+	 * is pixel (originX + x * scaleX, originY + y * scaleY) of the root;
+	 * plane p of the view is plane rootPlanes[p] of the root. Null root:
+	 * the image owns its memory.
+	 */
+	vx_image root = nullptr;
+	vx_uint32 originX = 0, originY = 0;
+	vx_uint32 scaleX = 1, scaleY = 1;
+	std::vector<vx_uint32> rootPlanes;
+	/* On the image owning memory: mappings open on it or any view. */
+	vx_uint32 openMaps = 0;
 };
 
 struct _vx_meta_format : _vx_reference {
@@ -358,6 +373,11 @@ vx_status applyImageMeta(vx_meta_format meta, vx_image image);
 /* Sets the valid rectangles of the node's output images, through the
  * kernel's VX_VALID_RECT_CALLBACK where it has one. */
 vx_status updateValidRectangles(vx_node node);
+/* The object owning @ref's memory: the root of a sub-image, else @ref. */
+vx_reference memoryOwnerOf(vx_reference ref);
+/* Whether @a and @b use some of the same memory: the same object, or images
+ * with overlapping parts of one root's planes (image_view.cpp). */
+bool sharesMemory(vx_reference a, vx_reference b);
 
 /* Graph internals shared between files. */
 /* One more execution of @duration ns between @begin and @end in @perf. */
