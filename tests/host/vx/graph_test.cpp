@@ -389,3 +389,102 @@ TEST_F(GraphParameters, SetByIndexRebindsTheNodeParameter)
 	vxReleaseGraph(&graph);
 	vxReleaseKernel(&kernel);
 }
+
+TEST_F(Graph, AttributesAreReadOnly)
+{
+	vx_graph graph = vxCreateGraph(context);
+	vx_uint32 count = 5;
+	EXPECT_EQ(vxSetGraphAttribute(graph, VX_GRAPH_NUMNODES, &count, sizeof(count)),
+		VX_ERROR_NOT_SUPPORTED);
+	ASSERT_EQ(vxQueryGraph(graph, VX_GRAPH_NUMNODES, &count, sizeof(count)), VX_SUCCESS);
+	EXPECT_EQ(count, 0u);
+	EXPECT_EQ(vxSetGraphAttribute(nullptr, VX_GRAPH_NUMNODES, &count, sizeof(count)),
+		VX_ERROR_INVALID_REFERENCE);
+	vxReleaseGraph(&graph);
+}
+
+namespace {
+
+/* "vdla.test.scalar_source" writes 42 to its output scalar;
+ * "vdla.test.scalar_sink" records what its input scalar holds. */
+std::vector<vx_uint32> &sunk()
+{
+	static std::vector<vx_uint32> values;
+	return values;
+}
+
+vx_status VX_CALLBACK runSource(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	vx_uint32 value = 42;
+	return vxCopyScalar(reinterpret_cast<vx_scalar>(parameters[0]), &value, VX_WRITE_ONLY,
+		VX_MEMORY_TYPE_HOST);
+}
+
+vx_status VX_CALLBACK runSink(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	vx_uint32 value = 0;
+	vx_status status = vxCopyScalar(reinterpret_cast<vx_scalar>(parameters[0]), &value,
+		VX_READ_ONLY, VX_MEMORY_TYPE_HOST);
+	sunk().push_back(value);
+	return status;
+}
+
+/* The output is a UINT32; an input has no meta format to set. */
+vx_status VX_CALLBACK validateScalars(
+	vx_node node, const vx_reference *, vx_uint32, vx_meta_format metas[])
+{
+	vx_enum direction = VX_INPUT;
+	vx_parameter parameter = vxGetParameterByIndex(node, 0);
+	vxQueryParameter(parameter, VX_PARAMETER_DIRECTION, &direction, sizeof(direction));
+	vxReleaseParameter(&parameter);
+	if (direction == VX_INPUT)
+		return VX_SUCCESS;
+	vx_enum type = VX_TYPE_UINT32;
+	return vxSetMetaFormatAttribute(metas[0], VX_SCALAR_TYPE, &type, sizeof(type));
+}
+
+vx_kernel scalarKernel(
+	vx_context context, const char *name, vx_enum id, vx_kernel_f run, vx_enum direction)
+{
+	vx_kernel kernel = vxAddUserKernel(context, name, VX_KERNEL_BASE(VX_ID_USER, 0) + id, run,
+		1, validateScalars, nullptr, nullptr);
+	EXPECT_EQ(vxGetStatus(ref(kernel)), VX_SUCCESS);
+	vxAddParameterToKernel(kernel, 0, direction, VX_TYPE_SCALAR, VX_PARAMETER_STATE_REQUIRED);
+	EXPECT_EQ(vxFinalizeKernel(kernel), VX_SUCCESS);
+	return kernel;
+}
+
+} /* namespace */
+
+TEST_F(Execution, VirtualScalarCarriesAValueFromProducerToConsumer)
+{
+	sunk().clear();
+	vx_kernel source
+		= scalarKernel(context, "vdla.test.scalar_source", 20, runSource, VX_OUTPUT);
+	vx_kernel sink = scalarKernel(context, "vdla.test.scalar_sink", 21, runSink, VX_INPUT);
+	vx_graph graph = vxCreateGraph(context);
+	vx_scalar link = vxCreateVirtualScalar(graph, VX_TYPE_UINT32);
+
+	/* The consumer first: the data, not creation, orders them. */
+	vx_node consumer = vxCreateGenericNode(graph, sink);
+	vx_node producer = vxCreateGenericNode(graph, source);
+	ASSERT_EQ(vxSetParameterByIndex(consumer, 0, ref(link)), VX_SUCCESS);
+	ASSERT_EQ(vxSetParameterByIndex(producer, 0, ref(link)), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	ASSERT_EQ(sunk(), std::vector<vx_uint32>{ 42 });
+
+	/* A virtual scalar of another graph is out of scope. */
+	vx_graph other = vxCreateGraph(context);
+	vx_scalar foreign = vxCreateVirtualScalar(other, VX_TYPE_UINT32);
+	ASSERT_EQ(vxSetParameterByIndex(consumer, 0, ref(foreign)), VX_SUCCESS);
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_INVALID_SCOPE);
+
+	vxReleaseScalar(&foreign);
+	vxReleaseGraph(&other);
+	vxReleaseNode(&consumer);
+	vxReleaseNode(&producer);
+	vxReleaseScalar(&link);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&sink);
+	vxReleaseKernel(&source);
+}

@@ -55,6 +55,60 @@ TEST_F(Context, ReferencesCountsLiveObjectsExactly)
 	EXPECT_EQ(references(), before);
 }
 
+TEST_F(Context, ImmediateBorderAndPolicyAreSetAndReadBack)
+{
+	vx_border_t border = {}, read = {};
+	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_IMMEDIATE_BORDER, &read, sizeof(read)),
+		VX_SUCCESS);
+	EXPECT_EQ(read.mode, VX_BORDER_UNDEFINED);
+
+	border.mode = VX_BORDER_CONSTANT;
+	border.constant_value.U8 = 9;
+	ASSERT_EQ(vxSetContextAttribute(
+			  context, VX_CONTEXT_IMMEDIATE_BORDER, &border, sizeof(border)),
+		VX_SUCCESS);
+	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_IMMEDIATE_BORDER, &read, sizeof(read)),
+		VX_SUCCESS);
+	EXPECT_EQ(read.mode, VX_BORDER_CONSTANT);
+	EXPECT_EQ(read.constant_value.U8, 9);
+
+	vx_enum policy = VX_BORDER_POLICY_RETURN_ERROR, got = 0;
+	ASSERT_EQ(vxSetContextAttribute(
+			  context, VX_CONTEXT_IMMEDIATE_BORDER_POLICY, &policy, sizeof(policy)),
+		VX_SUCCESS);
+	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_IMMEDIATE_BORDER_POLICY, &got, sizeof(got)),
+		VX_SUCCESS);
+	EXPECT_EQ(got, VX_BORDER_POLICY_RETURN_ERROR);
+}
+
+TEST_F(Context, SetRejectsBadValuesAndReadOnlyAttributes)
+{
+	vx_border_t border = {};
+	border.mode = VX_BORDER_CONSTANT + 100;
+	EXPECT_EQ(vxSetContextAttribute(
+			  context, VX_CONTEXT_IMMEDIATE_BORDER, &border, sizeof(border)),
+		VX_ERROR_INVALID_VALUE);
+	border.mode = VX_BORDER_REPLICATE;
+	EXPECT_EQ(vxSetContextAttribute(context, VX_CONTEXT_IMMEDIATE_BORDER, &border, 4),
+		VX_ERROR_INVALID_PARAMETERS);
+	vx_enum policy = VX_BORDER_UNDEFINED;
+	EXPECT_EQ(vxSetContextAttribute(
+			  context, VX_CONTEXT_IMMEDIATE_BORDER_POLICY, &policy, sizeof(policy)),
+		VX_ERROR_INVALID_VALUE);
+
+	/* Nothing changed. */
+	vx_border_t read = {};
+	vxQueryContext(context, VX_CONTEXT_IMMEDIATE_BORDER, &read, sizeof(read));
+	EXPECT_EQ(read.mode, VX_BORDER_UNDEFINED);
+
+	vx_uint16 vendor = 7;
+	EXPECT_EQ(vxSetContextAttribute(context, VX_CONTEXT_VENDOR_ID, &vendor, sizeof(vendor)),
+		VX_ERROR_NOT_SUPPORTED);
+	EXPECT_EQ(vxSetContextAttribute(
+			  nullptr, VX_CONTEXT_IMMEDIATE_BORDER, &border, sizeof(border)),
+		VX_ERROR_INVALID_REFERENCE);
+}
+
 /* tensor_add, then the seven neural-network layer kernels. */
 TEST_F(Context, UniqueKernelTableListsBuiltinTensorAdd)
 {
@@ -218,6 +272,30 @@ TEST_F(Scalar, CopyRejectsBadUsageAndMemoryType)
 	EXPECT_EQ(vxCopyScalar(scalar, &value, VX_READ_ONLY, VX_MEMORY_TYPE_NONE),
 		VX_ERROR_INVALID_PARAMETERS);
 	vxReleaseScalar(&scalar);
+}
+
+TEST_F(Scalar, VirtualScalarHasItsTypeAndIsNotAccessibleOutsideItsGraph)
+{
+	vx_graph graph = vxCreateGraph(context);
+	vx_scalar scalar = vxCreateVirtualScalar(graph, VX_TYPE_UINT32);
+	ASSERT_EQ(vxGetStatus(ref(scalar)), VX_SUCCESS);
+	vx_enum type = 0;
+	ASSERT_EQ(vxQueryScalar(scalar, VX_SCALAR_TYPE, &type, sizeof(type)), VX_SUCCESS);
+	EXPECT_EQ(type, VX_TYPE_UINT32);
+	vx_uint32 value = 0;
+	EXPECT_EQ(vxCopyScalar(scalar, &value, VX_READ_ONLY, VX_MEMORY_TYPE_HOST),
+		VX_ERROR_OPTIMIZED_AWAY);
+
+	EXPECT_EQ(vxGetStatus(ref(vxCreateVirtualScalar(graph, VX_TYPE_TENSOR))),
+		VX_ERROR_INVALID_TYPE);
+	EXPECT_EQ(vxCreateVirtualScalar(nullptr, VX_TYPE_UINT32), nullptr);
+
+	/* The scalar keeps its graph alive. */
+	const vx_uint32 before = references();
+	vxReleaseGraph(&graph);
+	EXPECT_EQ(references(), before);
+	vxReleaseScalar(&scalar);
+	EXPECT_EQ(references(), before - 2);
 }
 
 class TensorTypes : public VxTest, public ::testing::WithParamInterface<vx_enum>

@@ -17,6 +17,8 @@ extern "C" {
 VX_API_ENTRY vx_context VX_API_CALL vxCreateContext(void);
 VX_API_ENTRY vx_status VX_API_CALL vxReleaseContext(vx_context *context);
 VX_API_ENTRY vx_context VX_API_CALL vxGetContext(vx_reference reference);
+VX_API_ENTRY vx_status VX_API_CALL vxSetContextAttribute(
+	vx_context context, vx_enum attribute, const void *ptr, vx_size size);
 VX_API_ENTRY vx_status VX_API_CALL vxQueryContext(
 	vx_context context, vx_enum attribute, void *ptr, vx_size size);
 VX_API_ENTRY vx_status VX_API_CALL vxAllocateUserKernelId(
@@ -46,6 +48,7 @@ VX_API_ENTRY vx_status VX_API_CALL vxDirective(vx_reference reference, vx_enum d
 /* Scalars */
 VX_API_ENTRY vx_scalar VX_API_CALL vxCreateScalar(
 	vx_context context, vx_enum data_type, const void *ptr);
+VX_API_ENTRY vx_scalar VX_API_CALL vxCreateVirtualScalar(vx_graph graph, vx_enum data_type);
 VX_API_ENTRY vx_scalar VX_API_CALL vxCreateScalarWithSize(
 	vx_context context, vx_enum data_type, const void *ptr, vx_size size);
 VX_API_ENTRY vx_status VX_API_CALL vxReleaseScalar(vx_scalar *scalar);
@@ -168,6 +171,8 @@ VX_API_ENTRY vx_status VX_API_CALL vxVerifyGraph(vx_graph graph);
 VX_API_ENTRY vx_status VX_API_CALL vxProcessGraph(vx_graph graph);
 VX_API_ENTRY vx_status VX_API_CALL vxScheduleGraph(vx_graph graph);
 VX_API_ENTRY vx_status VX_API_CALL vxWaitGraph(vx_graph graph);
+VX_API_ENTRY vx_status VX_API_CALL vxSetGraphAttribute(
+	vx_graph graph, vx_enum attribute, const void *ptr, vx_size size);
 VX_API_ENTRY vx_status VX_API_CALL vxQueryGraph(
 	vx_graph graph, vx_enum attribute, void *ptr, vx_size size);
 VX_API_ENTRY vx_bool VX_API_CALL vxIsGraphVerified(vx_graph graph);

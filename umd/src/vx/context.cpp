@@ -106,6 +106,10 @@ vx_status vxQueryContext(vx_context context, vx_enum attribute, void *ptr, vx_si
 		return VX_SUCCESS;
 	case VX_CONTEXT_MAX_TENSOR_DIMS:
 		return writeAttribute<vx_size>(ptr, size, kMaxTensorDims);
+	case VX_CONTEXT_IMMEDIATE_BORDER:
+		return writeAttribute(ptr, size, context->immediateBorder);
+	case VX_CONTEXT_IMMEDIATE_BORDER_POLICY:
+		return writeAttribute<vx_enum>(ptr, size, context->immediateBorderPolicy);
 	case VX_CONTEXT_UNIQUE_KERNEL_TABLE: {
 		vx_uint32 count = uniqueKernels(context);
 		if (!ptr || size != count * sizeof(vx_kernel_info_t))
@@ -122,6 +126,43 @@ vx_status vxQueryContext(vx_context context, vx_enum attribute, void *ptr, vx_si
 		return VX_SUCCESS;
 	}
 	default:
+		return VX_ERROR_NOT_SUPPORTED;
+	}
+}
+
+vx_status vxSetContextAttribute(
+	vx_context context, vx_enum attribute, const void *ptr, vx_size size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(context, VX_TYPE_CONTEXT))
+		return VX_ERROR_INVALID_REFERENCE;
+
+	switch (attribute) {
+	case VX_CONTEXT_IMMEDIATE_BORDER: {
+		vx_border_t border;
+		vx_status status = readAttribute(ptr, size, border);
+		if (status != VX_SUCCESS)
+			return status;
+		if (!isBorderMode(border.mode))
+			return VX_ERROR_INVALID_VALUE;
+		context->immediateBorder = border;
+		return VX_SUCCESS;
+	}
+	case VX_CONTEXT_IMMEDIATE_BORDER_POLICY: {
+		vx_enum policy;
+		vx_status status = readAttribute(ptr, size, policy);
+		if (status != VX_SUCCESS)
+			return status;
+		if (policy != VX_BORDER_POLICY_DEFAULT_TO_UNDEFINED
+			&& policy != VX_BORDER_POLICY_RETURN_ERROR)
+			return VX_ERROR_INVALID_VALUE;
+		context->immediateBorderPolicy = policy;
+		return VX_SUCCESS;
+	}
+	default:
+		/* The other context attributes are read-only. */
+		log(context, VX_ERROR_NOT_SUPPORTED,
+			"vxSetContextAttribute: attribute %#x cannot be set", unsigned(attribute));
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }

@@ -55,6 +55,12 @@ void _vx_tensor_t::teardown()
 		release(reinterpret_cast<vx_reference>(scope), Count::Internal);
 }
 
+void _vx_scalar::teardown()
+{
+	if (scope)
+		release(reinterpret_cast<vx_reference>(scope), Count::Internal);
+}
+
 namespace {
 
 bool isScalarType(vx_enum type)
@@ -109,6 +115,20 @@ vx_scalar vxCreateScalarWithSize(
 	return scalar;
 }
 
+vx_scalar vxCreateVirtualScalar(vx_graph graph, vx_enum data_type)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	vx_scalar scalar = vxCreateScalar(graph->context, data_type, nullptr);
+	if (!isValid(scalar, VX_TYPE_SCALAR))
+		return scalar;
+	scalar->isVirtual = true;
+	scalar->scope = graph;
+	retain(graph, Count::Internal);
+	return scalar;
+}
+
 vx_scalar vxCreateScalar(vx_context context, vx_enum data_type, const void *ptr)
 {
 	return vxCreateScalarWithSize(context, data_type, ptr, typeSize(data_type));
@@ -138,9 +158,12 @@ vx_status vxCopyScalarWithSize(
 	ApiLock lock(apiLock());
 	if (!isValid(scalar, VX_TYPE_SCALAR))
 		return VX_ERROR_INVALID_REFERENCE;
+	vx_status status = checkAccessible(scalar->isVirtual, scalar->scope);
+	if (status != VX_SUCCESS)
+		return status;
 	if (!user_ptr || size != scalar->value.size())
 		return VX_ERROR_INVALID_PARAMETERS;
-	vx_status status = checkMemory(usage, user_mem_type, false);
+	status = checkMemory(usage, user_mem_type, false);
 	if (status != VX_SUCCESS)
 		return status;
 	if (usage == VX_READ_ONLY)

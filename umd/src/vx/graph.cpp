@@ -78,6 +78,8 @@ vx_graph virtualScope(vx_reference ref)
 		return reinterpret_cast<vx_tensor>(ref)->scope;
 	if (ref->type == VX_TYPE_IMAGE && reinterpret_cast<vx_image>(ref)->isVirtual)
 		return reinterpret_cast<vx_image>(ref)->scope;
+	if (ref->type == VX_TYPE_SCALAR && reinterpret_cast<vx_scalar>(ref)->isVirtual)
+		return reinterpret_cast<vx_scalar>(ref)->scope;
 	return nullptr;
 }
 
@@ -590,6 +592,17 @@ vx_status vxQueryGraph(vx_graph graph, vx_enum attribute, void *ptr, vx_size siz
 	}
 }
 
+vx_status vxSetGraphAttribute(vx_graph graph, vx_enum attribute, const void *, vx_size)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	/* Every graph attribute of OpenVX 1.3.1 is read-only. */
+	log(graph, VX_ERROR_NOT_SUPPORTED, "vxSetGraphAttribute: attribute %#x cannot be set",
+		unsigned(attribute));
+	return VX_ERROR_NOT_SUPPORTED;
+}
+
 vx_bool vxIsGraphVerified(vx_graph graph)
 {
 	ApiLock lock(apiLock());
@@ -697,8 +710,7 @@ vx_status vxSetNodeAttribute(vx_node node, vx_enum attribute, const void *ptr, v
 		vx_status status = readAttribute(ptr, size, border);
 		if (status != VX_SUCCESS)
 			return status;
-		if (border.mode != VX_BORDER_UNDEFINED && border.mode != VX_BORDER_CONSTANT
-			&& border.mode != VX_BORDER_REPLICATE)
+		if (!isBorderMode(border.mode))
 			return VX_ERROR_INVALID_VALUE;
 		if (memcmp(&border, &node->border, sizeof(border)) && node->graph)
 			markUnverified(node->graph);

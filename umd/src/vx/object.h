@@ -110,13 +110,22 @@ struct _vx_context : _vx_reference {
 	 */
 	bool loggingEnabled = true;
 	bool performanceEnabled = false;
+
+	/* Settable for the immediate mode functions (vxSetContextAttribute),
+	 * which this implementation does not provide; kept and reported. */
+	vx_border_t immediateBorder = { VX_BORDER_UNDEFINED, {} };
+	vx_enum immediateBorderPolicy = VX_BORDER_POLICY_DEFAULT_TO_UNDEFINED;
 };
 
 struct _vx_scalar : _vx_reference {
 	explicit _vx_scalar(vx_context context) : _vx_reference(VX_TYPE_SCALAR, context) { }
+	void teardown() override;
 
 	vx_enum dataType = VX_TYPE_INVALID;
 	std::vector<uint8_t> value;
+	/* vxCreateVirtualScalar: reachable by the kernels of scope only. */
+	bool isVirtual = false;
+	vx_graph scope = nullptr;
 };
 
 struct _vx_tensor_t : _vx_reference {
@@ -363,6 +372,8 @@ bool isTensorType(vx_enum type);
 /* Same object type and the same meta data (dimensions, element types,
  * image size and format). */
 bool sameMetaData(vx_reference a, vx_reference b);
+/* Border modes a node or the context may be given. */
+bool isBorderMode(vx_enum mode);
 /* Whether ref may be bound to a kernel parameter declared with type. */
 bool matchesParameterType(vx_enum type, vx_reference ref);
 

@@ -246,6 +246,12 @@ bool sameMetaData(vx_reference a, vx_reference b)
 	return true;
 }
 
+bool isBorderMode(vx_enum mode)
+{
+	return mode == VX_BORDER_UNDEFINED || mode == VX_BORDER_CONSTANT
+		|| mode == VX_BORDER_REPLICATE;
+}
+
 bool matchesParameterType(vx_enum type, vx_reference ref)
 {
 	if (type == VX_TYPE_REFERENCE || type == ref->type)
