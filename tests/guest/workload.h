@@ -37,6 +37,13 @@ vdla_task_surface surfaceOf(uint16_t index, uint64_t offset, const Tensor &t);
 
 /* ---- Encoding reference parameters ------------------------------------- */
 
+/*
+ * These write the CPU reference's parameters straight into the ABI's
+ * structs instead of going through libvdla's TaskBuilder: the submission
+ * suite tests the driver and firmware on their own, and its error tests
+ * edit the encoded operations into tasks TaskBuilder would refuse to write.
+ */
+
 vdla_task_conv encodeConv(const vdla_task_surface &src, const vdla_task_surface &wgt,
 	const vdla_task_surface &dst, const vdla_ref::ConvParams &p, uint32_t fly = 0);
 /* SDP with per-tensor parameters (no per-channel arrays, no LUT); @ew when p.ew is on. */
