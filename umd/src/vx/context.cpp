@@ -140,11 +140,9 @@ vx_status vxSetContextAttribute(
 	switch (attribute) {
 	case VX_CONTEXT_IMMEDIATE_BORDER: {
 		vx_border_t border;
-		vx_status status = readAttribute(ptr, size, border);
+		vx_status status = readBorder(ptr, size, border);
 		if (status != VX_SUCCESS)
 			return status;
-		if (!isBorderMode(border.mode))
-			return VX_ERROR_INVALID_VALUE;
 		context->immediateBorder = border;
 		return VX_SUCCESS;
 	}

@@ -707,11 +707,9 @@ vx_status vxSetNodeAttribute(vx_node node, vx_enum attribute, const void *ptr, v
 	switch (attribute) {
 	case VX_NODE_BORDER: {
 		vx_border_t border;
-		vx_status status = readAttribute(ptr, size, border);
+		vx_status status = readBorder(ptr, size, border);
 		if (status != VX_SUCCESS)
 			return status;
-		if (!isBorderMode(border.mode))
-			return VX_ERROR_INVALID_VALUE;
 		if (memcmp(&border, &node->border, sizeof(border)) && node->graph)
 			markUnverified(node->graph);
 		node->border = border;

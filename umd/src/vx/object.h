@@ -372,8 +372,9 @@ bool isTensorType(vx_enum type);
 /* Same object type and the same meta data (dimensions, element types,
  * image size and format). */
 bool sameMetaData(vx_reference a, vx_reference b);
-/* Border modes a node or the context may be given. */
-bool isBorderMode(vx_enum mode);
+/* Reads a vx_border_t attribute: the size must match and the mode be one
+ * of the three (VX_ERROR_INVALID_VALUE otherwise). */
+vx_status readBorder(const void *ptr, vx_size size, vx_border_t &border);
 /* Whether ref may be bound to a kernel parameter declared with type. */
 bool matchesParameterType(vx_enum type, vx_reference ref);
 

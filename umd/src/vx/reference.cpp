@@ -246,10 +246,15 @@ bool sameMetaData(vx_reference a, vx_reference b)
 	return true;
 }
 
-bool isBorderMode(vx_enum mode)
+vx_status readBorder(const void *ptr, vx_size size, vx_border_t &border)
 {
-	return mode == VX_BORDER_UNDEFINED || mode == VX_BORDER_CONSTANT
-		|| mode == VX_BORDER_REPLICATE;
+	vx_status status = readAttribute(ptr, size, border);
+	if (status != VX_SUCCESS)
+		return status;
+	if (border.mode != VX_BORDER_UNDEFINED && border.mode != VX_BORDER_CONSTANT
+		&& border.mode != VX_BORDER_REPLICATE)
+		return VX_ERROR_INVALID_VALUE;
+	return VX_SUCCESS;
 }
 
 bool matchesParameterType(vx_enum type, vx_reference ref)
