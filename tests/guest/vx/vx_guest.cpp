@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "vx_guest.h"
 
+#include <VX/vx_vdla.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -176,7 +178,7 @@ vx_tensor VxTest::output(const TensorSpec &spec)
 		vxReleaseGraph(&graph);
 		if (status != VX_SUCCESS)
 			return ::testing::AssertionFailure()
-			       << (pass == 0 ? target : "cpu") << " graph: status " << status;
+				<< (pass == 0 ? target : "cpu") << " graph: status " << status;
 	}
 	return ::testing::AssertionSuccess();
 }
@@ -195,9 +197,28 @@ vx_tensor VxTest::output(const TensorSpec &spec)
 	}
 	if (!bad)
 		return ::testing::AssertionSuccess();
-	return ::testing::AssertionFailure() << bad << " of " << x.size()
-					     << " elements differ; first at " << first << ": dla "
-					     << x[first] << " cpu " << y[first];
+	return ::testing::AssertionFailure()
+		<< bad << " of " << x.size() << " elements differ; first at " << first << ": dla "
+		<< x[first] << " cpu " << y[first];
+}
+
+::testing::AssertionResult refusedOnDlaRunsOnCpu(vx_graph graph, vx_node node)
+{
+	if (vx_status status = vxSetNodeTarget(node, VX_TARGET_STRING, "dla"))
+		return ::testing::AssertionFailure() << "setting \"dla\" gave " << status;
+	if (vx_status status = vxVerifyGraph(graph); status != VX_ERROR_NOT_SUPPORTED)
+		return ::testing::AssertionFailure()
+			<< "verification on \"dla\" gave " << status << ", not NOT_SUPPORTED";
+	if (vx_status status = vxSetNodeTarget(node, VX_TARGET_STRING, "any"))
+		return ::testing::AssertionFailure() << "setting \"any\" gave " << status;
+	if (vx_status status = vxProcessGraph(graph))
+		return ::testing::AssertionFailure() << "running on \"any\" gave " << status;
+	vx_enum target = VX_VDLA_TARGET_DLA;
+	if (vx_status status = vxQueryNode(node, VX_NODE_VDLA_TARGET, &target, sizeof(target)))
+		return ::testing::AssertionFailure() << "querying the target gave " << status;
+	if (target != VX_VDLA_TARGET_CPU)
+		return ::testing::AssertionFailure() << "the node runs on the DLA, not the CPU";
+	return ::testing::AssertionSuccess();
 }
 
 } /* namespace vx_guest */

@@ -59,6 +59,13 @@ protected:
 	std::vector<vx_reference> owned_;
 };
 
+/*
+ * @node of @graph, set to "dla", fails verification with
+ * VX_ERROR_NOT_SUPPORTED; set to "any", the graph runs with the node on
+ * the CPU.
+ */
+::testing::AssertionResult refusedOnDlaRunsOnCpu(vx_graph graph, vx_node node);
+
 /* Integer tensors: equal element for element; float: |a-b| <= tolerance. */
 ::testing::AssertionResult sameValues(vx_tensor a, vx_tensor b, double tolerance = 0);
 
