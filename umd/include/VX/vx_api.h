@@ -64,6 +64,13 @@ VX_API_ENTRY vx_tensor VX_API_CALL vxCreateTensor(vx_context context, vx_size nu
 	const vx_size *dims, vx_enum data_type, vx_int8 fixed_point_position);
 VX_API_ENTRY vx_tensor VX_API_CALL vxCreateVirtualTensor(vx_graph graph, vx_size number_of_dims,
 	const vx_size *dims, vx_enum data_type, vx_int8 fixed_point_position);
+VX_API_ENTRY vx_tensor VX_API_CALL vxCreateTensorFromHandle(vx_context context,
+	vx_size number_of_dims, const vx_size *dims, vx_enum data_type,
+	vx_int8 fixed_point_position, const vx_size *stride, void *ptr, vx_enum memory_type);
+VX_API_ENTRY vx_status VX_API_CALL vxSwapTensorHandle(
+	vx_tensor tensor, void *new_ptr, void **prev_ptr);
+VX_API_ENTRY vx_tensor VX_API_CALL vxCreateTensorFromView(vx_tensor tensor,
+	vx_size number_of_dims, const vx_size *view_start, const vx_size *view_end);
 VX_API_ENTRY vx_status VX_API_CALL vxReleaseTensor(vx_tensor *tensor);
 VX_API_ENTRY vx_status VX_API_CALL vxQueryTensor(
 	vx_tensor tensor, vx_enum attribute, void *ptr, vx_size size);

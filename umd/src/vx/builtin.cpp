@@ -2,6 +2,7 @@
 /* The standard kernels vdla runs on the host CPU. */
 
 #include "object.h"
+#include "tensor_layout.h"
 
 #include <algorithm>
 #include <limits>
@@ -57,6 +58,21 @@ template <typename T> void addElements(const T *a, const T *b, T *out, vx_size c
 	}
 }
 
+/*
+ * The elements of @tensor packed: its memory when it owns packed memory,
+ * else a packed copy in @copy (of the tensor's values when @read).
+ */
+uint8_t *packedElements(vx_tensor tensor, std::vector<uint8_t> &copy, bool read)
+{
+	uint8_t *memory = tensor->storage();
+	if (!memory || !stagedOnDevice(tensor))
+		return memory;
+	copy.resize(tensor->byteSize());
+	if (read)
+		readPacked(tensor, copy.data());
+	return copy.data();
+}
+
 vx_status VX_CALLBACK runTensorAdd(vx_node, const vx_reference *parameters, vx_uint32)
 {
 	ApiLock lock(apiLock());
@@ -65,29 +81,35 @@ vx_status VX_CALLBACK runTensorAdd(vx_node, const vx_reference *parameters, vx_u
 	auto out = reinterpret_cast<vx_tensor>(parameters[3]);
 	const bool saturate = scalarEnum(parameters[2]) == VX_CONVERT_POLICY_SATURATE;
 	const vx_size count = a->byteSize() / a->elementSize();
+	std::vector<uint8_t> copyA, copyB, copyOut;
+	const uint8_t *pa = packedElements(a, copyA, true);
+	const uint8_t *pb = packedElements(b, copyB, true);
+	uint8_t *po = packedElements(out, copyOut, false);
+	if (!pa || !pb || !po)
+		return VX_ERROR_NO_MEMORY;
 
 	switch (a->dataType) {
 	case VX_TYPE_INT8:
-		addElements(reinterpret_cast<const int8_t *>(a->storage()),
-			reinterpret_cast<const int8_t *>(b->storage()),
-			reinterpret_cast<int8_t *>(out->storage()), count, saturate);
+		addElements(reinterpret_cast<const int8_t *>(pa), reinterpret_cast<const int8_t *>(pb),
+			reinterpret_cast<int8_t *>(po), count, saturate);
 		break;
 	case VX_TYPE_UINT8:
-		addElements(a->storage(), b->storage(), out->storage(), count, saturate);
+		addElements(pa, pb, po, count, saturate);
 		break;
 	case VX_TYPE_INT16:
-		addElements(reinterpret_cast<const int16_t *>(a->storage()),
-			reinterpret_cast<const int16_t *>(b->storage()),
-			reinterpret_cast<int16_t *>(out->storage()), count, saturate);
+		addElements(reinterpret_cast<const int16_t *>(pa),
+			reinterpret_cast<const int16_t *>(pb), reinterpret_cast<int16_t *>(po), count,
+			saturate);
 		break;
 	case VX_TYPE_FLOAT32:
-		addElements(reinterpret_cast<const float *>(a->storage()),
-			reinterpret_cast<const float *>(b->storage()),
-			reinterpret_cast<float *>(out->storage()), count, saturate);
+		addElements(reinterpret_cast<const float *>(pa), reinterpret_cast<const float *>(pb),
+			reinterpret_cast<float *>(po), count, saturate);
 		break;
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}
+	if (po == copyOut.data())
+		writePacked(out, po);
 	return VX_SUCCESS;
 }
 

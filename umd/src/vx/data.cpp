@@ -2,6 +2,7 @@
 /* Scalars and tensors. */
 
 #include "object.h"
+#include "tensor_layout.h"
 
 #include <vdla/buffer.h>
 
@@ -24,17 +25,26 @@ vx_size _vx_tensor_t::byteSize() const
 
 std::vector<vx_size> _vx_tensor_t::strides() const
 {
-	std::vector<vx_size> result(dims.size());
-	vx_size stride = elementSize();
-	for (size_t i = 0; i < dims.size(); i++) {
-		result[i] = stride;
-		stride *= dims[i];
-	}
-	return result;
+	if (root)
+		return root->strides();
+	if (fromHandle)
+		return handleStrides;
+	return packedStrides(dims, elementSize());
 }
 
 uint8_t *_vx_tensor_t::storage()
 {
+	if (root) {
+		uint8_t *base = root->storage();
+		if (!base)
+			return nullptr;
+		const std::vector<vx_size> rootStrides = root->strides();
+		for (size_t d = 0; d < rootStart.size(); d++)
+			base += rootStart[d] * rootStrides[d];
+		return base;
+	}
+	if (fromHandle)
+		return handle;
 	if (buffer && buffer->data() && buffer->size() >= byteSize())
 		return buffer->data();
 	if (data.size() != byteSize())
@@ -53,6 +63,8 @@ void _vx_tensor_t::teardown()
 {
 	if (scope)
 		release(reinterpret_cast<vx_reference>(scope), Count::Internal);
+	if (root)
+		release(reinterpret_cast<vx_reference>(root), Count::Internal);
 }
 
 void _vx_scalar::teardown()
@@ -69,7 +81,11 @@ bool isScalarType(vx_enum type)
 		|| (type >= VX_TYPE_USER_STRUCT_START && type <= VX_TYPE_VENDOR_STRUCT_END);
 }
 
-vx_status checkView(vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end)
+} /* namespace */
+
+namespace vdla::vx {
+
+vx_status checkTensorView(vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end)
 {
 	if (!tensor->resolved() || numDims != tensor->dims.size() || !start || !end)
 		return VX_ERROR_INVALID_PARAMETERS;
@@ -92,7 +108,7 @@ vx_tensor newTensor(vx_context context, vx_size numDims, const vx_size *dims, vx
 	return tensor;
 }
 
-} /* namespace */
+} /* namespace vdla::vx */
 
 extern "C" {
 
@@ -257,7 +273,7 @@ vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_s
 		return VX_ERROR_INVALID_REFERENCE;
 	vx_status status = checkAccessible(tensor->isVirtual, tensor->scope);
 	if (status == VX_SUCCESS)
-		status = checkView(tensor, number_of_dims, view_start, view_end);
+		status = checkTensorView(tensor, number_of_dims, view_start, view_end);
 	if (status == VX_SUCCESS)
 		status = checkMemory(usage, user_memory_type, false);
 	if (status != VX_SUCCESS)
@@ -265,29 +281,21 @@ vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_s
 	if (!user_stride || !user_ptr)
 		return VX_ERROR_INVALID_PARAMETERS;
 
-	const vx_size element = tensor->elementSize();
-	const std::vector<vx_size> strides = tensor->strides();
 	uint8_t *base = tensor->storage();
+	if (!base)
+		return VX_ERROR_NO_MEMORY;
+	const std::vector<vx_size> strides = tensor->strides();
+	for (vx_size d = 0; d < number_of_dims; d++)
+		base += view_start[d] * strides[d];
+	std::vector<vx_size> patch(number_of_dims);
+	for (vx_size d = 0; d < number_of_dims; d++)
+		patch[d] = view_end[d] - view_start[d];
 	auto user = static_cast<uint8_t *>(user_ptr);
-
-	/* Walk the patch element by element; index[] counts from view_start. */
-	std::vector<vx_size> index(number_of_dims, 0);
-	while (true) {
-		vx_size tensorOffset = 0, userOffset = 0;
-		for (vx_size d = 0; d < number_of_dims; d++) {
-			tensorOffset += (view_start[d] + index[d]) * strides[d];
-			userOffset += index[d] * user_stride[d];
-		}
-		if (usage == VX_READ_ONLY)
-			memcpy(user + userOffset, base + tensorOffset, element);
-		else
-			memcpy(base + tensorOffset, user + userOffset, element);
-
-		vx_size d = 0;
-		while (d < number_of_dims && ++index[d] == view_end[d] - view_start[d])
-			index[d++] = 0;
-		if (d == number_of_dims)
-			break;
+	if (usage == VX_READ_ONLY) {
+		copyElements(patch, tensor->elementSize(), base, strides.data(), user, user_stride);
+	} else {
+		copyElements(patch, tensor->elementSize(), user, user_stride, base, strides.data());
+		memoryOwner(tensor)->writes++;
 	}
 	return VX_SUCCESS;
 }
@@ -301,7 +309,7 @@ vx_status vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_si
 		return VX_ERROR_INVALID_REFERENCE;
 	vx_status status = checkAccessible(tensor->isVirtual, tensor->scope);
 	if (status == VX_SUCCESS)
-		status = checkView(tensor, number_of_dims, view_start, view_end);
+		status = checkTensorView(tensor, number_of_dims, view_start, view_end);
 	if (status == VX_SUCCESS)
 		status = checkMemory(usage, viewer_memory_type, true);
 	if (status != VX_SUCCESS)
@@ -309,15 +317,18 @@ vx_status vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_si
 	if (!map_id || !stride || !ptr)
 		return VX_ERROR_INVALID_PARAMETERS;
 
+	uint8_t *base = tensor->storage();
+	if (!base)
+		return VX_ERROR_NO_MEMORY;
 	const std::vector<vx_size> strides = tensor->strides();
-	vx_size offset = 0;
 	for (vx_size d = 0; d < number_of_dims; d++) {
-		offset += view_start[d] * strides[d];
+		base += view_start[d] * strides[d];
 		stride[d] = strides[d];
 	}
-	*ptr = tensor->storage() + offset;
+	*ptr = base;
 	*map_id = tensor->nextMapId++;
 	tensor->maps[*map_id] = usage;
+	memoryOwner(tensor)->openMaps++;
 	return VX_SUCCESS;
 }
 
@@ -327,7 +338,14 @@ vx_status vxUnmapTensorPatch(vx_tensor tensor, const vx_map_id map_id)
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
 	/* Mappings point straight at the tensor's memory: nothing to write back. */
-	return tensor->maps.erase(map_id) ? VX_SUCCESS : VX_ERROR_INVALID_PARAMETERS;
+	auto mapping = tensor->maps.find(map_id);
+	if (mapping == tensor->maps.end())
+		return VX_ERROR_INVALID_PARAMETERS;
+	if (mapping->second != VX_READ_ONLY)
+		memoryOwner(tensor)->writes++;
+	tensor->maps.erase(mapping);
+	memoryOwner(tensor)->openMaps--;
+	return VX_SUCCESS;
 }
 
 } /* extern "C" */

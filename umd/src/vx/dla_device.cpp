@@ -3,6 +3,8 @@
 
 #include "dla_device.h"
 
+#include "tensor_layout.h"
+
 #include <vdla/buffer.h>
 #include <vdla/device.h>
 
@@ -86,6 +88,12 @@ vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 		return VX_ERROR_NO_MEMORY;
 	}
 
+	/* The tensor's memory stays the application's or its root's: the
+	 * buffer holds the packed copy DLA tasks work on (dla_plan.cpp). */
+	if (stagedOnDevice(tensor)) {
+		tensor->buffer = std::move(buffer);
+		return VX_SUCCESS;
+	}
 	/* Keep what the application already wrote (an SRAM buffer has no
 	 * CPU view: data() is null). */
 	const uint8_t *old = tensor->buffer ? tensor->buffer->data() : tensor->data.data();

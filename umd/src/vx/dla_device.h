@@ -38,6 +38,8 @@ bool featureEnabled(const char *name);
  * - Sram is for virtual tensors that nothing on the CPU reads or writes
  *   (SRAM has no CPU mapping; values are not carried over). When no SRAM
  *   block is free, the tensor goes to (or stays in) memory instead.
+ * - A view or from-handle tensor keeps its memory: it gets a packed
+ *   buffer in memory, which DLA tasks copy it to and from (staging).
  * Errors: VX_ERROR_NOT_SUPPORTED (no DLA), VX_ERROR_NO_MEMORY.
  */
 vx_status placeOnDevice(

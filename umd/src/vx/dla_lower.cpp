@@ -10,6 +10,7 @@
 
 #include "dla_lower_lrn.h"
 #include "nn_layers.h"
+#include "tensor_layout.h"
 
 #include <VX/vx_khr_nn.h>
 
@@ -90,14 +91,15 @@ bool shapeFits(vx_tensor tensor, Refusal &refuse)
 	return true;
 }
 
+/* Element @index (in packed order) of an integer tensor, whose storage() is not null. */
 int64_t readRaw(vx_tensor tensor, size_t index)
 {
-	const uint8_t *base = tensor->storage();
+	const uint8_t *base = tensor->storage() + elementOffset(tensor, index);
 	switch (tensor->dataType) {
 	case VX_TYPE_INT8:
-		return reinterpret_cast<const int8_t *>(base)[index];
+		return *reinterpret_cast<const int8_t *>(base);
 	case VX_TYPE_INT16:
-		return reinterpret_cast<const int16_t *>(base)[index];
+		return *reinterpret_cast<const int16_t *>(base);
 	default:
 		return 0;
 	}
@@ -130,6 +132,8 @@ bool integerOutput(vx_tensor input, vx_tensor weights, vx_tensor bias, vx_tensor
 	}
 	if (!bias)
 		return true;
+	if (!bias->storage())
+		return refuse("the bias tensor has no memory (its handle was swapped out)");
 	const int biasShift = out.product - bias->fixedPointPosition;
 	const size_t count = bias->byteSize() / bias->elementSize();
 	out.bias.resize(count);
@@ -604,12 +608,15 @@ void Lowering::pushConvolutionUnit(vx_node node, ConvOp conv, const Tensor &out,
 	SdpOp sdp = convolutionSdp(layer.output, out, integer, layer.overflow, layer.rounding);
 	if (layer.bias) {
 		sdp.biasMode = SdpMode::PerChannel;
-		if (isInteger(layer.input))
+		if (isInteger(layer.input)) {
 			sdp.bias = { kConstantSlot,
 				addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t)) };
-		else
-			sdp.bias = { kConstantSlot,
-				addConstant(layer.bias->storage(), layer.bias->byteSize()) };
+		} else {
+			std::vector<uint8_t> packed(layer.bias->byteSize());
+			readPacked(layer.bias, packed.data());
+			sdp.bias = { kConstantSlot, addConstant(packed.data(), packed.size()) };
+		}
+		copiedValues_.push_back(layer.bias);
 	}
 
 	Unit unit;

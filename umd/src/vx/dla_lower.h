@@ -79,6 +79,8 @@ public:
 	/* Slot s (>= 1) holds tensors()[s - 1]. */
 	const std::vector<vx_tensor> &tensors() const { return tensors_; }
 	const std::vector<uint8_t> &constants() const { return constants_; }
+	/* The tensors whose values constants() holds a copy of (biases). */
+	const std::vector<vx_tensor> &copiedValues() const { return copiedValues_; }
 	/*
 	 * The intermediate tensors of the units (softmax), which no graph
 	 * knows: not registered as OpenVX objects, owned by whoever keeps the
@@ -112,6 +114,7 @@ private:
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;
 	std::vector<uint8_t> constants_;
+	std::vector<vx_tensor> copiedValues_;
 	std::vector<std::unique_ptr<_vx_tensor_t>> scratch_;
 };
 

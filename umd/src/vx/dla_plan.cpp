@@ -5,6 +5,7 @@
 
 #include "dla_device.h"
 #include "dla_placement.h"
+#include "tensor_layout.h"
 
 #include <VX/vx_khr_nn.h>
 
@@ -204,20 +205,22 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 	std::shared_ptr<Plan> built(new Plan());
 	built->device_ = graph->context->dlaDevice;
 	const bool fuse = featureEnabled("VDLA_VX_FUSION");
-	/* The step that last wrote each tensor. */
-	std::map<vx_tensor, size_t> writer;
+	/* The tensors written so far and their steps, by the tensor owning their memory. */
+	std::map<vx_tensor, std::vector<std::pair<vx_tensor, size_t>>> writers;
 
 	for (size_t i = 0; i < graph->order.size();) {
 		Step step;
 		if (!graph->order[i]->onDla) {
 			step.cpuNode = graph->order[i++];
+			/* Views read their root's memory, and roots their views'. */
 			for (vx_tensor input : tensorsOf(step.cpuNode, VX_INPUT)) {
-				auto it = writer.find(input);
-				if (it != writer.end() && !built->steps_[it->second].cpuNode)
-					step.needs = std::max(step.needs.value_or(0), it->second);
+				for (const auto &[written, by] : writers[memoryOwner(input)])
+					if (!built->steps_[by].cpuNode
+						&& tensorsShareMemory(written, input))
+						step.needs = std::max(step.needs.value_or(0), by);
 			}
 			for (vx_tensor output : tensorsOf(step.cpuNode, VX_OUTPUT))
-				writer[output] = built->steps_.size();
+				writers[memoryOwner(output)].emplace_back(output, built->steps_.size());
 			built->steps_.push_back(std::move(step));
 			continue;
 		}
@@ -231,8 +234,10 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 		vx_status status = built->writeTask(graph, step, lowering);
 		if (status != VX_SUCCESS)
 			return status;
-		for (const Unit &unit : step.units)
-			writer[lowering.tensors()[unit.writes - 1]] = built->steps_.size();
+		for (const Unit &unit : step.units) {
+			vx_tensor output = lowering.tensors()[unit.writes - 1];
+			writers[memoryOwner(output)].emplace_back(output, built->steps_.size());
+		}
 		built->steps_.push_back(std::move(step));
 	}
 
@@ -292,6 +297,18 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 	for (const Unit &unit : units)
 		for (size_t n = 1; n < unit.nodes.size(); n++)
 			unit.nodes[n]->dlaFused = true;
+	for (uint16_t slot = 1; slot <= lowering.tensors().size(); slot++) {
+		vx_tensor tensor = lowering.tensors()[slot - 1];
+		if (!stagedOnDevice(tensor))
+			continue;
+		/* A task writes whole tensors, before any of its units reads them. */
+		if (written.count(slot))
+			step.copyOut.push_back(tensor);
+		else
+			step.copyIn.push_back(tensor);
+	}
+	for (vx_tensor tensor : lowering.copiedValues())
+		step.copiedValues.emplace_back(tensor, memoryOwner(tensor)->writes);
 	step.units = std::move(units);
 	step.scratch = lowering.takeScratch();
 
@@ -379,6 +396,51 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 	return VX_SUCCESS;
 }
 
+vx_status Plan::waitBefore(vx_graph graph, size_t end, ApiLock &lock)
+{
+	vx_status status = VX_SUCCESS;
+	for (size_t i = 0; i < end; i++) {
+		Step &step = steps_[i];
+		if (step.cpuNode || !step.point)
+			continue;
+		vx_status waited = wait(graph, step, lock);
+		finish(step, waited);
+		if (status == VX_SUCCESS)
+			status = waited;
+	}
+	return status;
+}
+
+vx_status Plan::copyIn(Step &step)
+{
+	for (vx_tensor tensor : step.copyIn) {
+		if (!tensor->storage()) {
+			log(tensor, VX_ERROR_NO_MEMORY,
+				"a DLA input tensor has no memory (its handle was swapped out)");
+			return VX_ERROR_NO_MEMORY;
+		}
+		readPacked(tensor, tensor->buffer->data());
+	}
+	return VX_SUCCESS;
+}
+
+void Plan::copyOut(Step &step)
+{
+	/* prepare() checked that every tensor of the graph has memory. */
+	for (vx_tensor tensor : step.copyOut)
+		if (tensor->storage())
+			writePacked(tensor, tensor->buffer->data());
+}
+
+bool Plan::copiedValuesChanged() const
+{
+	for (const Step &step : steps_)
+		for (const auto &[tensor, writes] : step.copiedValues)
+			if (memoryOwner(tensor)->writes != writes)
+				return true;
+	return false;
+}
+
 void Plan::finish(Step &step, vx_status status)
 {
 	for (const Unit &unit : step.units)
@@ -403,6 +465,20 @@ vx_status Plan::run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu)
 			status = runCpu(step.cpuNode, lock);
 			continue;
 		}
+		/*
+		 * Staged tensors are copied by the CPU, from and to memory
+		 * that other tasks may use too (a view's root, another view
+		 * of it): the tasks before end first, and the copies out are
+		 * made before the next step starts.
+		 */
+		const bool staged = !step.copyIn.empty() || !step.copyOut.empty();
+		if (staged) {
+			status = waitBefore(graph, i, lock);
+			if (status == VX_SUCCESS)
+				status = copyIn(step);
+			if (status != VX_SUCCESS)
+				break;
+		}
 		status = submit(step, graph->context->performanceEnabled);
 		if (status != VX_SUCCESS)
 			break;
@@ -411,12 +487,14 @@ vx_status Plan::run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu)
 		for (const Unit &unit : step.units)
 			for (vx_node node : unit.nodes)
 				callbacks |= node->callback != nullptr;
-		if (!callbacks)
+		if (!callbacks && step.copyOut.empty())
 			continue;
 
 		/* Callbacks see their node's results: wait for them here. */
 		status = wait(graph, step, lock);
 		finish(step, status);
+		if (status == VX_SUCCESS)
+			copyOut(step);
 		for (const Unit &unit : step.units) {
 			for (vx_node node : unit.nodes) {
 				if (status != VX_SUCCESS || !node->callback)
@@ -432,16 +510,8 @@ vx_status Plan::run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu)
 	}
 
 	/* Whatever was submitted ends before the graph does. */
-	for (size_t i = 0; i < submitted; i++) {
-		Step &step = steps_[i];
-		if (step.cpuNode || !step.point)
-			continue;
-		vx_status waited = wait(graph, step, lock);
-		finish(step, waited);
-		if (status == VX_SUCCESS)
-			status = waited;
-	}
-	return status;
+	vx_status waited = waitBefore(graph, submitted, lock);
+	return status == VX_SUCCESS ? waited : status;
 }
 
 } /* namespace vdla::vx::dla */

@@ -48,6 +48,10 @@ public:
 	/* Executes the graph once; the API lock is dropped while waiting. */
 	vx_status run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu);
 
+	/* Whether the application wrote a tensor whose values the tasks
+	 * hold a copy of (biases) since they were written: build again. */
+	bool copiedValuesChanged() const;
+
 private:
 	struct Step {
 		/* A CPU step: */
@@ -62,6 +66,14 @@ private:
 		std::vector<std::shared_ptr<Buffer>> buffers;
 		/* The lowering's intermediate tensors, which those buffers back. */
 		std::vector<std::unique_ptr<_vx_tensor_t>> scratch;
+		/* Views and from-handle tensors the task reads and writes
+		 * packed copies of (tensor_layout.h): copied in before each
+		 * submit, and out once the task ended. */
+		std::vector<vx_tensor> copyIn;
+		std::vector<vx_tensor> copyOut;
+		/* The tensors copied into the task's constants, and the
+		 * number of writes of their memory then. */
+		std::vector<std::pair<vx_tensor, uint64_t>> copiedValues;
 		/* Where the kernel writes each operation's device time. */
 		std::shared_ptr<Buffer> stats;
 		/* Whether the last submit asked for it (performance enabled). */
@@ -74,6 +86,12 @@ private:
 	vx_status writeTask(vx_graph graph, Step &step, Lowering &lowering);
 	vx_status submit(Step &step, bool withStats);
 	vx_status wait(vx_graph graph, Step &step, ApiLock &lock);
+	/* Waits for every step before @end that is still on the device. */
+	vx_status waitBefore(vx_graph graph, size_t end, ApiLock &lock);
+	/* Copies the step's staged inputs into its buffers (VX_ERROR_NO_MEMORY
+	 * when one has no memory). */
+	vx_status copyIn(Step &step);
+	void copyOut(Step &step);
 	void finish(Step &step, vx_status status);
 
 	std::shared_ptr<Device> device_;

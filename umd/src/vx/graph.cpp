@@ -11,6 +11,7 @@
 
 #include "dla_device.h"
 #include "dla_plan.h"
+#include "tensor_layout.h"
 
 #include <algorithm>
 #include <chrono>
@@ -327,9 +328,24 @@ vx_status execute(vx_graph graph, ApiLock &lock)
  * objects that were replaced since. */
 vx_status prepare(vx_graph graph)
 {
+	/* A from-handle tensor swapped out (vxSwapTensorHandle(NULL)) has
+	 * no memory to compute from or into. */
+	for (vx_node node : graph->nodes) {
+		for (vx_reference ref : node->parameters) {
+			if (!ref || ref->type != VX_TYPE_TENSOR)
+				continue;
+			vx_tensor owner = memoryOwner(reinterpret_cast<vx_tensor>(ref));
+			if (owner->fromHandle && !owner->handle) {
+				log(node, VX_ERROR_NO_MEMORY,
+					"node %s: a tensor's handle was swapped out and not replaced",
+					node->kernel->kernelName.c_str());
+				return VX_ERROR_NO_MEMORY;
+			}
+		}
+	}
 	if (!graph->verified)
 		return verify(graph);
-	if (!graph->planStale)
+	if (!graph->planStale && !(graph->plan && graph->plan->copiedValuesChanged()))
 		return VX_SUCCESS;
 	graph->planStale = false;
 	return dla::Plan::build(graph, graph->plan);

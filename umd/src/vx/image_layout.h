@@ -43,6 +43,9 @@ inline vx_image memoryOwner(vx_image image)
 	return image->root ? image->root : image;
 }
 
+/* Whether two images use some of the same pixels of one root (image_view.cpp). */
+bool imagesShareMemory(vx_image a, vx_image b);
+
 /* Writes @value to every pixel of @image (of a sub-image: its part only). */
 vx_status fillPixels(vx_image image, const vx_pixel_value_t &value);
 

@@ -127,24 +127,10 @@ int channelPlane(vx_df_image format, vx_enum channel)
 
 namespace vdla::vx {
 
-vx_reference memoryOwnerOf(vx_reference ref)
+bool imagesShareMemory(vx_image a, vx_image b)
 {
-	if (ref->type == VX_TYPE_IMAGE)
-		return memoryOwner(reinterpret_cast<vx_image>(ref));
-	return ref;
-}
-
-bool sharesMemory(vx_reference a, vx_reference b)
-{
-	if (a == b)
-		return true;
-	if (a->type != VX_TYPE_IMAGE || b->type != VX_TYPE_IMAGE)
-		return false;
-	auto imageA = reinterpret_cast<vx_image>(a);
-	auto imageB = reinterpret_cast<vx_image>(b);
-	return memoryOwner(imageA) == memoryOwner(imageB)
-		&& (rootPlaneMask(imageA) & rootPlaneMask(imageB))
-		&& intersect(rootRectangle(imageA), rootRectangle(imageB));
+	return memoryOwner(a) == memoryOwner(b) && (rootPlaneMask(a) & rootPlaneMask(b))
+		&& intersect(rootRectangle(a), rootRectangle(b));
 }
 
 } /* namespace vdla::vx */

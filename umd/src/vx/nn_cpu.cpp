@@ -31,6 +31,7 @@ public:
 	{
 	}
 
+	bool hasMemory() const { return base_ != nullptr; }
 	vx_enum type() const { return type_; }
 	vx_int8 position() const { return position_; }
 	bool isFloat() const { return type_ == VX_TYPE_FLOAT32; }
@@ -141,6 +142,14 @@ public:
 			buffers_.push_back(tensor->buffer);
 	}
 	Elements &of(vx_tensor tensor) { return elements_.at(tensor); }
+	/* Whether every bound tensor has memory (not a swapped-out handle). */
+	bool allHaveMemory() const
+	{
+		for (const auto &[tensor, elements] : elements_)
+			if (!elements.hasMemory())
+				return false;
+		return true;
+	}
 	/* API lock held again: host storage retired meanwhile can go. */
 	void unbind()
 	{
@@ -461,6 +470,10 @@ vx_status runOnCpu(const Layer &layer)
 	ApiLock lock(apiLock());
 	Bindings bound;
 	std::visit([&](const auto &parameters) { bindTensors(parameters, bound); }, layer);
+	if (!bound.allHaveMemory()) {
+		bound.unbind();
+		return VX_ERROR_NO_MEMORY;
+	}
 	lock.unlock();
 	const vx_status status = std::visit(
 		[&](const auto &parameters) { return compute(parameters, bound); }, layer);

@@ -134,8 +134,13 @@ struct _vx_tensor_t : _vx_reference {
 
 	bool resolved() const { return !dims.empty() && dataType != VX_TYPE_INVALID; }
 	vx_size elementSize() const;
+	/* Of the elements packed: what the DLA and the lowering work on. */
 	vx_size byteSize() const;
+	/* Bytes from one element to the next along each dimension: packed,
+	 * the application's (from handle), or the root's (a view). */
 	std::vector<vx_size> strides() const;
+	/* Element (0, ..., 0), laid out by strides(); null when there is no
+	 * memory (a from-handle tensor swapped out). */
 	uint8_t *storage();
 
 	std::vector<vx_size> dims;
@@ -161,6 +166,26 @@ struct _vx_tensor_t : _vx_reference {
 	void dropHostData();
 	std::map<vx_map_id, vx_enum> maps;
 	vx_map_id nextMapId = 1;
+
+	/* vxCreateTensorFromHandle: the application's memory (null while
+	 * swapped out) and its strides. */
+	bool fromHandle = false;
+	uint8_t *handle = nullptr;
+	std::vector<vx_size> handleStrides;
+	/*
+	 * A view (vxCreateTensorFromView) owns no memory: it is the box of
+	 * root's elements starting at rootStart, root being the tensor at
+	 * the top of its chain of parents, which it keeps alive. Null root:
+	 * the tensor owns its memory.
+	 */
+	vx_tensor root = nullptr;
+	std::vector<vx_size> rootStart;
+	/* On the tensor owning memory: mappings open on it or any view. */
+	unsigned openMaps = 0;
+	/* Bumped at every write by the application (copy, map for writing,
+	 * handle swap) to memory this tensor owns: a DLA plan that copied
+	 * values at verification (biases) sees them change. */
+	uint64_t writes = 0;
 };
 
 struct _vx_image : _vx_reference {
@@ -385,10 +410,12 @@ vx_status applyImageMeta(vx_meta_format meta, vx_image image);
 /* Sets the valid rectangles of the node's output images, through the
  * kernel's VX_VALID_RECT_CALLBACK where it has one. */
 vx_status updateValidRectangles(vx_node node);
-/* The object owning @ref's memory: the root of a sub-image, else @ref. */
+/* The object owning @ref's memory: the root of a sub-image or tensor view,
+ * else @ref. */
 vx_reference memoryOwnerOf(vx_reference ref);
-/* Whether @a and @b use some of the same memory: the same object, or images
- * with overlapping parts of one root's planes (image_view.cpp). */
+/* Whether @a and @b use some of the same memory: the same object, images
+ * with overlapping parts of one root's planes (image_view.cpp), or tensor
+ * views whose boxes of one root intersect (tensor_layout.cpp). */
 bool sharesMemory(vx_reference a, vx_reference b);
 
 /* Graph internals shared between files. */

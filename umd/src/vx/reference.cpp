@@ -3,6 +3,9 @@
 
 #include "object.h"
 
+#include "image_layout.h"
+#include "tensor_layout.h"
+
 #include <dlfcn.h>
 
 #include <cstdarg>
@@ -264,6 +267,29 @@ bool matchesParameterType(vx_enum type, vx_reference ref)
 	/* A scalar parameter may also be declared by its element type. */
 	return ref->type == VX_TYPE_SCALAR && type < VX_TYPE_KHRONOS_OBJECT_START
 		&& reinterpret_cast<vx_scalar>(ref)->dataType == type;
+}
+
+vx_reference memoryOwnerOf(vx_reference ref)
+{
+	if (ref->type == VX_TYPE_IMAGE)
+		return memoryOwner(reinterpret_cast<vx_image>(ref));
+	if (ref->type == VX_TYPE_TENSOR)
+		return memoryOwner(reinterpret_cast<vx_tensor>(ref));
+	return ref;
+}
+
+bool sharesMemory(vx_reference a, vx_reference b)
+{
+	if (a == b)
+		return true;
+	if (a->type != b->type)
+		return false;
+	if (a->type == VX_TYPE_IMAGE)
+		return imagesShareMemory(reinterpret_cast<vx_image>(a), reinterpret_cast<vx_image>(b));
+	if (a->type == VX_TYPE_TENSOR)
+		return tensorsShareMemory(
+			reinterpret_cast<vx_tensor>(a), reinterpret_cast<vx_tensor>(b));
+	return false;
 }
 
 } /* namespace vdla::vx */

@@ -18,4 +18,6 @@ list(APPEND VDLA_SOURCES
 	src/vx/nn_cpu.cpp
 	src/vx/nn_kernels.cpp
 	src/vx/nn_math.cpp
-	src/vx/reference.cpp)
+	src/vx/reference.cpp
+	src/vx/tensor_layout.cpp
+	src/vx/tensor_view.cpp)

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* Tensor memory layouts (tensor_layout.h). */
+
+#include "tensor_layout.h"
+
+#include <cstring>
+
+namespace vdla::vx {
+
+vx_tensor memoryOwner(vx_tensor tensor)
+{
+	return tensor->root ? tensor->root : tensor;
+}
+
+bool stagedOnDevice(vx_tensor tensor)
+{
+	return tensor->root || tensor->fromHandle;
+}
+
+void copyElements(const std::vector<vx_size> &dims, vx_size elementSize, const uint8_t *src,
+	const vx_size *srcStrides, uint8_t *dst, const vx_size *dstStrides)
+{
+	const size_t rank = dims.size();
+	/* The inner dimensions both layouts keep contiguous make one run. */
+	size_t first = 0;
+	vx_size run = elementSize;
+	while (first < rank
+		&& (dims[first] == 1 || (srcStrides[first] == run && dstStrides[first] == run))) {
+		run *= dims[first];
+		first++;
+	}
+
+	std::vector<vx_size> index(rank, 0);
+	while (true) {
+		vx_size from = 0, to = 0;
+		for (size_t d = first; d < rank; d++) {
+			from += index[d] * srcStrides[d];
+			to += index[d] * dstStrides[d];
+		}
+		memcpy(dst + to, src + from, run);
+
+		size_t d = first;
+		while (d < rank && ++index[d] == dims[d])
+			index[d++] = 0;
+		if (d == rank)
+			break;
+	}
+}
+
+std::vector<vx_size> packedStrides(const std::vector<vx_size> &dims, vx_size elementSize)
+{
+	std::vector<vx_size> strides(dims.size());
+	vx_size stride = elementSize;
+	for (size_t d = 0; d < dims.size(); d++) {
+		strides[d] = stride;
+		stride *= dims[d];
+	}
+	return strides;
+}
+
+void readPacked(vx_tensor tensor, uint8_t *packed)
+{
+	const std::vector<vx_size> strides = tensor->strides();
+	const std::vector<vx_size> packing = packedStrides(tensor->dims, tensor->elementSize());
+	copyElements(tensor->dims, tensor->elementSize(), tensor->storage(), strides.data(), packed,
+		packing.data());
+}
+
+void writePacked(vx_tensor tensor, const uint8_t *packed)
+{
+	const std::vector<vx_size> strides = tensor->strides();
+	const std::vector<vx_size> packing = packedStrides(tensor->dims, tensor->elementSize());
+	copyElements(tensor->dims, tensor->elementSize(), packed, packing.data(), tensor->storage(),
+		strides.data());
+}
+
+vx_size elementOffset(vx_tensor tensor, vx_size index)
+{
+	const std::vector<vx_size> strides = tensor->strides();
+	vx_size offset = 0;
+	for (size_t d = 0; d < tensor->dims.size(); d++) {
+		offset += (index % tensor->dims[d]) * strides[d];
+		index /= tensor->dims[d];
+	}
+	return offset;
+}
+
+bool tensorsShareMemory(vx_tensor a, vx_tensor b)
+{
+	if (memoryOwner(a) != memoryOwner(b))
+		return false;
+	/* A root covers all of its memory. */
+	if (!a->root || !b->root)
+		return true;
+	for (size_t d = 0; d < a->dims.size(); d++) {
+		if (a->rootStart[d] >= b->rootStart[d] + b->dims[d]
+			|| b->rootStart[d] >= a->rootStart[d] + a->dims[d])
+			return false;
+	}
+	return true;
+}
+
+} /* namespace vdla::vx */

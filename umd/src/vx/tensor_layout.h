@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where a tensor's elements are. A tensor created by vxCreateTensor or
+ * vxCreateVirtualTensor owns packed memory (host, or the DLA's once a DLA
+ * node uses it); one created from a handle uses the application's memory
+ * with the application's strides; a view uses a box of its root's memory
+ * with the root's strides. The DLA and the lowering work on packed
+ * elements: the last two kinds are copied to and from a packed device
+ * buffer around each DLA task (staged, dla_plan.cpp).
+ */
+#pragma once
+
+#include "object.h"
+
+#include <vector>
+
+namespace vdla::vx {
+
+/* A new tensor of the context with an external reference (data.cpp). */
+vx_tensor newTensor(vx_context context, vx_size numDims, const vx_size *dims, vx_enum dataType,
+	vx_int8 fixedPointPosition);
+
+/* Whether [start, end) is a non-empty box of @tensor with its rank
+ * (VX_ERROR_INVALID_PARAMETERS otherwise). */
+vx_status checkTensorView(
+	vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end);
+
+/* The tensor owning @tensor's memory: its root, else itself. */
+vx_tensor memoryOwner(vx_tensor tensor);
+
+/* Whether DLA tasks use a packed copy of @tensor rather than its memory. */
+bool stagedOnDevice(vx_tensor tensor);
+
+/*
+ * Copies a box of @dims elements of @elementSize bytes from @src, laid
+ * out by @srcStrides, to @dst, laid out by @dstStrides, in runs as long as
+ * both layouts keep contiguous.
+ */
+void copyElements(const std::vector<vx_size> &dims, vx_size elementSize, const uint8_t *src,
+	const vx_size *srcStrides, uint8_t *dst, const vx_size *dstStrides);
+
+/* The packed strides of @dims elements of @elementSize bytes. */
+std::vector<vx_size> packedStrides(const std::vector<vx_size> &dims, vx_size elementSize);
+
+/* @tensor's elements, packed, to @packed (byteSize() bytes); storage() must not be null. */
+void readPacked(vx_tensor tensor, uint8_t *packed);
+/* The reverse: @packed into @tensor's memory. */
+void writePacked(vx_tensor tensor, const uint8_t *packed);
+
+/* The byte offset from storage() of the element whose packed index is @index. */
+vx_size elementOffset(vx_tensor tensor, vx_size index);
+
+/* Whether two tensors use some of the same memory. */
+bool tensorsShareMemory(vx_tensor a, vx_tensor b);
+
+} /* namespace vdla::vx */
