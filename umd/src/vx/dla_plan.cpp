@@ -68,6 +68,21 @@ std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction)
 	return tensors;
 }
 
+/*
+ * Whether @node reads memory that one of @written covers without being the
+ * same tensor: a view of a tensor written, or a tensor one of whose views
+ * was written. One of the two is staged (tensor_layout.h), copied by the
+ * CPU before or after the task: the node must be in a later task.
+ */
+bool readsAnotherViewOf(vx_node node, const std::vector<vx_tensor> &written)
+{
+	for (vx_tensor input : tensorsOf(node, VX_INPUT))
+		for (vx_tensor output : written)
+			if (input != output && tensorsShareMemory(input, output))
+				return true;
+	return false;
+}
+
 /* Rewrites slot numbers into address-list indices. */
 class SlotMap
 {
@@ -226,7 +241,12 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 		}
 
 		Lowering lowering;
-		for (; i < graph->order.size() && graph->order[i]->onDla; i++) {
+		std::vector<vx_tensor> taskOutputs;
+		for (; i < graph->order.size() && graph->order[i]->onDla
+			&& !readsAnotherViewOf(graph->order[i], taskOutputs);
+			i++) {
+			for (vx_tensor output : tensorsOf(graph->order[i], VX_OUTPUT))
+				taskOutputs.push_back(output);
 			vx_status status = lowering.lower(graph->order[i], fuse);
 			if (status != VX_SUCCESS)
 				return status;
