@@ -21,17 +21,6 @@ using namespace vx_guest;
 
 namespace {
 
-/* A 3x3 convolution keeping the input's width and height (padding 1). */
-vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow = VX_CONVERT_POLICY_SATURATE)
-{
-	vx_nn_convolution_params_t params = {};
-	params.padding_x = params.padding_y = 1;
-	params.overflow_policy = overflow;
-	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
-	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
-	return params;
-}
-
 /* conv 3x3 (+bias) -> RELU -> max pool 2x2 in Q7.8, intermediates virtual. */
 std::vector<vx_node> convReluPool(vx_graph g, vx_tensor in, vx_tensor wgt, vx_tensor bias,
 	vx_tensor out, vx_enum overflow = VX_CONVERT_POLICY_SATURATE)

@@ -183,6 +183,16 @@ vx_tensor VxTest::output(const TensorSpec &spec)
 	return ::testing::AssertionSuccess();
 }
 
+vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow)
+{
+	vx_nn_convolution_params_t params = {};
+	params.padding_x = params.padding_y = 1;
+	params.overflow_policy = overflow;
+	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
+	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
+	return params;
+}
+
 ::testing::AssertionResult sameValues(vx_tensor a, vx_tensor b, double tolerance)
 {
 	std::vector<double> x = readValues(a), y = readValues(b);

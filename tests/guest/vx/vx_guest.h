@@ -50,14 +50,17 @@ protected:
 	 * "cpu", runs both and returns whether both succeeded.
 	 */
 	using Builder = std::function<std::vector<vx_node>(vx_graph graph, vx_tensor out)>;
-	::testing::AssertionResult runBoth(const Builder &build, vx_tensor dlaOut,
-		vx_tensor cpuOut, const char *target = "dla");
+	::testing::AssertionResult runBoth(const Builder &build, vx_tensor dlaOut, vx_tensor cpuOut,
+		const char *target = "dla");
 
 	vx_context context_ = nullptr;
 	vx_uint32 baseline_ = 0;
 	std::mt19937 random_{ 1234 };
 	std::vector<vx_reference> owned_;
 };
+
+/* A 3x3 convolution keeping the input's width and height (padding 1). */
+vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow = VX_CONVERT_POLICY_SATURATE);
 
 /*
  * @node of @graph, set to "dla", fails verification with

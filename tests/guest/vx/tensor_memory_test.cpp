@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DLA layers on tensors whose memory the DLA cannot use as it is: tensors
+ * on the application's memory (from handle, padded, swapped between runs)
+ * and views of other tensors (a channel range written by a convolution and
+ * read back whole, the concatenation of networks). The DLA works on packed
+ * copies; every result is checked against the same graph on the CPU, whose
+ * strided layouts the host suite checks against worked-out values. Also:
+ * biases the application writes after verification reach the DLA.
+ */
+#include "vx_guest.h"
+
+#include <VX/vx_vdla.h>
+
+#include <cstring>
+
+using namespace vx_guest;
+
+namespace {
+
+/* A view of @tensor: the box [start, end). */
+vx_tensor view(vx_tensor tensor, std::vector<vx_size> start, std::vector<vx_size> end)
+{
+	vx_tensor v = vxCreateTensorFromView(tensor, start.size(), start.data(), end.data());
+	EXPECT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(v)));
+	return v;
+}
+
+class TensorMemory : public VxTest
+{
+protected:
+	/* Q7.8 values in [-512, 512] for @count elements. */
+	std::vector<int16_t> randomWords(size_t count)
+	{
+		std::uniform_int_distribution<int> value(-512, 512);
+		std::vector<int16_t> words(count);
+		for (int16_t &word : words)
+			word = int16_t(value(random_));
+		return words;
+	}
+
+	/* A Q7.8 tensor of @dims on @memory with @strides, released at teardown. */
+	vx_tensor fromHandle(std::vector<vx_size> dims, std::vector<vx_size> strides, void *memory)
+	{
+		vx_tensor tensor = vxCreateTensorFromHandle(context_, dims.size(), dims.data(),
+			VX_TYPE_INT16, 8, strides.data(), memory, VX_MEMORY_TYPE_HOST);
+		EXPECT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(tensor)));
+		owned_.push_back(reinterpret_cast<vx_reference>(tensor));
+		return tensor;
+	}
+
+	vx_tensor keep(vx_tensor tensor)
+	{
+		owned_.push_back(reinterpret_cast<vx_reference>(tensor));
+		return tensor;
+	}
+
+	/* One convolution node on @target, its graph processed once. */
+	vx_graph convolutionGraph(
+		vx_tensor in, vx_tensor weights, vx_tensor bias, vx_tensor out, const char *target)
+	{
+		vx_graph graph = vxCreateGraph(context_);
+		const vx_nn_convolution_params_t params = sameSizeConvolution();
+		vx_node node = vxConvolutionLayer(
+			graph, in, weights, bias, &params, sizeof(params), out);
+		EXPECT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, target));
+		vxReleaseNode(&node);
+		return graph;
+	}
+};
+
+TEST_F(TensorMemory, ConvolutionOnPaddedHandleAndViewsMatchesCpu)
+{
+	/* 12 x 10 x 3 inputs, rows padded to 32 bytes and planes to 384. */
+	std::vector<int16_t> memory = randomWords(384 / 2 * 3);
+	vx_tensor in = fromHandle({ 12, 10, 3 }, { 2, 32, 384 }, memory.data());
+	/* Output channels 2..9 of a 12-channel weight tensor. */
+	vx_tensor allWeights = input({ { 3, 3, 3, 12 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor weights = keep(view(allWeights, { 0, 0, 0, 2 }, { 3, 3, 3, 10 }));
+	vx_tensor bias = input({ { 8 }, VX_TYPE_INT16, 8 }, -256, 256);
+	/* Into channels 2..9 of 12-channel outputs, the rest staying zero. */
+	const TensorSpec whole = { { 12, 10, 12 }, VX_TYPE_INT16, 8 };
+	vx_tensor dlaWhole = output(whole), cpuWhole = output(whole);
+	vx_tensor dlaOut = keep(view(dlaWhole, { 0, 0, 2 }, { 12, 10, 10 }));
+	vx_tensor cpuOut = keep(view(cpuWhole, { 0, 0, 2 }, { 12, 10, 10 }));
+
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
+	ASSERT_TRUE(runBoth(
+		[&](vx_graph g, vx_tensor out) {
+			return std::vector<vx_node>{ vxConvolutionLayer(
+				g, in, weights, bias, &params, sizeof(params), out) };
+		},
+		dlaOut, cpuOut));
+	EXPECT_TRUE(sameValues(dlaOut, cpuOut));
+	EXPECT_TRUE(sameValues(dlaWhole, cpuWhole)) << "channels outside the view changed";
+	std::vector<double> values = readValues(dlaWhole);
+	EXPECT_EQ(0.0, values.front()) << "channel 0 is outside the view";
+	EXPECT_NE(0.0, *std::max_element(values.begin(), values.end()));
+}
+
+TEST_F(TensorMemory, EachRunUsesTheHandlesSwappedInSinceThePrevious)
+{
+	std::vector<int16_t> firstIn = randomWords(12 * 10 * 3),
+			     secondIn = randomWords(12 * 10 * 3);
+	std::vector<int16_t> firstOut(12 * 10 * 8, 0x7777), secondOut(12 * 10 * 8, 0x7777);
+	vx_tensor in = fromHandle({ 12, 10, 3 }, { 2, 24, 240 }, firstIn.data());
+	vx_tensor out = fromHandle({ 12, 10, 8 }, { 2, 24, 240 }, firstOut.data());
+	vx_tensor weights = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor bias = input({ { 8 }, VX_TYPE_INT16, 8 }, -256, 256);
+	vx_tensor cpuOut = output({ { 12, 10, 8 }, VX_TYPE_INT16, 8 });
+	vx_graph dla = convolutionGraph(in, weights, bias, out, "dla");
+	vx_graph cpu = convolutionGraph(in, weights, bias, cpuOut, "cpu");
+
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(dla));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(cpu));
+	EXPECT_TRUE(sameValues(out, cpuOut));
+	const std::vector<int16_t> firstResult = firstOut;
+
+	void *previous = nullptr;
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(in, secondIn.data(), &previous));
+	EXPECT_EQ(firstIn.data(), previous);
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(out, secondOut.data(), &previous));
+	EXPECT_EQ(firstOut.data(), previous);
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(dla));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(cpu));
+	EXPECT_TRUE(sameValues(out, cpuOut)) << "the second inputs, into the second outputs";
+	EXPECT_NE(firstResult, secondOut);
+	EXPECT_EQ(firstResult, firstOut) << "memory given back was written after the swap";
+
+	/* Swapped out: the run fails and writes nothing. */
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(in, nullptr, nullptr));
+	const std::vector<int16_t> before = secondOut;
+	EXPECT_EQ(VX_ERROR_NO_MEMORY, vxProcessGraph(dla));
+	EXPECT_EQ(before, secondOut);
+
+	vxReleaseGraph(&dla);
+	vxReleaseGraph(&cpu);
+}
+
+TEST_F(TensorMemory, ConvolutionsIntoChannelViewsThenPoolingOfTheWholeMatchesCpu)
+{
+	/* Two convolutions concatenated along channels, then pooled: the
+	 * pooling reads memory that the DLA wrote through packed copies. */
+	vx_tensor in = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor w1 = input({ { 3, 3, 3, 4 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor w2 = input({ { 3, 3, 3, 4 }, VX_TYPE_INT16, 8 }, -200, 200);
+	/* The reader of the whole is created first: the graph orders it last. */
+	using Reader = std::function<vx_node(vx_graph g, vx_tensor whole, vx_tensor out)>;
+	auto concatenated = [&](const Reader &reader) {
+		return [&, reader](vx_graph g, vx_tensor out) {
+			const vx_nn_convolution_params_t params = sameSizeConvolution();
+			const vx_size dims[] = { 12, 10, 8 };
+			vx_tensor both = vxCreateTensor(context_, 3, dims, VX_TYPE_INT16, 8);
+			vx_tensor low = view(both, { 0, 0, 0 }, { 12, 10, 4 });
+			vx_tensor high = view(both, { 0, 0, 4 }, { 12, 10, 8 });
+			std::vector<vx_node> nodes = {
+				reader(g, both, out),
+				vxConvolutionLayer(
+					g, in, w1, nullptr, &params, sizeof(params), low),
+				vxConvolutionLayer(
+					g, in, w2, nullptr, &params, sizeof(params), high),
+			};
+			for (vx_tensor *t : { &both, &low, &high })
+				vxReleaseTensor(t);
+			return nodes;
+		};
+	};
+	const TensorSpec pooled = { { 6, 5, 8 }, VX_TYPE_INT16, 8 };
+	vx_tensor dla = output(pooled), cpu = output(pooled);
+	ASSERT_TRUE(runBoth(concatenated([](vx_graph g, vx_tensor whole, vx_tensor out) {
+		return vxPoolingLayer(
+			g, whole, VX_NN_POOLING_MAX, 2, 2, 0, 0, VX_NN_DS_SIZE_ROUNDING_FLOOR, out);
+	}),
+		dla, cpu));
+	EXPECT_TRUE(sameValues(dla, cpu));
+
+	/* The same with a CPU node reading the whole. */
+	const TensorSpec summed = { { 12, 10, 8 }, VX_TYPE_INT16, 8 };
+	vx_tensor dlaSum = output(summed), cpuSum = output(summed);
+	ASSERT_TRUE(runBoth(concatenated([](vx_graph g, vx_tensor whole, vx_tensor out) {
+		return vxTensorAddNode(g, whole, whole, VX_CONVERT_POLICY_SATURATE, out);
+	}),
+		dlaSum, cpuSum, "any"));
+	EXPECT_TRUE(sameValues(dlaSum, cpuSum));
+}
+
+TEST_F(TensorMemory, BiasesWrittenAfterVerificationReachTheDla)
+{
+	vx_tensor in = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor weights = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor bias = input({ { 8 }, VX_TYPE_INT16, 8 }, -256, 256);
+	const TensorSpec outSpec = { { 12, 10, 8 }, VX_TYPE_INT16, 8 };
+	vx_tensor dlaOut = output(outSpec), cpuOut = output(outSpec);
+	vx_graph dla = convolutionGraph(in, weights, bias, dlaOut, "dla");
+	vx_graph cpu = convolutionGraph(in, weights, bias, cpuOut, "cpu");
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(dla));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(cpu));
+	EXPECT_TRUE(sameValues(dlaOut, cpuOut));
+	const std::vector<double> first = readValues(dlaOut);
+
+	std::vector<int16_t> newBias = { 1000, -1000, 500, -500, 250, -250, 125, -125 };
+	const vx_size start[] = { 0 }, end[] = { 8 }, stride[] = { 2 };
+	ASSERT_EQ(VX_SUCCESS,
+		vxCopyTensorPatch(bias, 1, start, end, stride, newBias.data(), VX_WRITE_ONLY,
+			VX_MEMORY_TYPE_HOST));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(dla));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(cpu));
+	EXPECT_TRUE(sameValues(dlaOut, cpuOut)) << "the DLA used the biases of verification";
+	EXPECT_NE(first, readValues(dlaOut));
+
+	vxReleaseGraph(&dla);
+	vxReleaseGraph(&cpu);
+}
+
+} /* namespace */
