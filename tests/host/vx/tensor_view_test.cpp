@@ -62,9 +62,10 @@ TEST_F(TensorHandle, ElementsAreWhereTheApplicationsStridesSay)
 	ASSERT_EQ(VX_SUCCESS, copy2d(tensor, 3, 2, const_cast<int16_t *>(written), VX_WRITE_ONLY));
 	for (int i = 0; i < 16; i++) {
 		const bool element = i % 2 == 0 && (i % 8) / 2 < 3;
-		if (!element)
+		if (!element) {
 			EXPECT_EQ(before.words[i], memory.words[i])
 				<< "padding word " << i << " changed";
+		}
 	}
 	for (vx_size y = 0; y < 2; y++)
 		for (vx_size x = 0; x < 3; x++)

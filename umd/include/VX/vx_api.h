@@ -59,6 +59,15 @@ VX_API_ENTRY vx_status VX_API_CALL vxCopyScalar(
 VX_API_ENTRY vx_status VX_API_CALL vxCopyScalarWithSize(
 	vx_scalar scalar, vx_size size, void *user_ptr, vx_enum usage, vx_enum user_mem_type);
 
+/* User structs */
+VX_API_ENTRY vx_enum VX_API_CALL vxRegisterUserStruct(vx_context context, vx_size size);
+VX_API_ENTRY vx_enum VX_API_CALL vxRegisterUserStructWithName(
+	vx_context context, vx_size size, const vx_char *type_name);
+VX_API_ENTRY vx_status VX_API_CALL vxGetUserStructNameByEnum(
+	vx_context context, vx_enum user_struct_type, vx_char *type_name, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxGetUserStructEnumByName(
+	vx_context context, const vx_char *type_name, vx_enum *user_struct_type);
+
 /* Tensors */
 VX_API_ENTRY vx_tensor VX_API_CALL vxCreateTensor(vx_context context, vx_size number_of_dims,
 	const vx_size *dims, vx_enum data_type, vx_int8 fixed_point_position);

@@ -118,7 +118,11 @@ vx_scalar vxCreateScalarWithSize(
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
+	/* A registered user struct has its size; unregistered struct types
+	 * (vendors') take the caller's. */
 	vx_size expected = typeSize(data_type);
+	if (!expected)
+		expected = userStructSize(context, data_type);
 	if (!isScalarType(data_type) || (expected && size != expected) || size == 0)
 		return errorAs<vx_scalar>(context, VX_ERROR_INVALID_TYPE);
 
@@ -147,7 +151,13 @@ vx_scalar vxCreateVirtualScalar(vx_graph graph, vx_enum data_type)
 
 vx_scalar vxCreateScalar(vx_context context, vx_enum data_type, const void *ptr)
 {
-	return vxCreateScalarWithSize(context, data_type, ptr, typeSize(data_type));
+	vx_size size = typeSize(data_type);
+	if (!size) {
+		ApiLock lock(apiLock());
+		if (isValid(context, VX_TYPE_CONTEXT))
+			size = userStructSize(context, data_type);
+	}
+	return vxCreateScalarWithSize(context, data_type, ptr, size);
 }
 
 vx_status vxReleaseScalar(vx_scalar *scalar)

@@ -91,6 +91,13 @@ struct _vx_context : _vx_reference {
 	std::vector<void *> unloadedHandles;
 	vx_uint32 userKernelsAllocated = 0;
 	vx_uint32 userLibrariesAllocated = 0;
+	/* vxRegisterUserStruct: entry i is type VX_TYPE_USER_STRUCT_START + i;
+	 * an empty name for the unnamed. */
+	struct UserStruct {
+		vx_size size;
+		std::string name;
+	};
+	std::vector<UserStruct> userStructs;
 
 	/* The DLA the graphs of this context use, opened on first need
 	 * (vdla::vx::dla::device()); null when there is none. */
@@ -393,6 +400,8 @@ vx_status checkMemory(vx_enum usage, vx_enum memoryType, bool allowReadWrite);
 vx_status checkAccessible(bool isVirtual, vx_graph scope);
 
 vx_size typeSize(vx_enum type);
+/* The size registered for a user struct type of @context; 0 for others. */
+vx_size userStructSize(vx_context context, vx_enum type);
 bool isTensorType(vx_enum type);
 /* Same object type and the same meta data (dimensions, element types,
  * image size and format). */

@@ -20,4 +20,5 @@ list(APPEND VDLA_SOURCES
 	src/vx/nn_math.cpp
 	src/vx/reference.cpp
 	src/vx/tensor_layout.cpp
-	src/vx/tensor_view.cpp)
+	src/vx/tensor_view.cpp
+	src/vx/user_struct.cpp)
