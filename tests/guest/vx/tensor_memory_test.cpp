@@ -212,4 +212,38 @@ TEST_F(TensorMemory, BiasesWrittenAfterVerificationReachTheDla)
 	vxReleaseGraph(&cpu);
 }
 
+TEST_F(TensorMemory, BiasTheDlaCannotHoldFailsEveryRunUntilRewritten)
+{
+	/* Biases at position -8 move 24 bits left to the product's position
+	 * 16: 10 fits in 32 bits there, 32767 does not. */
+	vx_tensor in = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor weights = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor bias = inputFrom({ { 8 }, VX_TYPE_INT16, -8 }, std::vector<double>(8, 10));
+	vx_tensor dlaOut = output({ { 12, 10, 8 }, VX_TYPE_INT16, 8 });
+	vx_graph dla = convolutionGraph(in, weights, bias, dlaOut, "dla");
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(dla));
+
+	std::vector<int16_t> values(8, 32767);
+	const vx_size start[] = { 0 }, end[] = { 8 }, stride[] = { 2 };
+	ASSERT_EQ(VX_SUCCESS,
+		vxCopyTensorPatch(bias, 1, start, end, stride, values.data(), VX_WRITE_ONLY,
+			VX_MEMORY_TYPE_HOST));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxProcessGraph(dla));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxProcessGraph(dla))
+		<< "a second run must not go ahead without DLA tasks";
+
+	std::fill(values.begin(), values.end(), 3);
+	ASSERT_EQ(VX_SUCCESS,
+		vxCopyTensorPatch(bias, 1, start, end, stride, values.data(), VX_WRITE_ONLY,
+			VX_MEMORY_TYPE_HOST));
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(dla));
+	vx_tensor cpuOut = output({ { 12, 10, 8 }, VX_TYPE_INT16, 8 });
+	vx_graph cpu = convolutionGraph(in, weights, bias, cpuOut, "cpu");
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(cpu));
+	EXPECT_TRUE(sameValues(dlaOut, cpuOut));
+
+	vxReleaseGraph(&dla);
+	vxReleaseGraph(&cpu);
+}
+
 } /* namespace */

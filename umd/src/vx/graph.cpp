@@ -347,8 +347,11 @@ vx_status prepare(vx_graph graph)
 		return verify(graph);
 	if (!graph->planStale && !(graph->plan && graph->plan->copiedValuesChanged()))
 		return VX_SUCCESS;
-	graph->planStale = false;
-	return dla::Plan::build(graph, graph->plan);
+	/* Until a build succeeds, every run tries again (and fails) rather
+	 * than running without tasks. */
+	vx_status built = dla::Plan::build(graph, graph->plan);
+	graph->planStale = built != VX_SUCCESS;
+	return built;
 }
 
 bool nodeUsable(vx_node node)
