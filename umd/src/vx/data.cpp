@@ -297,14 +297,17 @@ vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_s
 	const std::vector<vx_size> strides = tensor->strides();
 	for (vx_size d = 0; d < number_of_dims; d++)
 		base += view_start[d] * strides[d];
-	std::vector<vx_size> patch(number_of_dims);
+	vx_size patch[kMaxTensorDims];
 	for (vx_size d = 0; d < number_of_dims; d++)
 		patch[d] = view_end[d] - view_start[d];
 	auto user = static_cast<uint8_t *>(user_ptr);
+	const vx_size element = tensor->elementSize();
 	if (usage == VX_READ_ONLY) {
-		copyElements(patch, tensor->elementSize(), base, strides.data(), user, user_stride);
+		copyTensorElements(
+			number_of_dims, patch, element, base, strides.data(), user, user_stride);
 	} else {
-		copyElements(patch, tensor->elementSize(), user, user_stride, base, strides.data());
+		copyTensorElements(
+			number_of_dims, patch, element, user, user_stride, base, strides.data());
 		memoryOwner(tensor)->writes++;
 	}
 	return VX_SUCCESS;

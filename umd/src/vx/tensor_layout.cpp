@@ -17,20 +17,21 @@ bool stagedOnDevice(vx_tensor tensor)
 	return tensor->root || tensor->fromHandle;
 }
 
-void copyElements(const std::vector<vx_size> &dims, vx_size elementSize, const uint8_t *src,
+void copyTensorElements(size_t rank, const vx_size *dims, vx_size elementSize, const uint8_t *src,
 	const vx_size *srcStrides, uint8_t *dst, const vx_size *dstStrides)
 {
-	const size_t rank = dims.size();
 	/* The inner dimensions both layouts keep contiguous make one run. */
 	size_t first = 0;
 	vx_size run = elementSize;
 	while (first < rank
-		&& (dims[first] == 1 || (srcStrides[first] == run && dstStrides[first] == run))) {
+		&& (dims[first] == 1
+			|| (srcStrides[first] == run && dstStrides[first] == run))) {
 		run *= dims[first];
 		first++;
 	}
 
-	std::vector<vx_size> index(rank, 0);
+	/* No allocation: this runs for every copy of a tensor patch. */
+	vx_size index[kMaxTensorDims] = {};
 	while (true) {
 		vx_size from = 0, to = 0;
 		for (size_t d = first; d < rank; d++) {
@@ -62,16 +63,16 @@ void readPacked(vx_tensor tensor, uint8_t *packed)
 {
 	const std::vector<vx_size> strides = tensor->strides();
 	const std::vector<vx_size> packing = packedStrides(tensor->dims, tensor->elementSize());
-	copyElements(tensor->dims, tensor->elementSize(), tensor->storage(), strides.data(), packed,
-		packing.data());
+	copyTensorElements(tensor->dims.size(), tensor->dims.data(), tensor->elementSize(),
+		tensor->storage(), strides.data(), packed, packing.data());
 }
 
 void writePacked(vx_tensor tensor, const uint8_t *packed)
 {
 	const std::vector<vx_size> strides = tensor->strides();
 	const std::vector<vx_size> packing = packedStrides(tensor->dims, tensor->elementSize());
-	copyElements(tensor->dims, tensor->elementSize(), packed, packing.data(), tensor->storage(),
-		strides.data());
+	copyTensorElements(tensor->dims.size(), tensor->dims.data(), tensor->elementSize(), packed,
+		packing.data(), tensor->storage(), strides.data());
 }
 
 vx_size elementOffset(vx_tensor tensor, vx_size index)

@@ -31,12 +31,15 @@ vx_tensor memoryOwner(vx_tensor tensor);
 /* Whether DLA tasks use a packed copy of @tensor rather than its memory. */
 bool stagedOnDevice(vx_tensor tensor);
 
+/* The most dimensions a tensor has (VX_CONTEXT_MAX_TENSOR_DIMS). */
+constexpr size_t kMaxTensorDims = 6;
+
 /*
- * Copies a box of @dims elements of @elementSize bytes from @src, laid
- * out by @srcStrides, to @dst, laid out by @dstStrides, in runs as long as
- * both layouts keep contiguous.
+ * Copies a box of @rank @dims elements of @elementSize bytes from @src,
+ * laid out by @srcStrides, to @dst, laid out by @dstStrides, in runs as
+ * long as both layouts keep contiguous. @rank <= kMaxTensorDims.
  */
-void copyElements(const std::vector<vx_size> &dims, vx_size elementSize, const uint8_t *src,
+void copyTensorElements(size_t rank, const vx_size *dims, vx_size elementSize, const uint8_t *src,
 	const vx_size *srcStrides, uint8_t *dst, const vx_size *dstStrides);
 
 /* The packed strides of @dims elements of @elementSize bytes. */
