@@ -65,7 +65,7 @@ template <typename T> void addElements(const T *a, const T *b, T *out, vx_size c
 uint8_t *packedElements(vx_tensor tensor, std::vector<uint8_t> &copy, bool read)
 {
 	uint8_t *memory = tensor->storage();
-	if (!memory || !stagedOnDevice(tensor))
+	if (!memory || ownsPackedMemory(tensor))
 		return memory;
 	copy.resize(tensor->byteSize());
 	if (read)

@@ -120,9 +120,7 @@ vx_scalar vxCreateScalarWithSize(
 		return nullptr;
 	/* A registered user struct has its size; unregistered struct types
 	 * (vendors') take the caller's. */
-	vx_size expected = typeSize(data_type);
-	if (!expected)
-		expected = userStructSize(context, data_type);
+	const vx_size expected = scalarTypeSize(context, data_type);
 	if (!isScalarType(data_type) || (expected && size != expected) || size == 0)
 		return errorAs<vx_scalar>(context, VX_ERROR_INVALID_TYPE);
 
@@ -151,12 +149,9 @@ vx_scalar vxCreateVirtualScalar(vx_graph graph, vx_enum data_type)
 
 vx_scalar vxCreateScalar(vx_context context, vx_enum data_type, const void *ptr)
 {
-	vx_size size = typeSize(data_type);
-	if (!size) {
-		ApiLock lock(apiLock());
-		if (isValid(context, VX_TYPE_CONTEXT))
-			size = userStructSize(context, data_type);
-	}
+	ApiLock lock(apiLock());
+	const vx_size size
+		= isValid(context, VX_TYPE_CONTEXT) ? scalarTypeSize(context, data_type) : 0;
 	return vxCreateScalarWithSize(context, data_type, ptr, size);
 }
 

@@ -90,7 +90,7 @@ vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 
 	/* The tensor's memory stays the application's or its root's: the
 	 * buffer holds the packed copy DLA tasks work on (dla_plan.cpp). */
-	if (stagedOnDevice(tensor)) {
+	if (!ownsPackedMemory(tensor)) {
 		tensor->buffer = std::move(buffer);
 		return VX_SUCCESS;
 	}

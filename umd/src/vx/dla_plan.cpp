@@ -229,7 +229,10 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 			step.cpuNode = graph->order[i++];
 			/* Views read their root's memory, and roots their views'. */
 			for (vx_tensor input : tensorsOf(step.cpuNode, VX_INPUT)) {
-				for (const auto &[written, by] : writers[memoryOwner(input)])
+				auto sameMemory = writers.find(memoryOwner(input));
+				if (sameMemory == writers.end())
+					continue;
+				for (const auto &[written, by] : sameMemory->second)
 					if (!built->steps_[by].cpuNode
 						&& tensorsShareMemory(written, input))
 						step.needs = std::max(step.needs.value_or(0), by);
@@ -319,7 +322,7 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 			unit.nodes[n]->dlaFused = true;
 	for (uint16_t slot = 1; slot <= lowering.tensors().size(); slot++) {
 		vx_tensor tensor = lowering.tensors()[slot - 1];
-		if (!stagedOnDevice(tensor))
+		if (ownsPackedMemory(tensor))
 			continue;
 		/* A task writes whole tensors, before any of its units reads them. */
 		if (written.count(slot))

@@ -400,8 +400,9 @@ vx_status checkMemory(vx_enum usage, vx_enum memoryType, bool allowReadWrite);
 vx_status checkAccessible(bool isVirtual, vx_graph scope);
 
 vx_size typeSize(vx_enum type);
-/* The size registered for a user struct type of @context; 0 for others. */
-vx_size userStructSize(vx_context context, vx_enum type);
+/* Bytes of a scalar of @type in @context: typeSize(), or the size registered
+ * for a user struct (user_struct.cpp); 0 when neither knows it. */
+vx_size scalarTypeSize(vx_context context, vx_enum type);
 bool isTensorType(vx_enum type);
 /* Same object type and the same meta data (dimensions, element types,
  * image size and format). */

@@ -12,9 +12,9 @@ vx_tensor memoryOwner(vx_tensor tensor)
 	return tensor->root ? tensor->root : tensor;
 }
 
-bool stagedOnDevice(vx_tensor tensor)
+bool ownsPackedMemory(vx_tensor tensor)
 {
-	return tensor->root || tensor->fromHandle;
+	return !tensor->root && !tensor->fromHandle;
 }
 
 void copyTensorElements(size_t rank, const vx_size *dims, vx_size elementSize, const uint8_t *src,
@@ -24,8 +24,7 @@ void copyTensorElements(size_t rank, const vx_size *dims, vx_size elementSize, c
 	size_t first = 0;
 	vx_size run = elementSize;
 	while (first < rank
-		&& (dims[first] == 1
-			|| (srcStrides[first] == run && dstStrides[first] == run))) {
+		&& (dims[first] == 1 || (srcStrides[first] == run && dstStrides[first] == run))) {
 		run *= dims[first];
 		first++;
 	}

@@ -28,8 +28,12 @@ vx_status checkTensorView(
 /* The tensor owning @tensor's memory: its root, else itself. */
 vx_tensor memoryOwner(vx_tensor tensor);
 
-/* Whether DLA tasks use a packed copy of @tensor rather than its memory. */
-bool stagedOnDevice(vx_tensor tensor);
+/*
+ * Whether @tensor's elements are packed memory of its own (not a view, not
+ * the application's). Others are worked on through a packed copy: staged
+ * by DLA tasks, gathered by CPU kernels that want packed elements.
+ */
+bool ownsPackedMemory(vx_tensor tensor);
 
 /* The most dimensions a tensor has (VX_CONTEXT_MAX_TENSOR_DIMS). */
 constexpr size_t kMaxTensorDims = 6;

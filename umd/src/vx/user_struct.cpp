@@ -25,8 +25,7 @@ vx_enum registerStruct(vx_context context, vx_size size, const vx_char *name)
 	for (const auto &registered : context->userStructs) {
 		if (!typeName.empty() && registered.name == typeName) {
 			log(context, VX_ERROR_INVALID_PARAMETERS,
-				"vxRegisterUserStructWithName: \"%s\" is registered already",
-				name);
+				"vxRegisterUserStructWithName: \"%s\" is registered already", name);
 			return VX_TYPE_INVALID;
 		}
 	}
@@ -42,16 +41,25 @@ vx_enum registerStruct(vx_context context, vx_size size, const vx_char *name)
 	return VX_TYPE_USER_STRUCT_START + vx_enum(context->userStructs.size() - 1);
 }
 
+/* The registration of @type in @context; null when it is not one. */
+const _vx_context::UserStruct *findUserStruct(vx_context context, vx_enum type)
+{
+	const vx_size index = vx_size(type - VX_TYPE_USER_STRUCT_START);
+	if (type < VX_TYPE_USER_STRUCT_START || index >= context->userStructs.size())
+		return nullptr;
+	return &context->userStructs[index];
+}
+
 } /* namespace */
 
 namespace vdla::vx {
 
-vx_size userStructSize(vx_context context, vx_enum type)
+vx_size scalarTypeSize(vx_context context, vx_enum type)
 {
-	const vx_size index = vx_size(type - VX_TYPE_USER_STRUCT_START);
-	if (type < VX_TYPE_USER_STRUCT_START || index >= context->userStructs.size())
-		return 0;
-	return context->userStructs[index].size;
+	if (vx_size size = typeSize(type))
+		return size;
+	const _vx_context::UserStruct *registered = findUserStruct(context, type);
+	return registered ? registered->size : 0;
 }
 
 } /* namespace vdla::vx */
@@ -78,12 +86,10 @@ vx_status vxGetUserStructNameByEnum(
 		return VX_ERROR_INVALID_REFERENCE;
 	if (!type_name)
 		return VX_ERROR_INVALID_PARAMETERS;
-	if (!userStructSize(context, user_struct_type))
+	const _vx_context::UserStruct *registered = findUserStruct(context, user_struct_type);
+	if (!registered || registered->name.empty())
 		return VX_FAILURE;
-	const std::string &name
-		= context->userStructs[user_struct_type - VX_TYPE_USER_STRUCT_START].name;
-	if (name.empty())
-		return VX_FAILURE;
+	const std::string &name = registered->name;
 	if (size < name.size() + 1)
 		return VX_ERROR_NO_MEMORY;
 	memcpy(type_name, name.c_str(), name.size() + 1);
