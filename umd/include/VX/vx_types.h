@@ -265,6 +265,7 @@ enum vx_df_image_e {
 	VX_DF_IMAGE_YUYV = VX_DF_IMAGE('Y', 'U', 'Y', 'V'),
 	VX_DF_IMAGE_IYUV = VX_DF_IMAGE('I', 'Y', 'U', 'V'),
 	VX_DF_IMAGE_YUV4 = VX_DF_IMAGE('Y', 'U', 'V', '4'),
+	VX_DF_IMAGE_U1 = VX_DF_IMAGE('U', '0', '0', '1'),
 	VX_DF_IMAGE_U8 = VX_DF_IMAGE('U', '0', '0', '8'),
 	VX_DF_IMAGE_U16 = VX_DF_IMAGE('U', '0', '1', '6'),
 	VX_DF_IMAGE_S16 = VX_DF_IMAGE('S', '0', '1', '6'),

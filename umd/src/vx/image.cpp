@@ -16,19 +16,20 @@ using namespace vdla::vx;
 namespace {
 
 constexpr ImageFormat kFormats[] = {
-	{ VX_DF_IMAGE_RGB, 1, { { 3, 1, 1 } }, 1, 1, true },
-	{ VX_DF_IMAGE_RGBX, 1, { { 4, 1, 1 } }, 1, 1, true },
-	{ VX_DF_IMAGE_NV12, 2, { { 1, 1, 1 }, { 2, 2, 2 } }, 2, 2, true },
-	{ VX_DF_IMAGE_NV21, 2, { { 1, 1, 1 }, { 2, 2, 2 } }, 2, 2, true },
-	{ VX_DF_IMAGE_UYVY, 1, { { 2, 1, 1 } }, 2, 1, true },
-	{ VX_DF_IMAGE_YUYV, 1, { { 2, 1, 1 } }, 2, 1, true },
-	{ VX_DF_IMAGE_IYUV, 3, { { 1, 1, 1 }, { 1, 2, 2 }, { 1, 2, 2 } }, 2, 2, true },
-	{ VX_DF_IMAGE_YUV4, 3, { { 1, 1, 1 }, { 1, 1, 1 }, { 1, 1, 1 } }, 1, 1, true },
-	{ VX_DF_IMAGE_U8, 1, { { 1, 1, 1 } }, 1, 1, false },
-	{ VX_DF_IMAGE_U16, 1, { { 2, 1, 1 } }, 1, 1, false },
-	{ VX_DF_IMAGE_S16, 1, { { 2, 1, 1 } }, 1, 1, false },
-	{ VX_DF_IMAGE_U32, 1, { { 4, 1, 1 } }, 1, 1, false },
-	{ VX_DF_IMAGE_S32, 1, { { 4, 1, 1 } }, 1, 1, false },
+	{ VX_DF_IMAGE_RGB, 1, { { 24, 1, 1 } }, 1, 1, true },
+	{ VX_DF_IMAGE_RGBX, 1, { { 32, 1, 1 } }, 1, 1, true },
+	{ VX_DF_IMAGE_NV12, 2, { { 8, 1, 1 }, { 16, 2, 2 } }, 2, 2, true },
+	{ VX_DF_IMAGE_NV21, 2, { { 8, 1, 1 }, { 16, 2, 2 } }, 2, 2, true },
+	{ VX_DF_IMAGE_UYVY, 1, { { 16, 1, 1 } }, 2, 1, true },
+	{ VX_DF_IMAGE_YUYV, 1, { { 16, 1, 1 } }, 2, 1, true },
+	{ VX_DF_IMAGE_IYUV, 3, { { 8, 1, 1 }, { 8, 2, 2 }, { 8, 2, 2 } }, 2, 2, true },
+	{ VX_DF_IMAGE_YUV4, 3, { { 8, 1, 1 }, { 8, 1, 1 }, { 8, 1, 1 } }, 1, 1, true },
+	{ VX_DF_IMAGE_U1, 1, { { 1, 1, 1 } }, 1, 1, false },
+	{ VX_DF_IMAGE_U8, 1, { { 8, 1, 1 } }, 1, 1, false },
+	{ VX_DF_IMAGE_U16, 1, { { 16, 1, 1 } }, 1, 1, false },
+	{ VX_DF_IMAGE_S16, 1, { { 16, 1, 1 } }, 1, 1, false },
+	{ VX_DF_IMAGE_U32, 1, { { 32, 1, 1 } }, 1, 1, false },
+	{ VX_DF_IMAGE_S32, 1, { { 32, 1, 1 } }, 1, 1, false },
 };
 
 /* Set while a valid rectangle callback runs, which may not read or set
@@ -95,14 +96,18 @@ struct PlaneView {
 
 vx_size planeBytes(vx_image image, const PlaneFormat &plane)
 {
-	return vx_size(image->width / plane.subsampleX) * plane.elementSize
+	return rowBytes(image->width / plane.subsampleX, plane)
 		* (image->height / plane.subsampleY);
 }
 
+/* The element holding pixel (x, y); of a U1 plane, the byte holding it and
+ * the seven pixels after it (x is a multiple of 8 where patches start). */
 uint8_t *elementAt(const PlaneView &plane, vx_uint32 x, vx_uint32 y)
 {
-	return plane.base + ptrdiff_t(y / plane.format.subsampleY) * plane.strideY
-		+ ptrdiff_t(x / plane.format.subsampleX) * plane.strideX;
+	const ptrdiff_t column = isBitPlane(plane.format)
+		? ptrdiff_t(x * plane.format.elementBits / 8)
+		: ptrdiff_t(x / plane.format.subsampleX) * plane.strideX;
+	return plane.base + ptrdiff_t(y / plane.format.subsampleY) * plane.strideY + column;
 }
 
 PlaneView planeView(vx_image image, vx_uint32 index)
@@ -128,8 +133,8 @@ PlaneView planeView(vx_image image, vx_uint32 index)
 			offset = total;
 		total += planeBytes(image, format.planes[p]);
 	}
-	const vx_int32 strideX = plane.elementSize;
-	const vx_int32 strideY = strideX * (image->width / plane.subsampleX);
+	const vx_int32 strideX = elementBytes(plane);
+	const vx_int32 strideY = rowBytes(image->width / plane.subsampleX, plane);
 	try {
 		if (image->data.size() != total)
 			image->data.assign(total, 0);
@@ -155,9 +160,14 @@ vx_uint32 patchRows(const vx_rectangle_t &rect, const PlaneFormat &plane)
 void copyElements(const PlaneView &plane, const vx_rectangle_t &rect, uint8_t *memory,
 	vx_int32 strideX, vx_int32 strideY, bool toMemory)
 {
-	const vx_uint32 size = plane.format.elementSize;
+	const vx_uint32 size = elementBytes(plane.format);
 	const vx_uint32 columns = patchColumns(rect, plane.format);
 	const vx_uint32 rows = patchRows(rect, plane.format);
+	if (isBitPlane(plane.format)) {
+		copyPixelBits(elementAt(plane, rect.start_x, rect.start_y), plane.strideY, memory,
+			strideY, columns, rows, toMemory);
+		return;
+	}
 	const bool packed = vx_uint32(strideX) == size && vx_uint32(plane.strideX) == size;
 	for (vx_uint32 row = 0; row < rows; row++) {
 		uint8_t *pixels = elementAt(plane, rect.start_x, rect.start_y)
@@ -176,6 +186,18 @@ void copyElements(const PlaneView &plane, const vx_rectangle_t &rect, uint8_t *m
 	}
 }
 
+/* Whether the application's memory laid out by @addr holds @columns elements
+ * per row with neither elements nor rows overlapping. U1 rows are packed
+ * bits: stride_x 0 and stride_x_bits 1. */
+bool holdsRows(const vx_imagepatch_addressing_t &addr, const PlaneFormat &plane, vx_uint32 columns)
+{
+	if (isBitPlane(plane))
+		return addr.stride_x == 0 && addr.stride_x_bits == plane.elementBits
+			&& addr.stride_y > 0 && vx_size(addr.stride_y) >= rowBytes(columns, plane);
+	return addr.stride_x >= vx_int32(elementBytes(plane))
+		&& addr.stride_y >= int64_t(addr.stride_x) * columns;
+}
+
 vx_imagepatch_addressing_t addressing(
 	const vx_rectangle_t &rect, const PlaneFormat &plane, vx_int32 strideX, vx_int32 strideY)
 {
@@ -188,12 +210,13 @@ vx_imagepatch_addressing_t addressing(
 	addr.scale_y = VX_SCALE_UNITY / plane.subsampleY;
 	addr.step_x = plane.subsampleX;
 	addr.step_y = plane.subsampleY;
-	addr.stride_x_bits = strideX * 8;
+	addr.stride_x_bits = isBitPlane(plane) ? plane.elementBits : strideX * 8;
 	return addr;
 }
 
 /* A non-empty patch inside the image that covers whole elements of the
- * plane (even coordinates on 2x subsampled chroma). */
+ * plane (even coordinates on 2x subsampled chroma) and starts on a byte (a
+ * multiple of 8 pixels on U1). */
 bool isValidPatch(vx_image image, const vx_rectangle_t *rect, vx_uint32 plane)
 {
 	if (!rect || plane >= planeCount(image))
@@ -202,7 +225,8 @@ bool isValidPatch(vx_image image, const vx_rectangle_t *rect, vx_uint32 plane)
 		|| rect->end_x > image->width || rect->end_y > image->height)
 		return false;
 	const PlaneFormat &format = findFormat(image->format)->planes[plane];
-	return rect->start_x % format.subsampleX == 0 && rect->end_x % format.subsampleX == 0
+	return rect->start_x % pixelsPerByteGroup(format) == 0
+		&& rect->start_x % format.subsampleX == 0 && rect->end_x % format.subsampleX == 0
 		&& rect->start_y % format.subsampleY == 0 && rect->end_y % format.subsampleY == 0;
 }
 
@@ -252,7 +276,7 @@ void uniformElement(vx_df_image format, const vx_pixel_value_t &value, vx_uint32
 		break;
 	default:
 		/* RGB, RGBX and the single channels all start the union. */
-		memcpy(element, &value, findFormat(format)->planes[0].elementSize);
+		memcpy(element, &value, elementBytes(findFormat(format)->planes[0]));
 		break;
 	}
 }
@@ -329,6 +353,11 @@ vx_status fillPixels(vx_image image, const vx_pixel_value_t &value)
 		const PlaneView plane = planeView(image, p);
 		if (!plane.base)
 			return VX_ERROR_NO_MEMORY;
+		if (isBitPlane(plane.format)) {
+			fillPixelBits(plane.base, plane.strideY, image->width, image->height,
+				value.U1 != vx_false_e);
+			continue;
+		}
 		for (vx_uint32 y = 0; y < image->height; y += plane.format.subsampleY) {
 			for (vx_uint32 x = 0; x < image->width; x += plane.format.subsampleX)
 				uniformElement(image->format, value, p, x, elementAt(plane, x, y));
@@ -471,10 +500,14 @@ vx_image vxCreateImageFromHandle(vx_context context, vx_df_image color,
 	const ImageFormat &format = *findFormat(color);
 	for (vx_uint32 p = 0; p < format.planeCount; p++) {
 		const PlaneFormat &plane = format.planes[p];
-		const int64_t columns = addrs[0].dim_x / plane.subsampleX;
-		if (!ptrs[p] || addrs[p].stride_x < vx_int32(plane.elementSize)
-			|| addrs[p].stride_y < addrs[p].stride_x * columns)
+		if (!ptrs[p] || !holdsRows(addrs[p], plane, addrs[0].dim_x / plane.subsampleX)) {
+			log(context, VX_ERROR_INVALID_PARAMETERS,
+				"vxCreateImageFromHandle: plane %u needs memory and strides that "
+				"hold %u elements per row without overlap%s",
+				p, addrs[0].dim_x / plane.subsampleX,
+				isBitPlane(plane) ? " (U1: stride_x 0, stride_x_bits 1)" : "");
 			return errorAs<vx_image>(context, VX_ERROR_INVALID_PARAMETERS);
+		}
 	}
 
 	vx_image image = newImage(context, addrs[0].dim_x, addrs[0].dim_y, color);
@@ -594,9 +627,7 @@ vx_status vxCopyImagePatch(vx_image image, const vx_rectangle_t *image_rect,
 		return VX_ERROR_INVALID_PARAMETERS;
 
 	const PlaneView plane = planeView(image, image_plane_index);
-	const int64_t columns = patchColumns(*image_rect, plane.format);
-	if (user_addr->stride_x < vx_int32(plane.format.elementSize)
-		|| user_addr->stride_y < user_addr->stride_x * columns)
+	if (!holdsRows(*user_addr, plane.format, patchColumns(*image_rect, plane.format)))
 		return VX_ERROR_INVALID_PARAMETERS;
 	if (!plane.base)
 		return VX_ERROR_NO_MEMORY;
@@ -621,10 +652,10 @@ vx_status vxMapImagePatch(vx_image image, const vx_rectangle_t *rect, vx_uint32 
 	if (!plane.base)
 		return VX_ERROR_NO_MEMORY;
 
-	const vx_int32 elementSize = plane.format.elementSize;
+	const vx_int32 elementSize = elementBytes(plane.format);
 	_vx_image::Mapping &mapping = image->maps[image->nextMapId];
 	mapping = { usage, plane_index, *rect, {} };
-	if ((flags & VX_NOGAP_X) && plane.strideX != elementSize) {
+	if ((flags & VX_NOGAP_X) && plane.strideX != elementSize && !isBitPlane(plane.format)) {
 		/* The application's memory has gaps: hand out a packed copy. */
 		const vx_int32 rowSize = elementSize * patchColumns(*rect, plane.format);
 		mapping.shadow.assign(vx_size(rowSize) * patchRows(*rect, plane.format), 0);
@@ -655,7 +686,7 @@ vx_status vxUnmapImagePatch(vx_image image, vx_map_id map_id)
 	_vx_image::Mapping &mapping = it->second;
 	if (!mapping.shadow.empty() && mapping.usage != VX_READ_ONLY) {
 		const PlaneView plane = planeView(image, mapping.plane);
-		const vx_int32 elementSize = plane.format.elementSize;
+		const vx_int32 elementSize = elementBytes(plane.format);
 		if (plane.base)
 			copyElements(plane, mapping.rect, mapping.shadow.data(), elementSize,
 				elementSize * patchColumns(mapping.rect, plane.format), false);
@@ -672,7 +703,12 @@ void *vxFormatImagePatchAddress2d(
 		return nullptr;
 	const ptrdiff_t row = vx_uint64(addr->scale_y) * y / VX_SCALE_UNITY;
 	const ptrdiff_t column = vx_uint64(addr->scale_x) * x / VX_SCALE_UNITY;
-	return static_cast<uint8_t *>(ptr) + row * addr->stride_y + column * addr->stride_x;
+	/* Elements smaller than a byte (U1): the byte holding the pixel, which
+	 * the application masks with 1 << (x % 8). */
+	const ptrdiff_t offset = addr->stride_x == 0 && addr->stride_x_bits
+		? column * addr->stride_x_bits / 8
+		: column * addr->stride_x;
+	return static_cast<uint8_t *>(ptr) + row * addr->stride_y + offset;
 }
 
 void *vxFormatImagePatchAddress1d(

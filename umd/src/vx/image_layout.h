@@ -9,12 +9,41 @@
 
 namespace vdla::vx {
 
-/* Bytes per element and subsampling against plane 0. */
+/* Bits per element and subsampling against plane 0. */
 struct PlaneFormat {
-	vx_uint32 elementSize;
+	vx_uint32 elementBits;
 	vx_uint32 subsampleX;
 	vx_uint32 subsampleY;
 };
+
+/*
+ * VX_DF_IMAGE_U1 packs eight pixels into a byte, the leftmost in bit 0. Its
+ * rows start on byte boundaries, its stride_x is 0 (stride_x_bits 1), and
+ * patches and sub-images start at multiples of eight pixels so that a
+ * pointer into the plane always points at a whole group of eight.
+ */
+inline bool isBitPlane(const PlaneFormat &plane)
+{
+	return plane.elementBits < 8;
+}
+
+/* The byte step from one element to the next: 0 within packed bits. */
+inline vx_uint32 elementBytes(const PlaneFormat &plane)
+{
+	return plane.elementBits / 8;
+}
+
+/* Bytes holding @columns elements of one row. */
+inline vx_size rowBytes(vx_size columns, const PlaneFormat &plane)
+{
+	return (columns * plane.elementBits + 7) / 8;
+}
+
+/* Pixels per group that a pointer can address: 8 for U1, else 1. */
+inline vx_uint32 pixelsPerByteGroup(const PlaneFormat &plane)
+{
+	return isBitPlane(plane) ? 8 / plane.elementBits : 1;
+}
 
 struct ImageFormat {
 	vx_df_image code;
@@ -45,6 +74,19 @@ inline vx_image memoryOwner(vx_image image)
 
 /* Whether two images use some of the same pixels of one root (image_view.cpp). */
 bool imagesShareMemory(vx_image a, vx_image b);
+
+/*
+ * Copies @rows rows of @columns U1 pixels, each row starting at bit 0 of its
+ * first byte, between an image plane and memory. Copies into memory clear
+ * the bits after the last pixel; copies into the image keep them, as they
+ * belong to pixels outside the patch (image_bits.cpp).
+ */
+void copyPixelBits(uint8_t *image, ptrdiff_t imageStride, uint8_t *memory, ptrdiff_t memoryStride,
+	vx_uint32 columns, vx_uint32 rows, bool toMemory);
+
+/* Sets @rows rows of @columns U1 pixels to @value, keeping the other bits of
+ * each row's last byte. */
+void fillPixelBits(uint8_t *image, ptrdiff_t stride, vx_uint32 columns, vx_uint32 rows, bool value);
 
 /* Writes @value to every pixel of @image (of a sub-image: its part only). */
 vx_status fillPixels(vx_image image, const vx_pixel_value_t &value);

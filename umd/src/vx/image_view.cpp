@@ -159,6 +159,14 @@ vx_image vxCreateImageFromROI(vx_image img, const vx_rectangle_t *rect)
 		return errorAs<vx_image>(img->context, VX_ERROR_INVALID_PARAMETERS);
 	}
 
+	if (rect->start_x % pixelsPerByteGroup(format.planes[0])) {
+		log(img, VX_ERROR_INVALID_PARAMETERS,
+			"vxCreateImageFromROI: a U1 sub-image starts on a byte, at a multiple of "
+			"8 pixels, not at x = %u",
+			rect->start_x);
+		return errorAs<vx_image>(img->context, VX_ERROR_INVALID_PARAMETERS);
+	}
+
 	std::vector<vx_uint32> planes;
 	for (vx_uint32 p = 0; p < format.planeCount; p++)
 		planes.push_back(p);

@@ -13,6 +13,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/dla_sram_share.cpp
 	src/vx/graph.cpp
 	src/vx/image.cpp
+	src/vx/image_bits.cpp
 	src/vx/image_view.cpp
 	src/vx/kernel.cpp
 	src/vx/nn_cpu.cpp
