@@ -46,10 +46,13 @@ std::string typeName(vx_enum type)
 }
 
 struct Agreement;
+struct UnsharedBiasCase;
 
 class NnLayer : public VxTest
 {
 protected:
+	/* One case of UnsharedBiasConvolutionMatchesCpu. */
+	::testing::AssertionResult unsharedBiasMatchesCpu(const UnsharedBiasCase &c);
 	/* Softmax of @in on "dla" and on "cpu", compared by softmaxAgrees(). */
 	::testing::AssertionResult softmaxBoth(
 		vx_tensor in, const TensorSpec &outSpec, Agreement (&integer)[2], double &floatWorst);
@@ -97,6 +100,101 @@ TEST_F(NnLayer, ConvolutionSweepMatchesCpu)
 	cases++;
 								}
 	RecordProperty("cases", cases);
+}
+
+/*
+ * Unshared biases, one per output element and the same for every batch:
+ * the SDP's element-wise ADD. INT8 at positions 2, 3 -> 2 and INT16 Q7.8
+ * scale the output and take two SDPs through an INT32 intermediate; INT8
+ * at position 0 throughout and FLOAT32 take one. INT16 at full range makes
+ * the 32-bit sums saturate. With WRAP, INT16's sums could overflow the
+ * intermediate, so the DLA refuses it and "any" runs it on the CPU; so it
+ * does when the output, at position -1, would not saturate at INT32's
+ * limits (2^31 >> 17 is within INT16; its biases stay below 1000 so that
+ * they fit 32 bits at the product's position 16).
+ */
+struct UnsharedBiasCase {
+	Types t;
+	vx_size stride;
+	bool saturate;
+	/* conv -> RELU -> 2x2 max pooling through virtual tensors, fused. */
+	bool chain;
+	bool refused;
+	/* Bias raw values within +-biasLimit; 0: the input's range. */
+	double biasLimit;
+};
+
+::testing::AssertionResult NnLayer::unsharedBiasMatchesCpu(const UnsharedBiasCase &c)
+{
+	const vx_size W = 7, H = 5, Cin = 3, Cout = 4, batch = 2;
+	const Types &t = c.t;
+	const vx_size OW = outSize(W, 1, 3, 0, c.stride, false);
+	const vx_size OH = outSize(H, 1, 3, 0, c.stride, false);
+	vx_tensor in = input({ { W, H, Cin, batch }, t.type, t.in }, t.lo, t.hi);
+	vx_tensor wgt = input({ { 3, 3, Cin, Cout }, t.type, t.weights }, t.wlo, t.whi);
+	vx_tensor b = c.biasLimit
+		? input({ { OW, OH, Cout }, t.type, t.out }, -c.biasLimit, c.biasLimit)
+		: input({ { OW, OH, Cout }, t.type, t.out }, t.lo, t.hi);
+	vx_nn_convolution_params_t params = sameSizeConvolution(
+		c.saturate ? VX_CONVERT_POLICY_SATURATE : VX_CONVERT_POLICY_WRAP);
+	params.rounding_policy =
+		c.saturate ? VX_ROUND_POLICY_TO_NEAREST_EVEN : VX_ROUND_POLICY_TO_ZERO;
+	const std::vector<vx_size> convDims = { OW, OH, Cout, batch };
+	auto build = [&](vx_graph g, vx_tensor out) {
+		if (!c.chain)
+			return std::vector<vx_node>{ vxConvolutionLayer(
+				g, in, wgt, b, &params, sizeof(params), out) };
+		vx_tensor conv = vxCreateVirtualTensor(g, 4, convDims.data(), t.type, t.out);
+		vx_tensor relu = vxCreateVirtualTensor(g, 4, convDims.data(), t.type, t.out);
+		std::vector<vx_node> nodes{
+			vxConvolutionLayer(g, in, wgt, b, &params, sizeof(params), conv),
+			vxActivationLayer(g, conv, VX_NN_ACTIVATION_RELU, 0, 0, relu),
+			vxPoolingLayer(g, relu, VX_NN_POOLING_MAX, 2, 2, 0, 0,
+				VX_NN_DS_SIZE_ROUNDING_FLOOR, out),
+		};
+		vxReleaseTensor(&conv);
+		vxReleaseTensor(&relu);
+		return nodes;
+	};
+	const TensorSpec spec{ c.chain ? std::vector<vx_size>{ OW / 2, OH / 2, Cout, batch }
+				       : convDims,
+		t.type, t.out };
+	vx_tensor dla = output(spec), cpu = output(spec);
+
+	if (c.refused) {
+		vx_graph graph = vxCreateGraph(context_);
+		std::vector<vx_node> nodes = build(graph, dla);
+		::testing::AssertionResult refused = refusedOnDlaRunsOnCpu(graph, nodes[0]);
+		for (vx_node &node : nodes)
+			vxReleaseNode(&node);
+		vxReleaseGraph(&graph);
+		return refused;
+	}
+	::testing::AssertionResult ran = runBoth(build, dla, cpu);
+	return ran ? sameValues(dla, cpu, t.tolerance) : ran;
+}
+
+TEST_F(NnLayer, UnsharedBiasConvolutionMatchesCpu)
+{
+	const Types samePosition = { VX_TYPE_INT8, 0, 0, 0, -128, 127, -128, 127, 0 };
+	const Types fullRange = { VX_TYPE_INT16, 8, 8, 8, -32768, 32767, -32768, 32767, 0 };
+	const Types coarseOutput = { VX_TYPE_INT16, 8, 8, -1, -32768, 32767, -32768, 32767, 0 };
+	for (const Types &t :
+		{ kTypes[0], kTypes[1], kTypes[2], samePosition, fullRange, coarseOutput })
+		for (vx_size stride : { 1, 2 })
+			for (bool saturate : { false, true })
+				for (bool chain : { false, true }) {
+					SCOPED_TRACE(::testing::Message()
+						<< typeName(t.type) << " positions " << int(t.in) << ","
+						<< int(t.weights) << "," << int(t.out) << " range "
+						<< t.hi << " stride " << stride << " saturate "
+						<< saturate << " chain " << chain);
+					const bool refused = t.type == VX_TYPE_INT16
+						&& (!saturate || t.out < 0);
+					EXPECT_TRUE(unsharedBiasMatchesCpu(
+						{ t, stride, saturate, chain, refused,
+							t.out < 0 ? 1000.0 : 0.0 }));
+				}
 }
 
 TEST_F(NnLayer, FullyConnectedSweepMatchesCpu)

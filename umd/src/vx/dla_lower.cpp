@@ -107,14 +107,19 @@ int64_t readRaw(vx_tensor tensor, size_t index)
 
 /* ---- Checks shared by supported() and the lowering ---- */
 
+} /* namespace */
+
 /* The SDP stage that turns the int32 accumulator at position P into the
- * output: bias table entries and the scale. */
+ * output: bias table entries (one per output element if unshared) and the
+ * scale. */
 struct IntegerOutput {
 	int product = 0; /* P = pos(input) + pos(weights) */
 	std::vector<int32_t> bias;
 	int32_t scaleMul = 1;
 	uint32_t scaleShift = 0;
 };
+
+namespace {
 
 bool integerOutput(vx_tensor input, vx_tensor weights, vx_tensor bias, vx_tensor output,
 	vx_enum rounding, IntegerOutput &out, Refusal &refuse)
@@ -143,7 +148,8 @@ bool integerOutput(vx_tensor input, vx_tensor weights, vx_tensor bias, vx_tensor
 					       : nn::roundShift(raw, -biasShift, rounding);
 		if (biasShift > 40 || value < std::numeric_limits<int32_t>::min()
 			|| value > std::numeric_limits<int32_t>::max())
-			return refuse("the bias at the product's fixed point position exceeds 32 bits");
+			return refuse(
+				"the bias at the product's fixed point position exceeds 32 bits");
 		out.bias[i] = int32_t(value);
 	}
 	return true;
@@ -334,11 +340,11 @@ bool activationStage(const nn::Activation &layer, vx_tensor in, vx_tensor out, b
 	if (samePosition && f == VX_NN_ACTIVATION_BRELU) {
 		stage.activation = SdpActivation::Clip;
 		stage.clipMin = 0;
-		stage.clipMax = int32_t(nn::quantize(layer.a, out->dataType, out->fixedPointPosition));
+		stage.clipMax
+			= int32_t(nn::quantize(layer.a, out->dataType, out->fixedPointPosition));
 		return true;
 	}
-	if (in->dataType == VX_TYPE_INT16 && !fused && samePosition
-		&& f == VX_NN_ACTIVATION_ABS) {
+	if (in->dataType == VX_TYPE_INT16 && !fused && samePosition && f == VX_NN_ACTIVATION_ABS) {
 		stage.ewOp = SdpEwOp::Max;
 		stage.ewMul = -1;
 		return true;
@@ -374,16 +380,66 @@ void applyStage(const ActivationStage &stage, SdpOp &sdp)
 
 /* ---- Per-layer checks ---- */
 
+bool isUnshared(vx_tensor bias)
+{
+	return bias && bias->dims.size() == 3;
+}
+
+/* Whether an integer layer's output needs the SDP's scale stage: its fixed
+ * point position is not the product's. */
+bool scalesOutput(const IntegerOutput &integer)
+{
+	return integer.scaleShift != 0 || integer.scaleMul != 1;
+}
+
+/*
+ * Unshared biases reach the SDP as its element-wise ADD, which comes after
+ * the scale stage. An integer layer that scales its output therefore takes
+ * two SDPs (pushUnsharedBiasUnits()): the first adds the bias at the
+ * product's position into an INT32 intermediate, the second scales. The
+ * intermediate saturates at 32 bits where the CPU's sum of accumulator and
+ * bias does not; that changes no output when the sum cannot leave INT32
+ * (bounded by the largest products of the layer's taps), or when the
+ * output, saturating, is already at its limit for INT32's.
+ */
+bool unsharedBiasFits(const nn::Convolution &c, const IntegerOutput &integer, Refusal &refuse)
+{
+	if (!scalesOutput(integer))
+		return true;
+	constexpr int64_t int32Max = std::numeric_limits<int32_t>::max();
+	constexpr int64_t int32Min = std::numeric_limits<int32_t>::min();
+	const int64_t largest = c.input->dataType == VX_TYPE_INT8 ? 128 : 32768;
+	const int64_t taps = int64_t(dim(c.weights, 0) * dim(c.weights, 1) * dim(c.weights, 2));
+	const int64_t reach = taps * largest * largest;
+	const auto [least, most] = std::minmax_element(integer.bias.begin(), integer.bias.end());
+	const bool above = std::min(reach, int32Max) + *most > int32Max;
+	const bool below = std::max(-reach, int32Min) + *least < int32Min;
+	if (!above && !below)
+		return true;
+	if (c.overflow == VX_CONVERT_POLICY_WRAP)
+		return refuse("an unshared bias with the WRAP policy could overflow the DLA's "
+			      "32-bit intermediate");
+	const auto output = [&](int64_t value) {
+		const int64_t scaled = integer.scaleShift
+			? nn::roundShift(value, integer.scaleShift, c.rounding)
+			: value * integer.scaleMul;
+		return nn::convert(scaled, c.output->dataType, VX_CONVERT_POLICY_SATURATE);
+	};
+	const int64_t typeMax = c.output->dataType == VX_TYPE_INT8 ? 127 : 32767;
+	if ((above && output(int32Max) != typeMax) || (below && output(int32Min) != -typeMax - 1))
+		return refuse("an unshared bias could saturate the DLA's 32-bit intermediate "
+			      "where the output does not saturate");
+	return true;
+}
+
 bool checkConvolution(const nn::Convolution &c, Refusal &refuse)
 {
 	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse)
 		|| !sameType({ c.input, c.weights, c.bias, c.output }, refuse))
 		return false;
-	if (c.bias && c.bias->dims.size() != 1)
-		return refuse("unshared biases run on the CPU");
 	uint16_t after;
-	if (!convPadding(dim(c.input, 0), dim(c.output, 0), c.padX, dim(c.weights, 0),
-		    c.dilationX, c.strideX, after, refuse)
+	if (!convPadding(dim(c.input, 0), dim(c.output, 0), c.padX, dim(c.weights, 0), c.dilationX,
+		    c.strideX, after, refuse)
 		|| !convPadding(dim(c.input, 1), dim(c.output, 1), c.padY, dim(c.weights, 1),
 			c.dilationY, c.strideY, after, refuse))
 		return false;
@@ -392,7 +448,8 @@ bool checkConvolution(const nn::Convolution &c, Refusal &refuse)
 	if (!isInteger(c.input))
 		return true;
 	IntegerOutput integer;
-	return integerOutput(c.input, c.weights, c.bias, c.output, c.rounding, integer, refuse);
+	return integerOutput(c.input, c.weights, c.bias, c.output, c.rounding, integer, refuse)
+		&& (!isUnshared(c.bias) || unsharedBiasFits(c, integer, refuse));
 }
 
 bool checkFullyConnected(const nn::FullyConnected &l, Refusal &refuse)
@@ -591,8 +648,8 @@ SdpOp convolutionSdp(vx_tensor output, const Tensor &dst, const IntegerOutput &i
 
 } /* namespace */
 
-void Lowering::pushConvolutionUnit(vx_node node, ConvOp conv, const Tensor &out,
-	const MatrixLayer &layer)
+void Lowering::pushConvolutionUnit(
+	vx_node node, ConvOp conv, const Tensor &out, const MatrixLayer &layer)
 {
 	Refusal refuse;
 	IntegerOutput integer;
@@ -606,11 +663,21 @@ void Lowering::pushConvolutionUnit(vx_node node, ConvOp conv, const Tensor &out,
 	conv.dst.type = isInteger(layer.input) ? DataType::Int32 : DataType::Fp32;
 
 	SdpOp sdp = convolutionSdp(layer.output, out, integer, layer.overflow, layer.rounding);
+	Unit unit;
+	unit.nodes = { node };
+	unit.conv = conv;
+	unit.reads = { slot(layer.input), slot(layer.weights) };
+	unit.writes = slot(layer.output);
+	if (isUnshared(layer.bias)) {
+		pushUnsharedBiasUnits(std::move(unit), sdp, layer, integer);
+		return;
+	}
 	if (layer.bias) {
 		sdp.biasMode = SdpMode::PerChannel;
 		if (isInteger(layer.input)) {
 			sdp.bias = { kConstantSlot,
-				addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t)) };
+				addConstant(integer.bias.data(),
+					integer.bias.size() * sizeof(int32_t)) };
 		} else {
 			std::vector<uint8_t> packed(layer.bias->byteSize());
 			readPacked(layer.bias, packed.data());
@@ -618,14 +685,62 @@ void Lowering::pushConvolutionUnit(vx_node node, ConvOp conv, const Tensor &out,
 		}
 		copiedValues_.push_back(layer.bias);
 	}
-
-	Unit unit;
-	unit.nodes = { node };
-	unit.conv = conv;
 	unit.sdp = sdp;
-	unit.reads = { slot(layer.input), slot(layer.weights) };
-	unit.writes = slot(layer.output);
 	units_.push_back(std::move(unit));
+}
+
+void Lowering::pushUnsharedBiasUnits(
+	Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer)
+{
+	/* One bias per output element, the same for every batch: a constant
+	 * of the output's shape read with batch stride 0. Integer biases are
+	 * already at the product's position. */
+	const Tensor &out = sdp.dst;
+	uint64_t offset;
+	DataType type;
+	if (isInteger(layer.input)) {
+		type = DataType::Int32;
+		offset = addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t));
+	} else {
+		type = DataType::Fp32;
+		std::vector<uint8_t> packed(layer.bias->byteSize());
+		readPacked(layer.bias, packed.data());
+		offset = addConstant(packed.data(), packed.size());
+	}
+	copiedValues_.push_back(layer.bias);
+	sdp.ewOp = SdpEwOp::Add;
+	sdp.ew = Tensor::nchw(kConstantSlot, offset, type, out.n, out.c, out.h, out.w).packed();
+	sdp.ew.strideN = 0;
+
+	if (!isInteger(layer.input) || !scalesOutput(integer)) {
+		unit.sdp = sdp;
+		units_.push_back(std::move(unit));
+		return;
+	}
+
+	/* The ADD at the product's position into INT32 (unsharedBiasFits()),
+	 * then the scale into the output, in a unit of no node of its own. */
+	SdpOp add = sdp;
+	add.scaleMode = SdpMode::None;
+	add.scaleMul = 1;
+	add.scaleShift = 0;
+	add.wrap = false;
+	const uint16_t sum = scratch(
+		layer.output->context, DataType::Int32, vx_size(out.n) * out.c * out.h * out.w);
+	add.dst = Tensor::nchw(sum, 0, DataType::Int32, out.n, out.c, out.h, out.w);
+	unit.sdp = add;
+	unit.writes = sum;
+	units_.push_back(std::move(unit));
+
+	SdpOp scale = sdp;
+	scale.ewOp = SdpEwOp::None;
+	scale.ew = Tensor();
+	scale.src = add.dst;
+	Unit second;
+	second.sdp = scale;
+	second.reads = { sum };
+	second.writes = slot(layer.output);
+	units_.push_back(std::move(second));
 }
 
 vx_status Lowering::lowerConvolution(vx_node node)
@@ -810,7 +925,8 @@ bool Lowering::tryFuse(vx_node node)
 			return false;
 		applyStage(stage, *last.sdp);
 		if (!stage.lut.empty())
-			last.sdp->lut = { kConstantSlot, addConstant(stage.lut.data(), stage.lut.size()) };
+			last.sdp->lut = { kConstantSlot,
+				addConstant(stage.lut.data(), stage.lut.size()) };
 		/* The activation's output has the producer's shape, but keep the
 		 * unit's view of it: a fully connected layer sees [OFM, batch] as
 		 * channels, which hardwareTensor() would make widths. */

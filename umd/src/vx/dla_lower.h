@@ -30,6 +30,8 @@ namespace vdla::vx::dla {
 
 constexpr uint16_t kConstantSlot = 0;
 
+struct IntegerOutput;
+
 /* The DLA's element type of an OpenVX tensor type (INT8, INT16, FLOAT32). */
 std::optional<DataType> hardwareType(vx_enum type);
 
@@ -96,6 +98,10 @@ private:
 	};
 	void pushConvolutionUnit(
 		vx_node node, ConvOp conv, const Tensor &out, const MatrixLayer &layer);
+	/* The SDP part of a convolution with unshared biases: one unit, or
+	 * two when an integer output is scaled (dla_lower.cpp). */
+	void pushUnsharedBiasUnits(
+		Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer);
 
 	uint16_t slot(vx_tensor tensor);
 	/* A new intermediate tensor of @count elements of @type, and its slot. */
