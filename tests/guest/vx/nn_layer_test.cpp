@@ -2,7 +2,8 @@
 /*
  * Every NN layer on the DLA against the CPU path, over parameter sweeps:
  * bit-exact on INT8 and INT16 tensors (except the interpolated INT16
- * LOGISTIC and HYPERBOLIC_TAN, fixed-point LRN and softmax: 1 LSB), within
+ * LOGISTIC, HYPERBOLIC_TAN, SOFTRELU, SQRT and LINEAR, fixed-point LRN and
+ * softmax: 1 LSB), within
  * float tolerance on FLOAT32; and the configurations the DLA refuses.
  */
 #include "vx_guest.h"
@@ -287,6 +288,13 @@ TEST_F(NnLayer, ActivationSweepMatchesCpu)
 	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_LOGISTIC, 1, 1, 1 });
 	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_HYPERBOLIC_TAN, 1.0f, 1.0f, 1 });
 	cases.push_back({ VX_TYPE_INT16, 8, 10, VX_NN_ACTIVATION_HYPERBOLIC_TAN, 1.5f, 0.5f, 1 });
+	/* Several LUT passes and their maximum (dla_lower_lut.h). */
+	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_SOFTRELU, 0, 0, 1 });
+	cases.push_back({ VX_TYPE_INT16, 8, 10, VX_NN_ACTIVATION_SOFTRELU, 0, 0, 1 });
+	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_SQRT, 0, 0, 1 });
+	cases.push_back({ VX_TYPE_INT16, 8, 10, VX_NN_ACTIVATION_SQRT, 0, 0, 1 });
+	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_LINEAR, 0.5f, 0.25f, 1 });
+	cases.push_back({ VX_TYPE_INT16, 8, 6, VX_NN_ACTIVATION_LINEAR, -0.75f, 3.0f, 1 });
 	for (vx_enum f : { VX_NN_ACTIVATION_RELU, VX_NN_ACTIVATION_BRELU, VX_NN_ACTIVATION_ABS,
 		     VX_NN_ACTIVATION_SQUARE, VX_NN_ACTIVATION_LINEAR })
 		cases.push_back({ VX_TYPE_FLOAT32, 0, 0, f, 1.5f, 0.25f, 1e-5 });
@@ -309,6 +317,19 @@ TEST_F(NnLayer, ActivationSweepMatchesCpu)
 			dla, cpu));
 		ASSERT_TRUE(sameValues(dla, cpu, c.tolerance));
 	}
+}
+
+/* INT16 LINEAR at a = 1.5 saturates inside a table interval, where the
+ * chord is far from the CPU: the exhaustive check keeps it on the CPU. */
+TEST_F(NnLayer, Int16ActivationBeyondOneLsbStaysOnCpu)
+{
+	vx_tensor in = input({ { 16, 8, 4 }, VX_TYPE_INT16, 8 }, -32768, 32767);
+	vx_tensor out = output({ { 16, 8, 4 }, VX_TYPE_INT16, 8 });
+	vx_graph graph = vxCreateGraph(context_);
+	vx_node linear = vxActivationLayer(graph, in, VX_NN_ACTIVATION_LINEAR, 1.5f, 0.25f, out);
+	EXPECT_TRUE(refusedOnDlaRunsOnCpu(graph, linear));
+	vxReleaseNode(&linear);
+	vxReleaseGraph(&graph);
 }
 
 TEST_F(NnLayer, NormalizationAcrossMapsMatchesCpu)

@@ -9,6 +9,7 @@
  * within 1 LSB and within its own proven bound; the worst error and the
  * share of exact outputs are printed (they go into docs/openvx.md).
  */
+#include "device_rounding.h"
 #include "dla_lower_lrn.h"
 #include "nn_layers.h"
 
@@ -25,19 +26,6 @@ namespace nn = vdla::vx::nn;
 namespace {
 
 using int128 = __int128;
-
-/* rshift(v, s, HALF_EVEN) of docs/hw-spec.md, on a 128-bit product. */
-int128 shiftHalfEven(int128 value, unsigned shift)
-{
-	if (shift == 0)
-		return value;
-	const int128 floor = value >> shift;
-	const int128 remainder = value - (floor << shift);
-	const int128 half = int128(1) << (shift - 1);
-	if (remainder > half || (remainder == half && (floor & 1)))
-		return floor + 1;
-	return floor;
-}
 
 int64_t saturate64(int128 value)
 {

@@ -9,6 +9,7 @@
 #include "dla_lower.h"
 
 #include "dla_lower_lrn.h"
+#include "dla_lower_lut.h"
 #include "nn_layers.h"
 #include "tensor_layout.h"
 
@@ -212,6 +213,9 @@ struct ActivationStage {
 	int32_t lutStart = 0;
 	uint32_t lutShift = 0;
 	float lutStartFloat = 0, lutStepFloat = 1;
+	/* Standalone INT16 only: several LUT passes and their maximum, one
+	 * SDP each (dla_lower_lut.h); then the fields above are unused. */
+	std::optional<Int16Activation> passes;
 };
 
 /* The saturating quantized activation of raw input @x. */
@@ -222,8 +226,8 @@ int64_t quantizedActivation(const nn::Activation &layer, vx_tensor in, vx_tensor
 		out->fixedPointPosition);
 }
 
-bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, ActivationStage &stage,
-	Refusal &refuse)
+bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, bool fused,
+	ActivationStage &stage, Refusal &refuse)
 {
 	auto f = [&](int64_t x) {
 		const int64_t lo = in->dataType == VX_TYPE_INT8 ? -128 : -32768;
@@ -238,23 +242,24 @@ bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, Activa
 		table = integerTable(f, -128, 0);
 		table[256] = table[255];
 	} else {
-		/* Sample only where the output still changes; interpolation in between. */
-		if (layer.function != VX_NN_ACTIVATION_LOGISTIC
-			&& layer.function != VX_NN_ACTIVATION_HYPERBOLIC_TAN)
-			return refuse("on INT16 tensors the DLA computes RELU, BRELU, ABS, SQUARE, "
-				      "LOGISTIC and HYPERBOLIC_TAN");
-		int64_t lo = -32768, hi = 32767;
-		const int64_t left = f(lo), right = f(hi);
-		while (lo < hi && f(lo + 1) == left)
-			lo++;
-		while (hi > lo && f(hi - 1) == right)
-			hi--;
-		unsigned shift = 0;
-		while ((int64_t(256) << shift) < hi - lo)
-			shift++;
-		stage.lutStart = int32_t(lo);
-		stage.lutShift = shift;
-		table = integerTable(f, lo, shift);
+		/* Interpolated tables, checked against the CPU over every input. */
+		Int16Activation plan;
+		std::string why;
+		if (!int16Activation({ layer.function, layer.a, layer.b, in->fixedPointPosition,
+					     out->fixedPointPosition },
+			    plan, why))
+			return refuse(why);
+		if (plan.passes.size() > 1 || plan.identity) {
+			if (fused)
+				return refuse(
+					"SOFTRELU and SQRT read their input in several passes: "
+					"not fused");
+			stage.passes = std::move(plan);
+			return true;
+		}
+		stage.lutStart = plan.passes[0].start;
+		stage.lutShift = plan.passes[0].shift;
+		table = std::move(plan.passes[0].table);
 	}
 	stage.activation = SdpActivation::Lut;
 	stage.lut.resize(table.size() * sizeof(int16_t));
@@ -356,7 +361,7 @@ bool activationStage(const nn::Activation &layer, vx_tensor in, vx_tensor out, b
 		stage.ewPostShift = 2 * in->fixedPointPosition - out->fixedPointPosition;
 		return true;
 	}
-	return integerLut(layer, in, out, stage, refuse);
+	return integerLut(layer, in, out, fused, stage, refuse);
 }
 
 void applyStage(const ActivationStage &stage, SdpOp &sdp)
@@ -825,6 +830,10 @@ vx_status Lowering::lowerActivation(vx_node node)
 	Refusal refuse;
 	ActivationStage stage;
 	activationStage(a, a.input, a.output, false, stage, refuse);
+	if (stage.passes) {
+		pushLutPassUnits(node, a.input, a.output, *stage.passes);
+		return VX_SUCCESS;
+	}
 
 	Unit unit;
 	unit.nodes = { node };
@@ -847,6 +856,66 @@ vx_status Lowering::lowerActivation(vx_node node)
 	unit.writes = slot(a.output);
 	units_.push_back(std::move(unit));
 	return VX_SUCCESS;
+}
+
+void Lowering::pushLutPassUnits(
+	vx_node node, vx_tensor input, vx_tensor output, const Int16Activation &plan)
+{
+	const Tensor in = hardwareTensor(input);
+	const Tensor out = hardwareTensor(output);
+	const vx_size count = vx_size(out.n) * out.c * out.h * out.w;
+	auto intermediate = [&]() {
+		Tensor t = out;
+		t.buffer = scratch(output->context, DataType::Int16, count);
+		return t;
+	};
+	bool first = true;
+	auto push = [&](const SdpOp &sdp) {
+		Unit unit;
+		/* The node's time is that of all its units (Plan). */
+		if (first)
+			unit.nodes = { node };
+		first = false;
+		unit.sdp = sdp;
+		unit.reads = { sdp.src.buffer };
+		if (sdp.ewOp != SdpEwOp::None)
+			unit.reads.push_back(sdp.ew.buffer);
+		unit.writes = sdp.dst.buffer;
+		units_.push_back(std::move(unit));
+	};
+
+	/* One SDP per table, then one per maximum; the last writes the output. */
+	const size_t maxima = plan.passes.size() - 1 + (plan.identity ? 1 : 0);
+	std::vector<Tensor> results;
+	for (const LutPass &pass : plan.passes) {
+		SdpOp sdp;
+		sdp.src = in;
+		sdp.dst = maxima ? intermediate() : out;
+		sdp.round = Round::HalfEven;
+		sdp.activation = SdpActivation::Lut;
+		sdp.lutStart = pass.start;
+		sdp.lutShift = pass.shift;
+		sdp.lut = { kConstantSlot,
+			addConstant(pass.table.data(), pass.table.size() * sizeof(int16_t)) };
+		push(sdp);
+		results.push_back(sdp.dst);
+	}
+	Tensor current = results[0];
+	for (size_t m = 0; m < maxima; m++) {
+		const bool identity = m + 1 == results.size();
+		SdpOp sdp;
+		sdp.src = current;
+		sdp.dst = m + 1 == maxima ? out : intermediate();
+		sdp.round = Round::HalfEven;
+		sdp.ewOp = SdpEwOp::Max;
+		sdp.ew = identity ? in : results[m + 1];
+		if (identity) {
+			sdp.ewMul = plan.identityMul;
+			sdp.ewShift = plan.identityShift;
+		}
+		push(sdp);
+		current = sdp.dst;
+	}
 }
 
 vx_status Lowering::lowerNormalization(vx_node node)
