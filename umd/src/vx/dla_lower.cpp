@@ -196,6 +196,28 @@ template <typename F> std::vector<int16_t> integerTable(F f, int64_t start, unsi
 	return table;
 }
 
+} /* namespace */
+
+/*
+ * An activation as the maximum of LUT passes over its input and, with
+ * identity, of the input itself moved to the output's position
+ * (rshift(x * identityMul, identityShift) on integers, x on floats).
+ */
+struct MaxOfTables {
+	struct Table {
+		std::vector<uint8_t> lut;
+		int32_t start = 0;
+		uint32_t shift = 0;
+		float startFloat = 0, stepFloat = 1;
+	};
+	std::vector<Table> tables;
+	bool identity = false;
+	int32_t identityMul = 1;
+	uint32_t identityShift = 0;
+};
+
+namespace {
+
 struct ActivationStage {
 	SdpActivation activation = SdpActivation::None;
 	int32_t clipMin = 0, clipMax = 0;
@@ -213,9 +235,9 @@ struct ActivationStage {
 	int32_t lutStart = 0;
 	uint32_t lutShift = 0;
 	float lutStartFloat = 0, lutStepFloat = 1;
-	/* Standalone INT16 only: several LUT passes and their maximum, one
-	 * SDP each (dla_lower_lut.h); then the fields above are unused. */
-	std::optional<Int16Activation> passes;
+	/* Standalone only: several LUT passes and their maximum, one SDP
+	 * each; then the fields above are unused. */
+	std::optional<MaxOfTables> passes;
 };
 
 /* The saturating quantized activation of raw input @x. */
@@ -254,7 +276,19 @@ bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, bool f
 				return refuse(
 					"SOFTRELU and SQRT read their input in several passes: "
 					"not fused");
-			stage.passes = std::move(plan);
+			MaxOfTables passes;
+			for (const LutPass &pass : plan.passes) {
+				MaxOfTables::Table table;
+				table.lut.resize(pass.table.size() * sizeof(int16_t));
+				memcpy(table.lut.data(), pass.table.data(), table.lut.size());
+				table.start = pass.start;
+				table.shift = pass.shift;
+				passes.tables.push_back(std::move(table));
+			}
+			passes.identity = plan.identity;
+			passes.identityMul = plan.identityMul;
+			passes.identityShift = plan.identityShift;
+			stage.passes = std::move(passes);
 			return true;
 		}
 		stage.lutStart = plan.passes[0].start;
@@ -267,11 +301,47 @@ bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, bool f
 	return true;
 }
 
-bool floatLut(const nn::Activation &layer, ActivationStage &stage, Refusal &refuse)
+/* 257 samples of the function from -range to range. */
+std::vector<float> floatTable(const nn::Activation &layer, double range)
+{
+	std::vector<float> table(kLutEntries);
+	const double step = 2 * range / 256;
+	for (size_t i = 0; i < kLutEntries; i++)
+		table[i] = float(nn::activate(layer.function, layer.a, layer.b, -range + i * step));
+	return table;
+}
+
+/*
+ * SOFTRELU = log(1 + e^x) is at least max(x, 0) and within e^-12 = 6e-6
+ * of it beyond +-12: a table over [-12, 12], whose interpolation is off by
+ * at most f''/8 h^2 = 2.7e-4 (f'' <= 1/4, h = 3/32), then the maximum with
+ * the input in a second SDP.
+ */
+bool floatSoftRelu(const nn::Activation &layer, bool fused, ActivationStage &stage, Refusal &refuse)
+{
+	if (fused)
+		return refuse("SOFTRELU reads its input in two passes: not fused");
+	constexpr double range = 12;
+	const std::vector<float> samples = floatTable(layer, range);
+	MaxOfTables::Table table;
+	table.lut.resize(samples.size() * sizeof(float));
+	memcpy(table.lut.data(), samples.data(), table.lut.size());
+	table.startFloat = float(-range);
+	table.stepFloat = float(2 * range / 256);
+	MaxOfTables passes;
+	passes.tables.push_back(std::move(table));
+	passes.identity = true;
+	stage.passes = std::move(passes);
+	return true;
+}
+
+bool floatLut(const nn::Activation &layer, bool fused, ActivationStage &stage, Refusal &refuse)
 {
 	/* Where the function is within 1e-6 of its asymptotes. */
 	double range;
 	switch (layer.function) {
+	case VX_NN_ACTIVATION_SOFTRELU:
+		return floatSoftRelu(layer, fused, stage, refuse);
 	case VX_NN_ACTIVATION_LOGISTIC:
 		range = 14;
 		break;
@@ -282,15 +352,12 @@ bool floatLut(const nn::Activation &layer, ActivationStage &stage, Refusal &refu
 		break;
 	default:
 		return refuse("on FLOAT32 tensors the DLA computes RELU, BRELU, LINEAR, ABS, "
-			      "SQUARE, LOGISTIC and HYPERBOLIC_TAN");
+			      "SQUARE, LOGISTIC, HYPERBOLIC_TAN and SOFTRELU");
 	}
-	std::vector<float> table(kLutEntries);
-	const double step = 2 * range / 256;
-	for (size_t i = 0; i < kLutEntries; i++)
-		table[i] = float(nn::activate(layer.function, layer.a, layer.b, -range + i * step));
+	const std::vector<float> table = floatTable(layer, range);
 	stage.activation = SdpActivation::Lut;
 	stage.lutStartFloat = float(-range);
-	stage.lutStepFloat = float(step);
+	stage.lutStepFloat = float(2 * range / 256);
 	stage.lut.resize(table.size() * sizeof(float));
 	memcpy(stage.lut.data(), table.data(), stage.lut.size());
 	return true;
@@ -334,7 +401,7 @@ bool activationStage(const nn::Activation &layer, vx_tensor in, vx_tensor out, b
 			stage.ewMulFloat = f == VX_NN_ACTIVATION_ABS ? -1.0f : 1.0f;
 			return true;
 		default:
-			return floatLut(layer, stage, refuse);
+			return floatLut(layer, fused, stage, refuse);
 		}
 	}
 
@@ -859,14 +926,14 @@ vx_status Lowering::lowerActivation(vx_node node)
 }
 
 void Lowering::pushLutPassUnits(
-	vx_node node, vx_tensor input, vx_tensor output, const Int16Activation &plan)
+	vx_node node, vx_tensor input, vx_tensor output, const MaxOfTables &plan)
 {
 	const Tensor in = hardwareTensor(input);
 	const Tensor out = hardwareTensor(output);
 	const vx_size count = vx_size(out.n) * out.c * out.h * out.w;
 	auto intermediate = [&]() {
 		Tensor t = out;
-		t.buffer = scratch(output->context, DataType::Int16, count);
+		t.buffer = scratch(output->context, out.type, count);
 		return t;
 	};
 	bool first = true;
@@ -885,18 +952,19 @@ void Lowering::pushLutPassUnits(
 	};
 
 	/* One SDP per table, then one per maximum; the last writes the output. */
-	const size_t maxima = plan.passes.size() - 1 + (plan.identity ? 1 : 0);
+	const size_t maxima = plan.tables.size() - 1 + (plan.identity ? 1 : 0);
 	std::vector<Tensor> results;
-	for (const LutPass &pass : plan.passes) {
+	for (const MaxOfTables::Table &table : plan.tables) {
 		SdpOp sdp;
 		sdp.src = in;
 		sdp.dst = maxima ? intermediate() : out;
 		sdp.round = Round::HalfEven;
 		sdp.activation = SdpActivation::Lut;
-		sdp.lutStart = pass.start;
-		sdp.lutShift = pass.shift;
-		sdp.lut = { kConstantSlot,
-			addConstant(pass.table.data(), pass.table.size() * sizeof(int16_t)) };
+		sdp.lutStart = table.start;
+		sdp.lutShift = table.shift;
+		sdp.lutStartFloat = table.startFloat;
+		sdp.lutStepFloat = table.stepFloat;
+		sdp.lut = { kConstantSlot, addConstant(table.lut.data(), table.lut.size()) };
 		push(sdp);
 		results.push_back(sdp.dst);
 	}

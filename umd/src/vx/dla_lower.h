@@ -31,7 +31,7 @@ namespace vdla::vx::dla {
 constexpr uint16_t kConstantSlot = 0;
 
 struct IntegerOutput;
-struct Int16Activation;
+struct MaxOfTables;
 
 /* The DLA's element type of an OpenVX tensor type (INT8, INT16, FLOAT32). */
 std::optional<DataType> hardwareType(vx_enum type);
@@ -103,10 +103,10 @@ private:
 	 * two when an integer output is scaled (dla_lower.cpp). */
 	void pushUnsharedBiasUnits(
 		Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer);
-	/* An INT16 activation of several LUT passes: one SDP per pass and
-	 * per maximum (dla_lower_lut.h). */
+	/* An activation of several LUT passes: one SDP per pass and per
+	 * maximum (dla_lower.cpp, dla_lower_lut.h). */
 	void pushLutPassUnits(
-		vx_node node, vx_tensor input, vx_tensor output, const Int16Activation &plan);
+		vx_node node, vx_tensor input, vx_tensor output, const MaxOfTables &plan);
 
 	uint16_t slot(vx_tensor tensor);
 	/* A new intermediate tensor of @count elements of @type, and its slot. */
