@@ -41,6 +41,7 @@ static int state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "mappings: %d\n", atomic_read(&vdev->counters.mappings));
 	seq_printf(m, "jobs: %d\n", atomic_read(&vdev->counters.jobs));
 	seq_printf(m, "contexts: %d\n", atomic_read(&vdev->counters.contexts));
+	seq_printf(m, "ended_jobs: %d\n", atomic_read(&vdev->counters.ended_jobs));
 	seq_printf(m, "sram_used: %llu\n", sram.size - sram.free);
 	mutex_lock(&vdev->fw_lock);
 	seq_printf(m, "queued: %u\n", s->queued);

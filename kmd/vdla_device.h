@@ -27,6 +27,11 @@ struct vdla_counters {
 	atomic_t mappings;
 	atomic_t jobs;
 	atomic_t contexts;
+	/*
+	 * Jobs whose fence signalled but which the scheduler has not freed
+	 * yet: what they hold (SRAM BOs among it) comes back when it does.
+	 */
+	atomic_t ended_jobs;
 };
 
 /**

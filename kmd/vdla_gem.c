@@ -17,6 +17,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_prime.h>
 #include <drm/drm_print.h>
+#include <linux/delay.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/module.h>
@@ -28,6 +29,7 @@
 #include "vdla_file.h"
 #include "vdla_gem.h"
 #include "vdla_mmu.h"
+#include "vdla_sched.h"
 
 /* BO_IMPORT checks that the fd is a dma-buf before importing it. */
 MODULE_IMPORT_NS(DMA_BUF);
@@ -153,6 +155,8 @@ static struct vdla_bo *vdla_bo_alloc(struct vdla_device *vdev)
 	return bo;
 }
 
+#define VDLA_SRAM_REAP_TRIES 20
+
 /* A zero-filled SRAM BO of @size bytes (a page multiple). */
 static struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t size)
 {
@@ -167,6 +171,20 @@ static struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t
 	obj->funcs = &vdla_sram_bo_funcs;
 	drm_gem_private_object_init(drm, obj, size);
 	ret = vdla_sram_alloc(vdev, &bo->sram_node, size);
+	/*
+	 * A job that ended keeps its SRAM BOs until the scheduler frees it,
+	 * shortly after its fence signals: a process that waited for its
+	 * jobs and closed their BOs would otherwise find the SRAM still
+	 * taken. Take back what ended jobs hold, for a few milliseconds at
+	 * most (a job that ended behind one still running waits for it).
+	 */
+	for (int tries = 0; ret == -ENOSPC && atomic_read(&vdev->counters.ended_jobs) > 0
+			    && tries < VDLA_SRAM_REAP_TRIES; tries++) {
+		vdla_sched_reap(vdev);
+		ret = vdla_sram_alloc(vdev, &bo->sram_node, size);
+		if (ret == -ENOSPC)
+			usleep_range(100, 200);
+	}
 	if (ret) {
 		drm_gem_object_put(obj);
 		return ERR_PTR(ret);

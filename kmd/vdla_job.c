@@ -51,6 +51,8 @@ void vdla_job_free(struct vdla_job *job)
 	dma_fence_put(job->done);
 	kvfree(job->state);
 	atomic_dec(&job->vdev->counters.jobs);
+	if (job->ended)
+		atomic_dec(&job->vdev->counters.ended_jobs);
 	vdla_ctx_put(job->ctx);
 	vdla_as_put(job->as);
 	kvfree(job);

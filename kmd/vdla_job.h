@@ -37,6 +37,8 @@ struct vdla_job {
 	u64 seqno;
 	/** @done: the fence run_job returns, signalled when the task ends. */
 	struct dma_fence *done;
+	/** @ended: @done is signalled; counted in counters.ended_jobs. */
+	bool ended;
 
 	/* The address list: one mapping and one firmware buffer per entry. */
 	u32 count;

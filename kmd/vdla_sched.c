@@ -76,6 +76,8 @@ static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error
 		stats->jobs_completed++;
 	}
 	trace_vdla_job_done(job, error);
+	job->ended = true;
+	atomic_inc(&vdev->counters.ended_jobs);
 	dma_fence_signal(job->done);
 }
 
@@ -506,6 +508,12 @@ int vdla_sched_pause(struct vdla_device *vdev)
 	if (ret)
 		vdla_sched_unpause(vdev);
 	return ret;
+}
+
+void vdla_sched_reap(struct vdla_device *vdev)
+{
+	/* The scheduler frees finished jobs from work on its own queue. */
+	flush_workqueue(sched_of(vdev)->base.submit_wq);
 }
 
 void vdla_sched_unpause(struct vdla_device *vdev)

@@ -65,6 +65,12 @@ u64 vdla_sched_running_ns(struct vdla_device *vdev, struct vdla_file *vfile);
 
 /* Waits until no job runs and keeps jobs from starting, for TEST_BDMA. */
 int vdla_sched_pause(struct vdla_device *vdev);
+/*
+ * Waits for the scheduler to free the jobs it has seen end (it does so
+ * from its work queue, after their fences signal). Not to be called with
+ * a lock that freeing a job takes.
+ */
+void vdla_sched_reap(struct vdla_device *vdev);
 void vdla_sched_unpause(struct vdla_device *vdev);
 
 #endif /* __VDLA_SCHED_H__ */

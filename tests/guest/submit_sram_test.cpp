@@ -6,8 +6,9 @@
  * zero-filled even where another BO's data was; jobs move data through it
  * and implicit fences order them; it has no CPU mapping, no dma-buf, cannot
  * be a descriptor or a statistics entry; its SRAM returns only when its
- * handle is closed and the last job using it has ended; a request larger
- * than any free block fails with ENOSPC and changes nothing.
+ * handle is closed and the last job using it has ended, and a request
+ * waits for ended jobs to be freed; a request larger than any free block
+ * fails with ENOSPC and changes nothing.
  */
 #include <gtest/gtest.h>
 
@@ -268,6 +269,26 @@ TEST_F(Sram, SramStaysUntilTheLastJobEnds)
 	EXPECT_TRUE(waitUntil(
 		[&]() { return queryMemory(fd()).sram_free == before_.sram_free; }, 5000))
 		<< "the SRAM never came back";
+}
+
+/*
+ * A job keeps its SRAM BOs until the scheduler frees it, shortly after its
+ * fence signals; the driver waits for that before it refuses SRAM, so a
+ * process that waited for its job and closed the BO can take all the SRAM
+ * again at once, round after round.
+ */
+TEST_F(Sram, SramOfEndedJobsIsGivenBackOnDemand)
+{
+	ASSERT_EQ(before_.sram_free, before_.sram_largest_free)
+		<< "another process holds SRAM; this test needs all of it";
+	Bo in(fd(), 4096);
+	ASSERT_EQ(in.error(), 0);
+	for (int round = 0; round < 30; round++) {
+		Bo all(fd(), before_.sram_free, DRM_VDLA_BO_CREATE_SRAM);
+		ASSERT_EQ(all.error(), 0) << "round " << round;
+		ASSERT_EQ(copy(in, 0, all, 0, 4096), 0);
+		all = Bo();
+	}
 }
 
 TEST_F(Sram, NotADescriptorNorStatistics)
