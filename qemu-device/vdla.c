@@ -108,6 +108,23 @@ static void G_GNUC_PRINTF(2, 0) vdla_guest_error(void *opaque, const char *fmt,
     qemu_log_mask(LOG_GUEST_ERROR, "%s", msg);
 }
 
+/*
+ * The engine workers read and write guest memory through QEMU's memory API,
+ * whose maps are freed through RCU: an unregistered thread inside
+ * address_space_translate could see its map freed under it when the guest
+ * changes the memory layout (a QEMU crash seen once at boot, in
+ * address_space_translate_internal). Workers register for their lifetime.
+ */
+static void vdla_thread_start(void *opaque)
+{
+    rcu_register_thread();
+}
+
+static void vdla_thread_stop(void *opaque)
+{
+    rcu_unregister_thread();
+}
+
 /* Whether [addr, addr + len) is guest RAM, writable. */
 static bool vdla_dma_valid(void *opaque, uint64_t addr, uint64_t len)
 {
@@ -185,6 +202,8 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
         .dma_read = vdla_dma_read,
         .dma_write = vdla_dma_write,
         .dma_valid = vdla_dma_valid,
+        .thread_start = vdla_thread_start,
+        .thread_stop = vdla_thread_stop,
     };
     const char *problem = NULL;
 

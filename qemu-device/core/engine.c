@@ -626,6 +626,8 @@ static void *worker_main(void *arg)
 	struct vdla_core *core = w->core;
 	struct op *ops = calloc(3, sizeof(*ops));
 
+	if (core->host.thread_start)
+		core->host.thread_start(core->host.opaque);
 	omp_set_num_threads(1);
 	pthread_mutex_lock(&core->lock);
 	while (!core->stopping && ops) {
@@ -649,6 +651,8 @@ static void *worker_main(void *arg)
 	}
 	pthread_mutex_unlock(&core->lock);
 	free(ops);
+	if (core->host.thread_stop)
+		core->host.thread_stop(core->host.opaque);
 	return NULL;
 }
 

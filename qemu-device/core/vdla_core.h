@@ -20,9 +20,9 @@ struct vdla_core;
 
 /*
  * Services the embedding (QEMU glue or a test) provides to the core. Every
- * callback is required except dma_valid. Callbacks may be called from any
- * thread, including the core's engine workers, and must not call back into
- * the core.
+ * callback is required except dma_valid, thread_start and thread_stop.
+ * Callbacks may be called from any thread, including the core's engine
+ * workers, and must not call back into the core.
  */
 struct vdla_core_host {
 	void *opaque;
@@ -45,6 +45,14 @@ struct vdla_core_host {
 	 * so that a bad address fails the operation instead of half of it.
 	 */
 	bool (*dma_valid)(void *opaque, uint64_t addr, uint64_t len);
+	/*
+	 * Optional: called on each engine worker thread when it starts and
+	 * before it ends. A host whose DMA needs threads to be known to it
+	 * (QEMU's RCU, which frees old memory maps once every registered
+	 * thread has left its read-side sections) registers them here.
+	 */
+	void (*thread_start)(void *opaque);
+	void (*thread_stop)(void *opaque);
 };
 
 /* Device properties; see docs/hw-spec.md, "PCI function". */

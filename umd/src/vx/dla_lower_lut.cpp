@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -151,10 +152,23 @@ int64_t simulate(const Int16Activation &activation, int64_t x)
 	return std::clamp(v, kMin, kMax);
 }
 
+namespace {
+
+/* The bits of @value: an order for the cache even with NaN parameters. */
+uint32_t bitsOf(float value)
+{
+	uint32_t bits;
+	memcpy(&bits, &value, sizeof(bits));
+	return bits;
+}
+
+} /* namespace */
+
 bool Int16ActivationLayer::operator<(const Int16ActivationLayer &other) const
 {
-	return std::tie(function, a, b, inPosition, outPosition)
-		< std::tie(other.function, other.a, other.b, other.inPosition, other.outPosition);
+	return std::make_tuple(function, bitsOf(a), bitsOf(b), inPosition, outPosition)
+		< std::make_tuple(other.function, bitsOf(other.a), bitsOf(other.b),
+			other.inPosition, other.outPosition);
 }
 
 namespace {
