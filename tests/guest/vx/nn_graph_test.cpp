@@ -71,15 +71,6 @@ TEST_F(NnGraph, FusionOnAndOffGiveIdenticalResults)
 }
 
 /* The first vdla device, as the OpenVX context opens it; null on failure. */
-std::unique_ptr<vdla::Device> firstDevice()
-{
-	auto nodes = vdla::Device::enumerate();
-	if (!nodes || nodes->empty())
-		return nullptr;
-	auto device = vdla::Device::open(nodes->front());
-	return device ? std::move(device.value()) : nullptr;
-}
-
 /* The SRAM of the first vdla device; all zero on failure. */
 vdla::MemoryInfo sram()
 {
@@ -385,21 +376,6 @@ TEST_F(NnGraph, MixedDlaAndCpuNodesMatchCpuOnly)
 		dla, cpu));
 	EXPECT_TRUE(sameValues(dla, cpu));
 	EXPECT_EQ(VX_SUCCESS, vxRemoveKernel(user));
-}
-
-/* jobs_completed of the first device, from debugfs; -1 if unreadable. */
-long jobsCompleted()
-{
-	auto device = firstDevice();
-	if (!device)
-		return -1;
-	std::ifstream state("/sys/kernel/debug/accel/" + device->info().pciAddress + "/state");
-	std::string line;
-	while (std::getline(state, line)) {
-		if (line.rfind("jobs_completed:", 0) == 0)
-			return std::stol(line.substr(15));
-	}
-	return -1;
 }
 
 TEST_F(NnGraph, IndependentDlaNodesMergeIntoOneTask)

@@ -4,7 +4,8 @@
  * on the application's memory (from handle, padded, swapped between runs)
  * and views of other tensors (a channel range written by a convolution and
  * read back whole, the concatenation of networks). The DLA works on packed
- * copies; every result is checked against the same graph on the CPU, whose
+ * copies, except for views that are one packed block of their root, which
+ * it addresses in place; every result is checked against the same graph on the CPU, whose
  * strided layouts the host suite checks against worked-out values. Also:
  * biases the application writes after verification reach the DLA.
  */
@@ -182,6 +183,82 @@ TEST_F(TensorMemory, ConvolutionsIntoChannelViewsThenPoolingOfTheWholeMatchesCpu
 	}),
 		dlaSum, cpuSum, "any"));
 	EXPECT_TRUE(sameValues(dlaSum, cpuSum));
+}
+
+/*
+ * A view that is one packed block of its root (here a range of channels)
+ * is addressed in the root's buffer: the convolutions write the halves of
+ * the concatenation and the pooling reads it whole in one task, no copy
+ * in between. A view of a range of columns is not one block: it is still
+ * staged, and its reader goes to a second task.
+ */
+TEST_F(TensorMemory, ChannelViewsAreAddressedInPlaceInOneTask)
+{
+	vx_tensor in = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor w1 = input({ { 3, 3, 3, 4 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor w2 = input({ { 3, 3, 3, 4 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor w8 = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -200, 200);
+	const vx_size dims[] = { 12, 10, 8 };
+	vx_tensor both = vxCreateTensor(context_, 3, dims, VX_TYPE_INT16, 8);
+	owned_.push_back(reinterpret_cast<vx_reference>(both));
+	auto keep = [&](vx_tensor t) {
+		owned_.push_back(reinterpret_cast<vx_reference>(t));
+		return t;
+	};
+
+	/* Channels 0-3 and 4-7 of both from all of in; or columns 0-5 and
+	 * 6-11 from the same columns of in. */
+	struct Half {
+		vx_tensor input, weights, output;
+	};
+	struct Case {
+		const char *name;
+		Half halves[2];
+		long tasks;
+	};
+	const Case cases[] = {
+		{ "channel views",
+			{ { in, w1, keep(view(both, { 0, 0, 0 }, { 12, 10, 4 })) },
+				{ in, w2, keep(view(both, { 0, 0, 4 }, { 12, 10, 8 })) } },
+			1 },
+		{ "column views",
+			{ { keep(view(in, { 0, 0, 0 }, { 6, 10, 3 })), w8,
+				  keep(view(both, { 0, 0, 0 }, { 6, 10, 8 })) },
+				{ keep(view(in, { 6, 0, 0 }, { 12, 10, 3 })), w8,
+					keep(view(both, { 6, 0, 0 }, { 12, 10, 8 })) } },
+			2 },
+	};
+	const TensorSpec pooled = { { 6, 5, 8 }, VX_TYPE_INT16, 8 };
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.name);
+		vx_tensor results[2] = { output(pooled), output(pooled) };
+		long tasks = -1;
+		for (int pass = 0; pass < 2; pass++) {
+			vx_graph g = vxCreateGraph(context_);
+			const vx_nn_convolution_params_t params = sameSizeConvolution();
+			/* The reader of the whole first: the graph orders it last. */
+			vx_node nodes[3] = { vxPoolingLayer(g, both, VX_NN_POOLING_MAX, 2, 2, 0, 0,
+				VX_NN_DS_SIZE_ROUNDING_FLOOR, results[pass]) };
+			for (int h = 0; h < 2; h++)
+				nodes[1 + h] = vxConvolutionLayer(g, c.halves[h].input,
+					c.halves[h].weights, nullptr, &params, sizeof(params),
+					c.halves[h].output);
+			for (vx_node node : nodes)
+				ASSERT_EQ(VX_SUCCESS,
+					vxSetNodeTarget(
+						node, VX_TARGET_STRING, pass == 0 ? "dla" : "cpu"));
+			ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+			const long before = jobsCompleted();
+			ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
+			if (pass == 0)
+				tasks = jobsCompleted() - before;
+			for (vx_node &node : nodes)
+				vxReleaseNode(&node);
+			vxReleaseGraph(&g);
+		}
+		EXPECT_EQ(tasks, c.tasks);
+		EXPECT_TRUE(sameValues(results[0], results[1]));
+	}
 }
 
 TEST_F(TensorMemory, BiasesWrittenAfterVerificationReachTheDla)

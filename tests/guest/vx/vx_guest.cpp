@@ -2,10 +2,12 @@
 #include "vx_guest.h"
 
 #include <VX/vx_vdla.h>
+#include <vdla/device.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 
 namespace vx_guest {
 
@@ -229,6 +231,30 @@ vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow)
 	if (target != VX_VDLA_TARGET_CPU)
 		return ::testing::AssertionFailure() << "the node runs on the DLA, not the CPU";
 	return ::testing::AssertionSuccess();
+}
+
+std::unique_ptr<vdla::Device> firstDevice()
+{
+	auto nodes = vdla::Device::enumerate();
+	if (!nodes || nodes->empty())
+		return nullptr;
+	auto device = vdla::Device::open(nodes->front());
+	return device ? std::move(device.value()) : nullptr;
+}
+
+/* jobs_completed of the first device, from debugfs; -1 if unreadable. */
+long jobsCompleted()
+{
+	auto device = firstDevice();
+	if (!device)
+		return -1;
+	std::ifstream state("/sys/kernel/debug/accel/" + device->info().pciAddress + "/state");
+	std::string line;
+	while (std::getline(state, line)) {
+		if (line.rfind("jobs_completed:", 0) == 0)
+			return std::stol(line.substr(15));
+	}
+	return -1;
 }
 
 } /* namespace vx_guest */

@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <vdla/device.h>
 
 namespace vx_guest {
 
@@ -71,5 +73,10 @@ vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow = VX_CONVERT_POL
 
 /* Integer tensors: equal element for element; float: |a-b| <= tolerance. */
 ::testing::AssertionResult sameValues(vx_tensor a, vx_tensor b, double tolerance = 0);
+
+/* The first vdla device, or null. */
+std::unique_ptr<vdla::Device> firstDevice();
+/* jobs_completed of the first device, from debugfs; -1 if unreadable. */
+long jobsCompleted();
 
 } /* namespace vx_guest */

@@ -8,6 +8,7 @@
  * tensor. The expected bytes are worked out here from those rules, not by
  * the implementation's layout code.
  */
+#include "tensor_layout.h"
 #include "vx_test.h"
 
 #include <VX/vx_khr_nn.h>
@@ -509,3 +510,61 @@ TEST_F(TensorView, LayersComputeOnStridedTensors)
 }
 
 } /* namespace */
+
+/*
+ * Which views the DLA addresses in place (tensor_layout.h): those whose
+ * elements are one packed block of a root that owns packed memory, at the
+ * byte offset of their first element (here INT16, root [4, 3, 5, 2]).
+ */
+TEST_F(TensorView, PackedBlocksOfTheRootAreAddressedInPlace)
+{
+	const vx_size dims[] = { 4, 3, 5, 2 };
+	vx_tensor root = vxCreateTensor(context, 4, dims, VX_TYPE_INT16, 0);
+	auto view = [&](vx_tensor parent, std::vector<vx_size> start, std::vector<vx_size> end) {
+		return vxCreateTensorFromView(parent, 4, start.data(), end.data());
+	};
+	struct Case {
+		std::vector<vx_size> start, end;
+		bool block;
+		vx_size offset;
+	};
+	const Case cases[] = {
+		/* Channels 1-3 of batch 0: (1 * 12) elements in. */
+		{ { 0, 0, 1, 0 }, { 4, 3, 4, 1 }, true, 12 * 2 },
+		/* Batch 1 whole. */
+		{ { 0, 0, 0, 1 }, { 4, 3, 5, 2 }, true, 60 * 2 },
+		/* One row of one channel: rows are whole, then 1s. */
+		{ { 0, 2, 3, 1 }, { 4, 3, 4, 2 }, true, (60 + 36 + 8) * 2 },
+		/* Channels 1-3 of both batches: two blocks. */
+		{ { 0, 0, 1, 0 }, { 4, 3, 4, 2 }, false, 0 },
+		/* Columns 1-2: strided. */
+		{ { 1, 0, 0, 0 }, { 3, 3, 5, 2 }, false, 0 },
+	};
+	for (const Case &c : cases) {
+		vx_tensor v = view(root, c.start, c.end);
+		ASSERT_EQ(vxGetStatus(ref(v)), VX_SUCCESS);
+		EXPECT_EQ(vdla::vx::packedBlockOfRoot(v), c.block) << c.start[0] << c.start[2];
+		if (c.block)
+			EXPECT_EQ(vdla::vx::offsetInRoot(v), c.offset);
+		vxReleaseTensor(&v);
+	}
+
+	/* A view of a view: the offset is in the root. */
+	vx_tensor batch = view(root, { 0, 0, 0, 1 }, { 4, 3, 5, 2 });
+	vx_tensor channel = view(batch, { 0, 0, 2, 0 }, { 4, 3, 3, 1 });
+	EXPECT_TRUE(vdla::vx::packedBlockOfRoot(channel));
+	EXPECT_EQ(vdla::vx::offsetInRoot(channel), (60 + 24) * 2u);
+	EXPECT_FALSE(vdla::vx::packedBlockOfRoot(root)) << "a root is no view";
+	vxReleaseTensor(&channel);
+	vxReleaseTensor(&batch);
+	vxReleaseTensor(&root);
+
+	/* Views of the application's memory are staged whatever their shape. */
+	std::vector<int16_t> memory(4 * 3 * 5 * 2);
+	vx_tensor handle = fromHandle(
+		context, { 4, 3, 5, 2 }, VX_TYPE_INT16, { 2, 8, 24, 120 }, memory.data());
+	vx_tensor part = view(handle, { 0, 0, 0, 1 }, { 4, 3, 5, 2 });
+	EXPECT_FALSE(vdla::vx::packedBlockOfRoot(part));
+	vxReleaseTensor(&part);
+	vxReleaseTensor(&handle);
+}

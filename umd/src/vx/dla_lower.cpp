@@ -633,6 +633,10 @@ bool Lowering::supported(vx_node node, std::string &why)
 
 uint16_t Lowering::slot(vx_tensor tensor)
 {
+	/* A view that is one packed block of its root is addressed in the
+	 * root's buffer, at offsetOf(). */
+	if (packedBlockOfRoot(tensor))
+		tensor = tensor->root;
 	for (size_t i = 0; i < tensors_.size(); i++) {
 		if (tensors_[i] == tensor)
 			return uint16_t(i + 1);
@@ -655,6 +659,11 @@ uint16_t Lowering::scratch(vx_context context, DataType type, vx_size count)
 	return uint16_t(tensors_.size());
 }
 
+uint64_t Lowering::offsetOf(vx_tensor tensor)
+{
+	return packedBlockOfRoot(tensor) ? offsetInRoot(tensor) : 0;
+}
+
 uint64_t Lowering::addConstant(const void *data, size_t size)
 {
 	/* 64-byte aligned, like the hardware's bursts. */
@@ -668,8 +677,8 @@ Tensor Lowering::hardwareTensor(vx_tensor tensor, bool flatten)
 {
 	const DataType type = *hardwareType(tensor->dataType);
 	if (flatten)
-		return Tensor::nchw(slot(tensor), 0, type, 1, 1, 1, 1);
-	return Tensor::nchw(slot(tensor), 0, type,
+		return Tensor::nchw(slot(tensor), offsetOf(tensor), type, 1, 1, 1, 1);
+	return Tensor::nchw(slot(tensor), offsetOf(tensor), type,
 		uint32_t(dimProduct(tensor, 3, tensor->dims.size())), uint32_t(dim(tensor, 2)),
 		uint32_t(dim(tensor, 1)), uint32_t(dim(tensor, 0)));
 }
@@ -849,9 +858,11 @@ vx_status Lowering::lowerFullyConnected(vx_node node)
 	const DataType type = *hardwareType(l.input->dataType);
 
 	ConvOp conv;
-	conv.src = Tensor::nchw(slot(l.input), 0, type, batch, features, 1, 1);
-	conv.weights = Tensor::nchw(slot(l.weights), 0, type, outputs, features, 1, 1);
-	pushConvolutionUnit(node, conv, Tensor::nchw(slot(l.output), 0, type, batch, outputs, 1, 1),
+	conv.src = Tensor::nchw(slot(l.input), offsetOf(l.input), type, batch, features, 1, 1);
+	conv.weights
+		= Tensor::nchw(slot(l.weights), offsetOf(l.weights), type, outputs, features, 1, 1);
+	pushConvolutionUnit(node, conv,
+		Tensor::nchw(slot(l.output), offsetOf(l.output), type, batch, outputs, 1, 1),
 		{ l.input, l.weights, l.bias, l.output, l.overflow, l.rounding });
 	return VX_SUCCESS;
 }
@@ -1068,6 +1079,7 @@ bool Lowering::tryFuse(vx_node node)
 		 * unit's view of it: a fully connected layer sees [OFM, batch] as
 		 * channels, which hardwareTensor() would make widths. */
 		last.sdp->dst.buffer = slot(a->output);
+		last.sdp->dst.offset = offsetOf(a->output);
 		last.writes = slot(a->output);
 		last.nodes.push_back(node);
 		return true;

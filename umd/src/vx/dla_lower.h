@@ -108,7 +108,10 @@ private:
 	void pushLutPassUnits(
 		vx_node node, vx_tensor input, vx_tensor output, const MaxOfTables &plan);
 
+	/* The slot of the buffer holding @tensor, and where in it @tensor
+	 * starts (a view in its root's, tensor_layout.h). */
 	uint16_t slot(vx_tensor tensor);
+	static uint64_t offsetOf(vx_tensor tensor);
 	/* A new intermediate tensor of @count elements of @type, and its slot. */
 	uint16_t scratch(vx_context context, DataType type, vx_size count);
 	uint64_t addConstant(const void *data, size_t size);

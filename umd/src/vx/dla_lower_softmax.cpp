@@ -260,11 +260,15 @@ vx_status Lowering::lowerSoftmax(vx_node node)
 			alongWidth = true;
 			length = next;
 		}
-		/* (n, h, w, 1) packed is (n, 1, h, w) packed. */
-		return packed(current.buffer, source.type, plane);
+		/* (n, h, w, 1) packed is (n, 1, h, w) packed (the input itself,
+		 * perhaps a view at an offset, when there is one channel). */
+		Tensor reduced = packed(current.buffer, source.type, plane);
+		reduced.offset = current.offset;
+		return reduced;
 	};
 
-	const Tensor in = packed(slot(input), type, shape);
+	Tensor in = packed(slot(input), type, shape);
+	in.offset = offsetOf(input);
 	const Tensor max = reduce(in, PoolMethod::Max);
 
 	/* x - M: as the FP32 1.5 * 2^23 + (x - M) for integers. */
@@ -378,6 +382,7 @@ vx_status Lowering::lowerSoftmax(vx_node node)
 	result.ewOp = SdpEwOp::Mul;
 	result.round = Round::HalfEven;
 	result.dst = packed(slot(output), type, shape);
+	result.dst.offset = offsetOf(output);
 	pushSdp(result);
 	return VX_SUCCESS;
 }

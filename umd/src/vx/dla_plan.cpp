@@ -68,17 +68,26 @@ std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction)
 	return tensors;
 }
 
+/* Whether DLA tasks work on @tensor through a packed copy of their own
+ * (placeOnDevice()): neither memory it owns nor a block of its root's. */
+bool isStaged(vx_tensor tensor)
+{
+	return !ownsPackedMemory(tensor) && !packedBlockOfRoot(tensor);
+}
+
 /*
  * Whether @node reads memory that one of @written covers without being the
- * same tensor: a view of a tensor written, or a tensor one of whose views
- * was written. One of the two is staged (tensor_layout.h), copied by the
- * CPU before or after the task: the node must be in a later task.
+ * same tensor, one of the two staged: a view of a tensor written, or a
+ * tensor one of whose views was written. The staged one is copied by the
+ * CPU before or after the task, so the node must be in a later task. (Views
+ * addressed in place are their root's buffer: the task's links order them.)
  */
 bool readsAnotherViewOf(vx_node node, const std::vector<vx_tensor> &written)
 {
 	for (vx_tensor input : tensorsOf(node, VX_INPUT))
 		for (vx_tensor output : written)
-			if (input != output && tensorsShareMemory(input, output))
+			if (input != output && tensorsShareMemory(input, output)
+				&& (isStaged(input) || isStaged(output)))
 				return true;
 	return false;
 }
@@ -238,7 +247,8 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 						step.needs = std::max(step.needs.value_or(0), by);
 			}
 			for (vx_tensor output : tensorsOf(step.cpuNode, VX_OUTPUT))
-				writers[memoryOwner(output)].emplace_back(output, built->steps_.size());
+				writers[memoryOwner(output)].emplace_back(
+					output, built->steps_.size());
 			built->steps_.push_back(std::move(step));
 			continue;
 		}

@@ -17,6 +17,30 @@ bool ownsPackedMemory(vx_tensor tensor)
 	return !tensor->root && !tensor->fromHandle;
 }
 
+bool packedBlockOfRoot(vx_tensor tensor)
+{
+	const vx_tensor root = tensor->root;
+	if (!root || !ownsPackedMemory(root))
+		return false;
+	/* Whole dimensions first, then at most one partial, then 1s. */
+	size_t d = 0;
+	while (d < tensor->dims.size() && tensor->dims[d] == root->dims[d])
+		d++;
+	for (size_t rest = d + 1; rest < tensor->dims.size(); rest++)
+		if (tensor->dims[rest] != 1)
+			return false;
+	return true;
+}
+
+vx_size offsetInRoot(vx_tensor tensor)
+{
+	const std::vector<vx_size> strides = tensor->root->strides();
+	vx_size offset = 0;
+	for (size_t d = 0; d < tensor->rootStart.size(); d++)
+		offset += tensor->rootStart[d] * strides[d];
+	return offset;
+}
+
 void copyTensorElements(size_t rank, const vx_size *dims, vx_size elementSize, const uint8_t *src,
 	const vx_size *srcStrides, uint8_t *dst, const vx_size *dstStrides)
 {

@@ -35,6 +35,17 @@ vx_tensor memoryOwner(vx_tensor tensor);
  */
 bool ownsPackedMemory(vx_tensor tensor);
 
+/*
+ * Whether @tensor is a view whose elements are one packed block of a root
+ * that owns packed memory: leading dimensions whole, one partial, the rest
+ * 1 (a range of channels of [W, H, C], a batch of [W, H, C, N]). The DLA
+ * addresses such a view in place, in its root's buffer at
+ * offsetInRoot(), instead of through a staged copy.
+ */
+bool packedBlockOfRoot(vx_tensor tensor);
+/* The byte offset of a view's first element in its root's packed memory. */
+vx_size offsetInRoot(vx_tensor tensor);
+
 /* The most dimensions a tensor has (VX_CONTEXT_MAX_TENSOR_DIMS). */
 constexpr size_t kMaxTensorDims = 6;
 
