@@ -304,6 +304,8 @@ TEST_F(NnLayer, ActivationSweepMatchesCpu)
 	cases.push_back({ VX_TYPE_FLOAT32, 0, 0, VX_NN_ACTIVATION_HYPERBOLIC_TAN, 1.0f, 1.0f, 5e-4 });
 	/* Beyond its table's +-12 too, where the input itself is the maximum. */
 	cases.push_back({ VX_TYPE_FLOAT32, 0, 0, VX_NN_ACTIVATION_SOFTRELU, 0, 0, 5e-4, 40 });
+	/* 1/sqrt from the bits and three Newton steps: relative 1.2e-7. */
+	cases.push_back({ VX_TYPE_FLOAT32, 0, 0, VX_NN_ACTIVATION_SQRT, 0, 0, 1e-5, 40 });
 
 	for (const ActivationCase &c : cases) {
 		SCOPED_TRACE(::testing::Message() << typeName(c.type) << " function 0x" << std::hex

@@ -238,6 +238,8 @@ struct ActivationStage {
 	/* Standalone only: several LUT passes and their maximum, one SDP
 	 * each; then the fields above are unused. */
 	std::optional<MaxOfTables> passes;
+	/* Standalone only: FLOAT32 SQRT (pushFloatSqrtUnits()). */
+	bool floatSqrt = false;
 };
 
 /* The saturating quantized activation of raw input @x. */
@@ -342,6 +344,11 @@ bool floatLut(const nn::Activation &layer, bool fused, ActivationStage &stage, R
 	switch (layer.function) {
 	case VX_NN_ACTIVATION_SOFTRELU:
 		return floatSoftRelu(layer, fused, stage, refuse);
+	case VX_NN_ACTIVATION_SQRT:
+		if (fused)
+			return refuse("SQRT takes eleven operations: not fused");
+		stage.floatSqrt = true;
+		return true;
 	case VX_NN_ACTIVATION_LOGISTIC:
 		range = 14;
 		break;
@@ -352,7 +359,7 @@ bool floatLut(const nn::Activation &layer, bool fused, ActivationStage &stage, R
 		break;
 	default:
 		return refuse("on FLOAT32 tensors the DLA computes RELU, BRELU, LINEAR, ABS, "
-			      "SQUARE, LOGISTIC, HYPERBOLIC_TAN and SOFTRELU");
+			      "SQUARE, LOGISTIC, HYPERBOLIC_TAN, SOFTRELU and SQRT");
 	}
 	const std::vector<float> table = floatTable(layer, range);
 	stage.activation = SdpActivation::Lut;
@@ -806,22 +813,16 @@ void Lowering::pushUnsharedBiasUnits(
 	add.scaleMul = 1;
 	add.scaleShift = 0;
 	add.wrap = false;
-	const uint16_t sum = scratch(
-		layer.output->context, DataType::Int32, vx_size(out.n) * out.c * out.h * out.w);
-	add.dst = Tensor::nchw(sum, 0, DataType::Int32, out.n, out.c, out.h, out.w);
+	add.dst = scratchLike(layer.output->context, out, DataType::Int32);
 	unit.sdp = add;
-	unit.writes = sum;
+	unit.writes = add.dst.buffer;
 	units_.push_back(std::move(unit));
 
 	SdpOp scale = sdp;
 	scale.ewOp = SdpEwOp::None;
 	scale.ew = Tensor();
 	scale.src = add.dst;
-	Unit second;
-	second.sdp = scale;
-	second.reads = { sum };
-	second.writes = slot(layer.output);
-	units_.push_back(std::move(second));
+	pushSdpUnit(scale, nullptr);
 }
 
 vx_status Lowering::lowerConvolution(vx_node node)
@@ -912,6 +913,10 @@ vx_status Lowering::lowerActivation(vx_node node)
 		pushLutPassUnits(node, a.input, a.output, *stage.passes);
 		return VX_SUCCESS;
 	}
+	if (stage.floatSqrt) {
+		pushFloatSqrtUnits(node, a.input, a.output);
+		return VX_SUCCESS;
+	}
 
 	Unit unit;
 	unit.nodes = { node };
@@ -936,30 +941,38 @@ vx_status Lowering::lowerActivation(vx_node node)
 	return VX_SUCCESS;
 }
 
+Tensor Lowering::scratchLike(vx_context context, const Tensor &shape, DataType type)
+{
+	const uint16_t buffer
+		= scratch(context, type, vx_size(shape.n) * shape.c * shape.h * shape.w);
+	return Tensor::nchw(buffer, 0, type, shape.n, shape.c, shape.h, shape.w);
+}
+
+void Lowering::pushSdpUnit(const SdpOp &sdp, vx_node node)
+{
+	Unit unit;
+	/* A node's time is that of its first unit and the node-less ones
+	 * after it (Plan). */
+	if (node)
+		unit.nodes = { node };
+	unit.sdp = sdp;
+	unit.reads = { sdp.src.buffer };
+	if (sdp.ewOp != SdpEwOp::None)
+		unit.reads.push_back(sdp.ew.buffer);
+	unit.writes = sdp.dst.buffer;
+	units_.push_back(std::move(unit));
+}
+
 void Lowering::pushLutPassUnits(
 	vx_node node, vx_tensor input, vx_tensor output, const MaxOfTables &plan)
 {
 	const Tensor in = hardwareTensor(input);
 	const Tensor out = hardwareTensor(output);
-	const vx_size count = vx_size(out.n) * out.c * out.h * out.w;
-	auto intermediate = [&]() {
-		Tensor t = out;
-		t.buffer = scratch(output->context, out.type, count);
-		return t;
-	};
+	auto intermediate = [&]() { return scratchLike(output->context, out, out.type); };
 	bool first = true;
 	auto push = [&](const SdpOp &sdp) {
-		Unit unit;
-		/* The node's time is that of all its units (Plan). */
-		if (first)
-			unit.nodes = { node };
+		pushSdpUnit(sdp, first ? node : nullptr);
 		first = false;
-		unit.sdp = sdp;
-		unit.reads = { sdp.src.buffer };
-		if (sdp.ewOp != SdpEwOp::None)
-			unit.reads.push_back(sdp.ew.buffer);
-		unit.writes = sdp.dst.buffer;
-		units_.push_back(std::move(unit));
 	};
 
 	/* One SDP per table, then one per maximum; the last writes the output. */

@@ -105,6 +105,8 @@ private:
 		Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer);
 	/* An activation of several LUT passes: one SDP per pass and per
 	 * maximum (dla_lower.cpp, dla_lower_lut.h). */
+	/* FLOAT32 SQRT: eleven SDPs (dla_lower_sqrt.cpp). */
+	void pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor output);
 	void pushLutPassUnits(
 		vx_node node, vx_tensor input, vx_tensor output, const MaxOfTables &plan);
 
@@ -112,6 +114,11 @@ private:
 	 * starts (a view in its root's, tensor_layout.h). */
 	uint16_t slot(vx_tensor tensor);
 	static uint64_t offsetOf(vx_tensor tensor);
+	/* A packed intermediate tensor of @type with @shape's dimensions. */
+	Tensor scratchLike(vx_context context, const Tensor &shape, DataType type);
+	/* Appends a unit of one SDP, carrying @node if not null (the first
+	 * of a node's units). */
+	void pushSdpUnit(const SdpOp &sdp, vx_node node);
 	/* A new intermediate tensor of @count elements of @type, and its slot. */
 	uint16_t scratch(vx_context context, DataType type, vx_size count);
 	uint64_t addConstant(const void *data, size_t size);

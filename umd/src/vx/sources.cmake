@@ -9,6 +9,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/dla_lower_lrn.cpp
 	src/vx/dla_lower_lut.cpp
 	src/vx/dla_lower_softmax.cpp
+	src/vx/dla_lower_sqrt.cpp
 	src/vx/dla_placement.cpp
 	src/vx/dla_plan.cpp
 	src/vx/dla_sram_share.cpp
