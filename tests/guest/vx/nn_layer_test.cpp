@@ -295,8 +295,12 @@ TEST_F(NnLayer, ActivationSweepMatchesCpu)
 	cases.push_back({ VX_TYPE_INT16, 8, 10, VX_NN_ACTIVATION_SOFTRELU, 0, 0, 1 });
 	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_SQRT, 0, 0, 1 });
 	cases.push_back({ VX_TYPE_INT16, 8, 10, VX_NN_ACTIVATION_SQRT, 0, 0, 1 });
-	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_LINEAR, 0.5f, 0.25f, 1 });
-	cases.push_back({ VX_TYPE_INT16, 8, 6, VX_NN_ACTIVATION_LINEAR, -0.75f, 3.0f, 1 });
+	/* LINEAR: b 2^pin / a an integer, so bias and scale, bit-exact (the
+	 * first two saturate at full range); otherwise a table. */
+	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_LINEAR, 1.5f, 0, 0, 32767 });
+	cases.push_back({ VX_TYPE_INT16, 8, 10, VX_NN_ACTIVATION_LINEAR, -0.75f, 3.0f, 0, 32767 });
+	cases.push_back({ VX_TYPE_INT16, 8, 8, VX_NN_ACTIVATION_LINEAR, 0.5f, 0.25f, 0 });
+	cases.push_back({ VX_TYPE_INT16, 8, 6, VX_NN_ACTIVATION_LINEAR, 0.3f, 0.1f, 1 });
 	for (vx_enum f : { VX_NN_ACTIVATION_RELU, VX_NN_ACTIVATION_BRELU, VX_NN_ACTIVATION_ABS,
 		     VX_NN_ACTIVATION_SQUARE, VX_NN_ACTIVATION_LINEAR })
 		cases.push_back({ VX_TYPE_FLOAT32, 0, 0, f, 1.5f, 0.25f, 1e-5 });

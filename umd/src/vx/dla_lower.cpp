@@ -227,9 +227,12 @@ struct ActivationStage {
 	int32_t ewMul = 1;
 	float ewMulFloat = 1;
 	uint32_t ewPostShift = 0;
-	/* Float LINEAR: (x + b/a) * a. */
+	/* LINEAR as bias and scale: float (x + b/a) * a; integer
+	 * rshift((x + biasValue) * scaleMul, scaleShift) (exactLinear()). */
 	bool linear = false;
 	float biasFloat = 0, scaleFloat = 1;
+	int32_t biasValue = 0, scaleMul = 1;
+	uint32_t scaleShift = 0;
 	/* LUT */
 	std::vector<uint8_t> lut;
 	int32_t lutStart = 0;
@@ -371,6 +374,43 @@ bool floatLut(const nn::Activation &layer, bool fused, ActivationStage &stage, R
 }
 
 /*
+ * INT16 LINEAR bit-exactly through the SDP's bias and scale stages: the CPU
+ * rounds (a x 2^-pin + b) 2^pout to nearest-even and saturates; the SDP
+ * gives rshift((x + B) M, S), rounded the same way, which is that value
+ * when a 2^(pout - pin) = M / 2^S (a's 24-bit mantissa over a power of two)
+ * and B = b 2^pin / a is an integer. Otherwise tables approximate it.
+ */
+bool exactLinear(const nn::Activation &layer, vx_tensor in, vx_tensor out, ActivationStage &stage)
+{
+	if (layer.a == 0 || !std::isfinite(layer.a) || !std::isfinite(layer.b))
+		return false;
+	int exponent;
+	const double fraction = std::frexp(double(layer.a), &exponent);
+	int64_t mul = int64_t(std::ldexp(fraction, 24));
+	int shift = 24 - exponent - (out->fixedPointPosition - in->fixedPointPosition);
+	while (mul % 2 == 0 && shift > 0) {
+		mul /= 2;
+		shift--;
+	}
+	for (; shift < 0; shift++) {
+		mul *= 2;
+		if (std::abs(mul) > std::numeric_limits<int32_t>::max())
+			return false;
+	}
+	/* |B| below 2^28 keeps (x + B) a, the CPU's sum in double, exact. */
+	const double scaledB = std::ldexp(double(layer.b), in->fixedPointPosition);
+	const double bias = std::nearbyint(scaledB / double(layer.a));
+	if (shift > 63 || std::fabs(bias) >= std::ldexp(1.0, 28)
+		|| bias * double(layer.a) != scaledB)
+		return false;
+	stage.linear = true;
+	stage.biasValue = int32_t(bias);
+	stage.scaleMul = int32_t(mul);
+	stage.scaleShift = uint32_t(shift);
+	return true;
+}
+
+/*
  * The SDP stage computing @layer from @in (raw, before output conversion)
  * to @out. @fused: the stage follows a convolution's scale in the same SDP,
  * so it cannot read the input tensor again.
@@ -412,6 +452,9 @@ bool activationStage(const nn::Activation &layer, vx_tensor in, vx_tensor out, b
 		}
 	}
 
+	if (in->dataType == VX_TYPE_INT16 && !fused && f == VX_NN_ACTIVATION_LINEAR
+		&& exactLinear(layer, in, out, stage))
+		return true;
 	if (samePosition && f == VX_NN_ACTIVATION_RELU) {
 		stage.activation = SdpActivation::Relu;
 		return true;
@@ -452,8 +495,11 @@ void applyStage(const ActivationStage &stage, SdpOp &sdp)
 	if (stage.linear) {
 		sdp.biasMode = SdpMode::PerTensor;
 		sdp.biasFloat = stage.biasFloat;
+		sdp.biasValue = stage.biasValue;
 		sdp.scaleMode = SdpMode::PerTensor;
 		sdp.scaleFloat = stage.scaleFloat;
+		sdp.scaleMul = stage.scaleMul;
+		sdp.scaleShift = stage.scaleShift;
 	}
 }
 
