@@ -631,8 +631,11 @@ bool checkNormalization(const nn::Normalization &n, Refusal &refuse)
 	if (!isInteger(n.input))
 		return true;
 	IntegerLrnTable table;
-	std::string why;
-	return integerLrnTable(integerLrnParameters(n), table, why) || refuse(why);
+	std::string tableWhy, floatWhy;
+	if (integerLrnTable(integerLrnParameters(n), table, tableWhy)
+		|| lrnThroughFloatFits(n.beta, n.input->dataType, floatWhy))
+		return true;
+	return refuse(tableWhy + "; " + floatWhy);
 }
 
 } /* namespace */
@@ -868,7 +871,8 @@ void Lowering::pushUnsharedBiasUnits(
 	scale.ewOp = SdpEwOp::None;
 	scale.ew = Tensor();
 	scale.src = add.dst;
-	pushSdpUnit(scale, nullptr);
+	vx_node none = nullptr;
+	pushSdpUnit(scale, none);
 }
 
 vx_status Lowering::lowerConvolution(vx_node node)
@@ -994,13 +998,14 @@ Tensor Lowering::scratchLike(vx_context context, const Tensor &shape, DataType t
 	return Tensor::nchw(buffer, 0, type, shape.n, shape.c, shape.h, shape.w);
 }
 
-void Lowering::pushSdpUnit(const SdpOp &sdp, vx_node node)
+void Lowering::pushSdpUnit(const SdpOp &sdp, vx_node &node)
 {
 	Unit unit;
 	/* A node's time is that of its first unit and the node-less ones
 	 * after it (Plan). */
 	if (node)
 		unit.nodes = { node };
+	node = nullptr;
 	unit.sdp = sdp;
 	unit.reads = { sdp.src.buffer };
 	if (sdp.ewOp != SdpEwOp::None)
@@ -1015,11 +1020,6 @@ void Lowering::pushLutPassUnits(
 	const Tensor in = hardwareTensor(input);
 	const Tensor out = hardwareTensor(output);
 	auto intermediate = [&]() { return scratchLike(output->context, out, out.type); };
-	bool first = true;
-	auto push = [&](const SdpOp &sdp) {
-		pushSdpUnit(sdp, first ? node : nullptr);
-		first = false;
-	};
 
 	/* One SDP per table, then one per maximum; the last writes the output. */
 	const size_t maxima = plan.tables.size() - 1 + (plan.identity ? 1 : 0);
@@ -1035,7 +1035,7 @@ void Lowering::pushLutPassUnits(
 		sdp.lutStartFloat = table.startFloat;
 		sdp.lutStepFloat = table.stepFloat;
 		sdp.lut = { kConstantSlot, addConstant(table.lut.data(), table.lut.size()) };
-		push(sdp);
+		pushSdpUnit(sdp, node);
 		results.push_back(sdp.dst);
 	}
 	Tensor current = results[0];
@@ -1051,7 +1051,7 @@ void Lowering::pushLutPassUnits(
 			sdp.ewMul = plan.identityMul;
 			sdp.ewShift = plan.identityShift;
 		}
-		push(sdp);
+		pushSdpUnit(sdp, node);
 		current = sdp.dst;
 	}
 }
@@ -1071,7 +1071,11 @@ vx_status Lowering::lowerNormalization(vx_node node)
 	if (isInteger(n.input)) {
 		IntegerLrnTable table;
 		std::string why;
-		integerLrnTable(integerLrnParameters(n), table, why);
+		if (!integerLrnTable(integerLrnParameters(n), table, why)) {
+			/* No table within 1 LSB: the float path (checkNormalization()). */
+			pushLrnThroughFloat(node, cdp, n.input, n.output);
+			return VX_SUCCESS;
+		}
 		cdp.lut = { kConstantSlot,
 			addConstant(table.entries.data(), table.entries.size() * sizeof(int32_t)) };
 		cdp.lutShift = table.lutShift;

@@ -36,6 +36,13 @@ struct MaxOfTables;
 /* The DLA's element type of an OpenVX tensor type (INT8, INT16, FLOAT32). */
 std::optional<DataType> hardwareType(vx_enum type);
 
+/*
+ * Whether fixed-point LRN with @beta on @type tensors stays within 1 LSB
+ * through the CDP's float path (dla_lower_lrn_float.cpp); if not, @why
+ * says why.
+ */
+bool lrnThroughFloatFits(float beta, vx_enum type, std::string &why);
+
 /* Whether the DLA computes @layer (dla_lower_softmax.cpp); if not, @why says why. */
 bool softmaxFits(const nn::Softmax &layer, std::string &why);
 
@@ -105,6 +112,10 @@ private:
 		Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer);
 	/* An activation of several LUT passes: one SDP per pass and per
 	 * maximum (dla_lower.cpp, dla_lower_lut.h). */
+	/* Fixed-point LRN through the CDP's float path: @layer with
+	 * its float parameters, between conversions (dla_lower_lrn_float.cpp). */
+	void pushLrnThroughFloat(
+		vx_node node, const CdpOp &layer, vx_tensor input, vx_tensor output);
 	/* FLOAT32 SQRT: eleven SDPs (dla_lower_sqrt.cpp). */
 	void pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor output);
 	void pushLutPassUnits(
@@ -116,9 +127,9 @@ private:
 	static uint64_t offsetOf(vx_tensor tensor);
 	/* A packed intermediate tensor of @type with @shape's dimensions. */
 	Tensor scratchLike(vx_context context, const Tensor &shape, DataType type);
-	/* Appends a unit of one SDP, carrying @node if not null (the first
-	 * of a node's units). */
-	void pushSdpUnit(const SdpOp &sdp, vx_node node);
+	/* Appends a unit of one SDP carrying @node if not null, then clears
+	 * @node: the first of a node's units carries it, the rest none. */
+	void pushSdpUnit(const SdpOp &sdp, vx_node &node);
 	/* A new intermediate tensor of @count elements of @type, and its slot. */
 	uint16_t scratch(vx_context context, DataType type, vx_size count);
 	uint64_t addConstant(const void *data, size_t size);

@@ -36,11 +36,6 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 	const vx_context context = output->context;
 	const Tensor in = hardwareTensor(input);
 	const Tensor out = hardwareTensor(output);
-	bool first = true;
-	auto push = [&](const SdpOp &sdp) {
-		pushSdpUnit(sdp, first ? node : nullptr);
-		first = false;
-	};
 
 	/* a = min(max(x, 2^-100), FLT_MAX): fmax takes the bound over NaN. */
 	SdpOp clip;
@@ -49,7 +44,7 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 	clip.clipMinFloat = kSmallest;
 	clip.clipMaxFloat = FLT_MAX;
 	clip.dst = scratchLike(context, out, DataType::Fp32);
-	push(clip);
+	pushSdpUnit(clip, node);
 	const Tensor a = clip.dst;
 
 	/* y0 = kRsqrtMagic - (bits(a) >> 1), on the integer path: bits(a) >= 0,
@@ -62,7 +57,7 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 	guess.round = Round::ToZero;
 	guess.outOffset = kRsqrtMagic;
 	guess.dst = scratchLike(context, out, DataType::Int32);
-	push(guess);
+	pushSdpUnit(guess, node);
 	Tensor y = asType(guess.dst, DataType::Fp32);
 
 	/* y <- y (1.5 - 0.5 a y^2), relative error e -> 1.5 e^2: 3.5% ->
@@ -74,7 +69,7 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 		ay.ewOp = SdpEwOp::Mul;
 		ay.ew = y;
 		ay.dst = scratchLike(context, out, DataType::Fp32);
-		push(ay);
+		pushSdpUnit(ay, node);
 
 		SdpOp half;
 		half.src = ay.dst;
@@ -83,7 +78,7 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 		half.ewOp = SdpEwOp::Mul;
 		half.ew = y;
 		half.dst = scratchLike(context, out, DataType::Fp32);
-		push(half);
+		pushSdpUnit(half, node);
 
 		const bool last = step + 1 == kNewtonSteps;
 		SdpOp next;
@@ -93,7 +88,7 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 		next.ewOp = SdpEwOp::Mul;
 		next.ew = last ? ay.dst : y;
 		next.dst = last ? out : scratchLike(context, out, DataType::Fp32);
-		push(next);
+		pushSdpUnit(next, node);
 		y = next.dst;
 	}
 }

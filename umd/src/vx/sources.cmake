@@ -7,6 +7,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/dla_device.cpp
 	src/vx/dla_lower.cpp
 	src/vx/dla_lower_lrn.cpp
+	src/vx/dla_lower_lrn_float.cpp
 	src/vx/dla_lower_lut.cpp
 	src/vx/dla_lower_softmax.cpp
 	src/vx/dla_lower_sqrt.cpp
