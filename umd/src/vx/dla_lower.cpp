@@ -620,20 +620,28 @@ IntegerLrnParameters integerLrnParameters(const nn::Normalization &n)
 	return p;
 }
 
+/* The rounding steps SAME_MAP LRN adds to those of an FP32 LRN: the
+ * inverse square root (about 2 u after Newton), three products, margin. */
+constexpr double kSameMapExtraUlps = 10;
+
 bool checkNormalization(const nn::Normalization &n, Refusal &refuse)
 {
 	if (!shapeFits(n.input, refuse) || !sameType({ n.input, n.output }, refuse))
 		return false;
-	if (n.type != VX_NN_NORMALIZATION_ACROSS_MAPS)
-		return refuse("SAME_MAP normalization runs on the CPU");
 	if (n.size < 1 || n.size > 15 || n.size % 2 == 0)
 		return refuse("normalization size must be odd and at most 15");
 	if (!isInteger(n.input))
 		return true;
-	IntegerLrnTable table;
 	std::string tableWhy, floatWhy;
+	if (n.type == VX_NN_NORMALIZATION_SAME_MAP) {
+		/* Newton's 1/sqrt, its products and the clip: 10 u more. */
+		return lrnThroughFloatFits(n.beta, n.size * n.size, kSameMapExtraUlps,
+			       n.input->dataType, floatWhy)
+			|| refuse("SAME_MAP: " + floatWhy);
+	}
+	IntegerLrnTable table;
 	if (integerLrnTable(integerLrnParameters(n), table, tableWhy)
-		|| lrnThroughFloatFits(n.beta, n.input->dataType, floatWhy))
+		|| lrnThroughFloatFits(n.beta, n.size, 0, n.input->dataType, floatWhy))
 		return true;
 	return refuse(tableWhy + "; " + floatWhy);
 }
@@ -1068,6 +1076,10 @@ vx_status Lowering::lowerNormalization(vx_node node)
 	cdp.k = n.bias;
 	cdp.alpha = n.alpha;
 	cdp.beta = n.beta;
+	if (n.type == VX_NN_NORMALIZATION_SAME_MAP) {
+		pushSameMapLrn(node, cdp, n.input, n.output);
+		return VX_SUCCESS;
+	}
 	if (isInteger(n.input)) {
 		IntegerLrnTable table;
 		std::string why;

@@ -31,17 +31,29 @@ namespace vdla::vx::dla {
 constexpr uint16_t kConstantSlot = 0;
 
 struct IntegerOutput;
+
+/* An SDP writing @a times @b, element by element, to @dst. */
+inline SdpOp productSdp(const Tensor &a, const Tensor &b, const Tensor &dst)
+{
+	SdpOp sdp;
+	sdp.src = a;
+	sdp.ewOp = SdpEwOp::Mul;
+	sdp.ew = b;
+	sdp.dst = dst;
+	return sdp;
+}
 struct MaxOfTables;
 
 /* The DLA's element type of an OpenVX tensor type (INT8, INT16, FLOAT32). */
 std::optional<DataType> hardwareType(vx_enum type);
 
 /*
- * Whether fixed-point LRN with @beta on @type tensors stays within 1 LSB
- * through the CDP's float path (dla_lower_lrn_float.cpp); if not, @why
- * says why.
+ * Whether fixed-point LRN with @beta over windows of @terms elements stays
+ * within 1 LSB in FP32, @extraUlps being the rounding steps a lowering
+ * adds (dla_lower_lrn_float.cpp); if not, @why says why.
  */
-bool lrnThroughFloatFits(float beta, vx_enum type, std::string &why);
+bool lrnThroughFloatFits(
+	float beta, vx_size terms, double extraUlps, vx_enum type, std::string &why);
 
 /* Whether the DLA computes @layer (dla_lower_softmax.cpp); if not, @why says why. */
 bool softmaxFits(const nn::Softmax &layer, std::string &why);
@@ -112,10 +124,30 @@ private:
 		Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer);
 	/* An activation of several LUT passes: one SDP per pass and per
 	 * maximum (dla_lower.cpp, dla_lower_lut.h). */
-	/* Fixed-point LRN through the CDP's float path: @layer with
-	 * its float parameters, between conversions (dla_lower_lrn_float.cpp). */
+	/*
+	 * LRN in FP32 (dla_lower_lrn_float.cpp): fixed-point LRN through the
+	 * CDP's float path, @layer holding its float parameters, and SAME_MAP
+	 * LRN of any type. The helpers give an integer tensor's real values
+	 * (a float one as it is), store real values [times @factor] into
+	 * @output (rounded to its position if integer), and append a CDP.
+	 */
 	void pushLrnThroughFloat(
 		vx_node node, const CdpOp &layer, vx_tensor input, vx_tensor output);
+	void pushSameMapLrn(vx_node node, const CdpOp &layer, vx_tensor input, vx_tensor output);
+	Tensor pushRealValues(vx_tensor input, vx_node &node);
+	void pushStoreReal(
+		const Tensor &real, const Tensor *factor, vx_tensor output, vx_node &node);
+	Tensor pushCdp(vx_context context, const CdpOp &layer, const Tensor &src, vx_node &node);
+	/*
+	 * a = @x clipped to [2^-100, FLT_MAX] (FP32) and y ~ 1/sqrt(a), in
+	 * eleven SDPs; with @sqrtInto, the last one writes sqrt(a) there
+	 * instead and y is that tensor (dla_lower_sqrt.cpp).
+	 */
+	struct InverseSqrt {
+		Tensor a, y;
+	};
+	InverseSqrt pushInverseSqrt(
+		vx_context context, const Tensor &x, vx_node &node, const Tensor *sqrtInto);
 	/* FLOAT32 SQRT: eleven SDPs (dla_lower_sqrt.cpp). */
 	void pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor output);
 	void pushLutPassUnits(

@@ -22,16 +22,19 @@ constexpr float kFloatBaseValue = 12582912.0f;
 
 } /* namespace */
 
-bool lrnThroughFloatFits(float beta, vx_enum type, std::string &why)
+bool lrnThroughFloatFits(
+	float beta, vx_size terms, double extraUlps, vx_enum type, std::string &why)
 {
 	/*
-	 * The CDP's FP32 sum of at most 15 squares, base and power put a
-	 * relative error of at most (17 beta + 2) 2^-24 on the result. Below
-	 * 1 LSB of the largest output, the rounded results differ from the
-	 * CPU's by at most 1 LSB.
+	 * An FP32 sum of @terms squares is within (terms - 1) u of the exact
+	 * sum (u = 2^-24), the base within terms + 1 u, its power within
+	 * beta (terms + 2) + 1 u, the product with x 1 u more; @extraUlps adds
+	 * the other steps of a lowering. Below 1 LSB of the largest output,
+	 * the rounded results differ from the CPU's by at most 1 LSB.
 	 */
 	const double largest = type == VX_TYPE_INT8 ? 128 : 32768;
-	const double bound = (17 * double(beta) + 2) * std::ldexp(1.0, -24) * largest;
+	const double ulps = double(beta) * double(terms + 2) + 2 + extraUlps;
+	const double bound = ulps * std::ldexp(1.0, -24) * largest;
 	if (bound < 1)
 		return true;
 	char text[128];
@@ -42,12 +45,12 @@ bool lrnThroughFloatFits(float beta, vx_enum type, std::string &why)
 	return false;
 }
 
-void Lowering::pushLrnThroughFloat(
-	vx_node node, const CdpOp &layer, vx_tensor input, vx_tensor output)
+Tensor Lowering::pushRealValues(vx_tensor input, vx_node &node)
 {
-	const vx_context context = output->context;
 	const Tensor in = hardwareTensor(input);
-	const Tensor out = hardwareTensor(output);
+	if (in.type == DataType::Fp32)
+		return in;
+	const vx_context context = input->context;
 
 	/* x -> the FP32 bits of 1.5 * 2^23 + x (integer path, exact). */
 	SdpOp bits;
@@ -66,24 +69,94 @@ void Lowering::pushLrnThroughFloat(
 	real.scaleFloat = std::ldexp(1.0f, -input->fixedPointPosition);
 	real.dst = scratchLike(context, in, DataType::Fp32);
 	pushSdpUnit(real, node);
+	return real.dst;
+}
 
+void Lowering::pushStoreReal(
+	const Tensor &real, const Tensor *factor, vx_tensor output, vx_node &node)
+{
+	/* [* factor] [* 2^pout, rounded once to nearest-even and saturated,
+	 * like nn::quantize]. */
+	SdpOp store;
+	store.src = real;
+	if (output->dataType != VX_TYPE_FLOAT32) {
+		store.scaleMode = SdpMode::PerTensor;
+		store.scaleFloat = std::ldexp(1.0f, output->fixedPointPosition);
+	}
+	if (factor) {
+		store.ewOp = SdpEwOp::Mul;
+		store.ew = *factor;
+	}
+	store.round = Round::HalfEven;
+	store.wrap = false;
+	store.dst = hardwareTensor(output);
+	pushSdpUnit(store, node);
+}
+
+Tensor Lowering::pushCdp(vx_context context, const CdpOp &layer, const Tensor &src, vx_node &node)
+{
 	Unit unit;
+	if (node)
+		unit.nodes = { node };
+	node = nullptr;
 	unit.cdp = layer;
-	unit.cdp->src = real.dst;
-	unit.cdp->dst = scratchLike(context, in, DataType::Fp32);
-	unit.reads = { real.dst.buffer };
+	unit.cdp->src = src;
+	unit.cdp->dst = scratchLike(context, src, DataType::Fp32);
+	unit.reads = { src.buffer };
 	unit.writes = unit.cdp->dst.buffer;
 	units_.push_back(std::move(unit));
+	return units_.back().cdp->dst;
+}
 
-	/* * 2^pout, rounded once to nearest-even and saturated, like nn::quantize. */
-	SdpOp back;
-	back.src = units_.back().cdp->dst;
-	back.scaleMode = SdpMode::PerTensor;
-	back.scaleFloat = std::ldexp(1.0f, output->fixedPointPosition);
-	back.round = Round::HalfEven;
-	back.wrap = false;
-	back.dst = out;
-	pushSdpUnit(back, node);
+void Lowering::pushLrnThroughFloat(
+	vx_node node, const CdpOp &layer, vx_tensor input, vx_tensor output)
+{
+	const Tensor real = pushRealValues(input, node);
+	pushStoreReal(pushCdp(output->context, layer, real, node), nullptr, output, node);
+}
+
+void Lowering::pushSameMapLrn(vx_node node, const CdpOp &layer, vx_tensor input, vx_tensor output)
+{
+	/*
+	 * out = x (bias + alpha/size^2 S)^-beta, S the sum of x^2 over the
+	 * size x size window in x's channel. The CDP normalises across
+	 * channels, but with SIZE 1 it gives r (bias + alpha r^2)^-beta of its
+	 * input r; with r = sqrt(S / size^2) = a y, y = 1/sqrt(a):
+	 * out = (x / r) CDP(r) = x y CDP(r). S / size^2 is a PDP average over
+	 * the window, the padding counted as zeros.
+	 */
+	const vx_context context = output->context;
+	const Tensor x = pushRealValues(input, node);
+
+	const SdpOp square = productSdp(x, x, scratchLike(context, x, DataType::Fp32));
+	pushSdpUnit(square, node);
+
+	PdpOp average;
+	average.method = PoolMethod::Average;
+	average.includePad = true;
+	average.kernelW = average.kernelH = uint16_t(layer.size);
+	average.padLeft = average.padRight = average.padTop = average.padBottom
+		= uint16_t(layer.size / 2);
+	average.src = square.dst;
+	average.dst = scratchLike(context, x, DataType::Fp32);
+	Unit pool;
+	pool.pdp = average;
+	pool.reads = { average.src.buffer };
+	pool.writes = average.dst.buffer;
+	units_.push_back(std::move(pool));
+
+	const InverseSqrt inverse = pushInverseSqrt(context, average.dst, node, nullptr);
+	const SdpOp root
+		= productSdp(inverse.a, inverse.y, scratchLike(context, x, DataType::Fp32));
+	pushSdpUnit(root, node);
+
+	CdpOp single = layer;
+	single.size = 1;
+	const Tensor normalised = pushCdp(context, single, root.dst, node);
+
+	const SdpOp factor = productSdp(x, inverse.y, scratchLike(context, x, DataType::Fp32));
+	pushSdpUnit(factor, node);
+	pushStoreReal(normalised, &factor.dst, output, node);
 }
 
 } /* namespace vdla::vx::dla */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * FLOAT32 SQRT on the SDP, which has no square root and no table for an
- * unbounded input: 1/sqrt(a) from the FP32 bits, three Newton steps that
- * only multiply, and a last product with a (docs/openvx.md, "FLOAT32
- * SQRT").
+ * 1/sqrt and sqrt on the SDP, which has no square root and no table for
+ * an unbounded input: 1/sqrt(a) from the FP32 bits, three Newton steps that
+ * only multiply, and for sqrt a last product with a (docs/openvx.md,
+ * "FLOAT32 SQRT"). FLOAT32 SQRT and SAME_MAP LRN use them.
  */
 
 #include "dla_lower.h"
@@ -31,19 +31,16 @@ Tensor asType(Tensor t, DataType type)
 
 } /* namespace */
 
-void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor output)
+Lowering::InverseSqrt Lowering::pushInverseSqrt(
+	vx_context context, const Tensor &x, vx_node &node, const Tensor *sqrtInto)
 {
-	const vx_context context = output->context;
-	const Tensor in = hardwareTensor(input);
-	const Tensor out = hardwareTensor(output);
-
 	/* a = min(max(x, 2^-100), FLT_MAX): fmax takes the bound over NaN. */
 	SdpOp clip;
-	clip.src = in;
+	clip.src = x;
 	clip.activation = SdpActivation::Clip;
 	clip.clipMinFloat = kSmallest;
 	clip.clipMaxFloat = FLT_MAX;
-	clip.dst = scratchLike(context, out, DataType::Fp32);
+	clip.dst = scratchLike(context, x, DataType::Fp32);
 	pushSdpUnit(clip, node);
 	const Tensor a = clip.dst;
 
@@ -56,19 +53,15 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 	guess.scaleShift = 1;
 	guess.round = Round::ToZero;
 	guess.outOffset = kRsqrtMagic;
-	guess.dst = scratchLike(context, out, DataType::Int32);
+	guess.dst = scratchLike(context, x, DataType::Int32);
 	pushSdpUnit(guess, node);
 	Tensor y = asType(guess.dst, DataType::Fp32);
 
 	/* y <- y (1.5 - 0.5 a y^2), relative error e -> 1.5 e^2: 3.5% ->
-	 * 0.18% -> 5e-6 -> FP32 rounding. The last step multiplies by a y
-	 * instead of y, which gives sqrt(a) = a / sqrt(a) directly. */
+	 * 0.18% -> 5e-6 -> FP32 rounding. For sqrt(a) = a / sqrt(a), the last
+	 * step multiplies by a y instead of y. */
 	for (int step = 0; step < kNewtonSteps; step++) {
-		SdpOp ay;
-		ay.src = a;
-		ay.ewOp = SdpEwOp::Mul;
-		ay.ew = y;
-		ay.dst = scratchLike(context, out, DataType::Fp32);
+		const SdpOp ay = productSdp(a, y, scratchLike(context, x, DataType::Fp32));
 		pushSdpUnit(ay, node);
 
 		SdpOp half;
@@ -77,20 +70,27 @@ void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor outpu
 		half.scaleFloat = -0.5f;
 		half.ewOp = SdpEwOp::Mul;
 		half.ew = y;
-		half.dst = scratchLike(context, out, DataType::Fp32);
+		half.dst = scratchLike(context, x, DataType::Fp32);
 		pushSdpUnit(half, node);
 
-		const bool last = step + 1 == kNewtonSteps;
+		const bool toSqrt = sqrtInto && step + 1 == kNewtonSteps;
 		SdpOp next;
 		next.src = half.dst;
 		next.biasMode = SdpMode::PerTensor;
 		next.biasFloat = 1.5f;
 		next.ewOp = SdpEwOp::Mul;
-		next.ew = last ? ay.dst : y;
-		next.dst = last ? out : scratchLike(context, out, DataType::Fp32);
+		next.ew = toSqrt ? ay.dst : y;
+		next.dst = toSqrt ? *sqrtInto : scratchLike(context, x, DataType::Fp32);
 		pushSdpUnit(next, node);
 		y = next.dst;
 	}
+	return { a, y };
+}
+
+void Lowering::pushFloatSqrtUnits(vx_node node, vx_tensor input, vx_tensor output)
+{
+	const Tensor out = hardwareTensor(output);
+	pushInverseSqrt(output->context, hardwareTensor(input), node, &out);
 }
 
 } /* namespace vdla::vx::dla */
