@@ -524,12 +524,20 @@ TEST_F(NnGraph, ImpossibleDlaTargetsAreRefused)
 	vxReleaseNode(&add);
 	vxReleaseGraph(&graph);
 
-	/* SAME_MAP normalization: refused at verification, fine on "any". */
+	/* A convolution padded by 32 columns, beyond the CONV's 31: refused at
+	 * verification, fine on "any". */
+	vx_tensor weights = input({ { 3, 3, 8, 2 }, VX_TYPE_FLOAT32, 0 }, -1, 1);
+	vx_tensor wide = output({ { 66, 2, 2 }, VX_TYPE_FLOAT32, 0 });
+	vx_nn_convolution_params_t params = {};
+	params.padding_x = 32;
+	params.overflow_policy = VX_CONVERT_POLICY_SATURATE;
+	params.rounding_policy = VX_ROUND_POLICY_TO_NEAREST_EVEN;
+	params.down_scale_size_rounding = VX_NN_DS_SIZE_ROUNDING_FLOOR;
 	graph = vxCreateGraph(context_);
-	vx_node lrn = vxLocalResponseNormalizationLayer(
-		graph, in, VX_NN_NORMALIZATION_SAME_MAP, 3, 0.5f, 0.75f, 1.0f, out);
-	EXPECT_TRUE(refusedOnDlaRunsOnCpu(graph, lrn));
-	vxReleaseNode(&lrn);
+	vx_node conv
+		= vxConvolutionLayer(graph, in, weights, nullptr, &params, sizeof(params), wide);
+	EXPECT_TRUE(refusedOnDlaRunsOnCpu(graph, conv));
+	vxReleaseNode(&conv);
 	vxReleaseGraph(&graph);
 }
 
