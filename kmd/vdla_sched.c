@@ -25,6 +25,7 @@
  * allocates memory or drops the last reference of a job, context, mapping
  * or address space: those are freed from free_job.
  */
+#include <drm/drm_drv.h>
 #include <drm/drm_print.h>
 #include <linux/module.h>
 
@@ -512,8 +513,17 @@ int vdla_sched_pause(struct vdla_device *vdev)
 
 void vdla_sched_reap(struct vdla_device *vdev)
 {
-	/* The scheduler frees finished jobs from work on its own queue. */
+	int idx;
+
+	/*
+	 * The scheduler frees finished jobs from work on its own queue,
+	 * which vdla_sched_fini() destroys after an unplug: flush it only
+	 * while the device is there.
+	 */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return;
 	flush_workqueue(sched_of(vdev)->base.submit_wq);
+	drm_dev_exit(idx);
 }
 
 void vdla_sched_unpause(struct vdla_device *vdev)
