@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fixed-point LRN that no CDP integer table computes within 1 LSB goes
- * through the CDP's float path instead (docs/openvx.md, "Fixed-point LRN
- * through float"): the integers become their real values, the CDP
- * normalises in FP32, and the result is rounded back once.
+ * LRN in FP32 on the DLA (docs/openvx.md, "Fixed-point LRN through float"
+ * and "SAME_MAP LRN"): fixed-point LRN across maps that no CDP integer
+ * table computes within 1 LSB, and SAME_MAP LRN of every type. Integers
+ * become their real values exactly, the CDP normalises in FP32, and the
+ * result is rounded back once.
  */
 
 #include "dla_lower.h"
