@@ -13,6 +13,8 @@
 
 #include <VX/vx_vdla.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 
 using namespace vx_guest;
@@ -259,6 +261,58 @@ TEST_F(TensorMemory, ChannelViewsAreAddressedInPlaceInOneTask)
 		EXPECT_EQ(tasks, c.tasks);
 		EXPECT_TRUE(sameValues(results[0], results[1]));
 	}
+}
+
+/*
+ * The concatenation built from handles instead of views: two tensors on
+ * the halves of one application buffer, written by convolutions, and a
+ * third on the whole buffer, pooled. The graph orders the pooling after
+ * both (their memory overlaps) and puts it in a later task, as the staged
+ * copies of the halves go back to the buffer after theirs.
+ */
+TEST_F(TensorMemory, OverlappingHandlesAreOrderedOnTheDla)
+{
+	vx_tensor in = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor w1 = input({ { 3, 3, 3, 4 }, VX_TYPE_INT16, 8 }, -200, 200);
+	vx_tensor w2 = input({ { 3, 3, 3, 4 }, VX_TYPE_INT16, 8 }, -200, 200);
+	const std::vector<vx_size> strides = { 2, 24, 240 };
+	std::vector<int16_t> buffers[2]
+		= { std::vector<int16_t>(12 * 10 * 8), std::vector<int16_t>(12 * 10 * 8) };
+	int pass = 0;
+	auto concatenated = [&](vx_graph g, vx_tensor out) {
+		int16_t *buffer = buffers[pass++].data();
+		vx_tensor whole = fromHandle({ 12, 10, 8 }, strides, buffer);
+		vx_tensor low = fromHandle({ 12, 10, 4 }, strides, buffer);
+		vx_tensor high = fromHandle({ 12, 10, 4 }, strides, buffer + 12 * 10 * 4);
+		const vx_nn_convolution_params_t params = sameSizeConvolution();
+		return std::vector<vx_node>{
+			vxPoolingLayer(g, whole, VX_NN_POOLING_MAX, 2, 2, 0, 0,
+				VX_NN_DS_SIZE_ROUNDING_FLOOR, out),
+			vxConvolutionLayer(g, in, w1, nullptr, &params, sizeof(params), low),
+			vxConvolutionLayer(g, in, w2, nullptr, &params, sizeof(params), high),
+		};
+	};
+	const TensorSpec pooled = { { 6, 5, 8 }, VX_TYPE_INT16, 8 };
+	vx_tensor dla = output(pooled), cpu = output(pooled);
+	ASSERT_TRUE(runBoth(concatenated, dla, cpu));
+	EXPECT_TRUE(sameValues(dla, cpu));
+	EXPECT_EQ(buffers[0], buffers[1]) << "the halves written on the DLA and the CPU differ";
+
+	/* Independently of both paths: the pooling saw the halves written,
+	 * its output is the 2x2 maximum of the buffer as it ends up. */
+	std::vector<double> expected;
+	for (int c = 0; c < 8; c++)
+		for (int y = 0; y < 5; y++)
+			for (int x = 0; x < 6; x++) {
+				int16_t m = INT16_MIN;
+				for (int dy = 0; dy < 2; dy++)
+					for (int dx = 0; dx < 2; dx++)
+						m = std::max(m,
+							buffers[0][c * 120 + (2 * y + dy) * 12
+								+ 2 * x + dx]);
+				expected.push_back(m);
+			}
+	EXPECT_EQ(readValues(dla), expected);
 }
 
 TEST_F(TensorMemory, BiasesWrittenAfterVerificationReachTheDla)

@@ -384,26 +384,26 @@ TEST_F(TensorView, DisjointViewsHaveOneWriterEachAndOverlappingOnesDoNot)
 		vxReleaseTensor(tensor);
 }
 
-TEST_F(TensorView, ReadersOfTheRootRunAfterTheWritersOfItsViews)
+/*
+ * A graph whose reader of @whole (4 INT16) is created before the writers
+ * of its halves @low and @high: it must run after them.
+ */
+void expectReaderAfterWriters(vx_context context, vx_tensor whole, vx_tensor low, vx_tensor high)
 {
-	vx_tensor whole = makeTensor(VX_TYPE_INT16, { 4 });
-	vx_tensor doubled = makeTensor(VX_TYPE_INT16, { 4 });
-	vx_tensor in = makeTensor(VX_TYPE_INT16, { 2 });
+	const vx_size dims[] = { 4 }, half[] = { 2 };
+	vx_tensor doubled = vxCreateTensor(context, 1, dims, VX_TYPE_INT16, 0);
+	vx_tensor in = vxCreateTensor(context, 1, half, VX_TYPE_INT16, 0);
 	int16_t values[4] = { 3, 4, 0, 0 };
 	const vx_size start[] = { 0 }, two[] = { 2 }, four[] = { 4 }, stride[] = { 2 };
 	ASSERT_EQ(VX_SUCCESS,
 		vxCopyTensorPatch(
 			in, 1, start, two, stride, values, VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST));
-	vx_tensor low = vxCreateTensorFromView(whole, 1, start, two);
-	vx_tensor high = vxCreateTensorFromView(whole, 1, two, four);
 
-	/* Created before the nodes that write its input's parts. */
 	vx_graph graph = vxCreateGraph(context);
 	vx_node reader = add(graph, whole, whole, doubled);
 	vx_node lowWriter = add(graph, in, in, low);
 	vx_node highWriter = add(graph, in, low, high);
 	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
-
 	ASSERT_EQ(VX_SUCCESS,
 		vxCopyTensorPatch(doubled, 1, start, four, stride, values, VX_READ_ONLY,
 			VX_MEMORY_TYPE_HOST));
@@ -416,7 +416,18 @@ TEST_F(TensorView, ReadersOfTheRootRunAfterTheWritersOfItsViews)
 	for (vx_node *node : { &reader, &lowWriter, &highWriter })
 		vxReleaseNode(node);
 	vxReleaseGraph(&graph);
-	for (vx_tensor *tensor : { &whole, &doubled, &in, &low, &high })
+	vxReleaseTensor(&doubled);
+	vxReleaseTensor(&in);
+}
+
+TEST_F(TensorView, ReadersOfTheRootRunAfterTheWritersOfItsViews)
+{
+	vx_tensor whole = makeTensor(VX_TYPE_INT16, { 4 });
+	const vx_size start[] = { 0 }, two[] = { 2 }, four[] = { 4 };
+	vx_tensor low = vxCreateTensorFromView(whole, 1, start, two);
+	vx_tensor high = vxCreateTensorFromView(whole, 1, two, four);
+	expectReaderAfterWriters(context, whole, low, high);
+	for (vx_tensor *tensor : { &whole, &low, &high })
 		vxReleaseTensor(tensor);
 }
 
@@ -567,4 +578,35 @@ TEST_F(TensorView, PackedBlocksOfTheRootAreAddressedInPlace)
 	EXPECT_FALSE(vdla::vx::packedBlockOfRoot(part));
 	vxReleaseTensor(&part);
 	vxReleaseTensor(&handle);
+}
+
+/*
+ * Tensors created from handles on overlapping application memory are
+ * ordered and checked like views of one root: the reader of the whole
+ * buffer runs after the writers of its halves, and two writers of
+ * overlapping ranges are refused.
+ */
+TEST_F(TensorHandle, OverlappingHandlesAreOrderedLikeViews)
+{
+	int16_t buffer[4] = {};
+	const vx_size packed[] = { sizeof(int16_t) };
+	auto onBuffer = [&](vx_size first, vx_size count) {
+		return vxCreateTensorFromHandle(context, 1, &count, VX_TYPE_INT16, 0, packed,
+			buffer + first, VX_MEMORY_TYPE_HOST);
+	};
+	vx_tensor whole = onBuffer(0, 4), low = onBuffer(0, 2), high = onBuffer(2, 2),
+		  middle = onBuffer(1, 2);
+	expectReaderAfterWriters(context, whole, low, high);
+
+	/* Elements 1 and 2 written through two tensors. */
+	vx_tensor in = makeTensor(VX_TYPE_INT16, { 2 });
+	vx_graph overlapping = vxCreateGraph(context);
+	vx_node n1 = add(overlapping, in, in, low), n2 = add(overlapping, in, in, middle);
+	EXPECT_EQ(VX_ERROR_MULTIPLE_WRITERS, vxVerifyGraph(overlapping));
+
+	for (vx_node *node : { &n1, &n2 })
+		vxReleaseNode(node);
+	vxReleaseGraph(&overlapping);
+	for (vx_tensor *tensor : { &whole, &low, &high, &middle, &in })
+		vxReleaseTensor(tensor);
 }

@@ -230,7 +230,11 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 	built->device_ = graph->context->dlaDevice;
 	const bool fuse = featureEnabled("VDLA_VX_FUSION");
 	/* The tensors written so far and their steps, by the tensor owning their memory. */
-	std::map<vx_tensor, std::vector<std::pair<vx_tensor, size_t>>> writers;
+	std::map<vx_reference, std::vector<std::pair<vx_tensor, size_t>>> writers;
+	const MemoryGroups groups(graph);
+	auto groupOf = [&](vx_tensor tensor) {
+		return groups.of(reinterpret_cast<vx_reference>(tensor));
+	};
 
 	for (size_t i = 0; i < graph->order.size();) {
 		Step step;
@@ -238,7 +242,7 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 			step.cpuNode = graph->order[i++];
 			/* Views read their root's memory, and roots their views'. */
 			for (vx_tensor input : tensorsOf(step.cpuNode, VX_INPUT)) {
-				auto sameMemory = writers.find(memoryOwner(input));
+				auto sameMemory = writers.find(groupOf(input));
 				if (sameMemory == writers.end())
 					continue;
 				for (const auto &[written, by] : sameMemory->second)
@@ -247,8 +251,7 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 						step.needs = std::max(step.needs.value_or(0), by);
 			}
 			for (vx_tensor output : tensorsOf(step.cpuNode, VX_OUTPUT))
-				writers[memoryOwner(output)].emplace_back(
-					output, built->steps_.size());
+				writers[groupOf(output)].emplace_back(output, built->steps_.size());
 			built->steps_.push_back(std::move(step));
 			continue;
 		}
@@ -269,7 +272,7 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 			return status;
 		for (const Unit &unit : step.units) {
 			vx_tensor output = lowering.tensors()[unit.writes - 1];
-			writers[memoryOwner(output)].emplace_back(output, built->steps_.size());
+			writers[groupOf(output)].emplace_back(output, built->steps_.size());
 		}
 		built->steps_.push_back(std::move(step));
 	}

@@ -337,7 +337,8 @@ vx_status prepare(vx_graph graph)
 			vx_tensor owner = memoryOwner(reinterpret_cast<vx_tensor>(ref));
 			if (owner->fromHandle && !owner->handle) {
 				log(node, VX_ERROR_NO_MEMORY,
-					"node %s: a tensor's handle was swapped out and not replaced",
+					"node %s: a tensor's handle was swapped out and not "
+					"replaced",
 					node->kernel->kernelName.c_str());
 				return VX_ERROR_NO_MEMORY;
 			}
@@ -387,12 +388,13 @@ vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &run
 		vx_node producer;
 	};
 	std::map<vx_reference, std::vector<Output>> outputs;
+	const MemoryGroups groups(graph);
 	for (vx_node node : graph->nodes) {
 		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
 			vx_reference ref = node->parameters[i];
 			if (!ref || node->kernel->parameters[i].direction != VX_OUTPUT)
 				continue;
-			std::vector<Output> &written = outputs[memoryOwnerOf(ref)];
+			std::vector<Output> &written = outputs[groups.of(ref)];
 			for (const Output &other : written) {
 				if (sharesMemory(other.ref, ref))
 					return VX_ERROR_MULTIPLE_WRITERS;
@@ -409,7 +411,7 @@ vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &run
 			vx_reference ref = node->parameters[i];
 			if (!ref || node->kernel->parameters[i].direction != VX_INPUT)
 				continue;
-			auto written = outputs.find(memoryOwnerOf(ref));
+			auto written = outputs.find(groups.of(ref));
 			if (written == outputs.end())
 				continue;
 			for (const Output &output : written->second) {
@@ -705,11 +707,13 @@ vx_status vxQueryNode(vx_node node, vx_enum attribute, void *ptr, vx_size size)
 	case VX_NODE_VDLA_TARGET:
 	case VX_NODE_VDLA_FUSED:
 		if (!node->graph || !node->graph->verified) {
-			log(node, VX_ERROR_INVALID_GRAPH, "the node's target is chosen at verification");
+			log(node, VX_ERROR_INVALID_GRAPH,
+				"the node's target is chosen at verification");
 			return VX_ERROR_INVALID_GRAPH;
 		}
 		if (attribute == VX_NODE_VDLA_FUSED)
-			return writeAttribute<vx_bool>(ptr, size, node->dlaFused ? vx_true_e : vx_false_e);
+			return writeAttribute<vx_bool>(
+				ptr, size, node->dlaFused ? vx_true_e : vx_false_e);
 		return writeAttribute<vx_enum>(
 			ptr, size, node->onDla ? VX_VDLA_TARGET_DLA : VX_VDLA_TARGET_CPU);
 	default:

@@ -424,9 +424,27 @@ vx_status updateValidRectangles(vx_node node);
  * else @ref. */
 vx_reference memoryOwnerOf(vx_reference ref);
 /* Whether @a and @b use some of the same memory: the same object, images
- * with overlapping parts of one root's planes (image_view.cpp), or tensor
- * views whose boxes of one root intersect (tensor_layout.cpp). */
+ * with overlapping parts of one root's planes (image_view.cpp), tensor
+ * views whose boxes of one root intersect, or tensors on overlapping
+ * application memory (tensor_layout.cpp). */
 bool sharesMemory(vx_reference a, vx_reference b);
+
+/*
+ * Keys for the memory a graph's nodes touch, such that objects that may
+ * share memory have one key: the object owning the memory
+ * (memoryOwnerOf()), except that tensors on the application's memory
+ * whose byte ranges overlap, directly or through others, share one key.
+ * Judged on the handles when it is built (at verification).
+ */
+class MemoryGroups
+{
+public:
+	explicit MemoryGroups(vx_graph graph);
+	vx_reference of(vx_reference ref) const;
+
+private:
+	std::map<vx_reference, vx_reference> merged_;
+};
 
 /* Graph internals shared between files. */
 /* One more execution of @duration ns between @begin and @end in @perf. */

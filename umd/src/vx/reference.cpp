@@ -10,7 +10,9 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <unordered_set>
 
 namespace vdla::vx {
@@ -278,6 +280,46 @@ vx_reference memoryOwnerOf(vx_reference ref)
 	return ref;
 }
 
+MemoryGroups::MemoryGroups(vx_graph graph)
+{
+	/* The tensors on the application's memory that the nodes touch. */
+	std::vector<vx_tensor> owners;
+	for (vx_node node : graph->nodes) {
+		for (vx_reference ref : node->parameters) {
+			if (!ref || ref->type != VX_TYPE_TENSOR)
+				continue;
+			vx_tensor owner = memoryOwner(reinterpret_cast<vx_tensor>(ref));
+			if (owner->fromHandle
+				&& std::find(owners.begin(), owners.end(), owner) == owners.end())
+				owners.push_back(owner);
+		}
+	}
+	/* Union-find over overlapping pairs; each group's key is its first. */
+	std::vector<size_t> parent(owners.size());
+	std::iota(parent.begin(), parent.end(), 0);
+	auto find = [&](size_t i) {
+		while (parent[i] != i)
+			i = parent[i];
+		return i;
+	};
+	for (size_t i = 0; i < owners.size(); i++)
+		for (size_t j = 0; j < i; j++)
+			if (handlesOverlap(owners[i], owners[j])) {
+				const size_t a = find(i), b = find(j);
+				parent[std::max(a, b)] = std::min(a, b);
+			}
+	for (size_t i = 0; i < owners.size(); i++)
+		if (find(i) != i)
+			merged_[owners[i]] = owners[find(i)];
+}
+
+vx_reference MemoryGroups::of(vx_reference ref) const
+{
+	vx_reference owner = memoryOwnerOf(ref);
+	auto it = merged_.find(owner);
+	return it == merged_.end() ? owner : it->second;
+}
+
 bool sharesMemory(vx_reference a, vx_reference b)
 {
 	if (a == b)
@@ -285,7 +327,8 @@ bool sharesMemory(vx_reference a, vx_reference b)
 	if (a->type != b->type)
 		return false;
 	if (a->type == VX_TYPE_IMAGE)
-		return imagesShareMemory(reinterpret_cast<vx_image>(a), reinterpret_cast<vx_image>(b));
+		return imagesShareMemory(
+			reinterpret_cast<vx_image>(a), reinterpret_cast<vx_image>(b));
 	if (a->type == VX_TYPE_TENSOR)
 		return tensorsShareMemory(
 			reinterpret_cast<vx_tensor>(a), reinterpret_cast<vx_tensor>(b));

@@ -109,10 +109,37 @@ vx_size elementOffset(vx_tensor tensor, vx_size index)
 	return offset;
 }
 
+namespace {
+
+/* The bytes from @tensor's first element to the end of its last, in the
+ * application's memory; empty while it has none. */
+std::pair<const uint8_t *, const uint8_t *> applicationBytes(vx_tensor tensor)
+{
+	const uint8_t *first = tensor->storage();
+	if (!first)
+		return { nullptr, nullptr };
+	const std::vector<vx_size> strides = tensor->strides();
+	vx_size last = 0;
+	for (size_t d = 0; d < tensor->dims.size(); d++)
+		last += (tensor->dims[d] - 1) * strides[d];
+	return { first, first + last + tensor->elementSize() };
+}
+
+} /* namespace */
+
+bool handlesOverlap(vx_tensor a, vx_tensor b)
+{
+	if (!memoryOwner(a)->fromHandle || !memoryOwner(b)->fromHandle)
+		return false;
+	const auto [aFirst, aEnd] = applicationBytes(a);
+	const auto [bFirst, bEnd] = applicationBytes(b);
+	return aFirst && bFirst && aFirst < bEnd && bFirst < aEnd;
+}
+
 bool tensorsShareMemory(vx_tensor a, vx_tensor b)
 {
 	if (memoryOwner(a) != memoryOwner(b))
-		return false;
+		return handlesOverlap(a, b);
 	/* A root covers all of its memory. */
 	if (!a->root || !b->root)
 		return true;

@@ -68,7 +68,14 @@ void writePacked(vx_tensor tensor, const uint8_t *packed);
 /* The byte offset from storage() of the element whose packed index is @index. */
 vx_size elementOffset(vx_tensor tensor, vx_size index);
 
-/* Whether two tensors use some of the same memory. */
+/*
+ * Whether two tensors use some of the same memory: views of one root whose
+ * boxes intersect, or tensors on the application's memory (from handle, or
+ * views of such) whose byte ranges, first element to last, overlap. The
+ * latter is judged on the handles at the time of asking.
+ */
 bool tensorsShareMemory(vx_tensor a, vx_tensor b);
+/* The second case alone: two different owners' application memory. */
+bool handlesOverlap(vx_tensor a, vx_tensor b);
 
 } /* namespace vdla::vx */
