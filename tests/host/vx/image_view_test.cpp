@@ -708,3 +708,42 @@ TEST_F(ImageViewGraph, NodeReadingAndWritingOverlappingPartsIsACycle)
 	increment("self", keep(roi(p, rectangle(0, 0, 4, 4))), keep(roi(p, rectangle(2, 0, 6, 4))));
 	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_INVALID_GRAPH);
 }
+
+/* Images from handles on one application buffer are ordered and checked
+ * like sub-images of one image: their plane bytes overlap. */
+TEST_F(ImageViewGraph, ImagesFromHandlesOnOneBufferAreOrderedLikeSubImages)
+{
+	std::vector<uint8_t> buffer(8 * 4);
+	auto onBuffer = [&](vx_uint32 firstRow, vx_uint32 rows) {
+		vx_imagepatch_addressing_t addr = VX_IMAGEPATCH_ADDR_INIT;
+		addr.dim_x = 8;
+		addr.dim_y = rows;
+		addr.stride_x = 1;
+		addr.stride_y = 8;
+		void *ptrs[] = { buffer.data() + firstRow * 8 };
+		return keep(vxCreateImageFromHandle(
+			context, VX_DF_IMAGE_U8, &addr, ptrs, VX_MEMORY_TYPE_HOST));
+	};
+	vx_image source = keep(makeImage(context, 8, 4, VX_DF_IMAGE_U8));
+	vx_image result = keep(makeImage(context, 8, 4, VX_DF_IMAGE_U8));
+	writePlane(source, 0, 8, 4, numbered(32, 0));
+	vx_image whole = onBuffer(0, 4), top = onBuffer(0, 2), bottom = onBuffer(2, 2);
+
+	/* Added reader first: in the order of creation it would run first. */
+	increment("reader", whole, result);
+	increment("top", keep(roi(source, rectangle(0, 0, 8, 2))), top);
+	increment("bottom", keep(roi(source, rectangle(0, 2, 8, 4))), bottom);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	ASSERT_EQ(runs().size(), 3u);
+	EXPECT_EQ(runs()[2], "reader");
+	EXPECT_EQ(readPlane(result, 0, 8, 4), numbered(32, 2));
+
+	/* Rows 1 and 2 written through two images. */
+	vx_graph overlapping = vxCreateGraph(context);
+	std::swap(graph, overlapping);
+	increment("rows 0-1", keep(roi(source, rectangle(0, 0, 8, 2))), top);
+	increment("rows 1-2", keep(roi(source, rectangle(0, 0, 8, 2))), onBuffer(1, 2));
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_MULTIPLE_WRITERS);
+	std::swap(graph, overlapping);
+	vxReleaseGraph(&overlapping);
+}

@@ -72,8 +72,14 @@ inline vx_image memoryOwner(vx_image image)
 	return image->root ? image->root : image;
 }
 
-/* Whether two images use some of the same pixels of one root (image_view.cpp). */
+/*
+ * Whether two images use some of the same memory (image_view.cpp): pixels
+ * of one root, or, for images on the application's memory, overlapping
+ * plane bytes of their roots (a conservative test for sub-images).
+ */
 bool imagesShareMemory(vx_image a, vx_image b);
+/* The second case alone: two different roots' application memory. */
+bool imageHandlesOverlap(vx_image a, vx_image b);
 
 /*
  * Copies @rows rows of @columns U1 pixels, each row starting at bit 0 of its

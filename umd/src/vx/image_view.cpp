@@ -127,9 +127,40 @@ int channelPlane(vx_df_image format, vx_enum channel)
 
 namespace vdla::vx {
 
+bool imageHandlesOverlap(vx_image a, vx_image b)
+{
+	a = memoryOwner(a);
+	b = memoryOwner(b);
+	if (a->memoryType != VX_MEMORY_TYPE_HOST || b->memoryType != VX_MEMORY_TYPE_HOST)
+		return false;
+	/* Each plane's bytes, from its first element to the end of its last. */
+	auto bytes = [](vx_image image, vx_uint32 p) {
+		const PlaneFormat &plane = findFormat(image->format)->planes[p];
+		const _vx_image::HandlePlane &memory = image->handle[p];
+		const vx_size columns = image->width / plane.subsampleX;
+		const vx_size rows = image->height / plane.subsampleY;
+		const vx_size lastRow = isBitPlane(plane)
+			? rowBytes(columns, plane)
+			: (columns - 1) * memory.strideX + elementBytes(plane);
+		const uint8_t *first = memory.ptr;
+		return std::make_pair(
+			first, first ? first + (rows - 1) * memory.strideY + lastRow : nullptr);
+	};
+	for (vx_uint32 p = 0; p < a->handle.size(); p++)
+		for (vx_uint32 q = 0; q < b->handle.size(); q++) {
+			const auto [aFirst, aEnd] = bytes(a, p);
+			const auto [bFirst, bEnd] = bytes(b, q);
+			if (aFirst && bFirst && aFirst < bEnd && bFirst < aEnd)
+				return true;
+		}
+	return false;
+}
+
 bool imagesShareMemory(vx_image a, vx_image b)
 {
-	return memoryOwner(a) == memoryOwner(b) && (rootPlaneMask(a) & rootPlaneMask(b))
+	if (memoryOwner(a) != memoryOwner(b))
+		return imageHandlesOverlap(a, b);
+	return (rootPlaneMask(a) & rootPlaneMask(b))
 		&& intersect(rootRectangle(a), rootRectangle(b));
 }
 

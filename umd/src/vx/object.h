@@ -432,9 +432,9 @@ bool sharesMemory(vx_reference a, vx_reference b);
 /*
  * Keys for the memory a graph's nodes touch, such that objects that may
  * share memory have one key: the object owning the memory
- * (memoryOwnerOf()), except that tensors on the application's memory
- * whose byte ranges overlap, directly or through others, share one key.
- * Judged on the handles when it is built (at verification).
+ * (memoryOwnerOf()), except that tensors, or images, on the application's
+ * memory whose byte ranges overlap, directly or through others, share one
+ * key. Judged on the handles when it is built (at verification).
  */
 class MemoryGroups
 {

@@ -282,14 +282,20 @@ vx_reference memoryOwnerOf(vx_reference ref)
 
 MemoryGroups::MemoryGroups(vx_graph graph)
 {
-	/* The tensors on the application's memory that the nodes touch. */
-	std::vector<vx_tensor> owners;
+	/* The tensors and images on the application's memory that the nodes touch. */
+	std::vector<vx_reference> owners;
 	for (vx_node node : graph->nodes) {
 		for (vx_reference ref : node->parameters) {
-			if (!ref || ref->type != VX_TYPE_TENSOR)
+			if (!ref)
 				continue;
-			vx_tensor owner = memoryOwner(reinterpret_cast<vx_tensor>(ref));
-			if (owner->fromHandle
+			vx_reference owner = memoryOwnerOf(ref);
+			const bool application
+				= (owner->type == VX_TYPE_TENSOR
+					  && reinterpret_cast<vx_tensor>(owner)->fromHandle)
+				|| (owner->type == VX_TYPE_IMAGE
+					&& reinterpret_cast<vx_image>(owner)->memoryType
+						== VX_MEMORY_TYPE_HOST);
+			if (application
 				&& std::find(owners.begin(), owners.end(), owner) == owners.end())
 				owners.push_back(owner);
 		}
@@ -304,7 +310,8 @@ MemoryGroups::MemoryGroups(vx_graph graph)
 	};
 	for (size_t i = 0; i < owners.size(); i++)
 		for (size_t j = 0; j < i; j++)
-			if (handlesOverlap(owners[i], owners[j])) {
+			if (owners[i]->type == owners[j]->type
+				&& sharesMemory(owners[i], owners[j])) {
 				const size_t a = find(i), b = find(j);
 				parent[std::max(a, b)] = std::min(a, b);
 			}
