@@ -56,6 +56,9 @@ protected:
 	/* Fixed-point LRN @c on "dla" and "cpu" over @dims, within 1 LSB. */
 	::testing::AssertionResult lrnWithinOneLsb(
 		const LrnCase &c, const std::vector<vx_size> &dims, Agreement &agreement);
+	/* Every case of @cases so, their agreement printed under @label. */
+	void lrnCasesWithinOneLsb(const char *label, const std::vector<vx_size> &dims,
+		const std::vector<LrnCase> &cases);
 	/* One case of UnsharedBiasConvolutionMatchesCpu. */
 	::testing::AssertionResult unsharedBiasMatchesCpu(const UnsharedBiasCase &c);
 	/* Softmax of @in on "dla" and on "cpu", compared by softmaxAgrees(). */
@@ -444,6 +447,16 @@ struct LrnCase {
 	return same;
 }
 
+void NnLayer::lrnCasesWithinOneLsb(
+	const char *label, const std::vector<vx_size> &dims, const std::vector<LrnCase> &cases)
+{
+	Agreement agreement;
+	for (const LrnCase &c : cases)
+		ASSERT_TRUE(lrnWithinOneLsb(c, dims, agreement));
+	printf("%s: worst %g, %zu of %zu outputs equal\n", label, agreement.worst, agreement.exact,
+		agreement.total);
+}
+
 /*
  * Fixed-point LRN on the CDP integer path: every configuration here is
  * inside the range the lowering proves within 1 LSB (dla_lower_lrn.cpp), so
@@ -493,18 +506,13 @@ TEST_F(NnLayer, FixedPointNormalizationWithinOneLsbOfCpu)
  */
 TEST_F(NnLayer, FixedPointNormalizationBeyondTheTablesGoesThroughFloat)
 {
-	const LrnCase cases[] = {
+	lrnCasesWithinOneLsb("fixed-point LRN through float", { 4, 4, 16 }, {
 		{ VX_TYPE_INT16, 8, 8, { 0.5f, 0.75f, 2.0f }, 5 },
 		{ VX_TYPE_INT16, 8, 8, { 1e-3f, 0.75f, 1.0f }, 5 },
 		{ VX_TYPE_INT16, 8, 10, { 1.0f, 0.75f, 1.0f }, 9 },
 		{ VX_TYPE_INT8, 0, 0, { 1e-2f, 0.75f, 1.0f }, 5 },
 		{ VX_TYPE_INT8, 2, 6, { 1.0f, 1.5f, 0.5f }, 3 },
-	};
-	Agreement agreement;
-	for (const LrnCase &c : cases)
-		ASSERT_TRUE(lrnWithinOneLsb(c, { 4, 4, 16 }, agreement));
-	printf("fixed-point LRN through float: worst %g LSB, %zu of %zu outputs exact\n",
-		agreement.worst, agreement.exact, agreement.total);
+	});
 }
 
 /*
@@ -515,7 +523,7 @@ TEST_F(NnLayer, FixedPointNormalizationBeyondTheTablesGoesThroughFloat)
 TEST_F(NnLayer, SameMapNormalizationMatchesCpu)
 {
 	const auto sameMap = VX_NN_NORMALIZATION_SAME_MAP;
-	const LrnCase cases[] = {
+	lrnCasesWithinOneLsb("SAME_MAP LRN (FLOAT32: difference)", { 9, 7, 3 }, {
 		{ VX_TYPE_FLOAT32, 0, 0, { 1e-4f, 0.75f, 1.0f }, 5, sameMap },
 		{ VX_TYPE_FLOAT32, 0, 0, { 0.5f, 0.75f, 2.0f }, 3, sameMap },
 		{ VX_TYPE_FLOAT32, 0, 0, { 1.0f, 0.5f, 0.5f }, 15, sameMap },
@@ -523,12 +531,7 @@ TEST_F(NnLayer, SameMapNormalizationMatchesCpu)
 		{ VX_TYPE_INT16, 8, 10, { 0.5f, 1.5f, 2.0f }, 3, sameMap },
 		{ VX_TYPE_INT8, 4, 4, { 1.0f, 0.75f, 1.0f }, 7, sameMap },
 		{ VX_TYPE_INT8, 0, 3, { 1e-2f, 0.75f, 2.0f }, 1, sameMap },
-	};
-	Agreement agreement;
-	for (const LrnCase &c : cases)
-		ASSERT_TRUE(lrnWithinOneLsb(c, { 9, 7, 3 }, agreement));
-	printf("SAME_MAP LRN: worst %g (LSB, or FLOAT32 difference), %zu of %zu outputs equal\n",
-		agreement.worst, agreement.exact, agreement.total);
+	});
 }
 
 /* Beta 100 at size 5: the table cannot follow the gain, and the FP32

@@ -199,18 +199,39 @@ template <typename F> std::vector<int16_t> integerTable(F f, int64_t start, unsi
 } /* namespace */
 
 /*
+ * The SDP's 257-entry table and where it starts: INT16 entries from start
+ * in steps of 2^shift (integer path), or FP32 entries from startFloat in
+ * steps of stepFloat (float path). Lowering::useTable() puts it in an SDP.
+ */
+struct LutTable {
+	std::vector<uint8_t> entries;
+	int32_t start = 0;
+	uint32_t shift = 0;
+	float startFloat = 0, stepFloat = 1;
+
+	template <typename T> static std::vector<uint8_t> bytesOf(const std::vector<T> &values)
+	{
+		std::vector<uint8_t> bytes(values.size() * sizeof(T));
+		memcpy(bytes.data(), values.data(), bytes.size());
+		return bytes;
+	}
+	static LutTable integer(const std::vector<int16_t> &values, int32_t start, uint32_t shift)
+	{
+		return { bytesOf(values), start, shift, 0, 1 };
+	}
+	static LutTable real(const std::vector<float> &values, float start, float step)
+	{
+		return { bytesOf(values), 0, 0, start, step };
+	}
+};
+
+/*
  * An activation as the maximum of LUT passes over its input and, with
  * identity, of the input itself moved to the output's position
  * (rshift(x * identityMul, identityShift) on integers, x on floats).
  */
 struct MaxOfTables {
-	struct Table {
-		std::vector<uint8_t> lut;
-		int32_t start = 0;
-		uint32_t shift = 0;
-		float startFloat = 0, stepFloat = 1;
-	};
-	std::vector<Table> tables;
+	std::vector<LutTable> tables;
 	bool identity = false;
 	int32_t identityMul = 1;
 	uint32_t identityShift = 0;
@@ -233,11 +254,8 @@ struct ActivationStage {
 	float biasFloat = 0, scaleFloat = 1;
 	int32_t biasValue = 0, scaleMul = 1;
 	uint32_t scaleShift = 0;
-	/* LUT */
-	std::vector<uint8_t> lut;
-	int32_t lutStart = 0;
-	uint32_t lutShift = 0;
-	float lutStartFloat = 0, lutStepFloat = 1;
+	/* The LUT activation's table. */
+	std::optional<LutTable> table;
 	/* Standalone only: several LUT passes and their maximum, one SDP
 	 * each; then the fields above are unused. */
 	std::optional<MaxOfTables> passes;
@@ -261,13 +279,12 @@ bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, bool f
 		const int64_t hi = in->dataType == VX_TYPE_INT8 ? 127 : 32767;
 		return quantizedActivation(layer, in, out, std::clamp(x, lo, hi));
 	};
-	std::vector<int16_t> table;
 	if (in->dataType == VX_TYPE_INT8) {
 		/* One entry per input value: exact. */
-		stage.lutStart = -128;
-		stage.lutShift = 0;
-		table = integerTable(f, -128, 0);
-		table[256] = table[255];
+		std::vector<int16_t> values = integerTable(f, -128, 0);
+		values[256] = values[255];
+		stage.activation = SdpActivation::Lut;
+		stage.table = LutTable::integer(values, -128, 0);
 	} else {
 		/* Interpolated tables, checked against the CPU over every input. */
 		Int16Activation plan;
@@ -282,38 +299,31 @@ bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, bool f
 					"SOFTRELU and SQRT read their input in several passes: "
 					"not fused");
 			MaxOfTables passes;
-			for (const LutPass &pass : plan.passes) {
-				MaxOfTables::Table table;
-				table.lut.resize(pass.table.size() * sizeof(int16_t));
-				memcpy(table.lut.data(), pass.table.data(), table.lut.size());
-				table.start = pass.start;
-				table.shift = pass.shift;
-				passes.tables.push_back(std::move(table));
-			}
+			for (const LutPass &pass : plan.passes)
+				passes.tables.push_back(
+					LutTable::integer(pass.table, pass.start, pass.shift));
 			passes.identity = plan.identity;
 			passes.identityMul = plan.identityMul;
 			passes.identityShift = plan.identityShift;
 			stage.passes = std::move(passes);
 			return true;
 		}
-		stage.lutStart = plan.passes[0].start;
-		stage.lutShift = plan.passes[0].shift;
-		table = std::move(plan.passes[0].table);
+		const LutPass &pass = plan.passes[0];
+		stage.activation = SdpActivation::Lut;
+		stage.table = LutTable::integer(pass.table, pass.start, pass.shift);
 	}
-	stage.activation = SdpActivation::Lut;
-	stage.lut.resize(table.size() * sizeof(int16_t));
-	memcpy(stage.lut.data(), table.data(), stage.lut.size());
 	return true;
 }
 
-/* 257 samples of the function from -range to range. */
-std::vector<float> floatTable(const nn::Activation &layer, double range)
+/* The FP32 table of 257 samples of the function from -range to range. */
+LutTable floatTable(const nn::Activation &layer, double range)
 {
-	std::vector<float> table(kLutEntries);
+	std::vector<float> values(kLutEntries);
 	const double step = 2 * range / 256;
 	for (size_t i = 0; i < kLutEntries; i++)
-		table[i] = float(nn::activate(layer.function, layer.a, layer.b, -range + i * step));
-	return table;
+		values[i]
+			= float(nn::activate(layer.function, layer.a, layer.b, -range + i * step));
+	return LutTable::real(values, float(-range), float(step));
 }
 
 /*
@@ -326,15 +336,8 @@ bool floatSoftRelu(const nn::Activation &layer, bool fused, ActivationStage &sta
 {
 	if (fused)
 		return refuse("SOFTRELU reads its input in two passes: not fused");
-	constexpr double range = 12;
-	const std::vector<float> samples = floatTable(layer, range);
-	MaxOfTables::Table table;
-	table.lut.resize(samples.size() * sizeof(float));
-	memcpy(table.lut.data(), samples.data(), table.lut.size());
-	table.startFloat = float(-range);
-	table.stepFloat = float(2 * range / 256);
 	MaxOfTables passes;
-	passes.tables.push_back(std::move(table));
+	passes.tables.push_back(floatTable(layer, 12));
 	passes.identity = true;
 	stage.passes = std::move(passes);
 	return true;
@@ -364,12 +367,8 @@ bool floatLut(const nn::Activation &layer, bool fused, ActivationStage &stage, R
 		return refuse("on FLOAT32 tensors the DLA computes RELU, BRELU, LINEAR, ABS, "
 			      "SQUARE, LOGISTIC, HYPERBOLIC_TAN, SOFTRELU and SQRT");
 	}
-	const std::vector<float> table = floatTable(layer, range);
 	stage.activation = SdpActivation::Lut;
-	stage.lutStartFloat = float(-range);
-	stage.lutStepFloat = float(2 * range / 256);
-	stage.lut.resize(table.size() * sizeof(float));
-	memcpy(stage.lut.data(), table.data(), stage.lut.size());
+	stage.table = floatTable(layer, range);
 	return true;
 }
 
@@ -488,10 +487,6 @@ void applyStage(const ActivationStage &stage, SdpOp &sdp)
 	sdp.clipMax = stage.clipMax;
 	sdp.clipMinFloat = stage.clipMinFloat;
 	sdp.clipMaxFloat = stage.clipMaxFloat;
-	sdp.lutStart = stage.lutStart;
-	sdp.lutShift = stage.lutShift;
-	sdp.lutStartFloat = stage.lutStartFloat;
-	sdp.lutStepFloat = stage.lutStepFloat;
 	if (stage.linear) {
 		sdp.biasMode = SdpMode::PerTensor;
 		sdp.biasFloat = stage.biasFloat;
@@ -983,8 +978,8 @@ vx_status Lowering::lowerActivation(vx_node node)
 	sdp.dst = hardwareTensor(a.output);
 	sdp.round = Round::HalfEven;
 	applyStage(stage, sdp);
-	if (!stage.lut.empty())
-		sdp.lut = { kConstantSlot, addConstant(stage.lut.data(), stage.lut.size()) };
+	if (stage.table)
+		useTable(*stage.table, sdp);
 	if (stage.ewOp != SdpEwOp::None) {
 		sdp.ewOp = stage.ewOp;
 		sdp.ew = sdp.src;
@@ -999,6 +994,16 @@ vx_status Lowering::lowerActivation(vx_node node)
 	return VX_SUCCESS;
 }
 
+void Lowering::useTable(const LutTable &table, SdpOp &sdp)
+{
+	sdp.activation = SdpActivation::Lut;
+	sdp.lut = { kConstantSlot, addConstant(table.entries.data(), table.entries.size()) };
+	sdp.lutStart = table.start;
+	sdp.lutShift = table.shift;
+	sdp.lutStartFloat = table.startFloat;
+	sdp.lutStepFloat = table.stepFloat;
+}
+
 Tensor Lowering::scratchLike(vx_context context, const Tensor &shape, DataType type)
 {
 	const uint16_t buffer
@@ -1006,20 +1011,25 @@ Tensor Lowering::scratchLike(vx_context context, const Tensor &shape, DataType t
 	return Tensor::nchw(buffer, 0, type, shape.n, shape.c, shape.h, shape.w);
 }
 
-void Lowering::pushSdpUnit(const SdpOp &sdp, vx_node &node)
+void Lowering::pushUnit(Unit unit, vx_node &node)
 {
-	Unit unit;
 	/* A node's time is that of its first unit and the node-less ones
 	 * after it (Plan). */
 	if (node)
 		unit.nodes = { node };
 	node = nullptr;
+	units_.push_back(std::move(unit));
+}
+
+void Lowering::pushSdpUnit(const SdpOp &sdp, vx_node &node)
+{
+	Unit unit;
 	unit.sdp = sdp;
 	unit.reads = { sdp.src.buffer };
 	if (sdp.ewOp != SdpEwOp::None)
 		unit.reads.push_back(sdp.ew.buffer);
 	unit.writes = sdp.dst.buffer;
-	units_.push_back(std::move(unit));
+	pushUnit(std::move(unit), node);
 }
 
 void Lowering::pushLutPassUnits(
@@ -1032,17 +1042,12 @@ void Lowering::pushLutPassUnits(
 	/* One SDP per table, then one per maximum; the last writes the output. */
 	const size_t maxima = plan.tables.size() - 1 + (plan.identity ? 1 : 0);
 	std::vector<Tensor> results;
-	for (const MaxOfTables::Table &table : plan.tables) {
+	for (const LutTable &table : plan.tables) {
 		SdpOp sdp;
 		sdp.src = in;
 		sdp.dst = maxima ? intermediate() : out;
 		sdp.round = Round::HalfEven;
-		sdp.activation = SdpActivation::Lut;
-		sdp.lutStart = table.start;
-		sdp.lutShift = table.shift;
-		sdp.lutStartFloat = table.startFloat;
-		sdp.lutStepFloat = table.stepFloat;
-		sdp.lut = { kConstantSlot, addConstant(table.lut.data(), table.lut.size()) };
+		useTable(table, sdp);
 		pushSdpUnit(sdp, node);
 		results.push_back(sdp.dst);
 	}
@@ -1147,9 +1152,8 @@ bool Lowering::tryFuse(vx_node node)
 		if (!activationStage(*a, produced, a->output, true, stage, refuse))
 			return false;
 		applyStage(stage, *last.sdp);
-		if (!stage.lut.empty())
-			last.sdp->lut = { kConstantSlot,
-				addConstant(stage.lut.data(), stage.lut.size()) };
+		if (stage.table)
+			useTable(*stage.table, *last.sdp);
 		/* The activation's output has the producer's shape, but keep the
 		 * unit's view of it: a fully connected layer sees [OFM, batch] as
 		 * channels, which hardwareTensor() would make widths. */

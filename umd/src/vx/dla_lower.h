@@ -32,6 +32,13 @@ constexpr uint16_t kConstantSlot = 0;
 
 struct IntegerOutput;
 
+/* The same buffer read as another element type of the same size. */
+inline Tensor reinterpret(Tensor t, DataType type)
+{
+	t.type = type;
+	return t;
+}
+
 /* An SDP writing @a times @b, element by element, to @dst. */
 inline SdpOp productSdp(const Tensor &a, const Tensor &b, const Tensor &dst)
 {
@@ -43,6 +50,7 @@ inline SdpOp productSdp(const Tensor &a, const Tensor &b, const Tensor &dst)
 	return sdp;
 }
 struct MaxOfTables;
+struct LutTable;
 
 /* The DLA's element type of an OpenVX tensor type (INT8, INT16, FLOAT32). */
 std::optional<DataType> hardwareType(vx_enum type);
@@ -157,10 +165,14 @@ private:
 	 * starts (a view in its root's, tensor_layout.h). */
 	uint16_t slot(vx_tensor tensor);
 	static uint64_t offsetOf(vx_tensor tensor);
+	/* Makes @sdp's activation the LUT @table (in the constant pool). */
+	void useTable(const LutTable &table, SdpOp &sdp);
 	/* A packed intermediate tensor of @type with @shape's dimensions. */
 	Tensor scratchLike(vx_context context, const Tensor &shape, DataType type);
-	/* Appends a unit of one SDP carrying @node if not null, then clears
-	 * @node: the first of a node's units carries it, the rest none. */
+	/* Appends @unit carrying @node if not null, then clears @node: the
+	 * first of a node's units carries it, the rest none. */
+	void pushUnit(Unit unit, vx_node &node);
+	/* The same for a unit of one SDP. */
 	void pushSdpUnit(const SdpOp &sdp, vx_node &node);
 	/* A new intermediate tensor of @count elements of @type, and its slot. */
 	uint16_t scratch(vx_context context, DataType type, vx_size count);

@@ -9,19 +9,12 @@
 
 #include "dla_lower.h"
 
+#include "dla_float_bits.h"
+
 #include <cmath>
 #include <cstdio>
 
 namespace vdla::vx::dla {
-
-namespace {
-
-/* 1.5 * 2^23 as FP32 bits: adding an integer below 2^22 in magnitude to
- * them gives the bits of 1.5 * 2^23 + that integer. */
-constexpr int32_t kFloatBase = 0x4b400000;
-constexpr float kFloatBaseValue = 12582912.0f;
-
-} /* namespace */
 
 bool lrnThroughFloatFits(
 	float beta, vx_size terms, double extraUlps, vx_enum type, std::string &why)
@@ -56,16 +49,15 @@ Tensor Lowering::pushRealValues(vx_tensor input, vx_node &node)
 	/* x -> the FP32 bits of 1.5 * 2^23 + x (integer path, exact). */
 	SdpOp bits;
 	bits.src = in;
-	bits.outOffset = kFloatBase;
+	bits.outOffset = kIntegerBaseBits;
 	bits.dst = scratchLike(context, in, DataType::Int32);
 	pushSdpUnit(bits, node);
 
 	/* -> x 2^-pin, exactly (float path: the subtraction and a power of 2). */
 	SdpOp real;
-	real.src = bits.dst;
-	real.src.type = DataType::Fp32;
+	real.src = reinterpret(bits.dst, DataType::Fp32);
 	real.biasMode = SdpMode::PerTensor;
-	real.biasFloat = -kFloatBaseValue;
+	real.biasFloat = -kIntegerBase;
 	real.scaleMode = SdpMode::PerTensor;
 	real.scaleFloat = std::ldexp(1.0f, -input->fixedPointPosition);
 	real.dst = scratchLike(context, in, DataType::Fp32);
@@ -97,16 +89,14 @@ void Lowering::pushStoreReal(
 Tensor Lowering::pushCdp(vx_context context, const CdpOp &layer, const Tensor &src, vx_node &node)
 {
 	Unit unit;
-	if (node)
-		unit.nodes = { node };
-	node = nullptr;
 	unit.cdp = layer;
 	unit.cdp->src = src;
 	unit.cdp->dst = scratchLike(context, src, DataType::Fp32);
 	unit.reads = { src.buffer };
 	unit.writes = unit.cdp->dst.buffer;
-	units_.push_back(std::move(unit));
-	return units_.back().cdp->dst;
+	const Tensor dst = unit.cdp->dst;
+	pushUnit(std::move(unit), node);
+	return dst;
 }
 
 void Lowering::pushLrnThroughFloat(
@@ -144,7 +134,7 @@ void Lowering::pushSameMapLrn(vx_node node, const CdpOp &layer, vx_tensor input,
 	pool.pdp = average;
 	pool.reads = { average.src.buffer };
 	pool.writes = average.dst.buffer;
-	units_.push_back(std::move(pool));
+	pushUnit(std::move(pool), node);
 
 	const InverseSqrt inverse = pushInverseSqrt(context, average.dst, node, nullptr);
 	const SdpOp root

@@ -157,13 +157,6 @@ Tensor broadcastChannels(const Tensor &t, uint32_t channels)
 	return view;
 }
 
-/* The same buffer read as another element type of the same size. */
-Tensor reinterpret(Tensor t, DataType type)
-{
-	t.type = type;
-	return t;
-}
-
 unsigned passes(uint64_t channels)
 {
 	unsigned count = 0;
@@ -212,13 +205,9 @@ vx_status Lowering::lowerSoftmax(vx_node node)
 	const bool integer = type != DataType::Fp32;
 	const uint32_t channels = uint32_t(shape.c);
 
-	bool first = true;
-	auto push = [&](Unit unit) {
-		if (first)
-			unit.nodes = { node };
-		first = false;
-		units_.push_back(std::move(unit));
-	};
+	/* The first unit carries the node (pushUnit()). */
+	vx_node carrier = node;
+	auto push = [&](Unit unit) { pushUnit(std::move(unit), carrier); };
 	auto newTensor = [&](DataType t, const Shape &s) {
 		return packed(scratch(context, t, s.count()), t, s);
 	};
@@ -226,15 +215,7 @@ vx_status Lowering::lowerSoftmax(vx_node node)
 		return Location{ kConstantSlot,
 			addConstant(table.data(), table.size() * sizeof(float)) };
 	};
-	auto pushSdp = [&](const SdpOp &sdp) {
-		Unit unit;
-		unit.sdp = sdp;
-		unit.reads = { sdp.src.buffer };
-		if (sdp.ewOp != SdpEwOp::None)
-			unit.reads.push_back(sdp.ew.buffer);
-		unit.writes = sdp.dst.buffer;
-		push(std::move(unit));
-	};
+	auto pushSdp = [&](const SdpOp &sdp) { pushSdpUnit(sdp, carrier); };
 	/* Reduces packed (n, c, h, w) over c with 16-wide PDP passes, to (n, 1, h, w). */
 	auto reduce = [&](const Tensor &source, PoolMethod method) {
 		Tensor current = source;

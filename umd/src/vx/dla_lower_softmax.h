@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include "dla_float_bits.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -15,13 +17,9 @@ namespace vdla::vx::dla::softmax {
 
 constexpr size_t kLutEntries = 257;
 
-/*
- * 1.5 * 2^23 and its FP32 bits. An integer SDP that adds the bits to a
- * value v with |v| < 2^22 and writes INT32 writes the FP32 1.5 * 2^23 + v,
- * exactly: integers reach the float path without a conversion engine.
- */
-constexpr float kIntegerBase = 12582912.0f;
-constexpr int32_t kIntegerBaseBits = 0x4b400000;
+/* Integers reach the float path as kIntegerBase + v (dla_float_bits.h). */
+using dla::kIntegerBase;
+using dla::kIntegerBaseBits;
 
 /* bits(1/x) ~ kReciprocalMagic - bits(x), within 5.1% for every normal x;
  * kNewtonSteps steps r (2 - x r) in FP32 then leave 2.5 u (u = 2^-24). */

@@ -23,12 +23,6 @@ const float kSmallest = std::ldexp(1.0f, -100);
 constexpr int32_t kRsqrtMagic = 0x5f3759df;
 constexpr int kNewtonSteps = 3;
 
-Tensor asType(Tensor t, DataType type)
-{
-	t.type = type;
-	return t;
-}
-
 } /* namespace */
 
 Lowering::InverseSqrt Lowering::pushInverseSqrt(
@@ -47,7 +41,7 @@ Lowering::InverseSqrt Lowering::pushInverseSqrt(
 	/* y0 = kRsqrtMagic - (bits(a) >> 1), on the integer path: bits(a) >= 0,
 	 * so the product by -1 halved toward zero is -(bits >> 1). */
 	SdpOp guess;
-	guess.src = asType(a, DataType::Int32);
+	guess.src = reinterpret(a, DataType::Int32);
 	guess.scaleMode = SdpMode::PerTensor;
 	guess.scaleMul = -1;
 	guess.scaleShift = 1;
@@ -55,7 +49,7 @@ Lowering::InverseSqrt Lowering::pushInverseSqrt(
 	guess.outOffset = kRsqrtMagic;
 	guess.dst = scratchLike(context, x, DataType::Int32);
 	pushSdpUnit(guess, node);
-	Tensor y = asType(guess.dst, DataType::Fp32);
+	Tensor y = reinterpret(guess.dst, DataType::Fp32);
 
 	/* y <- y (1.5 - 0.5 a y^2), relative error e -> 1.5 e^2: 3.5% ->
 	 * 0.18% -> 5e-6 -> FP32 rounding. For sqrt(a) = a / sqrt(a), the last
