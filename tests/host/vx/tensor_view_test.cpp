@@ -555,8 +555,9 @@ TEST_F(TensorView, PackedBlocksOfTheRootAreAddressedInPlace)
 		vx_tensor v = view(root, c.start, c.end);
 		ASSERT_EQ(vxGetStatus(ref(v)), VX_SUCCESS);
 		EXPECT_EQ(vdla::vx::packedBlockOfRoot(v), c.block) << c.start[0] << c.start[2];
-		if (c.block)
+		if (c.block) {
 			EXPECT_EQ(vdla::vx::offsetInRoot(v), c.offset);
+		}
 		vxReleaseTensor(&v);
 	}
 
@@ -576,8 +577,80 @@ TEST_F(TensorView, PackedBlocksOfTheRootAreAddressedInPlace)
 		context, { 4, 3, 5, 2 }, VX_TYPE_INT16, { 2, 8, 24, 120 }, memory.data());
 	vx_tensor part = view(handle, { 0, 0, 0, 1 }, { 4, 3, 5, 2 });
 	EXPECT_FALSE(vdla::vx::packedBlockOfRoot(part));
+	EXPECT_FALSE(vdla::vx::addressedInPlace(part));
 	vxReleaseTensor(&part);
 	vxReleaseTensor(&handle);
+}
+
+/*
+ * Views that are no packed block are addressed in place too, with their
+ * root's strides, when their dimensions from the fourth on walk with one
+ * stride (they become the DLA's batch). foldDims() gives the stride that
+ * walks a run of dimensions; the expected values follow the packed layout
+ * rule: dimension d's stride is the element size times the product of the
+ * root's dimensions before d.
+ */
+TEST_F(TensorView, StridedViewsOfPackedRootsFoldTheirDimensions)
+{
+	using vdla::vx::addressedInPlace;
+	using vdla::vx::foldDims;
+	auto view = [&](vx_tensor parent, std::vector<vx_size> start, std::vector<vx_size> end) {
+		return vxCreateTensorFromView(parent, start.size(), start.data(), end.data());
+	};
+	struct Fold {
+		size_t first, end;
+		bool walks;
+		vx_size count, stride;
+	};
+	auto expectFolds = [](vx_tensor t, const std::vector<Fold> &folds) {
+		for (const Fold &f : folds) {
+			vx_size count = 0, stride = 0;
+			ASSERT_EQ(foldDims(t, f.first, f.end, count, stride), f.walks)
+				<< "dims " << f.first << ".." << f.end;
+			if (f.walks) {
+				EXPECT_EQ(count, f.count) << "dims " << f.first << ".." << f.end;
+				EXPECT_EQ(stride, f.stride) << "dims " << f.first << ".." << f.end;
+			}
+		}
+	};
+
+	/* INT16 [4, 3, 5, 2]: strides 2, 8, 24, 120. Columns 1-2. */
+	const vx_size dims4[] = { 4, 3, 5, 2 };
+	vx_tensor root = vxCreateTensor(context, 4, dims4, VX_TYPE_INT16, 0);
+	vx_tensor columns = view(root, { 1, 0, 0, 0 }, { 3, 3, 5, 2 });
+	EXPECT_TRUE(addressedInPlace(columns));
+	EXPECT_FALSE(addressedInPlace(root)) << "a root is no view";
+	expectFolds(columns,
+		{
+			{ 0, 1, true, 2, 2 },
+			/* Partial W, then H of 3: no one stride. */
+			{ 0, 2, false, 0, 0 },
+			{ 1, 3, true, 15, 8 },
+			{ 3, 6, true, 2, 120 },
+			/* Clipped to the rank: nothing left. */
+			{ 4, 6, true, 1, 0 },
+		});
+	/* Row 1 of channels 2-3 of batch 1: H and N are 1, skipped. */
+	vx_tensor row = view(root, { 0, 1, 2, 1 }, { 4, 2, 4, 2 });
+	EXPECT_TRUE(addressedInPlace(row));
+	expectFolds(row, { { 0, 2, true, 4, 2 }, { 1, 4, true, 2, 24 }, { 0, 3, false, 0, 0 } });
+	vxReleaseTensor(&row);
+	vxReleaseTensor(&columns);
+	vxReleaseTensor(&root);
+
+	/* INT8 [2, 2, 2, 3, 4]: strides 1, 2, 4, 8, 24. Dimensions 3 and 4 are
+	 * the batch: partial then whole do not fold, whole then partial do. */
+	const vx_size dims5[] = { 2, 2, 2, 3, 4 };
+	vx_tensor root5 = vxCreateTensor(context, 5, dims5, VX_TYPE_INT8, 0);
+	vx_tensor partialFirst = view(root5, { 0, 0, 0, 0, 0 }, { 2, 2, 2, 2, 4 });
+	EXPECT_FALSE(addressedInPlace(partialFirst));
+	expectFolds(partialFirst, { { 3, 5, false, 0, 0 } });
+	vx_tensor partialLast = view(root5, { 1, 0, 0, 0, 1 }, { 2, 2, 2, 3, 3 });
+	EXPECT_TRUE(addressedInPlace(partialLast));
+	expectFolds(partialLast, { { 3, 5, true, 6, 8 }, { 0, 3, true, 4, 2 } });
+	vxReleaseTensor(&partialLast);
+	vxReleaseTensor(&partialFirst);
+	vxReleaseTensor(&root5);
 }
 
 /*

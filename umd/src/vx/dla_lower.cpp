@@ -692,9 +692,8 @@ bool Lowering::supported(vx_node node, std::string &why)
 
 uint16_t Lowering::slot(vx_tensor tensor)
 {
-	/* A view that is one packed block of its root is addressed in the
-	 * root's buffer, at offsetOf(). */
-	if (packedBlockOfRoot(tensor))
+	/* A view addressed in place is its root's buffer, at offsetOf(). */
+	if (addressedInPlace(tensor))
 		tensor = tensor->root;
 	for (size_t i = 0; i < tensors_.size(); i++) {
 		if (tensors_[i] == tensor)
@@ -720,7 +719,7 @@ uint16_t Lowering::scratch(vx_context context, DataType type, vx_size count)
 
 uint64_t Lowering::offsetOf(vx_tensor tensor)
 {
-	return packedBlockOfRoot(tensor) ? offsetInRoot(tensor) : 0;
+	return addressedInPlace(tensor) ? offsetInRoot(tensor) : 0;
 }
 
 uint64_t Lowering::addConstant(const void *data, size_t size)
@@ -732,14 +731,54 @@ uint64_t Lowering::addConstant(const void *data, size_t size)
 	return offset;
 }
 
-Tensor Lowering::hardwareTensor(vx_tensor tensor, bool flatten)
+Tensor Lowering::hardwareTensor(vx_tensor tensor)
 {
-	const DataType type = *hardwareType(tensor->dataType);
-	if (flatten)
-		return Tensor::nchw(slot(tensor), offsetOf(tensor), type, 1, 1, 1, 1);
-	return Tensor::nchw(slot(tensor), offsetOf(tensor), type,
-		uint32_t(dimProduct(tensor, 3, tensor->dims.size())), uint32_t(dim(tensor, 2)),
-		uint32_t(dim(tensor, 1)), uint32_t(dim(tensor, 0)));
+	/* Never empty: a view addressed in place folds its dimensions from
+	 * the fourth on (addressedInPlace()), and the others are single. */
+	return *addressAs(tensor, uint32_t(dimProduct(tensor, 3, tensor->dims.size())),
+		uint32_t(dim(tensor, 2)), uint32_t(dim(tensor, 1)), uint32_t(dim(tensor, 0)));
+}
+
+std::optional<Tensor> Lowering::addressAs(
+	vx_tensor tensor, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
+{
+	Tensor t = Tensor::nchw(
+		slot(tensor), offsetOf(tensor), *hardwareType(tensor->dataType), n, c, h, w);
+	/* Packed elements: the tensor's own, a staged copy, or a packed block
+	 * of a root. */
+	if (!addressedInPlace(tensor) || packedBlockOfRoot(tensor))
+		return t;
+
+	/* W, H and C each take the next dimensions until their product is
+	 * their size, N the rest; each group must walk with one stride. */
+	const uint32_t sizes[4] = { w, h, c, n };
+	uint32_t *strides[4] = { &t.strideW, &t.strideH, &t.strideC, &t.strideN };
+	size_t next = 0;
+	for (size_t k = 0; k < 4; k++) {
+		const size_t first = next;
+		vx_size product = 1;
+		while (next < tensor->dims.size() && (k == 3 || product < sizes[k]))
+			product *= tensor->dims[next++];
+		vx_size count, stride;
+		if (product != sizes[k] || !foldDims(tensor, first, next, count, stride))
+			return std::nullopt;
+		*strides[k] = uint32_t(stride);
+	}
+	return t;
+}
+
+Tensor Lowering::readAs(
+	vx_tensor tensor, uint32_t n, uint32_t c, uint32_t h, uint32_t w, vx_node &node)
+{
+	if (std::optional<Tensor> inPlace = addressAs(tensor, n, c, h, w))
+		return *inPlace;
+	/* An SDP of no stage copies the view's elements, exactly, into packed
+	 * scratch, which any shape reads. */
+	SdpOp copy;
+	copy.src = hardwareTensor(tensor);
+	copy.dst = scratchLike(tensor->context, copy.src, copy.src.type);
+	pushSdpUnit(copy, node);
+	return Tensor::nchw(copy.dst.buffer, 0, copy.dst.type, n, c, h, w);
 }
 
 vx_status Lowering::lower(vx_node node, bool fuse)
@@ -804,10 +843,12 @@ void Lowering::pushConvolutionUnit(
 
 	SdpOp sdp = convolutionSdp(layer.output, out, integer, layer.overflow, layer.rounding);
 	Unit unit;
-	unit.nodes = { node };
+	/* None when a unit copying a view went first and carries it. */
+	if (node)
+		unit.nodes = { node };
 	unit.conv = conv;
-	unit.reads = { slot(layer.input), slot(layer.weights) };
-	unit.writes = slot(layer.output);
+	unit.reads = { conv.src.buffer, conv.weights.buffer };
+	unit.writes = out.buffer;
 	if (isUnshared(layer.bias)) {
 		pushUnsharedBiasUnits(std::move(unit), sdp, layer, integer);
 		return;
@@ -909,14 +950,15 @@ vx_status Lowering::lowerFullyConnected(vx_node node)
 	const uint32_t features = uint32_t(dimProduct(l.input, 0, featureDims));
 	const uint32_t batch = uint32_t(dimProduct(l.input, featureDims, l.input->dims.size()));
 	const uint32_t outputs = uint32_t(dim(l.weights, 1));
-	const DataType type = *hardwareType(l.input->dataType);
 
+	/* Views whose features no one stride walks (a range of columns of
+	 * [W, H, C]) are copied packed first, by a unit carrying the node. */
+	vx_node carrier = node;
 	ConvOp conv;
-	conv.src = Tensor::nchw(slot(l.input), offsetOf(l.input), type, batch, features, 1, 1);
-	conv.weights
-		= Tensor::nchw(slot(l.weights), offsetOf(l.weights), type, outputs, features, 1, 1);
-	pushConvolutionUnit(node, conv,
-		Tensor::nchw(slot(l.output), offsetOf(l.output), type, batch, outputs, 1, 1),
+	conv.src = readAs(l.input, batch, features, 1, 1, carrier);
+	conv.weights = readAs(l.weights, outputs, features, 1, 1, carrier);
+	/* [OFM, batch]: each group one dimension, which any view walks. */
+	pushConvolutionUnit(carrier, conv, *addressAs(l.output, batch, outputs, 1, 1),
 		{ l.input, l.weights, l.bias, l.output, l.overflow, l.rounding });
 	return VX_SUCCESS;
 }
@@ -1154,12 +1196,17 @@ bool Lowering::tryFuse(vx_node node)
 		applyStage(stage, *last.sdp);
 		if (stage.table)
 			useTable(*stage.table, *last.sdp);
-		/* The activation's output has the producer's shape, but keep the
-		 * unit's view of it: a fully connected layer sees [OFM, batch] as
-		 * channels, which hardwareTensor() would make widths. */
-		last.sdp->dst.buffer = slot(a->output);
-		last.sdp->dst.offset = offsetOf(a->output);
-		last.writes = slot(a->output);
+		/* The activation's output has the producer's dimensions: address
+		 * it in the unit's shape, as a fully connected layer sees
+		 * [OFM, batch] as channels, which hardwareTensor() would make
+		 * widths. */
+		const Tensor &shape = last.sdp->dst;
+		std::optional<Tensor> dst
+			= addressAs(a->output, shape.n, shape.c, shape.h, shape.w);
+		if (!dst)
+			return false;
+		last.sdp->dst = *dst;
+		last.writes = dst->buffer;
 		last.nodes.push_back(node);
 		return true;
 	}

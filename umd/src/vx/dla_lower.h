@@ -177,7 +177,21 @@ private:
 	/* A new intermediate tensor of @count elements of @type, and its slot. */
 	uint16_t scratch(vx_context context, DataType type, vx_size count);
 	uint64_t addConstant(const void *data, size_t size);
-	Tensor hardwareTensor(vx_tensor tensor, bool flatten = false);
+	/* @tensor as (N, C, H, W) = (its dimensions from the fourth on, 3rd, 2nd, 1st). */
+	Tensor hardwareTensor(vx_tensor tensor);
+	/*
+	 * @tensor's elements as the (@n, @c, @h, @w) tensor whose W, H, C and
+	 * N each take the next of its dimensions in order: packed at its slot,
+	 * or with the root's strides for a view addressed in place. Empty
+	 * when one stride cannot walk such a view's group (a partial
+	 * dimension, then another that is not 1).
+	 */
+	std::optional<Tensor> addressAs(
+		vx_tensor tensor, uint32_t n, uint32_t c, uint32_t h, uint32_t w);
+	/* The same for reading, never empty: otherwise a packed copy, made by
+	 * a unit of one SDP carrying @node (pushUnit()). */
+	Tensor readAs(
+		vx_tensor tensor, uint32_t n, uint32_t c, uint32_t h, uint32_t w, vx_node &node);
 	bool tryFuse(vx_node node);
 
 	vx_status lowerConvolution(vx_node node);

@@ -128,32 +128,26 @@ Tensor packed(uint16_t slot, DataType type, const Shape &s)
 		slot, 0, type, uint32_t(s.n), uint32_t(s.c), uint32_t(s.h), uint32_t(s.w));
 }
 
-/* @t (packed (n, c, h, w)) with its channels along W: (n, h, w, c). */
+/* @t (n, c, h, w) with its channels along W: (n, h, w, c). */
 Tensor channelsAlongWidth(const Tensor &t)
 {
-	const uint32_t e = dataTypeSize(t.type);
-	Tensor view = t;
-	view.n = t.n;
+	const Tensor strided = t.packed();
+	Tensor view = strided;
 	view.c = t.h;
 	view.h = t.w;
 	view.w = t.c;
-	view.strideN = t.c * t.h * t.w * e;
-	view.strideC = t.w * e;
-	view.strideH = e;
-	view.strideW = t.h * t.w * e;
+	view.strideC = strided.strideH;
+	view.strideH = strided.strideW;
+	view.strideW = strided.strideC;
 	return view;
 }
 
-/* @t (packed (n, 1, h, w)) read as (n, channels, h, w): each channel the same. */
+/* @t (n, 1, h, w) read as (n, channels, h, w): each channel the same. */
 Tensor broadcastChannels(const Tensor &t, uint32_t channels)
 {
-	const uint32_t e = dataTypeSize(t.type);
-	Tensor view = t;
+	Tensor view = t.packed();
 	view.c = channels;
-	view.strideW = e;
-	view.strideH = t.w * e;
 	view.strideC = 0;
-	view.strideN = t.h * t.w * e;
 	return view;
 }
 
@@ -241,15 +235,13 @@ vx_status Lowering::lowerSoftmax(vx_node node)
 			alongWidth = true;
 			length = next;
 		}
-		/* (n, h, w, 1) packed is (n, 1, h, w) packed (the input itself,
-		 * perhaps a view at an offset, when there is one channel). */
-		Tensor reduced = packed(current.buffer, source.type, plane);
-		reduced.offset = current.offset;
-		return reduced;
+		/* The input itself when there is one channel; else (n, h, w, 1)
+		 * packed, which is (n, 1, h, w) packed. */
+		return alongWidth ? packed(current.buffer, source.type, plane) : source;
 	};
 
-	Tensor in = packed(slot(input), type, shape);
-	in.offset = offsetOf(input);
+	const Tensor in = readAs(
+		input, uint32_t(shape.n), channels, uint32_t(shape.h), uint32_t(shape.w), carrier);
 	const Tensor max = reduce(in, PoolMethod::Max);
 
 	/* x - M: as the FP32 1.5 * 2^23 + (x - M) for integers. */
@@ -362,8 +354,11 @@ vx_status Lowering::lowerSoftmax(vx_node node)
 	result.ew = broadcastChannels(reciprocal, channels);
 	result.ewOp = SdpEwOp::Mul;
 	result.round = Round::HalfEven;
-	result.dst = packed(slot(output), type, shape);
-	result.dst.offset = offsetOf(output);
+	/* Never empty: the output has the input's dimensions, grouped as
+	 * softmaxShape() groups them, one per (N, C, H, W) but the batch, which
+	 * addressedInPlace() guarantees. */
+	result.dst = *addressAs(
+		output, uint32_t(shape.n), channels, uint32_t(shape.h), uint32_t(shape.w));
 	pushSdp(result);
 	return VX_SUCCESS;
 }

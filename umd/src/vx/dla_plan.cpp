@@ -69,10 +69,10 @@ std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction)
 }
 
 /* Whether DLA tasks work on @tensor through a packed copy of their own
- * (placeOnDevice()): neither memory it owns nor a block of its root's. */
+ * (placeOnDevice()): neither memory it owns nor its root's in place. */
 bool isStaged(vx_tensor tensor)
 {
-	return !ownsPackedMemory(tensor) && !packedBlockOfRoot(tensor);
+	return !ownsPackedMemory(tensor) && !addressedInPlace(tensor);
 }
 
 /*

@@ -3,6 +3,7 @@
 
 #include "tensor_layout.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace vdla::vx {
@@ -29,6 +30,33 @@ bool packedBlockOfRoot(vx_tensor tensor)
 	for (size_t rest = d + 1; rest < tensor->dims.size(); rest++)
 		if (tensor->dims[rest] != 1)
 			return false;
+	return true;
+}
+
+bool addressedInPlace(vx_tensor tensor)
+{
+	vx_size count, stride;
+	return tensor->root && ownsPackedMemory(tensor->root)
+		&& foldDims(tensor, 3, kMaxTensorDims, count, stride);
+}
+
+bool foldDims(vx_tensor tensor, size_t first, size_t end, vx_size &count, vx_size &stride)
+{
+	const std::vector<vx_size> strides = tensor->strides();
+	end = std::min(end, tensor->dims.size());
+	count = 1;
+	stride = 0;
+	for (size_t d = first; d < end; d++) {
+		const vx_size size = tensor->dims[d];
+		if (size == 1)
+			continue;
+		/* The next dimension must start where the ones before end. */
+		if (count == 1)
+			stride = strides[d];
+		else if (strides[d] != stride * count)
+			return false;
+		count *= size;
+	}
 	return true;
 }
 

@@ -4,9 +4,10 @@
  * vxCreateVirtualTensor owns packed memory (host, or the DLA's once a DLA
  * node uses it); one created from a handle uses the application's memory
  * with the application's strides; a view uses a box of its root's memory
- * with the root's strides. The DLA and the lowering work on packed
- * elements: the last two kinds are copied to and from a packed device
- * buffer around each DLA task (staged, dla_plan.cpp).
+ * with the root's strides. The DLA addresses most views in place, in
+ * their root's device buffer with the root's strides (addressedInPlace());
+ * from-handle tensors and their views are copied to and from a packed
+ * device buffer around each DLA task (staged, dla_plan.cpp).
  */
 #pragma once
 
@@ -38,11 +39,26 @@ bool ownsPackedMemory(vx_tensor tensor);
 /*
  * Whether @tensor is a view whose elements are one packed block of a root
  * that owns packed memory: leading dimensions whole, one partial, the rest
- * 1 (a range of channels of [W, H, C], a batch of [W, H, C, N]). The DLA
- * addresses such a view in place, in its root's buffer at
- * offsetInRoot(), instead of through a staged copy.
+ * 1 (a range of channels of [W, H, C], a batch of [W, H, C, N]).
  */
 bool packedBlockOfRoot(vx_tensor tensor);
+
+/*
+ * Whether the DLA addresses @tensor in place, in its root's buffer at
+ * offsetInRoot() with the root's strides, instead of through a staged
+ * copy: a view of a root that owns packed memory, whose dimensions from
+ * the fourth on walk with one stride (they become the batch). Any box of
+ * a tensor of up to four dimensions is one.
+ */
+bool addressedInPlace(vx_tensor tensor);
+
+/*
+ * @tensor's dimensions [first, end) (end clipped to its rank) walked as
+ * one: their element count, and the byte stride between neighbours in
+ * @tensor's memory (strides(); 0 when the count is 1). False when no one
+ * stride walks them: a dimension is partial and a later one is not 1.
+ */
+bool foldDims(vx_tensor tensor, size_t first, size_t end, vx_size &count, vx_size &stride);
 /* The byte offset of a view's first element in its root's packed memory. */
 vx_size offsetInRoot(vx_tensor tensor);
 
