@@ -747,3 +747,44 @@ TEST_F(ImageViewGraph, ImagesFromHandlesOnOneBufferAreOrderedLikeSubImages)
 	std::swap(graph, overlapping);
 	vxReleaseGraph(&overlapping);
 }
+
+/*
+ * A handle swap after verification that makes images overlap differently
+ * makes the next run verify the graph again: the reader, on a buffer of
+ * its own at verification, is swapped onto the writers' and runs last.
+ */
+TEST_F(ImageViewGraph, HandleSwapsThatChangeOverlapsVerifyTheGraphAgain)
+{
+	std::vector<uint8_t> buffer(8 * 4), own(8 * 4, 100);
+	auto onMemory = [&](uint8_t *memory, vx_uint32 rows) {
+		vx_imagepatch_addressing_t addr = VX_IMAGEPATCH_ADDR_INIT;
+		addr.dim_x = 8;
+		addr.dim_y = rows;
+		addr.stride_x = 1;
+		addr.stride_y = 8;
+		void *ptrs[] = { memory };
+		return keep(vxCreateImageFromHandle(
+			context, VX_DF_IMAGE_U8, &addr, ptrs, VX_MEMORY_TYPE_HOST));
+	};
+	vx_image source = keep(makeImage(context, 8, 4, VX_DF_IMAGE_U8));
+	vx_image result = keep(makeImage(context, 8, 4, VX_DF_IMAGE_U8));
+	writePlane(source, 0, 8, 4, numbered(32, 0));
+	vx_image whole = onMemory(own.data(), 4);
+	vx_image top = onMemory(buffer.data(), 2), bottom = onMemory(buffer.data() + 16, 2);
+
+	increment("reader", whole, result);
+	increment("top", keep(roi(source, rectangle(0, 0, 8, 2))), top);
+	increment("bottom", keep(roi(source, rectangle(0, 2, 8, 4))), bottom);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	ASSERT_EQ(runs().size(), 3u);
+	EXPECT_EQ(runs()[0], "reader") << "unrelated, the first added runs first";
+	EXPECT_EQ(readPlane(result, 0, 8, 4), std::vector<uint8_t>(32, 101));
+
+	void *ptrs[] = { buffer.data() };
+	ASSERT_EQ(vxSwapImageHandle(whole, ptrs, nullptr, 1), VX_SUCCESS);
+	runs().clear();
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	ASSERT_EQ(runs().size(), 3u);
+	EXPECT_EQ(runs()[2], "reader");
+	EXPECT_EQ(readPlane(result, 0, 8, 4), numbered(32, 2));
+}

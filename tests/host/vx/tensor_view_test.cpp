@@ -683,3 +683,71 @@ TEST_F(TensorHandle, OverlappingHandlesAreOrderedLikeViews)
 	for (vx_tensor *tensor : { &whole, &low, &high, &middle, &in })
 		vxReleaseTensor(tensor);
 }
+
+/*
+ * The order is judged on the handles at verification; a handle swap that
+ * changes which tensors overlap makes the next run verify the graph again:
+ * a reader of a buffer it did not share at verification runs after the
+ * writers of that buffer, and a swap that gives two writers one buffer
+ * fails the run until it is undone.
+ */
+TEST_F(TensorHandle, SwapsThatChangeOverlapsVerifyTheGraphAgain)
+{
+	int16_t halves[4] = {}, other[4] = { 1, 1, 1, 1 };
+	const vx_size four[] = { 4 }, two[] = { 2 }, packed[] = { sizeof(int16_t) };
+	auto onMemory = [&](int16_t *memory, const vx_size *count) {
+		return vxCreateTensorFromHandle(
+			context, 1, count, VX_TYPE_INT16, 0, packed, memory, VX_MEMORY_TYPE_HOST);
+	};
+	vx_tensor whole = onMemory(other, four), low = onMemory(halves, two),
+		  high = onMemory(halves + 2, two);
+	vx_tensor in = makeTensor(VX_TYPE_INT16, { 2 }), doubled = makeTensor(VX_TYPE_INT16, { 4 });
+	const vx_size start[] = { 0 }, stride[] = { 2 };
+	auto setIn = [&](int16_t a, int16_t b) {
+		int16_t values[2] = { a, b };
+		ASSERT_EQ(VX_SUCCESS,
+			vxCopyTensorPatch(in, 1, start, two, stride, values, VX_WRITE_ONLY,
+				VX_MEMORY_TYPE_HOST));
+	};
+	auto readDoubled = [&]() {
+		std::vector<int16_t> values(4);
+		EXPECT_EQ(VX_SUCCESS,
+			vxCopyTensorPatch(doubled, 1, start, four, stride, values.data(),
+				VX_READ_ONLY, VX_MEMORY_TYPE_HOST));
+		return values;
+	};
+
+	/* The reader added first: unrelated to the writers, it runs first. */
+	vx_graph graph = vxCreateGraph(context);
+	vx_node reader = add(graph, whole, whole, doubled);
+	vx_node lowWriter = add(graph, in, in, low);
+	vx_node highWriter = add(graph, in, low, high);
+	setIn(3, 4);
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	EXPECT_EQ(readDoubled(), (std::vector<int16_t>{ 2, 2, 2, 2 }));
+
+	/* On the writers' buffer now: low = {10, 14}, high = in + low =
+	 * {15, 21}, read after both (before, it would read run one's
+	 * {6, 8, 9, 12}). */
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(whole, halves, nullptr));
+	setIn(5, 7);
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	EXPECT_EQ(readDoubled(), (std::vector<int16_t>{ 20, 28, 30, 42 }));
+
+	/* High onto low's elements: two writers of one buffer. */
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(high, halves, nullptr));
+	const std::vector<int16_t> before(halves, halves + 4);
+	EXPECT_EQ(VX_ERROR_MULTIPLE_WRITERS, vxProcessGraph(graph));
+	EXPECT_EQ(std::vector<int16_t>(halves, halves + 4), before) << "nothing ran";
+	EXPECT_EQ(VX_ERROR_MULTIPLE_WRITERS, vxProcessGraph(graph)) << "until undone";
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(high, halves + 2, nullptr));
+	setIn(1, 2);
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	EXPECT_EQ(readDoubled(), (std::vector<int16_t>{ 4, 8, 6, 12 }));
+
+	for (vx_node *node : { &reader, &lowWriter, &highWriter })
+		vxReleaseNode(node);
+	vxReleaseGraph(&graph);
+	for (vx_tensor *tensor : { &whole, &low, &high, &in, &doubled })
+		vxReleaseTensor(tensor);
+}

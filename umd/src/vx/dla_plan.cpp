@@ -231,7 +231,8 @@ vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 	const bool fuse = featureEnabled("VDLA_VX_FUSION");
 	/* The tensors written so far and their steps, by the tensor owning their memory. */
 	std::map<vx_reference, std::vector<std::pair<vx_tensor, size_t>>> writers;
-	const MemoryGroups groups(graph);
+	/* Those orderNodes() just computed the order on. */
+	const MemoryGroups &groups = *graph->memory;
 	auto groupOf = [&](vx_tensor tensor) {
 		return groups.of(reinterpret_cast<vx_reference>(tensor));
 	};

@@ -344,6 +344,18 @@ vx_status prepare(vx_graph graph)
 			}
 		}
 	}
+	/* The order, the writers and the DLA tasks were judged on the handles
+	 * at verification: a swap since that makes other application buffers
+	 * overlap needs them judged again. */
+	if (graph->verified && graph->handleSwapsSeen != graph->context->handleSwaps) {
+		graph->handleSwapsSeen = graph->context->handleSwaps;
+		if (graph->memory && !graph->memory->overlapsUnchanged()) {
+			log(graph, VX_SUCCESS,
+				"handles swapped since verification overlap other objects' "
+				"memory differently: verifying the graph again");
+			markUnverified(graph);
+		}
+	}
 	if (!graph->verified)
 		return verify(graph);
 	if (!graph->planStale && !(graph->plan && graph->plan->copiedValuesChanged()))
@@ -388,7 +400,9 @@ vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &run
 		vx_node producer;
 	};
 	std::map<vx_reference, std::vector<Output>> outputs;
-	const MemoryGroups groups(graph);
+	graph->memory = std::make_shared<const MemoryGroups>(graph);
+	graph->handleSwapsSeen = graph->context->handleSwaps;
+	const MemoryGroups &groups = *graph->memory;
 	for (vx_node node : graph->nodes) {
 		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
 			vx_reference ref = node->parameters[i];

@@ -541,6 +541,7 @@ vx_status vxSwapImageHandle(
 			prev_ptrs[p] = image->handle[p].ptr;
 		image->handle[p].ptr = new_ptrs ? static_cast<uint8_t *>(new_ptrs[p]) : nullptr;
 	}
+	image->context->handleSwaps++;
 	return VX_SUCCESS;
 }
 

@@ -21,9 +21,12 @@
 namespace vdla {
 class Buffer;
 class Device;
-namespace vx::dla {
+namespace vx {
+class MemoryGroups;
+namespace dla {
 class Plan;
 }
+} /* namespace vx */
 } /* namespace vdla */
 
 struct _vx_reference {
@@ -117,6 +120,10 @@ struct _vx_context : _vx_reference {
 	 */
 	bool loggingEnabled = true;
 	bool performanceEnabled = false;
+
+	/* Successful vxSwapTensorHandle and vxSwapImageHandle calls: a graph
+	 * that saw another count checks its MemoryGroups again. */
+	uint64_t handleSwaps = 0;
 
 	/* Settable for the immediate mode functions (vxSetContextAttribute),
 	 * which this implementation does not provide; kept and reported. */
@@ -344,6 +351,10 @@ struct _vx_graph : _vx_reference {
 	/* A DLA node got another object of the same meta data: the graph
 	 * stays verified, but its tasks name the old buffers. */
 	bool planStale = false;
+	/* The memory groups the order was computed on (orderNodes()), and
+	 * the context's handleSwaps they were last checked at. */
+	std::shared_ptr<const vdla::vx::MemoryGroups> memory;
+	uint64_t handleSwapsSeen = 0;
 
 	std::thread worker;
 	bool scheduled = false;
@@ -441,8 +452,17 @@ class MemoryGroups
 public:
 	explicit MemoryGroups(vx_graph graph);
 	vx_reference of(vx_reference ref) const;
+	/* Whether the same pairs of the application's tensors and images
+	 * overlap now as when the groups were built: a handle swap may have
+	 * changed them. */
+	bool overlapsUnchanged() const;
 
 private:
+	/* The pairs of @owners_ (indices, larger first) whose memory overlaps. */
+	std::vector<std::pair<size_t, size_t>> overlappingPairs() const;
+
+	std::vector<vx_reference> owners_;
+	std::vector<std::pair<size_t, size_t>> overlaps_;
 	std::map<vx_reference, vx_reference> merged_;
 };
 

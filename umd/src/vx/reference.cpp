@@ -283,7 +283,6 @@ vx_reference memoryOwnerOf(vx_reference ref)
 MemoryGroups::MemoryGroups(vx_graph graph)
 {
 	/* The tensors and images on the application's memory that the nodes touch. */
-	std::vector<vx_reference> owners;
 	for (vx_node node : graph->nodes) {
 		for (vx_reference ref : node->parameters) {
 			if (!ref)
@@ -296,28 +295,43 @@ MemoryGroups::MemoryGroups(vx_graph graph)
 					&& reinterpret_cast<vx_image>(owner)->memoryType
 						== VX_MEMORY_TYPE_HOST);
 			if (application
-				&& std::find(owners.begin(), owners.end(), owner) == owners.end())
-				owners.push_back(owner);
+				&& std::find(owners_.begin(), owners_.end(), owner)
+					== owners_.end())
+				owners_.push_back(owner);
 		}
 	}
 	/* Union-find over overlapping pairs; each group's key is its first. */
-	std::vector<size_t> parent(owners.size());
+	std::vector<size_t> parent(owners_.size());
 	std::iota(parent.begin(), parent.end(), 0);
 	auto find = [&](size_t i) {
 		while (parent[i] != i)
 			i = parent[i];
 		return i;
 	};
-	for (size_t i = 0; i < owners.size(); i++)
-		for (size_t j = 0; j < i; j++)
-			if (owners[i]->type == owners[j]->type
-				&& sharesMemory(owners[i], owners[j])) {
-				const size_t a = find(i), b = find(j);
-				parent[std::max(a, b)] = std::min(a, b);
-			}
-	for (size_t i = 0; i < owners.size(); i++)
+	overlaps_ = overlappingPairs();
+	for (const auto &[i, j] : overlaps_) {
+		const size_t a = find(i), b = find(j);
+		parent[std::max(a, b)] = std::min(a, b);
+	}
+	for (size_t i = 0; i < owners_.size(); i++)
 		if (find(i) != i)
-			merged_[owners[i]] = owners[find(i)];
+			merged_[owners_[i]] = owners_[find(i)];
+}
+
+std::vector<std::pair<size_t, size_t>> MemoryGroups::overlappingPairs() const
+{
+	std::vector<std::pair<size_t, size_t>> pairs;
+	for (size_t i = 0; i < owners_.size(); i++)
+		for (size_t j = 0; j < i; j++)
+			if (owners_[i]->type == owners_[j]->type
+				&& sharesMemory(owners_[i], owners_[j]))
+				pairs.emplace_back(i, j);
+	return pairs;
+}
+
+bool MemoryGroups::overlapsUnchanged() const
+{
+	return overlappingPairs() == overlaps_;
 }
 
 vx_reference MemoryGroups::of(vx_reference ref) const

@@ -100,6 +100,7 @@ vx_status vxSwapTensorHandle(vx_tensor tensor, void *new_ptr, void **prev_ptr)
 		*prev_ptr = tensor->handle;
 	tensor->handle = static_cast<uint8_t *>(new_ptr);
 	tensor->writes++;
+	tensor->context->handleSwaps++;
 	return VX_SUCCESS;
 }
 
