@@ -266,7 +266,7 @@ TEST_F(TensorMemory, ChannelViewsAreAddressedInPlaceInOneTask)
 /*
  * Views of ranges of columns and rows, which no single block holds, used
  * by every kind of DLA layer in one graph, in one task, against the same
- * graph on the CPU, with fusion on and off:
+ * graph on the CPU, with fusion on and off, for INT8, INT16 and FLOAT32:
  * - two convolutions read column ranges of the input, and write the two
  *   column halves of a concatenation, one through a fused RELU;
  * - a pooling reads the whole concatenation;
@@ -277,84 +277,106 @@ TEST_F(TensorMemory, ChannelViewsAreAddressedInPlaceInOneTask)
  */
 TEST_F(TensorMemory, StridedViewsAreAddressedInPlaceByEveryLayer)
 {
-	vx_tensor in = input({ { 12, 10, 4 }, VX_TYPE_INT16, 8 }, -512, 512);
-	vx_tensor w1 = input({ { 3, 3, 4, 6 }, VX_TYPE_INT16, 8 }, -200, 200);
-	vx_tensor w2 = input({ { 3, 3, 4, 6 }, VX_TYPE_INT16, 8 }, -200, 200);
-	vx_tensor fcWeights = input({ { 4 * 4 * 6, 10 }, VX_TYPE_INT16, 8 }, -100, 100);
-	vx_tensor fcBias = input({ { 10 }, VX_TYPE_INT16, 8 }, -256, 256);
-
-	struct Outputs {
-		vx_tensor concatenation, pooled, classes, softmax;
+	/* Element sizes 1, 2 and 4 (the strides are in bytes), the integer
+	 * and the float path of the SDP's copy. Raw value ranges: inputs,
+	 * weights, FC weights, FC biases; FLOAT32 compared within
+	 * @tolerance (the DLA sums in another order). */
+	struct Type {
+		vx_enum type;
+		vx_int8 position;
+		double in, weights, fcWeights, fcBias, tolerance;
 	};
-	auto outputs = [&]() {
-		return Outputs{ output({ { 16, 10, 6 }, VX_TYPE_INT16, 8 }),
-			output({ { 8, 5, 6 }, VX_TYPE_INT16, 8 }),
-			output({ { 10 }, VX_TYPE_INT16, 8 }),
-			output({ { 4, 20, 6 }, VX_TYPE_INT16, 8 }) };
+	const Type types[] = {
+		{ VX_TYPE_INT16, 8, 512, 200, 100, 256, 0 },
+		{ VX_TYPE_INT8, 4, 100, 20, 10, 64, 0 },
+		{ VX_TYPE_FLOAT32, 0, 2, 0.5, 0.25, 1, 1e-3 },
 	};
-	/* Returns the number of DLA tasks the run took. */
-	auto run = [&](const Outputs &out, const char *target) {
-		vx_graph g = vxCreateGraph(context_);
-		const vx_nn_convolution_params_t params = sameSizeConvolution();
-		const vx_size reluDims[] = { 8, 10, 6 };
-		vx_tensor relu = vxCreateVirtualTensor(g, 3, reluDims, VX_TYPE_INT16, 8);
-		vx_tensor views[] = {
-			view(in, { 2, 0, 0 }, { 10, 10, 4 }),
-			view(in, { 4, 0, 0 }, { 12, 10, 4 }),
-			view(out.concatenation, { 0, 0, 0 }, { 8, 10, 6 }),
-			view(out.concatenation, { 8, 0, 0 }, { 16, 10, 6 }),
-			view(out.concatenation, { 4, 2, 0 }, { 8, 6, 6 }),
-			view(out.concatenation, { 3, 0, 0 }, { 7, 10, 6 }),
-			view(out.softmax, { 0, 5, 0 }, { 4, 15, 6 }),
+	for (const Type &t : types) {
+		SCOPED_TRACE(t.type == VX_TYPE_INT16	 ? "INT16"
+				: t.type == VX_TYPE_INT8 ? "INT8"
+							 : "FLOAT32");
+		auto spec = [&](std::vector<vx_size> dims) {
+			return TensorSpec{ dims, t.type, t.position };
 		};
-		/* The readers of the concatenation first: the graph orders them last. */
-		vx_node nodes[] = {
-			vxPoolingLayer(g, out.concatenation, VX_NN_POOLING_MAX, 2, 2, 0, 0,
-				VX_NN_DS_SIZE_ROUNDING_FLOOR, out.pooled),
-			vxFullyConnectedLayer(g, views[4], fcWeights, fcBias,
-				VX_CONVERT_POLICY_SATURATE, VX_ROUND_POLICY_TO_NEAREST_EVEN,
-				out.classes),
-			vxSoftmaxLayer(g, views[5], views[6]),
-			vxConvolutionLayer(g, views[0], w1, nullptr, &params, sizeof(params), relu),
-			vxActivationLayer(g, relu, VX_NN_ACTIVATION_RELU, 0, 0, views[2]),
-			vxConvolutionLayer(
-				g, views[1], w2, nullptr, &params, sizeof(params), views[3]),
-		};
-		for (vx_node node : nodes)
-			EXPECT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, target));
-		EXPECT_EQ(VX_SUCCESS, vxVerifyGraph(g));
-		const long before = jobsCompleted();
-		EXPECT_EQ(VX_SUCCESS, vxProcessGraph(g));
-		const long tasks = jobsCompleted() - before;
-		for (vx_node &node : nodes)
-			vxReleaseNode(&node);
-		for (vx_tensor &v : views)
-			vxReleaseTensor(&v);
-		vxReleaseTensor(&relu);
-		vxReleaseGraph(&g);
-		return tasks;
-	};
+		vx_tensor in = input(spec({ 12, 10, 4 }), -t.in, t.in);
+		vx_tensor w1 = input(spec({ 3, 3, 4, 6 }), -t.weights, t.weights);
+		vx_tensor w2 = input(spec({ 3, 3, 4, 6 }), -t.weights, t.weights);
+		vx_tensor fcWeights = input(spec({ 4 * 4 * 6, 10 }), -t.fcWeights, t.fcWeights);
+		vx_tensor fcBias = input(spec({ 10 }), -t.fcBias, t.fcBias);
 
-	const Outputs cpu = outputs();
-	run(cpu, "cpu");
-	for (const char *fusion : { "1", "0" }) {
-		SCOPED_TRACE(std::string("VDLA_VX_FUSION=") + fusion);
-		ASSERT_EQ(0, setenv("VDLA_VX_FUSION", fusion, 1));
-		const Outputs dla = outputs();
-		EXPECT_EQ(1, run(dla, "dla"));
-		EXPECT_TRUE(sameValues(dla.concatenation, cpu.concatenation));
-		EXPECT_TRUE(sameValues(dla.pooled, cpu.pooled));
-		EXPECT_TRUE(sameValues(dla.classes, cpu.classes));
-		EXPECT_TRUE(sameValues(dla.softmax, cpu.softmax));
+		struct Outputs {
+			vx_tensor concatenation, pooled, classes, softmax;
+		};
+		auto outputs = [&]() {
+			return Outputs{ output(spec({ 16, 10, 6 })), output(spec({ 8, 5, 6 })),
+				output(spec({ 10 })), output(spec({ 4, 20, 6 })) };
+		};
+		/* Returns the number of DLA tasks the run took. */
+		auto run = [&](const Outputs &out, const char *target) {
+			vx_graph g = vxCreateGraph(context_);
+			const vx_nn_convolution_params_t params = sameSizeConvolution();
+			const vx_size reluDims[] = { 8, 10, 6 };
+			vx_tensor relu = vxCreateVirtualTensor(g, 3, reluDims, t.type, t.position);
+			vx_tensor views[] = {
+				view(in, { 2, 0, 0 }, { 10, 10, 4 }),
+				view(in, { 4, 0, 0 }, { 12, 10, 4 }),
+				view(out.concatenation, { 0, 0, 0 }, { 8, 10, 6 }),
+				view(out.concatenation, { 8, 0, 0 }, { 16, 10, 6 }),
+				view(out.concatenation, { 4, 2, 0 }, { 8, 6, 6 }),
+				view(out.concatenation, { 3, 0, 0 }, { 7, 10, 6 }),
+				view(out.softmax, { 0, 5, 0 }, { 4, 15, 6 }),
+			};
+			/* The readers of the concatenation first: the graph orders them last. */
+			vx_node nodes[] = {
+				vxPoolingLayer(g, out.concatenation, VX_NN_POOLING_MAX, 2, 2, 0, 0,
+					VX_NN_DS_SIZE_ROUNDING_FLOOR, out.pooled),
+				vxFullyConnectedLayer(g, views[4], fcWeights, fcBias,
+					VX_CONVERT_POLICY_SATURATE, VX_ROUND_POLICY_TO_NEAREST_EVEN,
+					out.classes),
+				vxSoftmaxLayer(g, views[5], views[6]),
+				vxConvolutionLayer(
+					g, views[0], w1, nullptr, &params, sizeof(params), relu),
+				vxActivationLayer(g, relu, VX_NN_ACTIVATION_RELU, 0, 0, views[2]),
+				vxConvolutionLayer(g, views[1], w2, nullptr, &params,
+					sizeof(params), views[3]),
+			};
+			for (vx_node node : nodes)
+				EXPECT_EQ(VX_SUCCESS,
+					vxSetNodeTarget(node, VX_TARGET_STRING, target));
+			EXPECT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+			const long before = jobsCompleted();
+			EXPECT_EQ(VX_SUCCESS, vxProcessGraph(g));
+			const long tasks = jobsCompleted() - before;
+			for (vx_node &node : nodes)
+				vxReleaseNode(&node);
+			for (vx_tensor &v : views)
+				vxReleaseTensor(&v);
+			vxReleaseTensor(&relu);
+			vxReleaseGraph(&g);
+			return tasks;
+		};
+
+		const Outputs cpu = outputs();
+		run(cpu, "cpu");
+		for (const char *fusion : { "1", "0" }) {
+			SCOPED_TRACE(std::string("VDLA_VX_FUSION=") + fusion);
+			ASSERT_EQ(0, setenv("VDLA_VX_FUSION", fusion, 1));
+			const Outputs dla = outputs();
+			EXPECT_EQ(1, run(dla, "dla"));
+			EXPECT_TRUE(sameValues(dla.concatenation, cpu.concatenation, t.tolerance));
+			EXPECT_TRUE(sameValues(dla.pooled, cpu.pooled, t.tolerance));
+			EXPECT_TRUE(sameValues(dla.classes, cpu.classes, t.tolerance));
+			EXPECT_TRUE(sameValues(dla.softmax, cpu.softmax, t.tolerance));
+		}
+		unsetenv("VDLA_VX_FUSION");
+
+		/* Worth comparing: the softmax wrote its rows and only those. */
+		const std::vector<double> soft = readValues(cpu.softmax);
+		const size_t row = 4, plane = 4 * 20;
+		EXPECT_EQ(0.0, soft[4 * row]) << "row 4 is outside the view";
+		EXPECT_EQ(0.0, soft[plane + 15 * row]) << "row 15 is outside the view";
+		EXPECT_NE(0.0, *std::max_element(soft.begin(), soft.end()));
 	}
-	unsetenv("VDLA_VX_FUSION");
-
-	/* Worth comparing: the softmax wrote its rows and only those. */
-	const std::vector<double> soft = readValues(cpu.softmax);
-	const size_t row = 4, plane = 4 * 20;
-	EXPECT_EQ(0.0, soft[4 * row]) << "row 4 is outside the view";
-	EXPECT_EQ(0.0, soft[plane + 15 * row]) << "row 15 is outside the view";
-	EXPECT_NE(0.0, *std::max_element(soft.begin(), soft.end()));
 }
 
 /*
