@@ -328,22 +328,6 @@ vx_status execute(vx_graph graph, ApiLock &lock)
  * objects that were replaced since. */
 vx_status prepare(vx_graph graph)
 {
-	/* A from-handle tensor swapped out (vxSwapTensorHandle(NULL)) has
-	 * no memory to compute from or into. */
-	for (vx_node node : graph->nodes) {
-		for (vx_reference ref : node->parameters) {
-			if (!ref || ref->type != VX_TYPE_TENSOR)
-				continue;
-			vx_tensor owner = memoryOwner(reinterpret_cast<vx_tensor>(ref));
-			if (owner->fromHandle && !owner->handle) {
-				log(node, VX_ERROR_NO_MEMORY,
-					"node %s: a tensor's handle was swapped out and not "
-					"replaced",
-					node->kernel->kernelName.c_str());
-				return VX_ERROR_NO_MEMORY;
-			}
-		}
-	}
 	/* The order, the writers and the DLA tasks were judged on the handles
 	 * at verification: a swap since that makes other application buffers
 	 * overlap needs them judged again. */
@@ -356,15 +340,30 @@ vx_status prepare(vx_graph graph)
 			markUnverified(graph);
 		}
 	}
-	if (!graph->verified)
-		return verify(graph);
-	if (!graph->planStale && !(graph->plan && graph->plan->copiedValuesChanged()))
-		return VX_SUCCESS;
-	/* Until a build succeeds, every run tries again (and fails) rather
-	 * than running without tasks. */
-	vx_status built = dla::Plan::build(graph, graph->plan);
-	graph->planStale = built != VX_SUCCESS;
-	return built;
+	vx_status status = VX_SUCCESS;
+	if (!graph->verified) {
+		status = verify(graph);
+	} else if (graph->planStale || (graph->plan && graph->plan->copiedValuesChanged())) {
+		/* Until a build succeeds, every run tries again (and fails)
+		 * rather than running without tasks. */
+		status = dla::Plan::build(graph, graph->plan);
+		graph->planStale = status != VX_SUCCESS;
+	}
+	if (status != VX_SUCCESS)
+		return status;
+
+	/* A from-handle tensor swapped out (vxSwapTensorHandle(NULL)) has
+	 * no memory to compute from or into. The graph's application memory
+	 * is what verification grouped: no walk over every node. */
+	for (vx_reference owner : graph->memory->owners()) {
+		auto tensor = reinterpret_cast<vx_tensor>(owner);
+		if (owner->type == VX_TYPE_TENSOR && !tensor->handle) {
+			log(owner, VX_ERROR_NO_MEMORY,
+				"a tensor's handle was swapped out and not replaced");
+			return VX_ERROR_NO_MEMORY;
+		}
+	}
+	return VX_SUCCESS;
 }
 
 bool nodeUsable(vx_node node)

@@ -456,6 +456,9 @@ public:
 	 * overlap now as when the groups were built: a handle swap may have
 	 * changed them. */
 	bool overlapsUnchanged() const;
+	/* The tensors and images on the application's memory (from handle)
+	 * that the graph's nodes touch, by the objects owning that memory. */
+	const std::vector<vx_reference> &owners() const { return owners_; }
 
 private:
 	/* The pairs of @owners_ (indices, larger first) whose memory overlaps. */
