@@ -36,12 +36,7 @@ uint8_t *_vx_tensor_t::storage()
 {
 	if (root) {
 		uint8_t *base = root->storage();
-		if (!base)
-			return nullptr;
-		const std::vector<vx_size> rootStrides = root->strides();
-		for (size_t d = 0; d < rootStart.size(); d++)
-			base += rootStart[d] * rootStrides[d];
-		return base;
+		return base ? base + offsetInRoot(this) : nullptr;
 	}
 	if (fromHandle)
 		return handle;

@@ -59,7 +59,7 @@ bool addressedInPlace(vx_tensor tensor);
  * stride walks them: a dimension is partial and a later one is not 1.
  */
 bool foldDims(vx_tensor tensor, size_t first, size_t end, vx_size &count, vx_size &stride);
-/* The byte offset of a view's first element in its root's packed memory. */
+/* The byte offset of a view's first element in its root's memory. */
 vx_size offsetInRoot(vx_tensor tensor);
 
 /* The most dimensions a tensor has (VX_CONTEXT_MAX_TENSOR_DIMS). */

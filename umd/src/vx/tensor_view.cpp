@@ -4,7 +4,8 @@
  * vxSwapTensorHandle) and views of part of another tensor's memory
  * (vxCreateTensorFromView). Graphs order the nodes touching overlapping
  * parts of one memory like the producer and consumers of one object
- * (sharesMemory()), and DLA tasks work on packed copies of both kinds
+ * (sharesMemory()). DLA tasks address views of tensors owning their
+ * memory in place and work on packed copies of the application's memory
  * (tensor_layout.h).
  */
 
