@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -31,7 +32,8 @@ int accelIndex(const std::string &name)
 	if (name.compare(0, prefix.size(), prefix) != 0 || name.size() == prefix.size())
 		return -1;
 	std::string digits = name.substr(prefix.size());
-	if (!std::all_of(digits.begin(), digits.end(), ::isdigit) || digits.size() > 6)
+	auto isDigit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+	if (!std::all_of(digits.begin(), digits.end(), isDigit) || digits.size() > 6)
 		return -1;
 	return std::stoi(digits);
 }
@@ -50,7 +52,7 @@ std::string formatPciAddress(uint32_t bus)
 {
 	char text[32];
 	std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", bus >> 16, (bus >> 8) & 0xff,
-		      (bus >> 3) & 0x1f, bus & 0x7);
+		(bus >> 3) & 0x1f, bus & 0x7);
 	return text;
 }
 
@@ -119,7 +121,8 @@ std::vector<std::string> capabilityNames(uint32_t caps)
 bool driverLoaded(const std::string &sysRoot)
 {
 	struct stat st;
-	return ::stat((sysRoot + "/module/" + kDriverName).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+	return ::stat((sysRoot + "/module/" + kDriverName).c_str(), &st) == 0
+		&& S_ISDIR(st.st_mode);
 }
 
 class Device::Private
@@ -129,8 +132,7 @@ public:
 	DeviceInfo info;
 };
 
-Device::Device(std::unique_ptr<Private> d)
-	: d_(std::move(d))
+Device::Device(std::unique_ptr<Private> d) : d_(std::move(d))
 {
 }
 
@@ -201,15 +203,16 @@ Result<std::unique_ptr<Device>> Device::open(const std::string &node)
 	return std::unique_ptr<Device>(new Device(std::move(d)));
 }
 
-Result<std::chrono::nanoseconds> Device::testInterrupt(std::chrono::milliseconds timeout,
-						       bool masked) const
+Result<std::chrono::nanoseconds> Device::testInterrupt(
+	std::chrono::milliseconds timeout, bool masked) const
 {
 	drm_vdla_test_irq args = {};
 	args.flags = masked ? DRM_VDLA_TEST_IRQ_FLAG_MASKED : 0;
 	args.timeout_ms = static_cast<uint32_t>(timeout.count());
 	if (timeout.count() <= 0 || timeout.count() > DRM_VDLA_TEST_IRQ_MAX_TIMEOUT_MS)
-		return Error(EINVAL, "test interrupt timeout must be 1.." +
-					     std::to_string(DRM_VDLA_TEST_IRQ_MAX_TIMEOUT_MS) + " ms");
+		return Error(EINVAL,
+			"test interrupt timeout must be 1.."
+				+ std::to_string(DRM_VDLA_TEST_IRQ_MAX_TIMEOUT_MS) + " ms");
 	if (drmIoctl(d_->fd.get(), DRM_IOCTL_VDLA_TEST_IRQ, &args))
 		return Error(errno, d_->info.node + ": test interrupt failed");
 	return std::chrono::nanoseconds(args.latency_ns);
