@@ -21,29 +21,55 @@ namespace vdla {
 
 namespace {
 
+void closeHandle(int fd, uint32_t handle)
+{
+	drm_gem_close close = {};
+	close.handle = handle;
+	drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &close);
+}
+
 /*
  * GEM handles of each open file that Buffers hold, with how many Buffers
  * hold each: importing a BO into a file that already has it returns the
  * same handle, which must be closed only once, with its last Buffer.
+ *
+ * An import and the release of the last reference to the handle it returns
+ * must not interleave: if the handle were closed between the import ioctl
+ * and the new reference being counted, the new Buffer would hold a closed
+ * handle (or, once the number is reused, another BO's). So the import ioctl
+ * runs with its count, and the last release with the GEM_CLOSE, under the
+ * table's lock.
  */
 class HandleTable
 {
 public:
+	/* Counts a reference to a handle that no other thread can know yet. */
 	void acquire(int fd, uint32_t handle)
 	{
 		std::lock_guard<std::mutex> lock(mutex_);
 		refs_[{ fd, handle }]++;
 	}
 
-	/* True when the caller held the last reference. */
-	bool release(int fd, uint32_t handle)
+	/* DRM_IOCTL_VDLA_BO_IMPORT, counting the handle it returns; an errno. */
+	int import(int fd, drm_vdla_bo_import *args)
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		if (drmIoctl(fd, DRM_IOCTL_VDLA_BO_IMPORT, args))
+			return errno;
+		refs_[{ fd, args->handle }]++;
+		return 0;
+	}
+
+	/* Drops a reference, closing the handle with the last one. */
+	void release(int fd, uint32_t handle)
 	{
 		std::lock_guard<std::mutex> lock(mutex_);
 		auto it = refs_.find({ fd, handle });
-		if (it == refs_.end() || --it->second > 0)
-			return it == refs_.end();
-		refs_.erase(it);
-		return true;
+		if (it != refs_.end() && --it->second > 0)
+			return;
+		if (it != refs_.end())
+			refs_.erase(it);
+		closeHandle(fd, handle);
 	}
 
 private:
@@ -55,13 +81,6 @@ HandleTable &handleTable()
 {
 	static HandleTable table;
 	return table;
-}
-
-void closeHandle(int fd, uint32_t handle)
-{
-	drm_gem_close close = {};
-	close.handle = handle;
-	drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &close);
 }
 
 uint64_t dmaBufSyncFlags(Buffer::CpuAccess access)
@@ -103,16 +122,15 @@ public:
 	uint8_t *map = nullptr;
 };
 
+/* The handle of @d is counted in the handle table by create() or import(). */
 Buffer::Buffer(std::unique_ptr<Private> d) : d_(std::move(d))
 {
-	handleTable().acquire(d_->device->fd(), d_->handle);
 }
 
 Buffer::~Buffer()
 {
 	unmap();
-	if (handleTable().release(d_->device->fd(), d_->handle))
-		closeHandle(d_->device->fd(), d_->handle);
+	handleTable().release(d_->device->fd(), d_->handle);
 }
 
 Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size, Placement placement)
@@ -123,13 +141,16 @@ Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size, Pl
 	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_CREATE, &args)) {
 		int err = errno;
 		if (placement == Placement::Memory)
-			return Error(err, "cannot create a buffer of " + std::to_string(size) + " bytes");
-		return Error(err, std::string("cannot create an SRAM buffer of ") + std::to_string(size)
-					  + " bytes: "
-					  + (err == ENOSPC ? "no free SRAM block that large"
-					     : err == ENODEV ? "the device has no SRAM"
-							     : strerror(err)));
+			return Error(err,
+				"cannot create a buffer of " + std::to_string(size) + " bytes");
+		return Error(err,
+			std::string("cannot create an SRAM buffer of ") + std::to_string(size)
+				+ " bytes: "
+				+ (err == ENOSPC		? "no free SRAM block that large"
+						: err == ENODEV ? "the device has no SRAM"
+								: strerror(err)));
 	}
+	handleTable().acquire(device.fd(), args.handle);
 
 	auto d = std::make_unique<Private>();
 	d->device = &device;
@@ -146,8 +167,7 @@ Result<std::unique_ptr<Buffer>> Buffer::import(Device &device, int dmabufFd, Acc
 	drm_vdla_bo_import args = {};
 	args.fd = dmabufFd;
 	args.flags = access == Access::ReadOnly ? DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY : 0;
-	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_IMPORT, &args)) {
-		int err = errno;
+	if (int err = handleTable().import(device.fd(), &args)) {
 		return Error(err,
 			err == EBUSY ? "cannot import the dma-buf: the device already "
 				       "holds it with the other access"
@@ -158,10 +178,8 @@ Result<std::unique_ptr<Buffer>> Buffer::import(Device &device, int dmabufFd, Acc
 	info.handle = args.handle;
 	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_INFO, &info)) {
 		int err = errno;
-		/* Only close a handle no other Buffer holds. */
-		handleTable().acquire(device.fd(), args.handle);
-		if (handleTable().release(device.fd(), args.handle))
-			closeHandle(device.fd(), args.handle);
+		/* Only closes a handle no other Buffer holds. */
+		handleTable().release(device.fd(), args.handle);
 		return Error(err, "cannot describe the imported buffer");
 	}
 

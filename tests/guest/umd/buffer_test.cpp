@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 #include <drm/vdla_accel.h>
 
@@ -54,8 +57,8 @@ TEST_F(BufferTest, SramBufferHasNoCpuAccessAndHoldsSram)
 	EXPECT_FALSE((*b)->exportFd());
 	EXPECT_EQ(device_->memory()->sramFree, before->sramFree - 4096);
 
-	auto tooBig = vdla::Buffer::create(*device_, before->sramSize + 4096,
-		vdla::Buffer::Placement::Sram);
+	auto tooBig = vdla::Buffer::create(
+		*device_, before->sramSize + 4096, vdla::Buffer::Placement::Sram);
 	ASSERT_FALSE(tooBig);
 	EXPECT_EQ(tooBig.error().code(), ENOSPC);
 	EXPECT_NE(tooBig.error().reason().find("no free SRAM block"), std::string::npos)
@@ -141,6 +144,39 @@ TEST_F(BufferTest, ImportIntoTheExportingFileSharesTheHandle)
 	close(*fd);
 	/* The handle outlived the second Buffer. */
 	EXPECT_TRUE(succeeded(b->wait(0ns)));
+}
+
+/*
+ * Threads importing the same dma-buf into one file and dropping it again:
+ * every import must get an open handle, even when another thread's Buffer,
+ * the last holder of that handle, is being destroyed at the same time. Two
+ * threads (one per guest CPU) drop the last reference most often; with the
+ * import and the close racing, thousands of the 10000 imports fail.
+ */
+TEST_F(BufferTest, ConcurrentImportsAndReleasesKeepTheHandleOpen)
+{
+	constexpr int kThreads = 2, kRounds = 5000;
+	auto other = openAgain();
+	auto b = buffer(4096);
+	ASSERT_TRUE(other && b);
+	auto fd = b->exportFd();
+	ASSERT_TRUE(succeeded(fd));
+
+	std::atomic<int> failures{ 0 };
+	std::vector<std::thread> threads;
+	for (int t = 0; t < kThreads; t++) {
+		threads.emplace_back([&] {
+			for (int i = 0; i < kRounds; i++) {
+				auto imported = vdla::Buffer::import(*other, *fd);
+				if (!imported || !(*imported)->wait(0ns))
+					failures++;
+			}
+		});
+	}
+	for (auto &thread : threads)
+		thread.join();
+	close(*fd);
+	EXPECT_EQ(failures.load(), 0) << "imports that got a closed handle";
 }
 
 TEST_F(BufferTest, ImportOfANonDmaBufFails)
