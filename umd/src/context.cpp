@@ -134,6 +134,9 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 	d_->taskError = {};
 	if (!task.descriptor())
 		return Error(EINVAL, "the task was not built");
+	/* Handles are per file: another Device's would name this one's objects. */
+	if (&task.descriptor()->device() != d_->device)
+		return Error(EINVAL, "the task was built for another Device");
 	/* The statistics buffer is one more entry, after the task's own. */
 	size_t entries = task.addresses().size() + (stats.buffer ? 1 : 0);
 	if (entries > DRM_VDLA_MAX_ADDRESSES)
@@ -185,8 +188,12 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 	for (const SyncPoint &w : waits) {
 		if (!w.fence)
 			return Error(EINVAL, "a wait names no fence");
+		if (&w.fence->device() != d_->device)
+			return Error(EINVAL, "a wait fence belongs to another Device");
 		inSyncs.push_back(encodeSync(w));
 	}
+	if (signal.fence && &signal.fence->device() != d_->device)
+		return Error(EINVAL, "the signal fence belongs to another Device");
 
 	drm_vdla_submit args = {};
 	args.ctx_id = d_->id;

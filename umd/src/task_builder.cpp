@@ -222,6 +222,8 @@ class TaskBuilder::Private
 {
 public:
 	std::vector<TaskAddress> addresses;
+	/* The Device of each entry's Buffer; nullptr for a bare handle. */
+	std::vector<const Device *> devices;
 	std::vector<vdla_task_op> ops;
 	std::optional<Error> error;
 };
@@ -242,7 +244,10 @@ void TaskBuilder::fail(int code, const std::string &reason)
 
 uint16_t TaskBuilder::addBuffer(const Buffer &buffer, BufferUse use, uint64_t offset)
 {
-	return addHandle(buffer.handle(), use, offset);
+	uint16_t index = addHandle(buffer.handle(), use, offset);
+	if (index != Location::kNone)
+		d_->devices.back() = &buffer.device();
+	return index;
 }
 
 uint16_t TaskBuilder::addHandle(uint32_t handle, BufferUse use, uint64_t offset)
@@ -254,6 +259,7 @@ uint16_t TaskBuilder::addHandle(uint32_t handle, BufferUse use, uint64_t offset)
 		return Location::kNone;
 	}
 	d_->addresses.push_back({ handle, use == BufferUse::Write, offset });
+	d_->devices.push_back(nullptr);
 	return uint16_t(d_->addresses.size() - 1);
 }
 
@@ -441,6 +447,12 @@ Result<Task> TaskBuilder::build(Device &device) const
 {
 	if (d_->error)
 		return *d_->error;
+	for (size_t i = 0; i < d_->devices.size(); i++) {
+		if (d_->devices[i] && d_->devices[i] != &device)
+			return Error(EINVAL,
+				"address-list entry " + std::to_string(i)
+					+ " is a buffer of another Device");
+	}
 
 	std::vector<uint8_t> bytes = encode();
 	auto buffer = Buffer::create(device, bytes.size());

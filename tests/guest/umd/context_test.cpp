@@ -185,6 +185,77 @@ TEST_F(ContextTest, FaultingJobBansItsContext)
 	EXPECT_EQ(run(*fresh, copyTask(*src, *dst)).error, 0);
 }
 
+/* @seqno failed with EINVAL for the @reason given. */
+::testing::AssertionResult refusedFor(
+	const vdla::Result<uint64_t> &seqno, const std::string &reason)
+{
+	if (seqno)
+		return ::testing::AssertionFailure() << "submitted as job " << *seqno;
+	if (seqno.error().code() != EINVAL
+		|| seqno.error().reason().find(reason) == std::string::npos)
+		return ::testing::AssertionFailure() << seqno.error().message();
+	return ::testing::AssertionSuccess();
+}
+
+/*
+ * GEM handles and syncobjs are per file: a task or fence of another Device
+ * (here another file of the same node) would silently name this file's
+ * objects of the same numbers, so submit refuses them.
+ */
+TEST_F(ContextTest, TaskOfAnotherDeviceIsRefused)
+{
+	auto other = openAgain();
+	ASSERT_TRUE(other);
+	auto src = buffer(4096, other.get()), dst = buffer(4096, other.get());
+	auto ctx = context();
+	ASSERT_TRUE(src && dst && ctx);
+	auto task = copyTask(*src, *dst).build(*other);
+	ASSERT_TRUE(succeeded(task));
+	EXPECT_TRUE(refusedFor(ctx->submit(*task), "task was built for another Device"));
+}
+
+/* A task of this Device, and a (signalled) fence of another file of the node. */
+class ForeignFenceTest : public UmdTest
+{
+protected:
+	void SetUp() override
+	{
+		UmdTest::SetUp();
+		if (HasFatalFailure())
+			return;
+		other_ = openAgain();
+		ASSERT_TRUE(other_);
+		auto foreign = vdla::Fence::create(*other_, vdla::Fence::Type::Binary, true);
+		ASSERT_TRUE(succeeded(foreign));
+		foreign_ = std::move(*foreign);
+		src_ = buffer(4096);
+		dst_ = buffer(4096);
+		ctx_ = context();
+		ASSERT_TRUE(src_ && dst_ && ctx_);
+		auto task = copyTask(*src_, *dst_).build(*device_);
+		ASSERT_TRUE(succeeded(task));
+		task_ = *task;
+	}
+
+	std::unique_ptr<vdla::Device> other_;
+	std::unique_ptr<vdla::Fence> foreign_;
+	std::unique_ptr<vdla::Buffer> src_, dst_;
+	std::unique_ptr<vdla::Context> ctx_;
+	vdla::Task task_;
+};
+
+TEST_F(ForeignFenceTest, WaitFenceOfAnotherDeviceIsRefused)
+{
+	EXPECT_TRUE(refusedFor(ctx_->submit(task_, { { foreign_.get() } }),
+		"wait fence belongs to another Device"));
+}
+
+TEST_F(ForeignFenceTest, SignalFenceOfAnotherDeviceIsRefused)
+{
+	EXPECT_TRUE(refusedFor(ctx_->submit(task_, {}, { foreign_.get() }),
+		"signal fence belongs to another Device"));
+}
+
 TEST_F(ContextTest, UnbuiltTaskIsRefused)
 {
 	auto ctx = context();

@@ -311,6 +311,24 @@ TEST_F(TaskTest, BuilderMistakeFailsTheBuild)
 	EXPECT_NE(task.error().reason().find("link 0 -> 0"), std::string::npos);
 }
 
+TEST_F(TaskTest, BufferOfAnotherDeviceFailsTheBuild)
+{
+	auto other = openAgain();
+	ASSERT_TRUE(other);
+	auto foreign = buffer(4096, other.get());
+	ASSERT_TRUE(foreign);
+	vdla::TaskBuilder b;
+	uint16_t in = add(b, 4096);
+	uint16_t out = b.addBuffer(*foreign, vdla::BufferUse::Write);
+	b.copy({ in, 0 }, { out, 0 }, 64);
+	auto task = b.build(*device_);
+	ASSERT_FALSE(task);
+	EXPECT_EQ(task.error().code(), EINVAL);
+	EXPECT_NE(task.error().reason().find("entry 1 is a buffer of another Device"),
+		std::string::npos)
+		<< task.error().reason();
+}
+
 } /* namespace */
 
 } /* namespace umd_test */

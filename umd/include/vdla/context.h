@@ -83,7 +83,9 @@ public:
 	 * waits for the device.
 	 *
 	 * Errors: EINVAL (the firmware refused the task: the reason names the
-	 * operation, field and why, and taskError() has them), ENOENT (a
+	 * operation, field and why, and taskError() has them; or the task was
+	 * built for, or a fence belongs to, another Device: GEM handles and
+	 * syncobjs mean something only in their own file), ENOENT (a
 	 * buffer or fence that does not exist, a wait point with no fence
 	 * yet), EACCES (a read-only buffer marked for writing), ECANCELED (the
 	 * context is banned), E2BIG (too many addresses or waits), ENOMEM.

@@ -222,7 +222,10 @@ public:
 
 	/* ---- The address list: each returns the entry's index ---- */
 
-	/* @buffer from @offset; the Buffer must outlive the Tasks built. */
+	/*
+	 * @buffer from @offset; the Buffer must outlive the Tasks built, and
+	 * belong to the Device given to build().
+	 */
 	uint16_t addBuffer(
 		const Buffer &buffer, BufferUse use = BufferUse::Read, uint64_t offset = 0);
 	/* A buffer known only by its GEM handle in the submitting Device's file. */
@@ -272,8 +275,9 @@ public:
 
 	/*
 	 * Writes the descriptor into a new buffer of @device and returns the
-	 * task. Errors: the first bookkeeping mistake (EINVAL, E2BIG), those
-	 * of Buffer::create and Buffer::map.
+	 * task. Errors: the first bookkeeping mistake (EINVAL, E2BIG), EINVAL
+	 * for a buffer of another Device, those of Buffer::create and
+	 * Buffer::map.
 	 */
 	Result<Task> build(Device &device) const;
 
