@@ -17,6 +17,8 @@
 
 #include <vdla/device.h>
 
+#include "unique_fd.h"
+
 namespace vdla {
 
 namespace {
@@ -120,7 +122,24 @@ public:
 	bool imported = false;
 	Placement placement = Placement::Memory;
 	uint8_t *map = nullptr;
+	/* The dma-buf the member begin/endCpuAccess sync on, once exported. */
+	UniqueFd dmabuf;
+
+	Result<int> cpuAccessDmaBuf(const Buffer &buffer);
 };
+
+Result<int> Buffer::Private::cpuAccessDmaBuf(const Buffer &buffer)
+{
+	if (dmabuf.isValid())
+		return dmabuf.get();
+	if (placement == Placement::Sram)
+		return Error(EINVAL, "an SRAM buffer has no dma-buf to sync CPU access on");
+	auto fd = buffer.exportFd();
+	if (!fd)
+		return fd.error();
+	dmabuf.reset(*fd);
+	return dmabuf.get();
+}
 
 /* The handle of @d is counted in the handle table by create() or import(). */
 Buffer::Buffer(std::unique_ptr<Private> d) : d_(std::move(d))
@@ -277,6 +296,22 @@ Result<void> Buffer::wait(std::chrono::nanoseconds timeout, bool writersOnly) co
 					 : "cannot wait for the buffer");
 	}
 	return {};
+}
+
+Result<void> Buffer::beginCpuAccess(CpuAccess access)
+{
+	auto fd = d_->cpuAccessDmaBuf(*this);
+	if (!fd)
+		return fd.error();
+	return beginCpuAccess(*fd, access);
+}
+
+Result<void> Buffer::endCpuAccess(CpuAccess access)
+{
+	auto fd = d_->cpuAccessDmaBuf(*this);
+	if (!fd)
+		return fd.error();
+	return endCpuAccess(*fd, access);
 }
 
 Result<void> Buffer::beginCpuAccess(int dmabufFd, CpuAccess access)

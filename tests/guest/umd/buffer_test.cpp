@@ -9,6 +9,7 @@
 
 #include <drm/vdla_accel.h>
 
+#include "submit_env.h"
 #include "umd_test.h"
 
 namespace umd_test {
@@ -210,6 +211,90 @@ TEST_F(BufferTest, DmaBufCpuAccessBracketsSucceed)
 		succeeded(vdla::Buffer::beginCpuAccess(*fd, vdla::Buffer::CpuAccess::ReadWrite)));
 	EXPECT_TRUE(succeeded(vdla::Buffer::endCpuAccess(*fd, vdla::Buffer::CpuAccess::ReadWrite)));
 	close(*fd);
+}
+
+/*
+ * The job copies into @dst slowly (fault injection delays every BDMA
+ * operation): CPU access that conflicts with it must wait for its end.
+ */
+class CpuAccessTest : public UmdTest
+{
+protected:
+	void SetUp() override
+	{
+		UmdTest::SetUp();
+		if (HasFatalFailure())
+			return;
+		faults_ = std::make_unique<guest::FaultInjection>(guest::nodeIndex(node_));
+		ASSERT_EQ(faults_->set("bdma", "delay", 0, kDelayUs), 0) << "debugfs fault_inject";
+		src_ = buffer(kBytes);
+		dst_ = buffer(kBytes);
+		ctx_ = context();
+		done_ = fence();
+		ASSERT_TRUE(src_ && dst_ && ctx_ && done_);
+		std::memset(src_->data(), 0x3c, kBytes);
+	}
+
+	/* Submits the slow copy; fails if it ended before the caller could look. */
+	void submitSlowCopy()
+	{
+		auto task = copyTask(*src_, *dst_, vdla::BufferUse::Write, kBytes).build(*device_);
+		ASSERT_TRUE(succeeded(task));
+		ASSERT_TRUE(succeeded(ctx_->submit(*task, {}, { done_.get() })));
+		ASSERT_FALSE(*done_->signalled()) << "the job ended before CPU access began";
+	}
+
+	static constexpr uint32_t kBytes = 4096;
+	static constexpr unsigned int kDelayUs = 300000;
+
+	std::unique_ptr<guest::FaultInjection> faults_;
+	std::unique_ptr<vdla::Buffer> src_, dst_;
+	std::unique_ptr<vdla::Context> ctx_;
+	std::unique_ptr<vdla::Fence> done_;
+};
+
+TEST_F(CpuAccessTest, BeginReadWaitsForAJobWritingTheBuffer)
+{
+	submitSlowCopy();
+	ASSERT_TRUE(succeeded(dst_->beginCpuAccess(vdla::Buffer::CpuAccess::Read)));
+	EXPECT_TRUE(*done_->signalled()) << "beginCpuAccess returned before the writer ended";
+	EXPECT_EQ(done_->status()->error, 0);
+	for (uint32_t i = 0; i < kBytes; i++)
+		ASSERT_EQ(dst_->data()[i], 0x3c) << "byte " << i;
+	EXPECT_TRUE(succeeded(dst_->endCpuAccess(vdla::Buffer::CpuAccess::Read)));
+}
+
+TEST_F(CpuAccessTest, BeginWriteWaitsForAJobReadingTheBuffer)
+{
+	submitSlowCopy();
+	ASSERT_TRUE(succeeded(src_->beginCpuAccess(vdla::Buffer::CpuAccess::Write)));
+	EXPECT_TRUE(*done_->signalled()) << "beginCpuAccess returned before the reader ended";
+	std::memset(src_->data(), 0x11, kBytes);
+	EXPECT_TRUE(succeeded(src_->endCpuAccess(vdla::Buffer::CpuAccess::Write)));
+	ASSERT_TRUE(succeeded(done_->wait(kJobTimeout)));
+	for (uint32_t i = 0; i < kBytes; i++)
+		ASSERT_EQ(dst_->data()[i], 0x3c)
+			<< "the job read the CPU's later write at byte " << i;
+}
+
+TEST_F(BufferTest, CpuAccessBracketsRepeatOnTheSameDmaBuf)
+{
+	auto b = buffer(4096);
+	ASSERT_TRUE(b);
+	for (int i = 0; i < 3; i++) {
+		EXPECT_TRUE(succeeded(b->beginCpuAccess(vdla::Buffer::CpuAccess::ReadWrite)));
+		EXPECT_TRUE(succeeded(b->endCpuAccess(vdla::Buffer::CpuAccess::ReadWrite)));
+	}
+}
+
+TEST_F(BufferTest, SramBufferRefusesCpuAccessBrackets)
+{
+	auto b = vdla::Buffer::create(*device_, 4096, vdla::Buffer::Placement::Sram);
+	ASSERT_TRUE(succeeded(b));
+	auto r = (*b)->beginCpuAccess(vdla::Buffer::CpuAccess::Read);
+	ASSERT_FALSE(r);
+	EXPECT_EQ(r.error().code(), EINVAL);
+	EXPECT_NE(r.error().reason().find("SRAM"), std::string::npos) << r.error().reason();
 }
 
 TEST_F(BufferTest, CpuAccessSyncOnANonDmaBufFails)

@@ -12,17 +12,6 @@ namespace {
 
 using ContextTest = UmdTest;
 
-/* A copy of 256 bytes from @src to @dst (marked with @dstUse). */
-vdla::TaskBuilder copyTask(const vdla::Buffer &src, const vdla::Buffer &dst,
-	vdla::BufferUse dstUse = vdla::BufferUse::Write)
-{
-	vdla::TaskBuilder b;
-	uint16_t s = b.addBuffer(src);
-	uint16_t d = b.addBuffer(dst, dstUse);
-	b.copy({ s, 0 }, { d, 0 }, 256);
-	return b;
-}
-
 TEST_F(ContextTest, EachPriorityIsCreatedAndReported)
 {
 	for (auto priority :

@@ -3,6 +3,16 @@
 
 namespace umd_test {
 
+vdla::TaskBuilder copyTask(
+	const vdla::Buffer &src, const vdla::Buffer &dst, vdla::BufferUse dstUse, uint32_t bytes)
+{
+	vdla::TaskBuilder b;
+	uint16_t s = b.addBuffer(src);
+	uint16_t d = b.addBuffer(dst, dstUse);
+	b.copy({ s, 0 }, { d, 0 }, bytes);
+	return b;
+}
+
 void UmdTest::SetUp()
 {
 	auto nodes = vdla::Device::enumerate();

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The in-guest suite of libvdla's low-level C++ API (vdla-umd-tests): every
- * class against the real driver. Only libvdla reaches the kernel here.
+ * class against the real driver. Only libvdla reaches the kernel here, but
+ * for debugfs fault injection (tests/guest/submit_env.h) to slow jobs down.
  */
 #pragma once
 
@@ -30,6 +31,10 @@ template <typename T>::testing::AssertionResult succeeded(const vdla::Result<T> 
 		return ::testing::AssertionSuccess();
 	return ::testing::AssertionFailure() << r.error().message();
 }
+
+/* A copy of @bytes bytes from @src to @dst (marked with @dstUse). */
+vdla::TaskBuilder copyTask(const vdla::Buffer &src, const vdla::Buffer &dst,
+	vdla::BufferUse dstUse = vdla::BufferUse::Write, uint32_t bytes = 256);
 
 class UmdTest : public ::testing::Test
 {

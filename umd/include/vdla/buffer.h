@@ -104,9 +104,20 @@ public:
 	Result<void> wait(std::chrono::nanoseconds timeout, bool writersOnly = false) const;
 
 	/*
-	 * Brackets CPU access made through a mapping of a dma-buf of this buffer
-	 * (DMA_BUF_IOCTL_SYNC on @dmabufFd, e.g. from exportFd()): begin waits
-	 * for the device jobs that conflict with @access.
+	 * Brackets CPU access to the buffer (through map()) with
+	 * DMA_BUF_IOCTL_SYNC on a dma-buf of it, exported on first use and
+	 * kept until the Buffer goes. begin waits for the device jobs that
+	 * conflict with @access: those writing the buffer for Read, every one
+	 * using it for Write and ReadWrite. Not thread-safe on one Buffer, like
+	 * map(). Errors: EINVAL for an SRAM buffer (it has no dma-buf), those
+	 * of exportFd() and of the ioctl.
+	 */
+	Result<void> beginCpuAccess(CpuAccess access);
+	Result<void> endCpuAccess(CpuAccess access);
+
+	/*
+	 * The same on a dma-buf @dmabufFd of any buffer (e.g. from exportFd()),
+	 * for CPU access through a mapping of that dma-buf.
 	 */
 	static Result<void> beginCpuAccess(int dmabufFd, CpuAccess access);
 	static Result<void> endCpuAccess(int dmabufFd, CpuAccess access);
