@@ -384,6 +384,16 @@ FusedChain TaskBuilder::fuse(const ConvOp &conv, const SdpOp &sdp, const PdpOp &
 	return chain;
 }
 
+bool TaskBuilder::inFusedChainOf(uint16_t producer, uint16_t consumer) const
+{
+	for (uint16_t i = consumer; d_->ops[i].fused_parent != VDLA_NO_OP;
+		i = d_->ops[i].fused_parent) {
+		if (d_->ops[i].fused_parent == producer)
+			return true;
+	}
+	return false;
+}
+
 void TaskBuilder::link(uint16_t producer, uint16_t consumer, Event event)
 {
 	const std::string what
@@ -394,6 +404,14 @@ void TaskBuilder::link(uint16_t producer, uint16_t consumer, Event event)
 	}
 	if (consumer <= producer) {
 		fail(EINVAL, what + ": a link must point to a later operation");
+		return;
+	}
+	if (event == Event::Completed && inFusedChainOf(producer, consumer)) {
+		fail(EINVAL,
+			what
+				+ ": both are in one fused chain, which completes as a whole; "
+				  "a member can wait only for an earlier one's Programmed or "
+				  "Enabled");
 		return;
 	}
 	vdla_task_op &p = d_->ops[producer];

@@ -431,6 +431,44 @@ TEST(UmdTaskBuilder, NinthConsumerIsAnError)
 	EXPECT_EQ(opAt(b.encode(), 9).dependency_count, 0);
 }
 
+/* The firmware would refuse (or never start) a chain waiting for its own completion. */
+TEST(UmdTaskBuilder, CompletedLinkWithinAFusedChainIsAnError)
+{
+	const struct {
+		uint16_t producer, consumer;
+	} links[] = { { 0, 1 }, { 0, 2 }, { 1, 2 } };
+	for (const auto &l : links) {
+		SCOPED_TRACE(
+			"link " + std::to_string(l.producer) + " -> " + std::to_string(l.consumer));
+		vdla::TaskBuilder b;
+		b.fuse(vdla::ConvOp{}, vdla::SdpOp{}, vdla::PdpOp{});
+		b.link(l.producer, l.consumer, vdla::Event::Completed);
+		ASSERT_TRUE(b.error());
+		EXPECT_EQ(b.error()->code(), EINVAL);
+		EXPECT_NE(b.error()->reason().find("one fused chain"), std::string::npos)
+			<< b.error()->reason();
+		EXPECT_EQ(opAt(b.encode(), l.consumer).dependency_count, 0);
+	}
+}
+
+TEST(UmdTaskBuilder, EnabledLinkWithinAFusedChainIsAccepted)
+{
+	vdla::TaskBuilder b;
+	vdla::FusedChain chain = b.fuse(vdla::ConvOp{}, vdla::SdpOp{});
+	b.link(chain.head, chain.tail, vdla::Event::Enabled);
+	EXPECT_FALSE(b.error());
+}
+
+TEST(UmdTaskBuilder, CompletedLinkOutOfAFusedChainIsAccepted)
+{
+	vdla::TaskBuilder b;
+	vdla::FusedChain chain = b.fuse(vdla::ConvOp{}, vdla::SdpOp{});
+	uint16_t next = b.copy({ 0, 0 }, { 0, 64 }, 8);
+	b.link(chain.head, next);
+	b.link(chain.tail, next);
+	EXPECT_FALSE(b.error());
+}
+
 TEST(UmdTaskBuilder, AddressListIsBounded)
 {
 	vdla::TaskBuilder b;

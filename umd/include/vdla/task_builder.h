@@ -248,7 +248,9 @@ public:
 	 * without touching memory. The dst of the earlier member describes
 	 * the flying tensor (its type and shape; its buffer is ignored), the
 	 * src of the later member is ignored. Link into the chain at any
-	 * member, out of it from the tail.
+	 * member, out of it from the tail. The chain completes as a whole: a
+	 * Completed link from a member to a later one of the same chain is a
+	 * bookkeeping mistake.
 	 */
 	FusedChain fuse(const ConvOp &conv, const SdpOp &sdp);
 	FusedChain fuse(const SdpOp &sdp, const PdpOp &pdp);
@@ -283,6 +285,8 @@ public:
 
 private:
 	uint16_t push(const vdla_task_op &op);
+	/* Whether @consumer is a later member of @producer's fused chain. */
+	bool inFusedChainOf(uint16_t producer, uint16_t consumer) const;
 	void fail(int code, const std::string &reason);
 
 	class Private;
