@@ -175,6 +175,8 @@ Result<void> Fence::wait(std::chrono::nanoseconds timeout) const
 
 Result<void> Fence::waitPoint(uint64_t point, std::chrono::nanoseconds timeout) const
 {
+	if (d_->type == Type::Binary)
+		return Error(EINVAL, "a binary fence has no points: wait() waits for it");
 	uint32_t handle = d_->handle;
 	int ret = drmSyncobjTimelineWait(d_->fd(), &handle, &point, 1, absoluteTimeout(timeout),
 		DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, nullptr);

@@ -62,6 +62,20 @@ TEST_F(FenceTest, TimelinePoints)
 	EXPECT_EQ(f->wait(0ns).error().code(), EINVAL);
 }
 
+TEST_F(FenceTest, WaitPointOnABinaryFenceIsAUsageError)
+{
+	auto f = fence();
+	ASSERT_TRUE(f);
+	ASSERT_TRUE(succeeded(f->signal()));
+	for (uint64_t point : { 0, 1 }) {
+		auto r = f->waitPoint(point, 0ns);
+		ASSERT_FALSE(r) << "point " << point;
+		EXPECT_EQ(r.error().code(), EINVAL);
+		EXPECT_NE(r.error().reason().find("binary fence"), std::string::npos)
+			<< r.error().reason();
+	}
+}
+
 TEST_F(FenceTest, SyncFileRoundTrip)
 {
 	auto f = fence();

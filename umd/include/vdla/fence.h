@@ -66,7 +66,8 @@ public:
 	 * also waiting for a job to attach it if none has yet. A zero
 	 * @timeout polls. Errors: ETIMEDOUT when it has not signalled in time
 	 * (the kernel says ETIME), EINTR. Success says nothing about the
-	 * job's outcome: status() does.
+	 * job's outcome: status() does. wait() on a timeline fence and
+	 * waitPoint() on a binary one fail with EINVAL.
 	 */
 	Result<void> wait(std::chrono::nanoseconds timeout) const;
 	Result<void> waitPoint(uint64_t point, std::chrono::nanoseconds timeout) const;
