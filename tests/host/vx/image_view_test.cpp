@@ -541,9 +541,17 @@ vx_status VX_CALLBACK runIncrement(vx_node node, const vx_reference *parameters,
 	return copyPlane(out, 0, width, height, pixels, VX_WRITE_ONLY);
 }
 
+/* How many times validateIncrement ran. */
+int &validations()
+{
+	static int count;
+	return count;
+}
+
 vx_status VX_CALLBACK validateIncrement(
 	vx_node, const vx_reference *parameters, vx_uint32, vx_meta_format metas[])
 {
+	validations()++;
 	auto in = reinterpret_cast<vx_image>(parameters[0]);
 	auto out = reinterpret_cast<vx_image>(parameters[1]);
 	if (query<vx_uint32>(in, VX_IMAGE_WIDTH) != query<vx_uint32>(out, VX_IMAGE_WIDTH)
@@ -753,7 +761,7 @@ TEST_F(ImageViewGraph, ImagesFromHandlesOnOneBufferAreOrderedLikeSubImages)
  * makes the next run verify the graph again: the reader, on a buffer of
  * its own at verification, is swapped onto the writers' and runs last.
  */
-TEST_F(ImageViewGraph, HandleSwapsThatChangeOverlapsVerifyTheGraphAgain)
+TEST_F(ImageViewGraph, HandleSwapsThatChangeOverlapsOrderTheGraphAgain)
 {
 	std::vector<uint8_t> buffer(8 * 4), own(8 * 4, 100);
 	auto onMemory = [&](uint8_t *memory, vx_uint32 rows) {
@@ -783,8 +791,12 @@ TEST_F(ImageViewGraph, HandleSwapsThatChangeOverlapsVerifyTheGraphAgain)
 	void *ptrs[] = { buffer.data() };
 	ASSERT_EQ(vxSwapImageHandle(whole, ptrs, nullptr, 1), VX_SUCCESS);
 	runs().clear();
+	const int validationsBefore = validations();
 	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 	ASSERT_EQ(runs().size(), 3u);
 	EXPECT_EQ(runs()[2], "reader");
 	EXPECT_EQ(readPlane(result, 0, 8, 4), numbered(32, 2));
+	/* USER-KERNELS.md: executing a verified graph calls no validator. */
+	EXPECT_EQ(validations(), validationsBefore);
+	EXPECT_EQ(vxIsGraphVerified(graph), vx_true_e);
 }

@@ -691,7 +691,7 @@ TEST_F(TensorHandle, OverlappingHandlesAreOrderedLikeViews)
  * writers of that buffer, and a swap that gives two writers one buffer
  * fails the run until it is undone.
  */
-TEST_F(TensorHandle, SwapsThatChangeOverlapsVerifyTheGraphAgain)
+TEST_F(TensorHandle, SwapsThatChangeOverlapsOrderTheGraphAgain)
 {
 	int16_t halves[4] = {}, other[4] = { 1, 1, 1, 1 };
 	const vx_size four[] = { 4 }, two[] = { 2 }, packed[] = { sizeof(int16_t) };

@@ -328,21 +328,36 @@ vx_status execute(vx_graph graph, ApiLock &lock)
  * objects that were replaced since. */
 vx_status prepare(vx_graph graph)
 {
-	/* The order, the writers and the DLA tasks were judged on the handles
+	/*
+	 * The order, the writers and the DLA tasks were judged on the handles
 	 * at verification: a swap since that makes other application buffers
-	 * overlap needs them judged again. */
+	 * overlap needs them judged again. Meta data did not change, so the
+	 * graph stays verified and no validator, initializer or deinitializer
+	 * runs (USER-KERNELS.md: executing a verified graph calls none).
+	 */
 	if (graph->verified && graph->handleSwapsSeen != graph->context->handleSwaps) {
 		graph->handleSwapsSeen = graph->context->handleSwaps;
 		if (graph->memory && !graph->memory->overlapsUnchanged()) {
 			log(graph, VX_SUCCESS,
 				"handles swapped since verification overlap other objects' "
-				"memory differently: verifying the graph again");
-			markUnverified(graph);
+				"memory differently: ordering the graph again");
+			graph->orderStale = true;
 		}
 	}
 	vx_status status = VX_SUCCESS;
 	if (!graph->verified) {
 		status = verify(graph);
+	} else if (graph->orderStale) {
+		/* Until the order succeeds, every run tries again (and fails):
+		 * a later swap may undo the overlap. */
+		status = orderNodes(graph);
+		if (status != VX_SUCCESS) {
+			log(graph, status, "the swapped handles make the graph invalid");
+			return status;
+		}
+		graph->orderStale = false;
+		status = dla::Plan::build(graph, graph->plan);
+		graph->planStale = status != VX_SUCCESS;
 	} else if (graph->planStale || (graph->plan && graph->plan->copiedValuesChanged())) {
 		/* Until a build succeeds, every run tries again (and fails)
 		 * rather than running without tasks. */
@@ -472,6 +487,7 @@ void markUnverified(vx_graph graph)
 {
 	graph->plan.reset();
 	graph->planStale = false;
+	graph->orderStale = false;
 	graph->verified = false;
 	graph->state = VX_GRAPH_STATE_UNVERIFIED;
 }

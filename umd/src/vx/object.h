@@ -355,6 +355,10 @@ struct _vx_graph : _vx_reference {
 	 * the context's handleSwaps they were last checked at. */
 	std::shared_ptr<const vdla::vx::MemoryGroups> memory;
 	uint64_t handleSwapsSeen = 0;
+	/* A handle swap made application buffers overlap differently: the
+	 * order and the writers are judged again before the next run (no
+	 * user callback runs for that; meta data did not change). */
+	bool orderStale = false;
 
 	std::thread worker;
 	bool scheduled = false;
