@@ -322,6 +322,47 @@ TEST_F(Node, ParameterQueryReportsKernelSignatureAndReference)
 	vxReleaseKernel(&kernel);
 }
 
+TEST_F(Node, ParameterMetaFormatDescribesTheBoundObject)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_tensor out;
+	vx_node node = copyNode(graph, kernel, nullptr, &out);
+	const vx_uint32 before = references();
+
+	/* A node's parameter: the meta data of the tensor bound to it. */
+	vx_parameter parameter = vxGetParameterByIndex(node, 1);
+	vx_meta_format meta = nullptr;
+	ASSERT_EQ(vxQueryParameter(parameter, VX_PARAMETER_META_FORMAT, &meta, sizeof(meta)),
+		VX_SUCCESS);
+	ASSERT_EQ(vxGetStatus(ref(meta)), VX_SUCCESS);
+	vx_size rank = 0, dims[6] = {};
+	vx_enum type = VX_TYPE_INVALID;
+	vx_size expectedRank = 0, expectedDims[6] = {};
+	vxQueryTensor(out, VX_TENSOR_NUMBER_OF_DIMS, &expectedRank, sizeof(expectedRank));
+	vxQueryTensor(out, VX_TENSOR_DIMS, expectedDims, expectedRank * sizeof(vx_size));
+	ASSERT_EQ(vxQueryMetaFormatAttribute(meta, VX_TENSOR_NUMBER_OF_DIMS, &rank, sizeof(rank)),
+		VX_SUCCESS);
+	ASSERT_EQ(rank, expectedRank);
+	vxQueryMetaFormatAttribute(meta, VX_TENSOR_DIMS, dims, rank * sizeof(vx_size));
+	vxQueryMetaFormatAttribute(meta, VX_TENSOR_DATA_TYPE, &type, sizeof(type));
+	EXPECT_EQ(std::vector<vx_size>(dims, dims + rank),
+		std::vector<vx_size>(expectedDims, expectedDims + rank));
+	EXPECT_EQ(type, VX_TYPE_FLOAT32);
+	EXPECT_EQ(vxQueryParameter(parameter, VX_PARAMETER_META_FORMAT, &meta, 1),
+		VX_ERROR_INVALID_PARAMETERS);
+
+	/* The caller owns the meta format: releasing it leaves no object behind. */
+	vxReleaseReference(reinterpret_cast<vx_reference *>(&meta));
+	vxReleaseParameter(&parameter);
+	EXPECT_EQ(references(), before);
+
+	vxReleaseTensor(&out);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
 TEST_F(Node, QueryReportsParameterCount)
 {
 	vx_kernel kernel = addCopyKernel(context);

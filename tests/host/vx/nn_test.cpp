@@ -574,25 +574,44 @@ TEST_F(ConvolutionLayer, OutputPositionAboveTheProductShiftsLeft)
 
 TEST_F(ConvolutionLayer, GenericNodeTakesTheDocumentedParameterNumbering)
 {
+	/* vx_khr_nn.h: inputs #0, weights #1, biases #2, the settings as one
+	 * VX_TYPE_NN_CONVOLUTION_PARAMS scalar #3, outputs #4. */
 	vx_tensor in = tensor(VX_TYPE_INT8, { 3, 3, 1 }, 0, { 1, 2, 3, 4, 5, 6, 7, 8, 9 });
 	vx_tensor weights = tensor(VX_TYPE_INT8, { 3, 3, 1, 1 }, 0, Values(9, 1));
 	vx_tensor out = tensor(VX_TYPE_INT8, { 2, 2, 1 });
-	const vx_size one = 1, zero = 0;
-	const vx_enum overflow = kSaturate, rounding = kZero, sizeRounding = kFloor;
+	vx_nn_convolution_params_t params = convParams();
+	params.padding_x = 1;
+	params.padding_y = 1;
+	vx_scalar settings = vxCreateScalarWithSize(
+		context, VX_TYPE_NN_CONVOLUTION_PARAMS, &params, sizeof(params));
+	ASSERT_EQ(vxGetStatus(ref(settings)), VX_SUCCESS);
+	vx_enum type = VX_TYPE_INVALID;
+	vxQueryScalar(settings, VX_SCALAR_TYPE, &type, sizeof(type));
+	EXPECT_EQ(type, VX_TYPE_NN_CONVOLUTION_PARAMS);
 	vx_kernel kernel = vxGetKernelByEnum(context, VX_KERNEL_CONVOLUTION_LAYER);
 	vx_node node = keep(vxCreateGenericNode(graph, kernel));
-	const vx_reference parameters[] = { ref(in), ref(weights), nullptr,
-		ref(scalar(VX_TYPE_SIZE, &one)), ref(scalar(VX_TYPE_SIZE, &one)),
-		ref(scalar(VX_TYPE_ENUM, &overflow)), ref(scalar(VX_TYPE_ENUM, &rounding)),
-		ref(scalar(VX_TYPE_ENUM, &sizeRounding)), ref(scalar(VX_TYPE_SIZE, &zero)),
-		ref(scalar(VX_TYPE_SIZE, &zero)), ref(out) };
-	for (vx_uint32 i = 0; i < 11; i++)
+	const vx_reference parameters[]
+		= { ref(in), ref(weights), nullptr, ref(settings), ref(out) };
+	for (vx_uint32 i = 0; i < 5; i++)
 		EXPECT_EQ(vxSetParameterByIndex(node, i, parameters[i]), VX_SUCCESS) << i;
 	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 	EXPECT_EQ(read(out), Values({ 12, 16, 24, 28 }));
-	for (vx_scalar &s : scalars)
-		vxReleaseScalar(&s);
+	vxReleaseScalar(&settings);
 	vxReleaseKernel(&kernel);
+}
+
+TEST_F(ConvolutionLayer, SettingsScalarOfAnotherSizeIsRefused)
+{
+	const vx_nn_convolution_params_t params = convParams();
+	vx_scalar settings = vxCreateScalarWithSize(
+		context, VX_TYPE_NN_CONVOLUTION_PARAMS, &params, sizeof(params) - 8);
+	EXPECT_EQ(vxGetStatus(ref(settings)), VX_ERROR_INVALID_TYPE);
+	settings = vxCreateScalar(context, VX_TYPE_NN_CONVOLUTION_PARAMS, &params);
+	ASSERT_EQ(vxGetStatus(ref(settings)), VX_SUCCESS);
+	vx_nn_convolution_params_t back{};
+	ASSERT_EQ(vxCopyScalar(settings, &back, VX_READ_ONLY, VX_MEMORY_TYPE_HOST), VX_SUCCESS);
+	EXPECT_EQ(back.down_scale_size_rounding, params.down_scale_size_rounding);
+	vxReleaseScalar(&settings);
 }
 
 TEST_F(ConvolutionLayer, ScalarOfTheWrongTypeIsInvalidType)
@@ -1350,7 +1369,7 @@ TEST_P(NnKernels, FoundByEnumAndByName)
 
 INSTANTIATE_TEST_SUITE_P(NnKernels, NnKernels,
 	::testing::Values(KernelCase{ VX_KERNEL_CONVOLUTION_LAYER,
-				  "org.khronos.nn_extension.convolution_layer", 11 },
+				  "org.khronos.nn_extension.convolution_layer", 5 },
 		KernelCase{ VX_KERNEL_FULLY_CONNECTED_LAYER,
 			"org.khronos.nn_extension.fully_connected_layer", 6 },
 		KernelCase{ VX_KERNEL_POOLING_LAYER, "org.khronos.nn_extension.pooling_layer", 8 },
@@ -1503,7 +1522,7 @@ TEST_F(NnTest, CpuLayersOfTwoGraphsRunAtTheSameTime)
 	const auto now = [] {
 		return vx_uint64(std::chrono::duration_cast<std::chrono::nanoseconds>(
 			std::chrono::steady_clock::now().time_since_epoch())
-				.count());
+					 .count());
 	};
 	ASSERT_EQ(vxScheduleGraph(graph), VX_SUCCESS);
 	/* Give the worker time to enter the convolution (checked below). */

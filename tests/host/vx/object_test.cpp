@@ -26,6 +26,15 @@ TEST_F(Context, ReportsVersionAndImplementation)
 	EXPECT_STREQ(name, "vdla");
 }
 
+TEST_F(Context, VendorIdIsTheOneForVendorsWithoutAnAssignedId)
+{
+	vx_uint16 vendor = 0;
+	ASSERT_EQ(
+		vxQueryContext(context, VX_CONTEXT_VENDOR_ID, &vendor, sizeof(vendor)), VX_SUCCESS);
+	EXPECT_EQ(vendor, VX_ID_DEFAULT);
+	EXPECT_EQ(vendor, 0xFFF) << "VX_ID_DEFAULT is VX_ID_MAX in OpenVX 1.3.1";
+}
+
 TEST_F(Context, AdvertisesTheNeuralNetworkExtension)
 {
 	vx_size size = 0;
@@ -190,6 +199,17 @@ TEST_F(Reference, NameCanBeSetAndQueried)
 	vxReleaseTensor(&tensor);
 }
 
+TEST_F(Reference, UnnamedReferenceHasTheEmptyName)
+{
+	vx_tensor tensor = makeTensor();
+	vx_char *name = nullptr;
+	ASSERT_EQ(
+		vxQueryReference(ref(tensor), VX_REFERENCE_NAME, &name, sizeof(name)), VX_SUCCESS);
+	ASSERT_NE(name, nullptr);
+	EXPECT_STREQ(name, "");
+	vxReleaseTensor(&tensor);
+}
+
 TEST_F(Reference, GetContextReturnsTheOwner)
 {
 	vx_tensor tensor = makeTensor();
@@ -238,6 +258,16 @@ TEST_F(Log, CallbackReceivesFormattedEntries)
 	vxAddLogEntry(ref(context), VX_FAILURE, "value %d", 42);
 	ASSERT_EQ(logged.size(), 1u);
 	EXPECT_EQ(logged[0], "value 42");
+}
+
+TEST_F(Log, SuccessEntriesAreIgnored)
+{
+	logged.clear();
+	vxRegisterLogCallback(context, recordLog, vx_false_e);
+	vxAddLogEntry(ref(context), VX_SUCCESS, "all is well");
+	vxAddLogEntry(ref(context), VX_ERROR_INVALID_VALUE, "bad value");
+	ASSERT_EQ(logged.size(), 1u);
+	EXPECT_EQ(logged[0], "bad value");
 }
 
 TEST_F(Log, NothingIsDeliveredWithoutCallback)
@@ -363,6 +393,42 @@ TEST_F(Tensor, CopyPatchOutsideTheTensorIsInvalidParameters)
 	EXPECT_EQ(vxCopyTensorPatch(
 			  tensor, 1, start, end, stride, buffer, VX_READ_ONLY, VX_MEMORY_TYPE_HOST),
 		VX_ERROR_INVALID_PARAMETERS);
+	vxReleaseTensor(&tensor);
+}
+
+TEST_F(Tensor, PatchOfTheLowerDimensionsOnlyUsesIndexZeroOfTheOthers)
+{
+	/* OpenVX: fewer dimensions than the tensor's name its lower ones;
+	 * none, or more than it has, is an error. */
+	vx_tensor tensor = makeTensor(VX_TYPE_INT16, { 3, 2, 2 });
+	const vx_int16 row[3] = { 7, 8, 9 };
+	vx_size start[] = { 0, 0, 0 }, end[] = { 3, 2, 2, 1 }, stride[] = { 2, 6, 12, 24 };
+	ASSERT_EQ(VX_SUCCESS,
+		vxCopyTensorPatch(tensor, 1, start, end, stride, const_cast<vx_int16 *>(row),
+			VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST));
+	vx_int16 whole[12] = {};
+	ASSERT_EQ(VX_SUCCESS,
+		vxCopyTensorPatch(
+			tensor, 3, start, end, stride, whole, VX_READ_ONLY, VX_MEMORY_TYPE_HOST));
+	const vx_int16 expected[12] = { 7, 8, 9 };
+	EXPECT_EQ(memcmp(whole, expected, sizeof(whole)), 0);
+
+	vx_map_id id;
+	void *ptr = nullptr;
+	vx_size mapped[2] = {};
+	ASSERT_EQ(VX_SUCCESS,
+		vxMapTensorPatch(tensor, 2, start, end, &id, mapped, &ptr, VX_READ_ONLY,
+			VX_MEMORY_TYPE_HOST));
+	EXPECT_EQ(mapped[1], 6u);
+	EXPECT_EQ(static_cast<vx_int16 *>(ptr)[2], 9);
+	ASSERT_EQ(VX_SUCCESS, vxUnmapTensorPatch(tensor, id));
+
+	EXPECT_EQ(VX_ERROR_INVALID_PARAMETERS,
+		vxCopyTensorPatch(
+			tensor, 0, start, end, stride, whole, VX_READ_ONLY, VX_MEMORY_TYPE_HOST));
+	EXPECT_EQ(VX_ERROR_INVALID_PARAMETERS,
+		vxCopyTensorPatch(
+			tensor, 4, start, end, stride, whole, VX_READ_ONLY, VX_MEMORY_TYPE_HOST));
 	vxReleaseTensor(&tensor);
 }
 

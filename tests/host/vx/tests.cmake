@@ -14,6 +14,7 @@ target_compile_options(vdla_vx_test_module PRIVATE ${VDLA_TEST_WARNINGS})
 
 add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/vx_test.cpp
+	${VDLA_VX_TEST_DIR}/abi_test.c
 	${VDLA_VX_TEST_DIR}/object_test.cpp
 	${VDLA_VX_TEST_DIR}/user_kernel_test.cpp
 	${VDLA_VX_TEST_DIR}/graph_test.cpp

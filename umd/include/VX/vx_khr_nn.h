@@ -85,8 +85,13 @@ enum vx_nn_activation_function_e {
 	= VX_ENUM_BASE(VX_ID_KHRONOS, VX_ENUM_NN_ACTIVATION_FUNCTION_TYPE) + 0x8,
 };
 
+/* Struct types of scalars (vxCreateScalarWithSize); the convolution
+ * layer kernel takes its settings as one VX_TYPE_NN_CONVOLUTION_PARAMS
+ * scalar, parameter #3. */
 enum vx_nn_type_e {
 	VX_TYPE_NN_CONVOLUTION_PARAMS = 0x025,
+	VX_TYPE_NN_DECONVOLUTION_PARAMS = 0x026,
+	VX_TYPE_NN_ROI_POOL_PARAMS = 0x027,
 };
 
 /* The scalar settings of vxConvolutionLayer. */
@@ -99,6 +104,23 @@ typedef struct _vx_nn_convolution_params_t {
 	vx_size dilation_x; /* zeros inserted between kernel taps; 0 is none */
 	vx_size dilation_y;
 } vx_nn_convolution_params_t;
+
+/* The settings of a deconvolution (declared for source compatibility; vdla
+ * has no deconvolution layer). */
+typedef struct _vx_nn_deconvolution_params_t {
+	vx_size padding_x; /* elements removed left and right of the output */
+	vx_size padding_y; /* elements removed above and below the output */
+	vx_enum overflow_policy; /* vx_convert_policy_e */
+	vx_enum rounding_policy; /* vx_round_policy_e */
+	vx_size a_x; /* picks one of the possible output widths */
+	vx_size a_y; /* picks one of the possible output heights */
+} vx_nn_deconvolution_params_t;
+
+/* The settings of an ROI pooling (declared for source compatibility; vdla
+ * has no ROI pooling layer). */
+typedef struct _vx_nn_roi_pool_params_t {
+	vx_enum pool_type; /* vx_nn_pooling_type_e; only VX_NN_POOLING_MAX */
+} vx_nn_roi_pool_params_t;
 
 /*
  * inputs [W, H, #IFM, (batch)], weights [KX, KY, #IFM, #OFM], biases [#OFM],

@@ -332,6 +332,8 @@ enum vx_parameter_attribute_e {
 	VX_PARAMETER_TYPE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x2,
 	VX_PARAMETER_STATE = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x3,
 	VX_PARAMETER_REF = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x4,
+	/* A new vx_meta_format describing the parameter (the caller releases it). */
+	VX_PARAMETER_META_FORMAT = VX_ATTRIBUTE_BASE(VX_ID_KHRONOS, VX_TYPE_PARAMETER) + 0x5,
 };
 
 enum vx_scalar_attribute_e {
@@ -439,6 +441,10 @@ typedef struct _vx_perf_t {
 	vx_uint64 max;
 } vx_perf_t;
 
+/* clang-format off */
+#define VX_PERF_INIT { 0ul, 0ul, 0ul, 0ul, 0ul, 0ul }
+/* clang-format on */
+
 #define VX_MAX_KERNEL_NAME (256)
 
 typedef struct _vx_kernel_info_t {
@@ -471,17 +477,89 @@ typedef struct _vx_imagepatch_addressing_t {
 	vx_uint32 scale_x;
 	vx_uint32 scale_y;
 	vx_uint32 step_x;
-	vx_uint32 step_y;
+	vx_uint16 step_y;
 	/* Stride in X in bits, for formats whose pixels are not whole bytes. */
 	vx_uint16 stride_x_bits;
 } vx_imagepatch_addressing_t;
 
+/* clang-format off */
 #define VX_IMAGEPATCH_ADDR_INIT { 0u, 0u, 0, 0, 0u, 0u, 0u, 0u, 0u }
+/* clang-format on */
 
 typedef struct _vx_coordinates2d_t {
 	vx_uint32 x;
 	vx_uint32 y;
 } vx_coordinates2d_t;
+
+typedef struct _vx_coordinates2df_t {
+	vx_float32 x;
+	vx_float32 y;
+} vx_coordinates2df_t;
+
+typedef struct _vx_coordinates3d_t {
+	vx_uint32 x;
+	vx_uint32 y;
+	vx_uint32 z;
+} vx_coordinates3d_t;
+
+/*
+ * The structures below belong to vision functions vdla does not implement
+ * (corner detection, Hough lines, HOG, matrix multiply); they are declared
+ * with their OpenVX 1.3.1 layout so that programs naming them compile.
+ */
+typedef struct _vx_keypoint_t {
+	vx_int32 x;
+	vx_int32 y;
+	vx_float32 strength; /* detector specific */
+	vx_float32 scale;
+	vx_float32 orientation;
+	vx_int32 tracking_status; /* 0: the point was lost */
+	vx_float32 error;
+} vx_keypoint_t;
+
+typedef struct _vx_line2d_t {
+	vx_float32 start_x;
+	vx_float32 start_y;
+	vx_float32 end_x;
+	vx_float32 end_y;
+} vx_line2d_t;
+
+typedef struct _vx_hough_lines_p_t {
+	vx_float32 rho; /* distance resolution, pixels */
+	vx_float32 theta; /* angle resolution, radians */
+	vx_int32 threshold; /* intersections needed for a line */
+	vx_int32 line_length; /* shortest accepted segment */
+	vx_int32 line_gap; /* longest gap joined within a line */
+	vx_float32 theta_max;
+	vx_float32 theta_min;
+} vx_hough_lines_p_t;
+
+typedef struct _vx_tensor_matrix_multiply_params_t {
+	vx_bool transpose_input1;
+	vx_bool transpose_input2;
+	vx_bool transpose_input3;
+} vx_tensor_matrix_multiply_params_t;
+
+typedef struct {
+	vx_int32 cell_width;
+	vx_int32 cell_height;
+	vx_int32 block_width;
+	vx_int32 block_height;
+	vx_int32 block_stride;
+	vx_int32 num_bins;
+	vx_int32 window_width;
+	vx_int32 window_height;
+	vx_int32 window_stride;
+	vx_float32 threshold; /* cap of a bin's L2 norm in block normalization */
+} vx_hog_t;
+
+/* Pyramid scale factors: one half, and the fourth root of one half (ORB). */
+#define VX_SCALE_PYRAMID_HALF (0.5f)
+#define VX_SCALE_PYRAMID_ORB ((vx_float32)0.8408964f)
+
+/* printf conversions for references and sizes. */
+#define VX_FMT_REF "%p"
+#define VX_FMT_SIZE "%zu"
 
 typedef union _vx_pixel_value_t {
 	vx_uint8 RGB[3];

@@ -80,9 +80,12 @@ bool isScalarType(vx_enum type)
 
 namespace vdla::vx {
 
-vx_status checkTensorView(vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end)
+vx_status checkTensorView(
+	vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end, bool lowerDims)
 {
-	if (!tensor->resolved() || numDims != tensor->dims.size() || !start || !end)
+	const bool rankFits = lowerDims ? numDims >= 1 && numDims <= tensor->dims.size()
+					: numDims == tensor->dims.size();
+	if (!tensor->resolved() || !rankFits || !start || !end)
 		return VX_ERROR_INVALID_PARAMETERS;
 	for (vx_size i = 0; i < numDims; i++) {
 		if (start[i] >= end[i] || end[i] > tensor->dims[i])
@@ -273,7 +276,7 @@ vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_s
 		return VX_ERROR_INVALID_REFERENCE;
 	vx_status status = checkAccessible(tensor->isVirtual, tensor->scope);
 	if (status == VX_SUCCESS)
-		status = checkTensorView(tensor, number_of_dims, view_start, view_end);
+		status = checkTensorView(tensor, number_of_dims, view_start, view_end, true);
 	if (status == VX_SUCCESS)
 		status = checkMemory(usage, user_memory_type, false);
 	if (status != VX_SUCCESS)
@@ -312,7 +315,7 @@ vx_status vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_si
 		return VX_ERROR_INVALID_REFERENCE;
 	vx_status status = checkAccessible(tensor->isVirtual, tensor->scope);
 	if (status == VX_SUCCESS)
-		status = checkTensorView(tensor, number_of_dims, view_start, view_end);
+		status = checkTensorView(tensor, number_of_dims, view_start, view_end, true);
 	if (status == VX_SUCCESS)
 		status = checkMemory(usage, viewer_memory_type, true);
 	if (status != VX_SUCCESS)

@@ -61,6 +61,55 @@ void _vx_parameter::teardown()
 	release(node, Count::Internal);
 }
 
+namespace {
+
+/* Fills @meta with the meta data of @exemplar, an object of its type. */
+vx_status describe(vx_meta_format meta, vx_reference exemplar)
+{
+	if (exemplar->type != meta->objectType)
+		return VX_ERROR_INVALID_TYPE;
+	if (exemplar->type == VX_TYPE_TENSOR) {
+		auto tensor = reinterpret_cast<vx_tensor>(exemplar);
+		meta->dims = tensor->dims;
+		meta->tensorType = tensor->dataType;
+		meta->fixedPointPosition = tensor->fixedPointPosition;
+		meta->fixedPointSet = true;
+		return VX_SUCCESS;
+	}
+	if (exemplar->type == VX_TYPE_SCALAR) {
+		meta->scalarType = reinterpret_cast<vx_scalar>(exemplar)->dataType;
+		return VX_SUCCESS;
+	}
+	if (exemplar->type == VX_TYPE_IMAGE) {
+		auto image = reinterpret_cast<vx_image>(exemplar);
+		meta->imageWidth = image->width;
+		meta->imageHeight = image->height;
+		meta->imageFormat = image->format;
+		return VX_SUCCESS;
+	}
+	return VX_ERROR_NOT_SUPPORTED;
+}
+
+/*
+ * VX_PARAMETER_META_FORMAT: a new meta format of the parameter's object
+ * type, describing the object a node's parameter is bound to (empty for a
+ * kernel's parameter or an unset one). The caller owns the reference.
+ */
+vx_meta_format parameterMeta(vx_parameter parameter)
+{
+	vx_reference bound
+		= parameter->node ? parameter->node->parameters[parameter->index] : nullptr;
+	const vx_enum type
+		= bound ? bound->type : parameter->kernel->parameters[parameter->index].type;
+	auto meta = new _vx_meta_format(parameter->context, type);
+	registerReference(meta, Count::External);
+	if (bound)
+		describe(meta, bound);
+	return meta;
+}
+
+} /* namespace */
+
 extern "C" {
 
 vx_kernel vxGetKernelByName(vx_context context, const vx_char *name)
@@ -263,6 +312,12 @@ vx_status vxQueryParameter(vx_parameter parameter, vx_enum attribute, void *ptr,
 			retain(ref, Count::External);
 		return status;
 	}
+	case VX_PARAMETER_META_FORMAT: {
+		if (size != sizeof(vx_meta_format) || !ptr)
+			return VX_ERROR_INVALID_PARAMETERS;
+		*static_cast<vx_meta_format *>(ptr) = parameterMeta(parameter);
+		return VX_SUCCESS;
+	}
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}
@@ -374,28 +429,7 @@ vx_status vxSetMetaFormatFromReference(vx_meta_format meta, vx_reference exempla
 	ApiLock lock(apiLock());
 	if (!isValid(meta, VX_TYPE_META_FORMAT) || !isValid(exemplar))
 		return VX_ERROR_INVALID_REFERENCE;
-	if (exemplar->type != meta->objectType)
-		return VX_ERROR_INVALID_TYPE;
-	if (exemplar->type == VX_TYPE_TENSOR) {
-		auto tensor = reinterpret_cast<vx_tensor>(exemplar);
-		meta->dims = tensor->dims;
-		meta->tensorType = tensor->dataType;
-		meta->fixedPointPosition = tensor->fixedPointPosition;
-		meta->fixedPointSet = true;
-		return VX_SUCCESS;
-	}
-	if (exemplar->type == VX_TYPE_SCALAR) {
-		meta->scalarType = reinterpret_cast<vx_scalar>(exemplar)->dataType;
-		return VX_SUCCESS;
-	}
-	if (exemplar->type == VX_TYPE_IMAGE) {
-		auto image = reinterpret_cast<vx_image>(exemplar);
-		meta->imageWidth = image->width;
-		meta->imageHeight = image->height;
-		meta->imageFormat = image->format;
-		return VX_SUCCESS;
-	}
-	return VX_ERROR_NOT_SUPPORTED;
+	return describe(meta, exemplar);
 }
 
 } /* extern "C" */

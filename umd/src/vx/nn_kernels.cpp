@@ -46,6 +46,10 @@ public:
 	vx_size size(vx_uint32 index) { return read<vx_size>(index, VX_TYPE_SIZE); }
 	vx_enum enumeration(vx_uint32 index) { return read<vx_enum>(index, VX_TYPE_ENUM); }
 	vx_float32 float32(vx_uint32 index) { return read<vx_float32>(index, VX_TYPE_FLOAT32); }
+	vx_nn_convolution_params_t convolutionParams(vx_uint32 index)
+	{
+		return read<vx_nn_convolution_params_t>(index, VX_TYPE_NN_CONVOLUTION_PARAMS);
+	}
 	vx_status status() const { return status_; }
 
 private:
@@ -181,16 +185,17 @@ vx_status resolveConvolution(const vx_reference parameters[], Resolved &resolved
 	conv.input = tensorAt(parameters, 0);
 	conv.weights = tensorAt(parameters, 1);
 	conv.bias = tensorAt(parameters, 2);
-	conv.padX = scalars.size(3);
-	conv.padY = scalars.size(4);
-	conv.overflow = scalars.enumeration(5);
-	conv.rounding = scalars.enumeration(6);
-	const vx_enum sizeRounding = scalars.enumeration(7);
-	conv.dilationX = scalars.size(8);
-	conv.dilationY = scalars.size(9);
-	conv.output = tensorAt(parameters, 10);
+	const vx_nn_convolution_params_t params = scalars.convolutionParams(3);
+	conv.output = tensorAt(parameters, 4);
 	if (scalars.status() != VX_SUCCESS)
 		return scalars.status();
+	conv.padX = params.padding_x;
+	conv.padY = params.padding_y;
+	conv.overflow = params.overflow_policy;
+	conv.rounding = params.rounding_policy;
+	const vx_enum sizeRounding = params.down_scale_size_rounding;
+	conv.dilationX = params.dilation_x;
+	conv.dilationY = params.dilation_y;
 	if (!isConvertPolicy(conv.overflow) || !isRoundPolicy(conv.rounding)
 		|| !isSizeRounding(sizeRounding))
 		return VX_ERROR_INVALID_VALUE;
@@ -414,8 +419,7 @@ const std::vector<LayerKernel> &layerKernels()
 {
 	static const std::vector<LayerKernel> kernels = {
 		{ "org.khronos.nn_extension.convolution_layer", VX_KERNEL_CONVOLUTION_LAYER,
-			{ kTensor, kTensor, kOptionalTensor, kScalar, kScalar, kScalar, kScalar,
-				kScalar, kScalar, kScalar, kOutput },
+			{ kTensor, kTensor, kOptionalTensor, kScalar, kOutput },
 			resolveConvolution },
 		{ "org.khronos.nn_extension.fully_connected_layer", VX_KERNEL_FULLY_CONNECTED_LAYER,
 			{ kTensor, kTensor, kOptionalTensor, kScalar, kScalar, kOutput },
@@ -525,6 +529,10 @@ public:
 	vx_reference size(vx_size value) { return make(VX_TYPE_SIZE, &value); }
 	vx_reference enumeration(vx_enum value) { return make(VX_TYPE_ENUM, &value); }
 	vx_reference float32(vx_float32 value) { return make(VX_TYPE_FLOAT32, &value); }
+	vx_reference convolutionParams(const vx_nn_convolution_params_t &value)
+	{
+		return make(VX_TYPE_NN_CONVOLUTION_PARAMS, &value);
+	}
 
 private:
 	vx_reference make(vx_enum type, const void *value)
@@ -610,16 +618,10 @@ vx_node vxConvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, 
 		return nullptr;
 	if (!convolution_params || size_of_convolution_params != sizeof(*convolution_params))
 		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
-	const vx_nn_convolution_params_t &params = *convolution_params;
 	ScalarArguments scalars(graph->context);
 	return createLayerNode(graph, VX_KERNEL_CONVOLUTION_LAYER,
 		{ asReference(inputs), asReference(weights), asReference(biases),
-			scalars.size(params.padding_x), scalars.size(params.padding_y),
-			scalars.enumeration(params.overflow_policy),
-			scalars.enumeration(params.rounding_policy),
-			scalars.enumeration(params.down_scale_size_rounding),
-			scalars.size(params.dilation_x), scalars.size(params.dilation_y),
-			asReference(outputs) });
+			scalars.convolutionParams(*convolution_params), asReference(outputs) });
 }
 
 vx_node vxFullyConnectedLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, vx_tensor biases,

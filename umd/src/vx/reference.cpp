@@ -6,6 +6,8 @@
 #include "image_layout.h"
 #include "tensor_layout.h"
 
+#include <VX/vx_khr_nn.h>
+
 #include <dlfcn.h>
 
 #include <cstdarg>
@@ -199,6 +201,8 @@ vx_size typeSize(vx_enum type)
 		return sizeof(vx_rectangle_t);
 	case VX_TYPE_COORDINATES2D:
 		return sizeof(vx_coordinates2d_t);
+	case VX_TYPE_NN_CONVOLUTION_PARAMS:
+		return sizeof(vx_nn_convolution_params_t);
 	default:
 		return 0;
 	}
@@ -395,8 +399,9 @@ vx_status vxQueryReference(vx_reference ref, vx_enum attribute, void *ptr, vx_si
 	case VX_REFERENCE_TYPE:
 		return writeAttribute<vx_enum>(ptr, size, ref->type);
 	case VX_REFERENCE_NAME:
-		return writeAttribute<const vx_char *>(
-			ptr, size, ref->name.empty() ? nullptr : ref->name.c_str());
+		/* An unnamed reference has the empty name, never NULL: programs
+		 * print it. */
+		return writeAttribute<const vx_char *>(ptr, size, ref->name.c_str());
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}
@@ -453,7 +458,8 @@ void vxAddLogEntry(vx_reference ref, vx_status status, const char *message, ...)
 	ApiLock lock(apiLock());
 	if (!message || (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR)))
 		return;
-	if (!logging(ref->context))
+	/* OpenVX: entries with VX_SUCCESS are ignored. */
+	if (status == VX_SUCCESS || !logging(ref->context))
 		return;
 
 	char text[VX_MAX_LOG_MESSAGE_LEN];

@@ -21,10 +21,14 @@ namespace vdla::vx {
 vx_tensor newTensor(vx_context context, vx_size numDims, const vx_size *dims, vx_enum dataType,
 	vx_int8 fixedPointPosition);
 
-/* Whether [start, end) is a non-empty box of @tensor with its rank
- * (VX_ERROR_INVALID_PARAMETERS otherwise). */
-vx_status checkTensorView(
-	vx_tensor tensor, vx_size numDims, const vx_size *start, const vx_size *end);
+/*
+ * Whether [start, end) is a non-empty box of @tensor with its rank, or with
+ * @lowerDims of any rank from 1 up (the patch then covers the first numDims
+ * dimensions at index 0 of the others, as vxCopyTensorPatch and
+ * vxMapTensorPatch allow). VX_ERROR_INVALID_PARAMETERS otherwise.
+ */
+vx_status checkTensorView(vx_tensor tensor, vx_size numDims, const vx_size *start,
+	const vx_size *end, bool lowerDims = false);
 
 /* The tensor owning @tensor's memory: its root, else itself. */
 vx_tensor memoryOwner(vx_tensor tensor);
