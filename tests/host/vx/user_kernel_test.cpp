@@ -170,7 +170,14 @@ TEST_F(Registration, RemoveBaseKernelIsInvalidParameters)
 
 TEST_F(Registration, RemoveUnfinalizedKernelSucceeds)
 {
+	const vx_uint32 before = references();
 	vx_kernel kernel = addTwoParameterKernel(context, "vdla.test.two");
+	ASSERT_EQ(references(), before + 1);
+	EXPECT_EQ(vxRemoveKernel(kernel), VX_SUCCESS);
+	/* Released, and its name is free for a new kernel. */
+	EXPECT_EQ(references(), before);
+	kernel = addTwoParameterKernel(context, "vdla.test.two");
+	EXPECT_EQ(vxGetStatus(ref(kernel)), VX_SUCCESS);
 	EXPECT_EQ(vxRemoveKernel(kernel), VX_SUCCESS);
 }
 
@@ -400,6 +407,37 @@ TEST_F(LocalDataGraph, DeinitMayNotReplaceImplementationAllocatedPointer)
 	vxReleaseNode(&node);
 	vxReleaseGraph(&graph);
 	EXPECT_NE(probe().deinitSetStatus, VX_SUCCESS);
+}
+
+TEST_F(LocalDataGraph, DeinitMayNotReplaceThePointerAllocatedForTheSizeInitSet)
+{
+	/* Kernel size 0; init sets only a size, so the implementation allocates
+	 * the buffer (step 4) and owns the pointer. */
+	probe().initSetsSize = 24;
+	probe().deinitSetsPtr = true;
+	build(0);
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	EXPECT_NE(probe().deinitSetStatus, VX_SUCCESS);
+}
+
+TEST_F(LocalDataGraph, ImplementationAllocatedLocalDataIsNotKeptAcrossVerifications)
+{
+	/* Contents are not promised between executions; vdla gives a fresh
+	 * zero-filled buffer at each verification and keeps it while the graph
+	 * stays verified. */
+	probe().duringRun = [] {
+		auto bytes = static_cast<uint8_t *>(probe().ptrAtRun);
+		for (vx_size i = 0; i < probe().sizeAtRun; i++)
+			EXPECT_EQ(bytes[i], 0) << "byte " << i;
+		memset(bytes, 0xA5, probe().sizeAtRun);
+	};
+	build(64);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	ASSERT_EQ(probe().sizeAtRun, 64u);
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 }
 
 TEST_F(LocalDataGraph, DeinitMaySetPointerItsInitSet)
@@ -733,22 +771,147 @@ vx_status VX_CALLBACK fullRectangle(
 }
 } /* namespace */
 
-TEST_F(Meta, ValidRectangleCallbackIsAccepted)
+TEST_F(Meta, ValidRectangleCallbackOnATensorOutputIsInvalidType)
 {
+	/* Valid rectangles belong to images (image_test.cpp ValidRectangle.*);
+	 * an attribute of another object type is VX_ERROR_INVALID_TYPE. */
 	vx_kernel_image_valid_rectangle_f readBack = nullptr;
-	vx_status status = VX_FAILURE;
+	vx_status set = VX_FAILURE, query = VX_FAILURE;
 	probe().validator = [&](const vx_reference *parameters, vx_meta_format *metas) {
 		vx_kernel_image_valid_rectangle_f callback = fullRectangle;
-		status = vxSetMetaFormatAttribute(
+		set = vxSetMetaFormatAttribute(
 			metas[1], VX_VALID_RECT_CALLBACK, &callback, sizeof(callback));
-		vxQueryMetaFormatAttribute(
+		query = vxQueryMetaFormatAttribute(
 			metas[1], VX_VALID_RECT_CALLBACK, &readBack, sizeof(readBack));
 		return vxSetMetaFormatFromReference(metas[1], parameters[0]);
 	};
 	build(0);
 	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
-	EXPECT_EQ(status, VX_SUCCESS);
-	EXPECT_EQ(readBack, fullRectangle);
+	EXPECT_EQ(set, VX_ERROR_INVALID_TYPE);
+	EXPECT_EQ(query, VX_ERROR_INVALID_TYPE);
+	EXPECT_EQ(readBack, nullptr);
+}
+
+namespace {
+
+/* How often validateSplit ran, and the meta formats it was given. */
+struct SplitProbe {
+	int validations = 0;
+	bool inputHadMeta = true;
+	bool outputsHadMetas = false;
+	vx_size secondRank = 2;
+};
+SplitProbe split;
+
+/* in -> out0 (same as in) and out1 (an INT8 vector of 3 at position 2,
+ * described attribute by attribute). */
+vx_status VX_CALLBACK validateSplit(
+	vx_node, const vx_reference parameters[], vx_uint32, vx_meta_format metas[])
+{
+	split.validations++;
+	split.inputHadMeta = metas[0] != nullptr;
+	split.outputsHadMetas = metas[1] && metas[2];
+	const vx_enum type = VX_TYPE_INT8;
+	const vx_int8 position = 2;
+	const vx_size three = 3;
+	vx_status status = vxSetMetaFormatFromReference(metas[1], parameters[0]);
+	if (status == VX_SUCCESS)
+		status = vxSetMetaFormatAttribute(
+			metas[2], VX_TENSOR_NUMBER_OF_DIMS, &split.secondRank, sizeof(vx_size));
+	if (status == VX_SUCCESS && split.secondRank == 1)
+		status = vxSetMetaFormatAttribute(metas[2], VX_TENSOR_DIMS, &three, sizeof(three));
+	if (status == VX_SUCCESS)
+		status = vxSetMetaFormatAttribute(
+			metas[2], VX_TENSOR_DATA_TYPE, &type, sizeof(type));
+	if (status == VX_SUCCESS)
+		status = vxSetMetaFormatAttribute(
+			metas[2], VX_TENSOR_FIXED_POINT_POSITION, &position, sizeof(position));
+	return status;
+}
+
+vx_status VX_CALLBACK runSplit(vx_node, const vx_reference *, vx_uint32)
+{
+	return VX_SUCCESS;
+}
+
+} /* namespace */
+
+class MetaOutputs : public VxTest
+{
+protected:
+	void SetUp() override
+	{
+		VxTest::SetUp();
+		split = SplitProbe{};
+		kernel = vxAddUserKernel(context, "vdla.test.split",
+			VX_KERNEL_BASE(VX_ID_USER, 0) + 9, runSplit, 3, validateSplit, nullptr,
+			nullptr);
+		vxAddParameterToKernel(
+			kernel, 0, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED);
+		vxAddParameterToKernel(
+			kernel, 1, VX_OUTPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED);
+		vxAddParameterToKernel(
+			kernel, 2, VX_OUTPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED);
+		ASSERT_EQ(vxFinalizeKernel(kernel), VX_SUCCESS);
+		graph = vxCreateGraph(context);
+		in = makeTensor(VX_TYPE_INT16, { 4, 2 }, 3);
+		first = vxCreateVirtualTensor(graph, 0, nullptr, VX_TYPE_INVALID, 0);
+		second = vxCreateVirtualTensor(graph, 0, nullptr, VX_TYPE_INVALID, 0);
+		vx_node node = vxCreateGenericNode(graph, kernel);
+		vxSetParameterByIndex(node, 0, ref(in));
+		vxSetParameterByIndex(node, 1, ref(first));
+		vxSetParameterByIndex(node, 2, ref(second));
+		vxReleaseNode(&node);
+	}
+	void TearDown() override
+	{
+		vxReleaseTensor(&in);
+		vxReleaseTensor(&first);
+		vxReleaseTensor(&second);
+		vxReleaseGraph(&graph);
+		vxRemoveKernel(kernel);
+		VxTest::TearDown();
+	}
+	std::vector<vx_size> dims(vx_tensor tensor)
+	{
+		vx_size count = 0, values[6] = {};
+		vxQueryTensor(tensor, VX_TENSOR_NUMBER_OF_DIMS, &count, sizeof(count));
+		vxQueryTensor(tensor, VX_TENSOR_DIMS, values, count * sizeof(vx_size));
+		return std::vector<vx_size>(values, values + count);
+	}
+	vx_kernel kernel = nullptr;
+	vx_graph graph = nullptr;
+	vx_tensor in = nullptr, first = nullptr, second = nullptr;
+};
+
+TEST_F(MetaOutputs, ValidateRunsOnceForTheWholeSetWithAMetaAtEachOutputIndex)
+{
+	split.secondRank = 1;
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(split.validations, 1);
+	EXPECT_FALSE(split.inputHadMeta) << "metas are given for outputs only";
+	EXPECT_TRUE(split.outputsHadMetas);
+	EXPECT_EQ(dims(first), (std::vector<vx_size>{ 4, 2 }));
+}
+
+TEST_F(MetaOutputs, VirtualOutputIsCreatedFromMetaAttributes)
+{
+	split.secondRank = 1;
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(dims(second), (std::vector<vx_size>{ 3 }));
+	vx_enum type = VX_TYPE_INVALID;
+	vx_int8 position = 0;
+	vxQueryTensor(second, VX_TENSOR_DATA_TYPE, &type, sizeof(type));
+	vxQueryTensor(second, VX_TENSOR_FIXED_POINT_POSITION, &position, sizeof(position));
+	EXPECT_EQ(type, VX_TYPE_INT8);
+	EXPECT_EQ(position, 2);
+}
+
+TEST_F(MetaOutputs, RankWithoutExtentsCannotCreateAVirtualOutput)
+{
+	/* NUMBER_OF_DIMS alone leaves the extents unknown (0). */
+	split.secondRank = 2;
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_INVALID_PARAMETERS);
 }
 
 TEST_F(Meta, SetFromReferenceOfOtherObjectTypeIsInvalidType)

@@ -119,7 +119,9 @@ vx_status checkParameters(vx_graph graph)
 vx_status applyTensorMeta(vx_meta_format meta, vx_tensor tensor)
 {
 	if (tensor->isVirtual && !tensor->specifiedAtCreation) {
-		if (meta->dims.empty() || !isTensorType(meta->tensorType))
+		/* A validator that set the rank but not every extent leaves 0s. */
+		if (meta->dims.empty() || !isTensorType(meta->tensorType)
+			|| std::find(meta->dims.begin(), meta->dims.end(), 0) != meta->dims.end())
 			return VX_ERROR_INVALID_PARAMETERS;
 		tensor->dims = meta->dims;
 		tensor->dataType = meta->tensorType;

@@ -340,8 +340,11 @@ vx_status vxSetMetaFormatAttribute(
 	if (!isValid(meta, VX_TYPE_META_FORMAT))
 		return VX_ERROR_INVALID_REFERENCE;
 
+	/* Valid rectangles are images' (vdla has no pyramids). */
 	if (attribute == VX_VALID_RECT_CALLBACK)
-		return readAttribute(ptr, size, meta->validRectangle);
+		return meta->objectType == VX_TYPE_IMAGE
+			? readAttribute(ptr, size, meta->validRectangle)
+			: VX_ERROR_INVALID_TYPE;
 
 	vx_enum objectType = metaAttributeObject(attribute);
 	if (objectType == VX_TYPE_INVALID)
@@ -394,7 +397,9 @@ vx_status vxQueryMetaFormatAttribute(
 	if (!isValid(meta, VX_TYPE_META_FORMAT))
 		return VX_ERROR_INVALID_REFERENCE;
 	if (attribute == VX_VALID_RECT_CALLBACK)
-		return writeAttribute(ptr, size, meta->validRectangle);
+		return meta->objectType == VX_TYPE_IMAGE
+			? writeAttribute(ptr, size, meta->validRectangle)
+			: VX_ERROR_INVALID_TYPE;
 	vx_enum objectType = metaAttributeObject(attribute);
 	if (objectType != VX_TYPE_INVALID && objectType != meta->objectType)
 		return VX_ERROR_INVALID_TYPE;
