@@ -913,7 +913,7 @@ TEST_F(PoolingLayer, CeilModeAverageLeavesOutPositionsBeyondPadding)
 	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 	EXPECT_EQ(read(avg), Values({ 3, 9, 6 }));
 	EXPECT_EQ(read(max), Values({ 6, 12, 12 }));
-	const auto &pooling = std::get<nn::Pooling>(*nn::describeLayer(node));
+	const nn::Pooling pooling = std::get<nn::Pooling>(*nn::describeLayer(node));
 	EXPECT_EQ(pooling.strideX, 2u);
 	EXPECT_EQ(pooling.strideY, 1u);
 	EXPECT_TRUE(pooling.ceil);
