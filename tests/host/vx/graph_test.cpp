@@ -167,6 +167,47 @@ TEST_F(Execution, ScheduleReturnsBeforeTheKernelFinishes)
 	vxReleaseKernel(&kernel);
 }
 
+TEST_F(Execution, RebindingToAnotherObjectOfTheSameMetaDataReordersTheGraph)
+{
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_tensor in, out, source, middle;
+	vx_node reader = copyNode(graph, kernel, &in, &out);
+	vx_node writer = copyNode(graph, kernel, &source, &middle);
+	const vx_size start[] = { 0, 0 }, end[] = { 4, 2 }, stride[] = { 4, 16 };
+	auto fill = [&](vx_tensor tensor, float value) {
+		std::vector<float> values(8, value);
+		ASSERT_EQ(vxCopyTensorPatch(tensor, 2, start, end, stride, values.data(),
+				  VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST),
+			VX_SUCCESS);
+	};
+	auto first = [&](vx_tensor tensor) {
+		std::vector<float> values(8);
+		vxCopyTensorPatch(tensor, 2, start, end, stride, values.data(), VX_READ_ONLY,
+			VX_MEMORY_TYPE_HOST);
+		return values[0];
+	};
+	fill(source, 1);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+
+	/* The reader, added first, now reads what the writer writes: same
+	 * meta data, so the graph stays verified, but the writer runs first. */
+	ASSERT_EQ(vxSetParameterByIndex(reader, 0, ref(middle)), VX_SUCCESS);
+	EXPECT_EQ(vxIsGraphVerified(graph), vx_true_e);
+	fill(source, 2);
+	probe().events.clear();
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(first(out), 2.0f) << "the reader ran before the writer";
+	EXPECT_EQ(probe().events, (std::vector<std::string>{ "run", "run" }));
+
+	for (vx_tensor *tensor : { &in, &out, &source, &middle })
+		vxReleaseTensor(tensor);
+	vxReleaseNode(&reader);
+	vxReleaseNode(&writer);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
 TEST_F(Execution, WaitWithoutScheduleFails)
 {
 	vx_graph graph = vxCreateGraph(context);

@@ -232,6 +232,14 @@ vx_status verifyNode(vx_node node)
 	return VX_SUCCESS;
 }
 
+/* Groups the graph's application memory as its objects are now, for
+ * orderNodes() and Plan::build() to share. */
+void groupMemory(vx_graph graph)
+{
+	graph->memory = std::make_shared<const MemoryGroups>(graph);
+	graph->handleSwapsSeen = graph->context->handleSwaps;
+}
+
 vx_status verify(vx_graph graph)
 {
 	if (graph->scheduled)
@@ -239,8 +247,10 @@ vx_status verify(vx_graph graph)
 	markUnverified(graph);
 
 	vx_status status = checkParameters(graph);
-	if (status == VX_SUCCESS)
+	if (status == VX_SUCCESS) {
+		groupMemory(graph);
 		status = orderNodes(graph);
+	}
 	if (status != VX_SUCCESS) {
 		log(graph, status, "graph verification failed");
 		return status;
@@ -349,22 +359,25 @@ vx_status prepare(vx_graph graph)
 	vx_status status = VX_SUCCESS;
 	if (!graph->verified) {
 		status = verify(graph);
-	} else if (graph->orderStale) {
-		/* Until the order succeeds, every run tries again (and fails):
-		 * a later swap may undo the overlap. */
-		status = orderNodes(graph);
-		if (status != VX_SUCCESS) {
-			log(graph, status, "the swapped handles make the graph invalid");
-			return status;
+	} else {
+		if (graph->orderStale) {
+			/* Until the order succeeds, every run tries again (and
+			 * fails): a later swap may undo the overlap. */
+			groupMemory(graph);
+			status = orderNodes(graph);
+			if (status != VX_SUCCESS) {
+				log(graph, status, "the graph's objects make it invalid now");
+				return status;
+			}
+			graph->orderStale = false;
+			graph->planStale = true;
 		}
-		graph->orderStale = false;
-		status = dla::Plan::build(graph, graph->plan);
-		graph->planStale = status != VX_SUCCESS;
-	} else if (graph->planStale || (graph->plan && graph->plan->copiedValuesChanged())) {
 		/* Until a build succeeds, every run tries again (and fails)
 		 * rather than running without tasks. */
-		status = dla::Plan::build(graph, graph->plan);
-		graph->planStale = status != VX_SUCCESS;
+		if (graph->planStale || (graph->plan && graph->plan->copiedValuesChanged())) {
+			status = dla::Plan::build(graph, graph->plan);
+			graph->planStale = status != VX_SUCCESS;
+		}
 	}
 	if (status != VX_SUCCESS)
 		return status;
@@ -416,8 +429,6 @@ vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &run
 		vx_node producer;
 	};
 	std::map<vx_reference, std::vector<Output>> outputs;
-	graph->memory = std::make_shared<const MemoryGroups>(graph);
-	graph->handleSwapsSeen = graph->context->handleSwaps;
 	const MemoryGroups &groups = *graph->memory;
 	for (vx_node node : graph->nodes) {
 		for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
@@ -704,10 +715,15 @@ vx_status vxSetParameterByIndex(vx_node node, vx_uint32 index, vx_reference valu
 	vx_reference old = node->parameters[index];
 	/* Rebinding to an object with other meta data, to or from NULL,
 	 * needs the node verified again. */
-	if (!old || !value || !sameMetaData(old, value))
+	if (!old || !value || !sameMetaData(old, value)) {
 		markUnverified(node->graph);
-	else if (old != value && node->onDla)
-		node->graph->planStale = true;
+	} else if (old != value) {
+		/* Verified still, but the order, the writers and the DLA tasks
+		 * were judged on the old object (whose memory groups must not
+		 * outlive it). */
+		node->graph->memory.reset();
+		node->graph->orderStale = true;
+	}
 	retain(value, Count::Internal);
 	node->parameters[index] = value;
 	release(old, Count::Internal);

@@ -348,16 +348,19 @@ struct _vx_graph : _vx_reference {
 	/* How verification lowered the graph: the DLA tasks and the CPU
 	 * nodes between them (null when every node runs on the CPU). */
 	std::shared_ptr<vdla::vx::dla::Plan> plan;
-	/* A DLA node got another object of the same meta data: the graph
-	 * stays verified, but its tasks name the old buffers. */
+	/* The DLA tasks name buffers or values that changed since they were
+	 * built: rebuilt before the next run. */
 	bool planStale = false;
 	/* The memory groups the order was computed on (orderNodes()), and
-	 * the context's handleSwaps they were last checked at. */
+	 * the context's handleSwaps they were last checked at; null while
+	 * orderStale after a rebinding (they may name a released object). */
 	std::shared_ptr<const vdla::vx::MemoryGroups> memory;
 	uint64_t handleSwapsSeen = 0;
-	/* A handle swap made application buffers overlap differently: the
-	 * order and the writers are judged again before the next run (no
-	 * user callback runs for that; meta data did not change). */
+	/* A parameter was rebound to another object of the same meta data,
+	 * or a handle swap made application buffers overlap differently: the
+	 * order, the writers and the DLA tasks are judged again before the
+	 * next run. No user callback runs for that (meta data did not change,
+	 * so the graph stays verified). */
 	bool orderStale = false;
 
 	std::thread worker;
@@ -478,7 +481,8 @@ private:
 void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 duration);
 void detachNode(vx_node node);
 /*
- * Sets graph->order so that every producer runs before its consumers,
+ * Sets graph->order, from the memory groups in graph->memory, so that
+ * every producer runs before its consumers,
  * keeping nodes of one run (runOf: e.g. DLA or CPU) together where the
  * dependencies allow, so that they make fewer steps. Errors:
  * VX_ERROR_MULTIPLE_WRITERS, VX_ERROR_INVALID_GRAPH (a cycle).
