@@ -538,6 +538,28 @@ vx_kernel scalarKernel(
 
 } /* namespace */
 
+TEST_F(Node, ParameterMetaFormatOfAnElementTypeParameterDescribesAScalar)
+{
+	/* A scalar parameter may be declared by its element type. */
+	vx_kernel kernel = vxAddUserKernel(context, "vdla.test.int_parameter",
+		VX_KERNEL_BASE(VX_ID_USER, 0) + 40, runSink, 1, validateScalars, nullptr, nullptr);
+	ASSERT_EQ(vxAddParameterToKernel(
+			  kernel, 0, VX_INPUT, VX_TYPE_UINT32, VX_PARAMETER_STATE_REQUIRED),
+		VX_SUCCESS);
+	ASSERT_EQ(vxFinalizeKernel(kernel), VX_SUCCESS);
+	vx_parameter parameter = vxGetKernelParameterByIndex(kernel, 0);
+	vx_meta_format meta = nullptr;
+	ASSERT_EQ(vxQueryParameter(parameter, VX_PARAMETER_META_FORMAT, &meta, sizeof(meta)),
+		VX_SUCCESS);
+	vx_enum type = VX_TYPE_UINT32;
+	EXPECT_EQ(
+		vxQueryMetaFormatAttribute(meta, VX_SCALAR_TYPE, &type, sizeof(type)), VX_SUCCESS);
+	EXPECT_EQ(type, VX_TYPE_INVALID) << "unbound: nothing described yet";
+	vxReleaseReference(reinterpret_cast<vx_reference *>(&meta));
+	vxReleaseParameter(&parameter);
+	EXPECT_EQ(vxRemoveKernel(kernel), VX_SUCCESS);
+}
+
 TEST_F(Execution, VirtualScalarCarriesAValueFromProducerToConsumer)
 {
 	sunk().clear();

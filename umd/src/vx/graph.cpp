@@ -153,14 +153,6 @@ vx_status applyMeta(vx_meta_format meta, vx_reference ref)
 	return VX_SUCCESS;
 }
 
-vx_enum metaObjectType(vx_node node, vx_uint32 index)
-{
-	if (vx_reference ref = node->parameters[index])
-		return ref->type;
-	vx_enum type = declared(node, index).type;
-	return type < VX_TYPE_KHRONOS_OBJECT_START ? VX_TYPE_SCALAR : type;
-}
-
 vx_status validateNode(vx_node node)
 {
 	vx_kernel kernel = node->kernel;
@@ -170,7 +162,8 @@ vx_status validateNode(vx_node node)
 	for (vx_uint32 i = 0; i < count; i++) {
 		if (declared(node, i).direction != VX_OUTPUT)
 			continue;
-		metas[i] = new _vx_meta_format(node->context, metaObjectType(node, i));
+		metas[i] = new _vx_meta_format(node->context,
+			parameterObjectType(declared(node, i).type, node->parameters[i]));
 		registerReference(metas[i], Count::Internal);
 	}
 

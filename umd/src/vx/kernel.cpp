@@ -99,9 +99,8 @@ vx_meta_format parameterMeta(vx_parameter parameter)
 {
 	vx_reference bound
 		= parameter->node ? parameter->node->parameters[parameter->index] : nullptr;
-	const vx_enum type
-		= bound ? bound->type : parameter->kernel->parameters[parameter->index].type;
-	auto meta = new _vx_meta_format(parameter->context, type);
+	auto meta = new _vx_meta_format(parameter->context,
+		parameterObjectType(parameter->kernel->parameters[parameter->index].type, bound));
 	registerReference(meta, Count::External);
 	if (bound)
 		describe(meta, bound);

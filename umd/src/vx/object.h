@@ -430,6 +430,9 @@ bool sameMetaData(vx_reference a, vx_reference b);
 vx_status readBorder(const void *ptr, vx_size size, vx_border_t &border);
 /* Whether ref may be bound to a kernel parameter declared with type. */
 bool matchesParameterType(vx_enum type, vx_reference ref);
+/* The object type a meta format of a parameter describes: that of the
+ * object @bound to it, else the declared one (a scalar for element types). */
+vx_enum parameterObjectType(vx_enum declaredType, vx_reference bound);
 
 /* Images in graphs (image.cpp). */
 /* Checks an image output against its meta format, or completes a virtual

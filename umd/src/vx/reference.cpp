@@ -275,6 +275,13 @@ bool matchesParameterType(vx_enum type, vx_reference ref)
 		&& reinterpret_cast<vx_scalar>(ref)->dataType == type;
 }
 
+vx_enum parameterObjectType(vx_enum declaredType, vx_reference bound)
+{
+	if (bound)
+		return bound->type;
+	return declaredType < VX_TYPE_KHRONOS_OBJECT_START ? VX_TYPE_SCALAR : declaredType;
+}
+
 vx_reference memoryOwnerOf(vx_reference ref)
 {
 	if (ref->type == VX_TYPE_IMAGE)
