@@ -817,7 +817,7 @@ SdpOp convolutionSdp(vx_tensor output, const Tensor &dst, const IntegerOutput &i
 	sdp.dst = dst;
 	sdp.round = hardwareRound(rounding);
 	sdp.wrap = overflow == VX_CONVERT_POLICY_WRAP;
-	if (isInteger(output) && (integer.scaleShift || integer.scaleMul != 1)) {
+	if (isInteger(output) && scalesOutput(integer)) {
 		sdp.scaleMode = SdpMode::PerTensor;
 		sdp.scaleMul = integer.scaleMul;
 		sdp.scaleShift = integer.scaleShift;
@@ -843,59 +843,48 @@ void Lowering::pushConvolutionUnit(
 
 	SdpOp sdp = convolutionSdp(layer.output, out, integer, layer.overflow, layer.rounding);
 	Unit unit;
-	/* None when a unit copying a view went first and carries it. */
-	if (node)
-		unit.nodes = { node };
 	unit.conv = conv;
 	unit.reads = { conv.src.buffer, conv.weights.buffer };
 	unit.writes = out.buffer;
 	if (isUnshared(layer.bias)) {
-		pushUnsharedBiasUnits(std::move(unit), sdp, layer, integer);
+		pushUnsharedBiasUnits(std::move(unit), node, sdp, layer, integer);
 		return;
 	}
 	if (layer.bias) {
 		sdp.biasMode = SdpMode::PerChannel;
-		if (isInteger(layer.input)) {
-			sdp.bias = { kConstantSlot,
-				addConstant(integer.bias.data(),
-					integer.bias.size() * sizeof(int32_t)) };
-		} else {
-			std::vector<uint8_t> packed(layer.bias->byteSize());
-			readPacked(layer.bias, packed.data());
-			sdp.bias = { kConstantSlot, addConstant(packed.data(), packed.size()) };
-		}
-		copiedValues_.push_back(layer.bias);
+		sdp.bias = { kConstantSlot, biasConstant(layer, integer) };
 	}
 	unit.sdp = sdp;
-	units_.push_back(std::move(unit));
+	/* No node when a unit copying a view went first and carries it. */
+	pushUnit(std::move(unit), node);
+}
+
+uint64_t Lowering::biasConstant(const MatrixLayer &layer, const IntegerOutput &integer)
+{
+	copiedValues_.push_back(layer.bias);
+	if (isInteger(layer.input))
+		return addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t));
+	std::vector<uint8_t> packed(layer.bias->byteSize());
+	readPacked(layer.bias, packed.data());
+	return addConstant(packed.data(), packed.size());
 }
 
 void Lowering::pushUnsharedBiasUnits(
-	Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer)
+	Unit unit, vx_node &node, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer)
 {
 	/* One bias per output element, the same for every batch: a constant
-	 * of the output's shape read with batch stride 0. Integer biases are
-	 * already at the product's position. */
+	 * of the output's shape read with batch stride 0. */
 	const Tensor &out = sdp.dst;
-	uint64_t offset;
-	DataType type;
-	if (isInteger(layer.input)) {
-		type = DataType::Int32;
-		offset = addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t));
-	} else {
-		type = DataType::Fp32;
-		std::vector<uint8_t> packed(layer.bias->byteSize());
-		readPacked(layer.bias, packed.data());
-		offset = addConstant(packed.data(), packed.size());
-	}
-	copiedValues_.push_back(layer.bias);
+	const DataType type = isInteger(layer.input) ? DataType::Int32 : DataType::Fp32;
 	sdp.ewOp = SdpEwOp::Add;
-	sdp.ew = Tensor::nchw(kConstantSlot, offset, type, out.n, out.c, out.h, out.w).packed();
+	sdp.ew = Tensor::nchw(
+		kConstantSlot, biasConstant(layer, integer), type, out.n, out.c, out.h, out.w)
+			 .packed();
 	sdp.ew.strideN = 0;
 
 	if (!isInteger(layer.input) || !scalesOutput(integer)) {
 		unit.sdp = sdp;
-		units_.push_back(std::move(unit));
+		pushUnit(std::move(unit), node);
 		return;
 	}
 
@@ -909,14 +898,13 @@ void Lowering::pushUnsharedBiasUnits(
 	add.dst = scratchLike(layer.output->context, out, DataType::Int32);
 	unit.sdp = add;
 	unit.writes = add.dst.buffer;
-	units_.push_back(std::move(unit));
+	pushUnit(std::move(unit), node);
 
 	SdpOp scale = sdp;
 	scale.ewOp = SdpEwOp::None;
 	scale.ew = Tensor();
 	scale.src = add.dst;
-	vx_node none = nullptr;
-	pushSdpUnit(scale, none);
+	pushSdpUnit(scale, node);
 }
 
 vx_status Lowering::lowerConvolution(vx_node node)
@@ -1013,8 +1001,6 @@ vx_status Lowering::lowerActivation(vx_node node)
 		return VX_SUCCESS;
 	}
 
-	Unit unit;
-	unit.nodes = { node };
 	SdpOp sdp;
 	sdp.src = hardwareTensor(a.input);
 	sdp.dst = hardwareTensor(a.output);
@@ -1029,10 +1015,7 @@ vx_status Lowering::lowerActivation(vx_node node)
 		sdp.ewMulFloat = stage.ewMulFloat;
 		sdp.ewPostShift = stage.ewPostShift;
 	}
-	unit.sdp = sdp;
-	unit.reads = { slot(a.input) };
-	unit.writes = slot(a.output);
-	units_.push_back(std::move(unit));
+	pushSdpUnit(sdp, node);
 	return VX_SUCCESS;
 }
 
@@ -1193,18 +1176,19 @@ bool Lowering::tryFuse(vx_node node)
 		ActivationStage stage;
 		if (!activationStage(*a, produced, a->output, true, stage, refuse))
 			return false;
-		applyStage(stage, *last.sdp);
-		if (stage.table)
-			useTable(*stage.table, *last.sdp);
 		/* The activation's output has the producer's dimensions: address
 		 * it in the unit's shape, as a fully connected layer sees
 		 * [OFM, batch] as channels, which hardwareTensor() would make
-		 * widths. */
+		 * widths. Checked before the unit changes: a refusal leaves it
+		 * as it was for the activation's own unit. */
 		const Tensor &shape = last.sdp->dst;
 		std::optional<Tensor> dst
 			= addressAs(a->output, shape.n, shape.c, shape.h, shape.w);
 		if (!dst)
 			return false;
+		applyStage(stage, *last.sdp);
+		if (stage.table)
+			useTable(*stage.table, *last.sdp);
 		last.sdp->dst = *dst;
 		last.writes = dst->buffer;
 		last.nodes.push_back(node);

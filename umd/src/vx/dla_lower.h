@@ -128,8 +128,11 @@ private:
 		vx_node node, ConvOp conv, const Tensor &out, const MatrixLayer &layer);
 	/* The SDP part of a convolution with unshared biases: one unit, or
 	 * two when an integer output is scaled (dla_lower.cpp). */
-	void pushUnsharedBiasUnits(
-		Unit unit, SdpOp sdp, const MatrixLayer &layer, const IntegerOutput &integer);
+	void pushUnsharedBiasUnits(Unit unit, vx_node &node, SdpOp sdp, const MatrixLayer &layer,
+		const IntegerOutput &integer);
+	/* The layer's bias in the constant pool (an integer one at the
+	 * product's position), recorded as a value the tasks copied. */
+	uint64_t biasConstant(const MatrixLayer &layer, const IntegerOutput &integer);
 	/* An activation of several LUT passes: one SDP per pass and per
 	 * maximum (dla_lower.cpp, dla_lower_lut.h). */
 	/*
