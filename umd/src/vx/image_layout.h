@@ -78,8 +78,6 @@ inline vx_image memoryOwner(vx_image image)
  * plane bytes of their roots (a conservative test for sub-images).
  */
 bool imagesShareMemory(vx_image a, vx_image b);
-/* The second case alone: two different roots' application memory. */
-bool imageHandlesOverlap(vx_image a, vx_image b);
 
 /*
  * Copies @rows rows of @columns U1 pixels, each row starting at bit 0 of its

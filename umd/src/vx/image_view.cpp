@@ -123,10 +123,7 @@ int channelPlane(vx_df_image format, vx_enum channel)
 	}
 }
 
-} /* namespace */
-
-namespace vdla::vx {
-
+/* Whether two different roots' application memory overlaps, plane by plane. */
 bool imageHandlesOverlap(vx_image a, vx_image b)
 {
 	a = memoryOwner(a);
@@ -146,15 +143,20 @@ bool imageHandlesOverlap(vx_image a, vx_image b)
 		return std::make_pair(
 			first, first ? first + (rows - 1) * memory.strideY + lastRow : nullptr);
 	};
-	for (vx_uint32 p = 0; p < a->handle.size(); p++)
+	for (vx_uint32 p = 0; p < a->handle.size(); p++) {
+		const auto [aFirst, aEnd] = bytes(a, p);
 		for (vx_uint32 q = 0; q < b->handle.size(); q++) {
-			const auto [aFirst, aEnd] = bytes(a, p);
 			const auto [bFirst, bEnd] = bytes(b, q);
 			if (aFirst && bFirst && aFirst < bEnd && bFirst < aEnd)
 				return true;
 		}
+	}
 	return false;
 }
+
+} /* namespace */
+
+namespace vdla::vx {
 
 bool imagesShareMemory(vx_image a, vx_image b)
 {

@@ -334,8 +334,7 @@ std::vector<std::pair<size_t, size_t>> MemoryGroups::overlappingPairs() const
 	std::vector<std::pair<size_t, size_t>> pairs;
 	for (size_t i = 0; i < owners_.size(); i++)
 		for (size_t j = 0; j < i; j++)
-			if (owners_[i]->type == owners_[j]->type
-				&& sharesMemory(owners_[i], owners_[j]))
+			if (sharesMemory(owners_[i], owners_[j]))
 				pairs.emplace_back(i, j);
 	return pairs;
 }

@@ -153,8 +153,7 @@ std::pair<const uint8_t *, const uint8_t *> applicationBytes(vx_tensor tensor)
 	return { first, first + last + tensor->elementSize() };
 }
 
-} /* namespace */
-
+/* Whether two different owners' application memory overlaps. */
 bool handlesOverlap(vx_tensor a, vx_tensor b)
 {
 	if (!memoryOwner(a)->fromHandle || !memoryOwner(b)->fromHandle)
@@ -163,6 +162,8 @@ bool handlesOverlap(vx_tensor a, vx_tensor b)
 	const auto [bFirst, bEnd] = applicationBytes(b);
 	return aFirst && bFirst && aFirst < bEnd && bFirst < aEnd;
 }
+
+} /* namespace */
 
 bool tensorsShareMemory(vx_tensor a, vx_tensor b)
 {

@@ -95,7 +95,5 @@ vx_size elementOffset(vx_tensor tensor, vx_size index);
  * latter is judged on the handles at the time of asking.
  */
 bool tensorsShareMemory(vx_tensor a, vx_tensor b);
-/* The second case alone: two different owners' application memory. */
-bool handlesOverlap(vx_tensor a, vx_tensor b);
 
 } /* namespace vdla::vx */
