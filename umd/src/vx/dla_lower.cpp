@@ -27,7 +27,6 @@ namespace vdla::vx::dla {
 namespace {
 
 constexpr uint32_t kMaxDim = 65535;
-constexpr size_t kLutEntries = 257;
 
 /* The reason a node stays on the CPU; set by the checks below. */
 struct Refusal {
@@ -187,15 +186,6 @@ bool convPadding(vx_size in, vx_size out, vx_size pad, vx_size kernel, vx_size d
 
 /* ---- Activations as an SDP stage ---- */
 
-/* The values of a 257-entry LUT sampling @f at start + i * 2^shift (raw). */
-template <typename F> std::vector<int16_t> integerTable(F f, int64_t start, unsigned shift)
-{
-	std::vector<int16_t> table(kLutEntries);
-	for (size_t i = 0; i < kLutEntries; i++)
-		table[i] = int16_t(f(start + (int64_t(i) << shift)));
-	return table;
-}
-
 } /* namespace */
 
 /*
@@ -281,7 +271,7 @@ bool integerLut(const nn::Activation &layer, vx_tensor in, vx_tensor out, bool f
 	};
 	if (in->dataType == VX_TYPE_INT8) {
 		/* One entry per input value: exact. */
-		std::vector<int16_t> values = integerTable(f, -128, 0);
+		std::vector<int16_t> values = samplePass(f, -128, 0).table;
 		values[256] = values[255];
 		stage.activation = SdpActivation::Lut;
 		stage.table = LutTable::integer(values, -128, 0);

@@ -25,11 +25,6 @@ namespace {
 
 constexpr int64_t kMin = -32768;
 constexpr int64_t kMax = 32767;
-constexpr size_t kEntries = 257;
-
-/* The CPU's output for a raw input, which it clamps to INT16. */
-using RawFunction = std::function<int64_t(int64_t)>;
-
 int64_t roundShift(int64_t value, unsigned shift)
 {
 	return nn::roundShift(value, shift, VX_ROUND_POLICY_TO_NEAREST_EVEN);
@@ -42,23 +37,11 @@ int64_t lookUp(const LutPass &pass, int64_t v)
 	if (t < 0)
 		return pass.table[0];
 	const int64_t i = t >> pass.shift;
-	if (i >= int64_t(kEntries) - 1)
-		return pass.table[kEntries - 1];
+	if (i >= int64_t(kLutEntries) - 1)
+		return pass.table[kLutEntries - 1];
 	const int64_t fraction = t - (i << pass.shift);
 	const int64_t step = int64_t(pass.table[i + 1]) - pass.table[i];
 	return pass.table[i] + roundShift(step * fraction, pass.shift);
-}
-
-/* 257 samples of @f from @start, 2^shift apart; @f clamps its input. */
-LutPass samplePass(const RawFunction &f, int64_t start, unsigned shift)
-{
-	LutPass pass;
-	pass.start = int32_t(start);
-	pass.shift = shift;
-	pass.table.resize(kEntries);
-	for (size_t i = 0; i < kEntries; i++)
-		pass.table[i] = int16_t(f(start + (int64_t(i) << shift)));
-	return pass;
 }
 
 /* The smallest shift whose 256 intervals span @width inputs. */
@@ -140,6 +123,17 @@ int64_t worstDifference(const Int16Activation &activation, const std::vector<int
 }
 
 } /* namespace */
+
+LutPass samplePass(const RawFunction &f, int64_t start, unsigned shift)
+{
+	LutPass pass;
+	pass.start = int32_t(start);
+	pass.shift = shift;
+	pass.table.resize(kLutEntries);
+	for (size_t i = 0; i < kLutEntries; i++)
+		pass.table[i] = int16_t(f(start + (int64_t(i) << shift)));
+	return pass;
+}
 
 int64_t simulate(const Int16Activation &activation, int64_t x)
 {

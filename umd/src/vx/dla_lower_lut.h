@@ -14,10 +14,14 @@
 #include <VX/vx.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace vdla::vx::dla {
+
+/* The entries of an SDP lookup table (docs/hw-spec.md, SDP step 4). */
+constexpr size_t kLutEntries = 257;
 
 /* One LUT pass over raw INT16 inputs: 257 entries from start, 2^shift apart. */
 struct LutPass {
@@ -25,6 +29,11 @@ struct LutPass {
 	uint32_t shift = 0;
 	std::vector<int16_t> table;
 };
+
+/* A raw-to-raw function that clamps its input (the CPU's output for it). */
+using RawFunction = std::function<int64_t(int64_t)>;
+/* The 257 samples of @f from @start, 2^shift apart. */
+LutPass samplePass(const RawFunction &f, int64_t start, unsigned shift);
 
 struct Int16Activation {
 	std::vector<LutPass> passes;

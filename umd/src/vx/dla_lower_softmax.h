@@ -8,6 +8,7 @@
 #pragma once
 
 #include "dla_float_bits.h"
+#include "dla_lower_lut.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,7 +16,7 @@
 
 namespace vdla::vx::dla::softmax {
 
-constexpr size_t kLutEntries = 257;
+using dla::kLutEntries;
 
 /* Integers reach the float path as kIntegerBase + v (dla_float_bits.h). */
 using dla::kIntegerBase;
