@@ -336,7 +336,7 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 			unit.nodes[n]->dlaFused = true;
 	for (uint16_t slot = 1; slot <= lowering.tensors().size(); slot++) {
 		vx_tensor tensor = lowering.tensors()[slot - 1];
-		if (ownsPackedMemory(tensor))
+		if (!isStaged(tensor))
 			continue;
 		/* A task writes whole tensors, before any of its units reads them. */
 		if (written.count(slot))
