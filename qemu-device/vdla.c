@@ -16,6 +16,7 @@
 #include "hw/qdev-properties.h"
 #include "qapi/error.h"
 #include "qemu/atomic.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
@@ -37,6 +38,7 @@ struct VdlaState {
     MemoryRegion sram;
     struct vdla_core *core;
     struct vdla_core_config config;
+    char *compute_path;         /* x-compute-path: a path name or "auto" */
 
     /*
      * Workers inside vdla_raise_irq, and whether the device is going away.
@@ -191,6 +193,26 @@ static const MemoryRegionOps vdla_mmio_ops = {
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
 
+/*
+ * Says at realize which host code computes, so that a bug report names it
+ * (also in the COMPUTE register, which vdla-info prints in the guest).
+ */
+static void vdla_report_compute(VdlaState *s)
+{
+    uint32_t compute = vdla_core_compute(s->core);
+    uint32_t path = VDLA_COMPUTE_PATH(compute);
+    const char *why = "";
+
+    if (!s->config.compute_path && path != VDLA_COMPUTE_PATH_ONEDNN) {
+        vdla_compute_path_available(VDLA_COMPUTE_PATH_ONEDNN, &why);
+    }
+    info_report("vdla: compute path %s%s (float on oneDNN %s)%s%s",
+                vdla_compute_path_name(path),
+                s->config.compute_path ? ", set by x-compute-path" : "",
+                vdla_compute_isa_name(VDLA_COMPUTE_FLOAT_ISA(compute)),
+                *why ? "; onednn not used: " : "", why);
+}
+
 static void vdla_realize(PCIDevice *pdev, Error **errp)
 {
     VdlaState *s = VDLA(pdev);
@@ -207,12 +229,21 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
     };
     const char *problem = NULL;
 
-    s->core = vdla_core_create(&host, &s->config, &problem);
-    if (!s->core) {
-        error_setg(errp, "vdla: %s",
-                   problem ? problem : "cannot create the device core");
+    if (s->compute_path &&
+        vdla_compute_path_from_name(s->compute_path, &s->config.compute_path)) {
+        error_setg(errp, "vdla: x-compute-path must be auto, scalar, avx2 or onednn, not '%s'",
+                   s->compute_path);
         return;
     }
+    s->core = vdla_core_create(&host, &s->config, &problem);
+    if (!s->core) {
+        error_setg(errp, "vdla: %s%s%s",
+                   s->config.compute_path ? "x-compute-path: " : "",
+                   problem ? problem : "cannot create the device core",
+                   s->config.compute_path ? " (docs/hw-spec.md, \"Compute paths\")" : "");
+        return;
+    }
+    vdla_report_compute(s);
 
     memory_region_init_io(&s->mmio, OBJECT(s), &vdla_mmio_ops, s, "vdla-mmio",
                   VDLA_MMIO_SIZE);
@@ -269,6 +300,7 @@ static const Property vdla_properties[] = {
     DEFINE_PROP_UINT32("fi-mode", VdlaState, config.fi_mode, 0),
     DEFINE_PROP_UINT32("fi-count", VdlaState, config.fi_count, 0),
     DEFINE_PROP_UINT32("fi-delay-us", VdlaState, config.fi_delay_us, 0),
+    DEFINE_PROP_STRING("x-compute-path", VdlaState, compute_path),
 };
 
 static void vdla_class_init(ObjectClass *klass, void *data)

@@ -3,10 +3,14 @@
 #ifndef VDLA_CONV_H
 #define VDLA_CONV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct scratch_pool;
-struct vdla_core;
 
 /* A buffer and its strides in elements, logical order N, C, H, W. */
 struct conv_operand {
@@ -28,17 +32,26 @@ struct conv_problem {
 };
 
 /*
- * Runs @p on oneDNN: int8 (s8 x s8 -> s32) when @int8, else f32. Returns 0,
- * or -1 if oneDNN refused (the caller then reports a device limit).
+ * Runs @p on oneDNN: int8 (s8 x s8 -> s32) when @int8, else f32, with the
+ * oneDNN engine and stream kept in *@slot (NULL at first; one thread per
+ * slot). Returns 0, or -1 if oneDNN refused (the caller then reports a
+ * device limit). INT8 is exact only where compute_path.c says so.
  */
-int conv_onednn(struct vdla_core *core, struct scratch_pool *pool, const struct conv_problem *p,
-		int int8);
-void conv_onednn_release(struct vdla_core *core);
-
+int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8);
+void conv_onednn_release(void **slot);
 /*
- * Runs @p in INT16 (conv_int16.c), from a dense input with the padding
- * materialised. Returns 0, or -1 if out of memory for its accumulators.
+ * Whether oneDNN's INT8 convolution of @p is exact on a host where it
+ * multiplies with VNNI or AMX. It sums exactly in int32 there, but passes
+ * the sum (and, in its 1x1 kernels, the sum of inputs shifted by +128 and
+ * a compensation term) through FP32 on the way out, which is exact only up
+ * to 2^24 in magnitude. Those values are bounded by 255 times the sum of
+ * the magnitudes of one output channel's weights, which is what this
+ * checks: a pass over the weights, not the convolution.
  */
-int conv_int16(struct scratch_pool *pool, const struct conv_problem *p);
+bool conv_onednn_int8_is_exact(const struct conv_problem *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VDLA_CONV_H */

@@ -11,7 +11,6 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "conv.h"
-#include "core_internal.h"
 #include "scratch.h"
 
 struct dnnl_handles {
@@ -19,10 +18,10 @@ struct dnnl_handles {
 	dnnl_stream_t stream;
 };
 
-/* Only the CONV worker calls this, so the handles need no lock. */
-static struct dnnl_handles *handles(struct vdla_core *core)
+/* Only one thread uses a slot (a core's CONV worker), so it needs no lock. */
+static struct dnnl_handles *handles(void **slot)
 {
-	struct dnnl_handles *h = core->dnnl;
+	struct dnnl_handles *h = *slot;
 
 	if (h)
 		return h;
@@ -39,20 +38,20 @@ static struct dnnl_handles *handles(struct vdla_core *core)
 		free(h);
 		return NULL;
 	}
-	core->dnnl = h;
+	*slot = h;
 	return h;
 }
 
-void conv_onednn_release(struct vdla_core *core)
+void conv_onednn_release(void **slot)
 {
-	struct dnnl_handles *h = core->dnnl;
+	struct dnnl_handles *h = *slot;
 
 	if (!h)
 		return;
 	dnnl_stream_destroy(h->stream);
 	dnnl_engine_destroy(h->engine);
 	free(h);
-	core->dnnl = NULL;
+	*slot = NULL;
 }
 
 /* A memory in the primitive's layout, reordered from/to @user when needed. */
@@ -140,6 +139,25 @@ static int unbind(struct dnnl_handles *h, struct scratch_pool *pool, struct boun
 	return ret;
 }
 
+bool conv_onednn_int8_is_exact(const struct conv_problem *p)
+{
+	const int8_t *wgt = p->wgt.data;
+	uint32_t icg = p->ic / p->groups;
+
+	for (uint32_t o = 0; o < p->oc; o++) {
+		int64_t l1 = 0;
+
+		for (uint32_t i = 0; i < icg; i++)
+			for (uint32_t y = 0; y < p->kh; y++)
+				for (uint32_t x = 0; x < p->kw; x++)
+					l1 += abs(wgt[o * p->wgt.stride[0] + i * p->wgt.stride[1] +
+						      y * p->wgt.stride[2] + x * p->wgt.stride[3]]);
+		if (255 * l1 > (1 << 24))
+			return false;
+	}
+	return true;
+}
+
 static void strided_md(dnnl_memory_desc_t *md, int ndims, const int64_t *dims,
 		       const int64_t *strides, dnnl_data_type_t type)
 {
@@ -152,10 +170,9 @@ static void strided_md(dnnl_memory_desc_t *md, int ndims, const int64_t *dims,
 	dnnl_memory_desc_init_by_strides(md, ndims, d, type, st);
 }
 
-int conv_onednn(struct vdla_core *core, struct scratch_pool *pool, const struct conv_problem *p,
-		int int8)
+int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8)
 {
-	struct dnnl_handles *h = handles(core);
+	struct dnnl_handles *h = handles(slot);
 	dnnl_data_type_t in_type = int8 ? dnnl_s8 : dnnl_f32;
 	dnnl_data_type_t out_type = int8 ? dnnl_s32 : dnnl_f32;
 	dnnl_memory_desc_t src_md, wgt_md, dst_md, src_any, wgt_any, dst_any;
@@ -170,6 +187,7 @@ int conv_onednn(struct vdla_core *core, struct scratch_pool *pool, const struct 
 	dnnl_dims_t pad_l = { p->pt, p->pl }, pad_r = { p->pb, p->pr };
 	struct bound_memory src = { 0 }, wgt = { 0 }, dst = { 0 };
 	dnnl_convolution_desc_t desc;
+	dnnl_primitive_attr_t attr;
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_t conv;
 	dnnl_exec_arg_t args[3];
@@ -196,8 +214,19 @@ int conv_onednn(struct vdla_core *core, struct scratch_pool *pool, const struct 
 						       NULL, &dst_any, strides, dilates, pad_l,
 						       pad_r) != dnnl_success)
 		return -1;
-	if (dnnl_primitive_desc_create(&pd, &desc, NULL, h->engine, NULL) != dnnl_success)
+	/*
+	 * Strict math: ONEDNN_DEFAULT_FPMATH_MODE in the environment would
+	 * otherwise let FP32 compute in bf16 on hosts that have it, far outside
+	 * the spec's tolerance.
+	 */
+	if (dnnl_primitive_attr_create(&attr) != dnnl_success)
 		return -1;
+	if (dnnl_primitive_attr_set_fpmath_mode(attr, dnnl_fpmath_mode_strict) != dnnl_success ||
+	    dnnl_primitive_desc_create(&pd, &desc, attr, h->engine, NULL) != dnnl_success) {
+		dnnl_primitive_attr_destroy(attr);
+		return -1;
+	}
+	dnnl_primitive_attr_destroy(attr);
 	if (dnnl_primitive_create(&conv, pd) != dnnl_success)
 		goto out_pd;
 

@@ -97,6 +97,13 @@ struct vdla_core {
 	struct engine_state engine[VDLA_NUM_ENGINES];
 	/* oneDNN engine and stream, created by the CONV worker on first use. */
 	void *dnnl;
+	/*
+	 * The compute path (VDLA_COMPUTE_PATH_*), fixed at creation, and the
+	 * COMPUTE register that reports it.
+	 */
+	uint32_t compute_path;
+	uint32_t compute_reg;
+	const struct conv_int_kernels *int_kernels;
 };
 
 void core_guest_error(struct vdla_core *core, const char *fmt, ...)

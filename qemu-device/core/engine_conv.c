@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * CONV: direct convolution (docs/hw-spec.md, "CONV"). Inputs are gathered,
- * made dense with the padding materialised (so PAD_VALUE can be anything),
- * and handed to oneDNN (INT8, FP16 through FP32, FP32) or to exact 64-bit
- * loops (INT16, which oneDNN does not support).
+ * made dense with the padding materialised (so PAD_VALUE can be anything)
+ * where the computing code needs it, and handed to oneDNN (FP16 through
+ * FP32, FP32, and INT8 on the onednn compute path) or to vdla's exact
+ * integer kernels (INT8 and INT16 on the other paths, INT16 on every path:
+ * oneDNN has no INT16 convolution). compute_path.c says which is which.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "conv.h"
+#include "conv_int.h"
 #include "engines.h"
 #include "tensor_io.h"
 
@@ -182,7 +185,7 @@ int conv_run(struct op *op)
 	struct conv_problem p;
 	uint8_t *src_shadow = NULL, *wgt_shadow = NULL, *out_shadow = NULL;
 	void *src_dense = NULL, *wgt_dense = NULL;
-	bool direct;
+	bool on_onednn, direct;
 	int ret = conv_load(op->regs, &c);
 
 	if (ret)
@@ -211,18 +214,26 @@ int conv_run(struct op *op)
 	p.dx = c.dx;
 
 	/*
-	 * oneDNN reads INT8 and FP32 tensors in place, whatever their strides,
-	 * and pads with zeros. INT16 (our loops), FP16 (widened) and other
-	 * padding values need a dense copy with the padding materialised.
+	 * Which code computes (compute_path.c): oneDNN for float, and for INT8
+	 * on the onednn path where the weights keep oneDNN exact; vdla's own
+	 * integer kernels otherwise.
 	 */
-	direct = (c.src.dtype == VDLA_DTYPE_INT8 || c.src.dtype == VDLA_DTYPE_FP32) &&
-		 c.pad_value == 0;
+	p.wgt.data = wgt_shadow;
+	element_strides(&c.wgt, p.wgt.stride);
+	on_onednn = dtype_is_float(c.src.dtype) ||
+		    (c.src.dtype == VDLA_DTYPE_INT8 &&
+		     op->core->compute_path == VDLA_COMPUTE_PATH_ONEDNN &&
+		     conv_onednn_int8_is_exact(&p));
+	/*
+	 * oneDNN reads INT8 and FP32 tensors in place, whatever their strides,
+	 * and pads with zeros. vdla's integer kernels, FP16 (widened) and
+	 * other padding values need a dense copy with the padding materialised.
+	 */
+	direct = on_onednn && c.src.dtype != VDLA_DTYPE_FP16 && c.pad_value == 0;
 	if (direct) {
 		p.pt = c.pt, p.pb = c.pb, p.pl = c.pl, p.pr = c.pr;
 		p.src.data = src_shadow;
 		element_strides(&c.src, p.src.stride);
-		p.wgt.data = wgt_shadow;
-		element_strides(&c.wgt, p.wgt.stride);
 	} else {
 		uint32_t src_dims[4], wgt_dims[4] = { c.wgt.dim[VDLA_DIM_N], c.wgt.dim[VDLA_DIM_C],
 						      p.kh, p.kw };
@@ -259,9 +270,10 @@ int conv_run(struct op *op)
 		element_strides(&c.dst, p.dst.stride);
 	}
 
-	if (c.src.dtype == VDLA_DTYPE_INT16 ? conv_int16(op->pool, &p) :
-					      conv_onednn(op->core, op->pool, &p,
-							  c.src.dtype == VDLA_DTYPE_INT8))
+	if (on_onednn ? conv_onednn(&op->core->dnnl, op->pool, &p,
+				    c.src.dtype == VDLA_DTYPE_INT8) :
+			conv_int(op->pool, &p, c.src.dtype == VDLA_DTYPE_INT16,
+				 op->core->int_kernels))
 		ret = VDLA_ERROR_LIMIT;
 	if (ret)
 		goto out;

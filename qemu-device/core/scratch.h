@@ -11,6 +11,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SCRATCH_BLOCKS		8
 #define SCRATCH_KEEP_BYTES	(256u << 20)	/* most a pool keeps when idle */
 
@@ -25,5 +29,9 @@ void *scratch_get(struct scratch_pool *pool, size_t size);
 /* Gives @ptr (from scratch_get, or NULL) back to the pool. */
 void scratch_put(struct scratch_pool *pool, void *ptr);
 void scratch_release(struct scratch_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VDLA_SCRATCH_H */

@@ -7,7 +7,10 @@ set(VDLA_CORE_SOURCES
 	mmu.c
 	engine_bdma.c
 	engine_conv.c
-	conv_int16.c
+	compute_path.c
+	conv_int.c
+	conv_int_scalar.c
+	conv_int_avx2.c
 	conv_onednn.c
 	engine_sdp.c
 	engine_pdp.c

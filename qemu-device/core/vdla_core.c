@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "compute_path.h"
 #include "conv.h"
 #include "core_internal.h"
 
@@ -51,6 +52,7 @@ void vdla_core_default_config(struct vdla_core_config *config)
 static const char *check_config(const struct vdla_core_config *config)
 {
 	uint32_t size = config->sram_size;
+	const char *problem;
 
 	if (size < VDLA_SRAM_MIN_SIZE || size > VDLA_SRAM_MAX_SIZE || (size & (size - 1)))
 		return "sram-size must be a power of two from 64 KiB to 64 MiB";
@@ -60,6 +62,11 @@ static const char *check_config(const struct vdla_core_config *config)
 		return "fi-mode must be 0..5 (none, hang, drop-irq, dup-irq, op-error, delay)";
 	if (config->fi_delay_us > 10000000)
 		return "fi-delay-us must be at most 10000000";
+	if (config->compute_path >= VDLA_COMPUTE_PATHS)
+		return "the compute path must be auto, scalar, avx2 or onednn";
+	if (config->compute_path &&
+	    !vdla_compute_path_available(config->compute_path, &problem))
+		return problem;
 	return NULL;
 }
 
@@ -105,6 +112,9 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 	memset(core->sram, 0, config->sram_size);
 	core->host = *host;
 	core->config = *config;
+	core->compute_path = config->compute_path ? config->compute_path : vdla_compute_path_best();
+	core->compute_reg = VDLA_COMPUTE(core->compute_path, vdla_compute_float_isa());
+	core->int_kernels = compute_path_int_kernels(core->compute_path);
 	pthread_mutex_init(&core->lock, NULL);
 	pthread_mutex_init(&core->commit_lock, NULL);
 	pthread_mutex_init(&core->tlb_lock, NULL);
@@ -141,7 +151,7 @@ void vdla_core_destroy(struct vdla_core *core)
 	if (!core)
 		return;
 	engines_stop(core);
-	conv_onednn_release(core);
+	conv_onednn_release(&core->dnnl);
 	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++)
 		pthread_cond_destroy(&core->engine[e].work_cv);
 	pthread_mutex_destroy(&core->tlb_lock);
@@ -149,6 +159,11 @@ void vdla_core_destroy(struct vdla_core *core)
 	pthread_mutex_destroy(&core->lock);
 	free(core->sram);
 	free(core);
+}
+
+uint32_t vdla_core_compute(struct vdla_core *core)
+{
+	return core->compute_reg;
 }
 
 uint8_t *vdla_core_sram(struct vdla_core *core)
@@ -232,6 +247,9 @@ static bool global_read_locked(struct vdla_core *core, uint32_t offset, uint32_t
 		return true;
 	case VDLA_REG_IDLE:
 		*value = engines_idle_locked(core);
+		return true;
+	case VDLA_REG_COMPUTE:
+		*value = core->compute_reg;
 		return true;
 	case VDLA_REG_MMU_CTRL:
 		*value = core->mmu_ctrl;
@@ -326,6 +344,7 @@ static bool is_read_only(uint32_t offset)
 	case VDLA_REG_SRAM_SIZE:
 	case VDLA_REG_ENGINES:
 	case VDLA_REG_IDLE:
+	case VDLA_REG_COMPUTE:
 	case VDLA_REG_MMU_CONTEXTS:
 	case VDLA_REG_MMU_FAULT_STATUS:
 	case VDLA_REG_MMU_FAULT_ADDR_LO:

@@ -62,7 +62,33 @@ struct vdla_core_config {
 	uint32_t fi_mode;
 	uint32_t fi_count;
 	uint32_t fi_delay_us;
+	/*
+	 * VDLA_COMPUTE_PATH_* to force one compute path (it must be available,
+	 * see vdla_compute_path_available()), or 0 for the best this host runs
+	 * exactly. QEMU: property x-compute-path.
+	 */
+	uint32_t compute_path;
 };
+
+/*
+ * Compute paths (docs/hw-spec.md, "Compute paths"): which host code runs
+ * the CONV engine. Every path gives the same integer results; a path is
+ * available on a host where it can run and is exact.
+ */
+/* "scalar", "avx2", "onednn" for VDLA_COMPUTE_PATH_*, "auto" for 0. */
+const char *vdla_compute_path_name(uint32_t path);
+/* The path named @name ("auto" gives 0); -1 if there is none. */
+int vdla_compute_path_from_name(const char *name, uint32_t *path);
+/*
+ * Whether @path runs, exactly, on this host. If not and @why is not NULL,
+ * *@why points to a static sentence saying why.
+ */
+bool vdla_compute_path_available(uint32_t path, const char **why);
+/* The path a core configured with 0 uses: the fastest available. */
+uint32_t vdla_compute_path_best(void);
+/* oneDNN's instruction set in this process, as VDLA_COMPUTE_ISA_* and a name. */
+uint32_t vdla_compute_float_isa(void);
+const char *vdla_compute_isa_name(uint32_t isa);
 
 /* The defaults of every property. */
 void vdla_core_default_config(struct vdla_core_config *config);
@@ -78,6 +104,9 @@ void vdla_core_destroy(struct vdla_core *core);
 
 /* Power-on reset: every register to its reset value, SRAM zeroed. */
 void vdla_core_reset(struct vdla_core *core);
+
+/* The COMPUTE register's value: the core's compute path and oneDNN's ISA. */
+uint32_t vdla_core_compute(struct vdla_core *core);
 
 /* The SRAM, sram_size bytes, for the host to expose as BAR2. */
 uint8_t *vdla_core_sram(struct vdla_core *core);

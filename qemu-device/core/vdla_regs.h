@@ -46,6 +46,7 @@
 #define VDLA_REG_SRAM_SIZE		0x0048	/* RO: bytes of SRAM (BAR2) */
 #define VDLA_REG_ENGINES		0x004c	/* RO: bit e set if engine e exists */
 #define VDLA_REG_IDLE			0x0050	/* RO: bit e set if engine e has nothing enabled */
+#define VDLA_REG_COMPUTE		0x0054	/* RO: how the host computes (2.1) */
 
 #define VDLA_ID_MAGIC			0x56444c41	/* "VDLA" */
 
@@ -54,7 +55,7 @@
 #define VDLA_VERSION_MAJOR(v)		(((v) >> 16) & 0xffff)
 #define VDLA_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
 #define VDLA_VERSION_PATCH(v)		((v) & 0xff)
-#define VDLA_HW_VERSION			VDLA_VERSION(2, 0, 0)
+#define VDLA_HW_VERSION			VDLA_VERSION(2, 1, 0)
 
 #define VDLA_CAP_TEST_IRQ		(1u << 0)
 #define VDLA_CAP_SOFT_RESET		(1u << 1)
@@ -73,6 +74,32 @@
 	 VDLA_CAP_INT16 | VDLA_CAP_FP16 | VDLA_CAP_FP32)
 
 #define VDLA_RESET_SOFT			0x1
+
+/*
+ * COMPUTE: which host code computes the device's convolutions, for bug
+ * reports (docs/hw-spec.md, "Compute paths"). Results never depend on it:
+ * integer results are exact on every path, float results within the spec's
+ * tolerance.
+ */
+#define VDLA_COMPUTE_PATH(v)		((v) & 0xff)
+#define VDLA_COMPUTE_FLOAT_ISA(v)	(((v) >> 8) & 0xff)
+#define VDLA_COMPUTE(path, float_isa)	((path) | ((float_isa) << 8))
+/* PATH: the INT8 and INT16 convolution kernels. */
+#define VDLA_COMPUTE_PATH_SCALAR	1	/* portable C: INT8, INT16 */
+#define VDLA_COMPUTE_PATH_AVX2		2	/* vdla's AVX2 kernels: INT8, INT16 */
+#define VDLA_COMPUTE_PATH_ONEDNN	3	/* INT8 on oneDNN (VNNI/AMX), INT16 on AVX2 */
+#define VDLA_COMPUTE_PATHS		4	/* one past the last */
+/* FLOAT_ISA: the instruction set oneDNN computes FP16/FP32 convolutions with. */
+#define VDLA_COMPUTE_ISA_OTHER		0
+#define VDLA_COMPUTE_ISA_SSE41		1
+#define VDLA_COMPUTE_ISA_AVX		2
+#define VDLA_COMPUTE_ISA_AVX2		3
+#define VDLA_COMPUTE_ISA_AVX2_VNNI	4
+#define VDLA_COMPUTE_ISA_AVX512_CORE	5
+#define VDLA_COMPUTE_ISA_AVX512_VNNI	6
+#define VDLA_COMPUTE_ISA_AVX512_BF16	7
+#define VDLA_COMPUTE_ISA_AMX		8
+#define VDLA_COMPUTE_ISAS		9
 
 /* INT_STATUS bits */
 #define VDLA_INT_DONE(engine, group)	(1u << (2 * (engine) + (group)))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The device core's register model against docs/hw-spec.md (hardware
- * version 2.0.0): reset values, access rules, the interrupt model and soft
+ * version 2.1.0): reset values, access rules, the interrupt model and soft
  * reset. Engines, MMU, SRAM and fault injection are tested in host/device/.
  */
 #include <gtest/gtest.h>
@@ -149,12 +149,13 @@ TEST(CoreConfig, DefaultsAreThePropertyDefaults)
 	EXPECT_EQ(config.fi_mode, 0u);
 	EXPECT_EQ(config.fi_count, 0u);
 	EXPECT_EQ(config.fi_delay_us, 0u);
+	EXPECT_EQ(config.compute_path, 0u);
 }
 
 TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)
 {
 	EXPECT_EQ(read(VDLA_REG_ID), 0x56444c41u); /* "VDLA" */
-	EXPECT_EQ(read(VDLA_REG_VERSION), 0x00020000u); /* 2.0.0 */
+	EXPECT_EQ(read(VDLA_REG_VERSION), 0x00020100u); /* 2.1.0 */
 	EXPECT_EQ(read(VDLA_REG_CAPS), 0x00000f7fu);
 	EXPECT_EQ(read(VDLA_REG_IRQ_VECTORS), 1u);
 	EXPECT_EQ(read(VDLA_REG_SRAM_SIZE), 1u << 20);
@@ -166,7 +167,8 @@ TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)
 TEST(RegisterHeader, AgreesWithTheSpecOnIdentificationAndInterrupts)
 {
 	/* vdla_regs.h and docs/hw-spec.md must not drift apart. */
-	EXPECT_EQ(VDLA_HW_VERSION, 0x00020000u);
+	EXPECT_EQ(VDLA_HW_VERSION, 0x00020100u);
+	EXPECT_EQ(VDLA_REG_COMPUTE, 0x0054u);
 	EXPECT_EQ(VDLA_CAPS_V2, 0x00000f7fu);
 	EXPECT_EQ(VDLA_INT_TEST, 1u << 31);
 	EXPECT_EQ(VDLA_INT_MMU_FAULT, 1u << 24);
@@ -235,6 +237,7 @@ TEST_F(CoreTest, WriteToReadOnlyRegisterIsIgnoredAndLogged)
 		VDLA_REG_ID,	      VDLA_REG_VERSION,	   VDLA_REG_CAPS,
 		VDLA_REG_IRQ_VECTORS, VDLA_REG_RESET_COUNT, VDLA_REG_SRAM_SIZE,
 		VDLA_REG_ENGINES,     VDLA_REG_IDLE,	   VDLA_REG_MMU_CONTEXTS,
+		VDLA_REG_COMPUTE,
 	};
 	std::vector<uint32_t> values;
 	for (uint64_t offset : readOnly)
@@ -279,7 +282,7 @@ INSTANTIATE_TEST_SUITE_P(Accesses, CoreBadAccessTest,
 					   BadAccess{ VDLA_REG_SCRATCH(0) + 1, 4 },
 					   BadAccess{ VDLA_REG_SCRATCH(0) + 2, 4 },
 					   BadAccess{ 0x0ffc, 4 },     /* unimplemented */
-					   BadAccess{ 0x0054, 4 },     /* after IDLE */
+					   BadAccess{ 0x0058, 4 },     /* after COMPUTE */
 					   BadAccess{ VDLA_REG_MMU_CTRL, 2 },
 					   BadAccess{ VDLA_REG_FI_MODE(0) + 2, 4 },
 					   BadAccess{ VDLA_ENGINE_BASE(0) + VDLA_D_CONTEXT, 1 },

@@ -76,6 +76,7 @@ protected:
 		add("INT_ENABLE", VDLA_REG_INT_ENABLE);
 		add("RESET_COUNT", VDLA_REG_RESET_COUNT);
 		add("IDLE", VDLA_REG_IDLE);
+		add("COMPUTE", VDLA_REG_COMPUTE);
 		add("MMU_CTRL", VDLA_REG_MMU_CTRL);
 		add("MMU_FAULT_STATUS", VDLA_REG_MMU_FAULT_STATUS);
 		for (unsigned c = 0; c < VDLA_MMU_NUM_CONTEXTS; c++) {
@@ -127,7 +128,7 @@ protected:
 TEST_F(Registers, UnimplementedOffsetsReadZeroDropWritesAndAreLogged)
 {
 	const uint64_t offsets[] = {
-		0x0028, 0x002c, 0x003c, 0x0054, 0x0ffc, /* global block gaps */
+		0x0028, 0x002c, 0x003c, 0x0058, 0x0ffc, /* global block gaps */
 		0x100c, 0x1020, 0x10fc, 0x1180, 0x1ffc, /* MMU block gaps, context 16 */
 		0x200c, 0x205c, 0x2060, 0x2ffc, /* FI: reserved word, engine 6 */
 		0x3000, 0x3ffc, /* between FI and the engines */
@@ -227,6 +228,7 @@ TEST_F(Registers, WritesToReadOnlyRegistersAreDroppedAndLogged)
 		VDLA_REG_SRAM_SIZE,
 		VDLA_REG_ENGINES,
 		VDLA_REG_IDLE,
+		VDLA_REG_COMPUTE,
 		VDLA_REG_MMU_CONTEXTS,
 		VDLA_REG_MMU_FAULT_STATUS,
 		VDLA_REG_MMU_FAULT_ADDR_LO,

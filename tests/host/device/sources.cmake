@@ -2,6 +2,8 @@
 # tests/host/device; they join vdla-host-tests.
 set(VDLA_DEVICE_TEST_SOURCES
 	device_test_util.cpp
+	compute_path_test.cpp
+	conv_kernels_test.cpp
 	engine_model_test.cpp
 	fault_injection_test.cpp
 	mmu_test.cpp

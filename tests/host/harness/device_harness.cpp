@@ -2,10 +2,21 @@
 #include "device_harness.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 namespace vdla_test {
+
+uint32_t computePathFromEnvironment()
+{
+	const char *name = std::getenv("VDLA_COMPUTE_PATH");
+	uint32_t path = 0;
+	if (name && *name && vdla_compute_path_from_name(name, &path))
+		throw std::runtime_error(std::string("VDLA_COMPUTE_PATH=") + name
+			+ ": not a compute path (auto, scalar, avx2 or onednn)");
+	return path;
+}
 
 DeviceHarness::DeviceHarness(const vdla_core_config *config, uint64_t guestBytes)
 	: memory_(guestBytes)
@@ -19,10 +30,15 @@ DeviceHarness::DeviceHarness(const vdla_core_config *config, uint64_t guestBytes
 	host.dma_write = dmaWrite;
 	host.dma_valid = dmaValid;
 
-	vdla_core_config defaults;
-	vdla_core_default_config(&defaults);
+	vdla_core_config effective;
+	if (config)
+		effective = *config;
+	else
+		vdla_core_default_config(&effective);
+	if (!effective.compute_path)
+		effective.compute_path = computePathFromEnvironment();
 	const char *error = nullptr;
-	core_ = vdla_core_create(&host, config ? config : &defaults, &error);
+	core_ = vdla_core_create(&host, &effective, &error);
 	if (!core_)
 		throw std::runtime_error(std::string("vdla_core_create: ") + (error ? error : "?"));
 	write(VDLA_REG_INT_ENABLE, VDLA_INT_ALL);

@@ -20,6 +20,13 @@
 
 namespace vdla_test {
 
+/*
+ * The compute path VDLA_COMPUTE_PATH names (docs/testing.md), 0 (auto) when
+ * it is unset; throws std::runtime_error for a name that is not a path.
+ * Every DeviceHarness whose configuration leaves the path at 0 uses it.
+ */
+uint32_t computePathFromEnvironment();
+
 struct GroupStats {
 	uint32_t error;
 	uint64_t macs, bytesRead, bytesWritten, timeNs;
