@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace vdla_testdata {
 
@@ -63,6 +64,16 @@ Tensor randomInt(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, u
 Tensor randomFull(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
 {
 	return randomInt(rng, dtype, n, c, h, w, dtypeMin(dtype), dtypeMax(dtype));
+}
+
+Tensor randomExtremes(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
+{
+	Tensor t(dtype, n, c, h, w);
+	int64_t lo = dtypeMin(dtype), hi = dtypeMax(dtype);
+	const int64_t values[] = { lo, lo, lo + 1, hi, hi, hi - 1, 1, -1, 3, -3 };
+	for (auto &v : t.i)
+		v = values[rng.uniform(0, int64_t(std::size(values)) - 1)];
+	return t;
 }
 
 Tensor randomReal(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,

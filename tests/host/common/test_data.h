@@ -58,6 +58,13 @@ private:
 /* Integers uniform in [lo, hi] (clamped to the type). */
 Tensor randomInt(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
 	int64_t lo, int64_t hi);
+/*
+ * Integers at the ends of the type's range (its minimum and maximum and
+ * their neighbours) with a few small odd ones: the values whose pair sums
+ * overflow 16 bits and that halving rounds, the ways a convolution that is
+ * not exact goes wrong.
+ */
+Tensor randomExtremes(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w);
 /* Integers over the whole range of the type. */
 Tensor randomFull(Rng &rng, uint32_t dtype, uint32_t n, uint32_t c, uint32_t h, uint32_t w);
 /* Floats uniform in [lo, hi], rounded to the type. */

@@ -158,29 +158,27 @@ INSTANTIATE_TEST_SUITE_P(Conv, ConvSweep,
 	});
 
 /*
- * Random geometries from fixed seeds: every combination of kernel 1-7,
- * stride and dilation 1-3, padding 0-3 on each side, groups, layouts and
- * PAD_VALUE the table does not list.
+ * A random geometry from @seed: every combination of kernel 1-7, stride and
+ * dilation 1-3, padding 0-3 on each side, groups, layouts and PAD_VALUE the
+ * table does not list. With @extremes, integer data sit at the ends of
+ * their range and reductions are longer: the sums that break 16-bit pair
+ * sums and exceed 2^24 (INT8) or 32 bits (INT16).
  */
-class ConvFuzz : public ::testing::TestWithParam<int>
+void runRandomGeometry(int seed, uint32_t dtype, bool extremes)
 {
-};
-
-TEST_P(ConvFuzz, RandomGeometryMatchesReference)
-{
-	Rng rng(7000 + GetParam());
+	Rng rng(7000 + seed);
 	static const uint32_t kernels[] = { 1, 2, 3, 4, 5, 7 };
 	static const Layout layouts[]
 		= { Layout::Nchw, Layout::Nhwc, Layout::PaddedNchw, Layout::PaddedNhwc };
-	uint32_t dtype = kConvTypes[GetParam() % 4];
 	ConvParams p;
 	uint32_t n = uint32_t(rng.uniform(1, 2));
 	uint32_t cin, cout;
+	uint32_t perGroup = extremes ? 48 : 4;
 	if (rng.uniform(0, 4) == 0) { /* depthwise */
 		cin = cout = p.groups = uint32_t(rng.uniform(1, 8));
 	} else {
 		p.groups = uint32_t(rng.uniform(1, 3));
-		cin = p.groups * uint32_t(rng.uniform(1, 4));
+		cin = p.groups * uint32_t(rng.uniform(1, perGroup));
 		cout = p.groups * uint32_t(rng.uniform(1, 4));
 	}
 	uint32_t kh = kernels[rng.uniform(0, 5)], kw = kernels[rng.uniform(0, 5)];
@@ -194,12 +192,15 @@ TEST_P(ConvFuzz, RandomGeometryMatchesReference)
 	uint32_t w = uint32_t(std::max<int64_t>(1, effW - p.padL - p.padR) + rng.uniform(0, 9));
 	bool dyadic = rng.uniform(0, 1);
 	p.padValue = isFloat(dtype)	   ? rng.uniform(-16, 16) / 8.0
+		: extremes		   ? double(rng.uniform(0, 1) ? dtypeMin(dtype) : dtypeMax(dtype))
 		: dtype == VDLA_DTYPE_INT8 ? double(rng.uniform(-128, 127))
 					   : double(rng.uniform(-2000, 2000));
 
 	DeviceHarness dev(nullptr, kGuestBytes);
-	Tensor src = convData(rng, dtype, dyadic, n, cin, h, w);
-	Tensor wgt = convData(rng, dtype, dyadic, cout, cin / p.groups, kh, kw);
+	Tensor src = extremes ? randomExtremes(rng, dtype, n, cin, h, w)
+			      : convData(rng, dtype, dyadic, n, cin, h, w);
+	Tensor wgt = extremes ? randomExtremes(rng, dtype, cout, cin / p.groups, kh, kw)
+			      : convData(rng, dtype, dyadic, cout, cin / p.groups, kh, kw);
 	Tensor ref = conv(src, wgt, p);
 	ConvOp op;
 	op.p = p;
@@ -217,9 +218,35 @@ TEST_P(ConvFuzz, RandomGeometryMatchesReference)
 	EXPECT_TRUE(gapsUntouched(dev, op.dst));
 }
 
+class ConvFuzz : public ::testing::TestWithParam<int>
+{
+};
+
+TEST_P(ConvFuzz, RandomGeometryMatchesReference)
+{
+	runRandomGeometry(GetParam(), kConvTypes[GetParam() % 4], false);
+}
+
 INSTANTIATE_TEST_SUITE_P(
 	Conv, ConvFuzz, ::testing::Range(0, 96), [](const ::testing::TestParamInfo<int> &info) {
 		return std::string(dtypeName(kConvTypes[info.param % 4])) + "Seed"
+			+ std::to_string(info.param);
+	});
+
+const uint32_t kIntConvTypes[] = { VDLA_DTYPE_INT8, VDLA_DTYPE_INT16 };
+
+class ConvExtremesFuzz : public ::testing::TestWithParam<int>
+{
+};
+
+TEST_P(ConvExtremesFuzz, RandomGeometryOfExtremeValuesMatchesReference)
+{
+	runRandomGeometry(1000 + GetParam(), kIntConvTypes[GetParam() % 2], true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Conv, ConvExtremesFuzz, ::testing::Range(0, 48),
+	[](const ::testing::TestParamInfo<int> &info) {
+		return std::string(dtypeName(kIntConvTypes[info.param % 2])) + "Seed"
 			+ std::to_string(info.param);
 	});
 
