@@ -36,6 +36,9 @@ static int vdla_identify(struct vdla_device *vdev)
 	}
 	vdev->hw_caps = vdla_read(vdev, VDLA_REG_CAPS);
 	vdev->irq_vectors = vdla_read(vdev, VDLA_REG_IRQ_VECTORS);
+	/* COMPUTE is new in 2.1: an older device would log the read as unimplemented. */
+	if (VDLA_VERSION_MINOR(vdev->hw_version) >= 1)
+		vdev->hw_compute = vdla_read(vdev, VDLA_REG_COMPUTE);
 	return 0;
 }
 
@@ -105,9 +108,10 @@ int vdla_device_init(struct vdla_device *vdev)
 		return ret;
 	}
 
-	drm_info(&vdev->drm, "vDLA %u.%u.%u, caps 0x%08x, %u MSI-X vector(s)\n",
+	drm_info(&vdev->drm, "vDLA %u.%u.%u, caps 0x%08x, compute 0x%04x, %u MSI-X vector(s)\n",
 		 VDLA_VERSION_MAJOR(vdev->hw_version), VDLA_VERSION_MINOR(vdev->hw_version),
-		 VDLA_VERSION_PATCH(vdev->hw_version), vdev->hw_caps, vdev->irq_vectors);
+		 VDLA_VERSION_PATCH(vdev->hw_version), vdev->hw_caps, vdev->hw_compute,
+		 vdev->irq_vectors);
 	return 0;
 }
 

@@ -49,6 +49,8 @@ struct vdla_device {
 	u32 hw_version;
 	/** @hw_caps: CAPS register, read at probe. */
 	u32 hw_caps;
+	/** @hw_compute: COMPUTE register (hardware 2.1 on, else 0), read at probe. */
+	u32 hw_compute;
 	/** @irq_vectors: IRQ_VECTORS register, read at probe. */
 	u32 irq_vectors;
 	/** @irq: Linux irq number of MSI-X vector 0. */

@@ -58,6 +58,7 @@ static const struct file_operations vdla_accel_fops = {
  * 1.2 - BOs, contexts, SUBMIT, syncobjs, CTX_QUERY.
  * 1.3 - SUBMIT flag DRM_VDLA_SUBMIT_OP_STATS: per-operation statistics.
  * 1.4 - SRAM BOs (DRM_VDLA_BO_CREATE_SRAM) and QUERY MEMORY.
+ * 1.5 - QUERY COMPUTE: the host compute path of hardware 2.1.
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |

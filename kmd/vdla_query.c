@@ -44,6 +44,14 @@ static void vdla_fill_query_memory(struct vdla_device *vdev,
 	info->sram_largest_free = usage.largest_free;
 }
 
+static void vdla_fill_query_compute(struct vdla_device *vdev,
+				    struct drm_vdla_query_compute *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->path = VDLA_COMPUTE_PATH(vdev->hw_compute);
+	info->float_isa = VDLA_COMPUTE_FLOAT_ISA(vdev->hw_compute);
+}
+
 int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct vdla_device *vdev = to_vdla_device(drm);
@@ -51,6 +59,7 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 	union {
 		struct drm_vdla_query_device device;
 		struct drm_vdla_query_memory memory;
+		struct drm_vdla_query_compute compute;
 	} info;
 	u32 size;
 
@@ -65,6 +74,9 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		break;
 	case DRM_VDLA_QUERY_MEMORY:
 		size = sizeof(info.memory);
+		break;
+	case DRM_VDLA_QUERY_COMPUTE:
+		size = sizeof(info.compute);
 		break;
 	default:
 		drm_dbg(&vdev->drm, "QUERY: unknown query %u\n", args->query);
@@ -81,10 +93,17 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		return -EINVAL;
 	}
 
-	if (args->query == DRM_VDLA_QUERY_DEVICE)
+	switch (args->query) {
+	case DRM_VDLA_QUERY_DEVICE:
 		vdla_fill_query_device(vdev, &info.device);
-	else
+		break;
+	case DRM_VDLA_QUERY_MEMORY:
 		vdla_fill_query_memory(vdev, &info.memory);
+		break;
+	case DRM_VDLA_QUERY_COMPUTE:
+		vdla_fill_query_compute(vdev, &info.compute);
+		break;
+	}
 	if (copy_to_user(u64_to_user_ptr(args->data), &info, size))
 		return -EFAULT;
 	return 0;

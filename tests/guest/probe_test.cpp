@@ -87,16 +87,20 @@ TEST(Probe, QueryMatchesRegistersReadWithoutTheDriver)
 	auto nodes = guest::vdlaNodes();
 	ASSERT_FALSE(nodes.empty());
 	vdla::DeviceInfo info;
+	vdla::ComputeInfo reported;
 	{
 		auto device = vdla::Device::open(nodes.front());
 		ASSERT_TRUE(device.ok()) << device.error().message();
 		info = (*device)->info();
+		auto compute = (*device)->compute();
+		ASSERT_TRUE(compute.ok()) << compute.error().message();
+		reported = *compute;
 	}
 	std::string sys = sysfsDevice(info);
 
 	ASSERT_EQ(guest::writeSysfs("/sys/bus/pci/drivers/vdla/unbind", info.pciAddress), 0);
 
-	uint32_t id = 0, version = 0, caps = 0, vectors = 0;
+	uint32_t id = 0, version = 0, caps = 0, vectors = 0, compute = 0;
 	int fd = ::open((sys + "/resource0").c_str(), O_RDWR | O_SYNC | O_CLOEXEC);
 	EXPECT_GE(fd, 0);
 	if (fd >= 0) {
@@ -108,6 +112,7 @@ TEST(Probe, QueryMatchesRegistersReadWithoutTheDriver)
 			version = regs[VDLA_REG_VERSION / 4];
 			caps = regs[VDLA_REG_CAPS / 4];
 			vectors = regs[VDLA_REG_IRQ_VECTORS / 4];
+			compute = regs[VDLA_REG_COMPUTE / 4];
 			::munmap(map, VDLA_MMIO_SIZE);
 		}
 		::close(fd);
@@ -120,6 +125,10 @@ TEST(Probe, QueryMatchesRegistersReadWithoutTheDriver)
 	EXPECT_EQ(vdla::Version::fromRegister(version), info.hardwareVersion);
 	EXPECT_EQ(caps, info.capabilities);
 	EXPECT_EQ(vectors, info.irqVectors);
+	EXPECT_EQ(VDLA_COMPUTE_PATH(compute), reported.path);
+	EXPECT_EQ(VDLA_COMPUTE_FLOAT_ISA(compute), reported.floatIsa);
+	EXPECT_GE(reported.path, uint32_t(VDLA_COMPUTE_PATH_SCALAR));
+	EXPECT_LT(reported.path, uint32_t(VDLA_COMPUTE_PATHS));
 }
 
 } /* namespace */

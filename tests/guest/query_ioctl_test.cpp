@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 #include <drm/vdla_accel.h>
 
@@ -49,7 +50,7 @@ TEST_F(QueryIoctl, DeviceQueryFillsEveryField)
 	EXPECT_EQ(info_.hw_caps, uint32_t(VDLA_CAPS_V2));
 	EXPECT_EQ(info_.irq_vectors, uint32_t(VDLA_MSIX_VECTORS));
 	EXPECT_EQ(info_.driver_major, 1u);
-	EXPECT_EQ(info_.driver_minor, 4u);
+	EXPECT_EQ(info_.driver_minor, 5u);
 	EXPECT_EQ(info_.pad0[0] | info_.pad0[1] | info_.pad0[2], 0);
 }
 
@@ -60,6 +61,24 @@ TEST_F(QueryIoctl, SizeZeroReportsTheSizeAndWritesNothing)
 	ASSERT_EQ(run(), 0);
 	EXPECT_EQ(query_.size, sizeof(drm_vdla_query_device));
 	EXPECT_EQ(info_.hw_version, 0xabcdabcdu);
+}
+
+TEST_F(QueryIoctl, ComputeQueryReportsAPathAndAnIsa)
+{
+	drm_vdla_query_compute compute;
+	std::memset(&compute, 0xff, sizeof(compute));
+	query_.query = DRM_VDLA_QUERY_COMPUTE;
+	query_.size = 0;
+	ASSERT_EQ(run(), 0);
+	EXPECT_EQ(query_.size, sizeof(drm_vdla_query_compute));
+	EXPECT_EQ(compute.path, 0xffffffffu) << "size 0 writes nothing";
+	query_.data = reinterpret_cast<uintptr_t>(&compute);
+	ASSERT_EQ(run(), 0);
+	EXPECT_GE(compute.path, uint32_t(DRM_VDLA_COMPUTE_PATH_SCALAR));
+	EXPECT_LE(compute.path, uint32_t(DRM_VDLA_COMPUTE_PATH_ONEDNN));
+	EXPECT_LE(compute.float_isa, uint32_t(DRM_VDLA_COMPUTE_ISA_AMX));
+	query_.size = sizeof(compute) + 4;
+	EXPECT_EQ(run(), EINVAL);
 }
 
 class QueryIoctlWrongSize : public QueryIoctl, public ::testing::WithParamInterface<uint32_t>
@@ -92,7 +111,7 @@ TEST_F(QueryIoctl, RejectsNonZeroPad)
 
 TEST_F(QueryIoctl, RejectsUnknownQuery)
 {
-	for (uint32_t id : { 2u, 0xffffffffu }) {
+	for (uint32_t id : { 3u, 0xffffffffu }) {
 		query_.query = id;
 		EXPECT_EQ(run(), EINVAL) << "query " << id;
 	}

@@ -16,6 +16,9 @@
 #include <drm/vdla_accel.h>
 #include <vdla/device.h>
 
+#include "vdla_core.h"
+#include "vdla_regs.h"
+
 namespace {
 
 /* A temporary directory removed with its contents at the end of a test. */
@@ -62,6 +65,22 @@ TEST(CapabilityNames, NamesUnknownBitsByNumber)
 TEST(CapabilityNames, EmptyForNoBits)
 {
 	EXPECT_TRUE(vdla::capabilityNames(0).empty());
+}
+
+TEST(ComputeNames, AgreeWithTheDeviceOnEveryRegisterValue)
+{
+	/* The UAPI numbers are the COMPUTE register's; the names the device's own. */
+	EXPECT_EQ(DRM_VDLA_COMPUTE_PATH_SCALAR, VDLA_COMPUTE_PATH_SCALAR);
+	EXPECT_EQ(DRM_VDLA_COMPUTE_PATH_AVX2, VDLA_COMPUTE_PATH_AVX2);
+	EXPECT_EQ(DRM_VDLA_COMPUTE_PATH_ONEDNN, VDLA_COMPUTE_PATH_ONEDNN);
+	for (uint32_t path = 1; path < VDLA_COMPUTE_PATHS; path++)
+		EXPECT_EQ(vdla::computePathName(path), vdla_compute_path_name(path)) << path;
+	for (uint32_t isa = 0; isa < VDLA_COMPUTE_ISAS; isa++)
+		EXPECT_EQ(vdla::computeIsaName(isa), vdla_compute_isa_name(isa)) << isa;
+	EXPECT_EQ(DRM_VDLA_COMPUTE_ISA_AMX, VDLA_COMPUTE_ISA_AMX);
+	EXPECT_EQ(vdla::computePathName(0), "unknown");
+	EXPECT_EQ(vdla::computePathName(9), "path9");
+	EXPECT_EQ(vdla::computeIsaName(VDLA_COMPUTE_ISAS), "isa9");
 }
 
 TEST(Error, MessageJoinsReasonAndErrnoText)

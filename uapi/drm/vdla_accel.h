@@ -60,10 +60,12 @@ extern "C" {
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
  * @DRM_VDLA_QUERY_DEVICE: a struct drm_vdla_query_device
  * @DRM_VDLA_QUERY_MEMORY: a struct drm_vdla_query_memory (driver 1.4)
+ * @DRM_VDLA_QUERY_COMPUTE: a struct drm_vdla_query_compute (driver 1.5)
  */
 enum drm_vdla_query_id {
 	DRM_VDLA_QUERY_DEVICE = 0,
 	DRM_VDLA_QUERY_MEMORY = 1,
+	DRM_VDLA_QUERY_COMPUTE = 2,
 };
 
 /**
@@ -220,6 +222,45 @@ struct drm_vdla_query_memory {
 	__u64 sram_free;
 	/** @sram_largest_free: the largest SRAM BO that can be created now. */
 	__u64 sram_largest_free;
+};
+
+/**
+ * DRM_VDLA_COMPUTE_PATH_*: which host code computes the emulated device's
+ * convolutions, as in the COMPUTE register (docs/hw-spec.md, "Compute
+ * paths"). Integer results are the same on every path.
+ */
+#define DRM_VDLA_COMPUTE_PATH_UNKNOWN	0	/* hardware before 2.1 */
+#define DRM_VDLA_COMPUTE_PATH_SCALAR	1
+#define DRM_VDLA_COMPUTE_PATH_AVX2	2
+#define DRM_VDLA_COMPUTE_PATH_ONEDNN	3
+
+/**
+ * DRM_VDLA_COMPUTE_ISA_*: the instruction set oneDNN computes float
+ * convolutions with on the host, as in the COMPUTE register.
+ */
+#define DRM_VDLA_COMPUTE_ISA_OTHER		0
+#define DRM_VDLA_COMPUTE_ISA_SSE41		1
+#define DRM_VDLA_COMPUTE_ISA_AVX		2
+#define DRM_VDLA_COMPUTE_ISA_AVX2		3
+#define DRM_VDLA_COMPUTE_ISA_AVX2_VNNI		4
+#define DRM_VDLA_COMPUTE_ISA_AVX512_CORE	5
+#define DRM_VDLA_COMPUTE_ISA_AVX512_VNNI	6
+#define DRM_VDLA_COMPUTE_ISA_AVX512_BF16	7
+#define DRM_VDLA_COMPUTE_ISA_AMX		8
+
+/**
+ * struct drm_vdla_query_compute - how the emulated device computes
+ *
+ * Read from the COMPUTE register at probe; all zero on hardware before 2.1.
+ * For bug reports: the device's results do not depend on it (integer
+ * results are exact on every path, float results within the tolerance of
+ * docs/hw-spec.md).
+ */
+struct drm_vdla_query_compute {
+	/** @path: DRM_VDLA_COMPUTE_PATH_*. */
+	__u32 path;
+	/** @float_isa: DRM_VDLA_COMPUTE_ISA_*. */
+	__u32 float_isa;
 };
 
 /* ---- Buffers -------------------------------------------------------------

@@ -85,6 +85,48 @@ bool Version::operator==(const Version &other) const
 	return major == other.major && minor == other.minor && patch == other.patch;
 }
 
+std::string computePathName(uint32_t path)
+{
+	switch (path) {
+	case DRM_VDLA_COMPUTE_PATH_UNKNOWN:
+		return "unknown";
+	case DRM_VDLA_COMPUTE_PATH_SCALAR:
+		return "scalar";
+	case DRM_VDLA_COMPUTE_PATH_AVX2:
+		return "avx2";
+	case DRM_VDLA_COMPUTE_PATH_ONEDNN:
+		return "onednn";
+	default:
+		return "path" + std::to_string(path);
+	}
+}
+
+std::string computeIsaName(uint32_t isa)
+{
+	switch (isa) {
+	case DRM_VDLA_COMPUTE_ISA_OTHER:
+		return "other";
+	case DRM_VDLA_COMPUTE_ISA_SSE41:
+		return "sse41";
+	case DRM_VDLA_COMPUTE_ISA_AVX:
+		return "avx";
+	case DRM_VDLA_COMPUTE_ISA_AVX2:
+		return "avx2";
+	case DRM_VDLA_COMPUTE_ISA_AVX2_VNNI:
+		return "avx2_vnni";
+	case DRM_VDLA_COMPUTE_ISA_AVX512_CORE:
+		return "avx512_core";
+	case DRM_VDLA_COMPUTE_ISA_AVX512_VNNI:
+		return "avx512_core_vnni";
+	case DRM_VDLA_COMPUTE_ISA_AVX512_BF16:
+		return "avx512_core_bf16";
+	case DRM_VDLA_COMPUTE_ISA_AMX:
+		return "avx512_core_amx";
+	default:
+		return "isa" + std::to_string(isa);
+	}
+}
+
 std::vector<std::string> capabilityNames(uint32_t caps)
 {
 	static const struct {
@@ -233,6 +275,22 @@ Result<MemoryInfo> Device::memory() const
 	info.sramSize = raw.sram_size;
 	info.sramFree = raw.sram_free;
 	info.sramLargestFree = raw.sram_largest_free;
+	return info;
+}
+
+Result<ComputeInfo> Device::compute() const
+{
+	drm_vdla_query_compute raw = {};
+	drm_vdla_query query = {};
+	query.query = DRM_VDLA_QUERY_COMPUTE;
+	query.size = sizeof(raw);
+	query.data = reinterpret_cast<uintptr_t>(&raw);
+	if (drmIoctl(d_->fd.get(), DRM_IOCTL_VDLA_QUERY, &query))
+		return Error(errno, d_->info.node + ": compute query failed (driver before 1.5?)");
+
+	ComputeInfo info;
+	info.path = raw.path;
+	info.floatIsa = raw.float_isa;
 	return info;
 }
 

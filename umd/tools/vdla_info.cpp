@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 
+#include <drm/vdla_accel.h>
 #include <vdla/device.h>
 
 namespace {
@@ -19,8 +20,21 @@ std::string joined(const std::vector<std::string> &words)
 	return text.empty() ? "none" : text;
 }
 
-void printDevice(const vdla::DeviceInfo &info)
+/* The compute path, or why it is not known. */
+std::string computeText(const vdla::Device &device)
 {
+	auto compute = device.compute();
+	if (!compute)
+		return "unknown (" + compute.error().message() + ")";
+	if (compute->path == DRM_VDLA_COMPUTE_PATH_UNKNOWN)
+		return "unknown (hardware before 2.1)";
+	return vdla::computePathName(compute->path) + " (float on oneDNN "
+		+ vdla::computeIsaName(compute->floatIsa) + ")";
+}
+
+void printDevice(const vdla::Device &device)
+{
+	const vdla::DeviceInfo &info = device.info();
 	char ids[64];
 	std::snprintf(ids, sizeof(ids), "%04x:%04x rev %02x", info.pciVendorId, info.pciDeviceId,
 		      info.pciRevision);
@@ -33,6 +47,7 @@ void printDevice(const vdla::DeviceInfo &info)
 		  << "  hardware:       vDLA " << info.hardwareVersion.toString() << "\n"
 		  << "  capabilities:   " << joined(vdla::capabilityNames(info.capabilities))
 		  << " (" << caps << ")\n"
+		  << "  compute:        " << computeText(device) << "\n"
 		  << "  msi-x vectors:  " << info.irqVectors << "\n"
 		  << "  driver:         vdla " << info.driverVersion.toString() << "\n";
 }
@@ -70,7 +85,7 @@ int main(int argc, char **argv)
 			status = 1;
 			continue;
 		}
-		printDevice((*device)->info());
+		printDevice(**device);
 	}
 	return status;
 }

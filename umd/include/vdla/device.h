@@ -51,6 +51,22 @@ struct MemoryInfo {
 	uint64_t sramLargestFree = 0;
 };
 
+/*
+ * How the emulated device computes on its host (docs/hw-spec.md, "Compute
+ * paths"), for bug reports: results do not depend on it.
+ */
+struct ComputeInfo {
+	/* DRM_VDLA_COMPUTE_PATH_*: 0 when the hardware does not say (before 2.1). */
+	uint32_t path = 0;
+	/* DRM_VDLA_COMPUTE_ISA_*: the instruction set of float convolutions. */
+	uint32_t floatIsa = 0;
+};
+
+/* "scalar", "avx2", "onednn"; "unknown" for 0 and "pathN" for a newer path. */
+std::string computePathName(uint32_t path);
+/* "sse41", "avx2", "avx512_core_amx", ...; "other" for 0 and "isaN" beyond. */
+std::string computeIsaName(uint32_t isa);
+
 /* Names of the capability bits set in @caps; unknown bits as "bitN". */
 std::vector<std::string> capabilityNames(uint32_t caps);
 
@@ -91,6 +107,9 @@ public:
 	 * before 1.4, which has no SRAM buffers.
 	 */
 	Result<MemoryInfo> memory() const;
+
+	/* The compute path. Errors: EINVAL from a driver before 1.5. */
+	Result<ComputeInfo> compute() const;
 
 private:
 	class Private;
