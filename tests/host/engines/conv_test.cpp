@@ -333,6 +333,25 @@ TEST(Conv, Fp16SubnormalAndLargeInputsAccumulateInFp32)
 	EXPECT_TRUE(matches(ref, got));
 }
 
+TEST(Conv, Fp32SubnormalProductsAndSumsAreNotFlushed)
+{
+	/*
+	 * docs/hw-spec.md, "Arithmetic": no flush of subnormals, whatever
+	 * instruction set oneDNN uses. 2^-70 * 2^-70 = 2^-140 is subnormal in
+	 * FP32; so are the inputs 2^-130 and their sum.
+	 */
+	DeviceHarness dev(nullptr, kGuestBytes);
+	Tensor src(VDLA_DTYPE_FP32, 1, 3, 1, 1);
+	src.f = { std::ldexp(1.0, -70), std::ldexp(1.0, -130), std::ldexp(3.0, -131) };
+	Tensor wgt(VDLA_DTYPE_FP32, 2, 3, 1, 1);
+	wgt.f = { std::ldexp(1.0, -70), 0, 0, 0, 1.0, 1.0 };
+	OpResult r;
+	Tensor got = runConv(dev, src, wgt, ConvParams(), &r);
+	ASSERT_TRUE(succeeded(r, kConv, 0));
+	EXPECT_EQ(got.f[0], std::ldexp(1.0, -140));
+	EXPECT_EQ(got.f[1], std::ldexp(5.0, -131));
+}
+
 TEST(Conv, CountersFollowTheSpecDefinitions)
 {
 	DeviceHarness dev(nullptr, kGuestBytes);
