@@ -2,9 +2,14 @@
 /*
  * vdla-bench-conv: CONV throughput of the device core on the ResNet-18
  * convolution layers (batch 1, 224x224 input), INT8 and FP32, and the same
- * convolutions done by oneDNN on the host in the same run; INT16 (the
- * device's own loops: oneDNN has no INT16 convolution) on the device only.
- * Single threaded. Prints JSON lines.
+ * convolutions done by oneDNN on the host in the same run; INT16 (vdla's
+ * own kernels: oneDNN has no INT16 convolution) on the device only.
+ * Single threaded. Prints JSON lines, each naming the compute path the
+ * device uses (VDLA_COMPUTE_PATH can force one) and the CPU.
+ *
+ * conv_int8_vs_onednn also says whether oneDNN's INT8 results equal the
+ * device's, which are exact: oneDNN's are not on CPUs without VNNI
+ * (docs/hw-spec.md, "Compute paths").
  *
  * "The same work": the device reads plain NCHW input and OIHW weights from
  * (emulated) guest memory and writes a plain NCHW result; oneDNN is given
@@ -17,7 +22,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.h>
@@ -84,8 +91,24 @@ void fill(uint8_t *p, size_t bytes, bool isFloat, std::mt19937 &rng)
 	}
 }
 
-/* Seconds per run of @l on the device core, best of @reps. */
-double deviceTime(DeviceHarness &dev, const Layer &l, Type type, int reps)
+/* The host CPU's model name, for reports. */
+std::string cpuModel()
+{
+	std::ifstream cpuinfo("/proc/cpuinfo");
+	std::string line;
+	while (std::getline(cpuinfo, line)) {
+		if (line.rfind("model name", 0) == 0) {
+			size_t colon = line.find(':');
+			if (colon != std::string::npos && colon + 2 <= line.size())
+				return line.substr(colon + 2);
+		}
+	}
+	return "unknown";
+}
+
+/* Seconds per run of @l on the device core, best of @reps; its output in @out. */
+double deviceTime(DeviceHarness &dev, const Layer &l, Type type, int reps,
+		  std::vector<uint8_t> *out)
 {
 	const bool isFloat = type == Type::Fp32;
 	uint32_t dt = isFloat ? VDLA_DTYPE_FP32
@@ -126,6 +149,7 @@ double deviceTime(DeviceHarness &dev, const Layer &l, Type type, int reps)
 		best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
 		dev.ackInterrupts(VDLA_INT_DONE(e, g));
 	}
+	out->assign(dev.guest(dst.addr), dev.guest(dst.addr) + dst.extent());
 	return best;
 }
 
@@ -148,8 +172,12 @@ dnnl_primitive_t makeReorder(dnnl_engine_t eng, const dnnl_memory_desc_t *from,
 	return p;
 }
 
-/* Seconds per run of @l with oneDNN from and to plain layouts, best of @reps. */
-double onednnTime(dnnl_engine_t eng, dnnl_stream_t stream, const Layer &l, bool isFloat, int reps)
+/*
+ * Seconds per run of @l with oneDNN from and to plain layouts, best of
+ * @reps; its output in @out.
+ */
+double onednnTime(dnnl_engine_t eng, dnnl_stream_t stream, const Layer &l, bool isFloat, int reps,
+		  std::vector<uint8_t> *out)
 {
 	dnnl_data_type_t it = isFloat ? dnnl_f32 : dnnl_s8, ot = isFloat ? dnnl_f32 : dnnl_s32;
 	int64_t o = outSize(l);
@@ -206,6 +234,9 @@ double onednnTime(dnnl_engine_t eng, dnnl_stream_t stream, const Layer &l, bool 
 		CHECK(dnnl_stream_wait(stream));
 		best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
 	}
+	dnnl_memory_get_data_handle(md, &p);
+	out->assign(static_cast<uint8_t *>(p),
+		    static_cast<uint8_t *>(p) + dnnl_memory_desc_get_size(&d_plain));
 	for (dnnl_memory_t m : { ms, mw, md, ms2, mw2, md2 })
 		dnnl_memory_destroy(m);
 	for (dnnl_primitive_t q : { conv, rs, rw, rd })
@@ -227,30 +258,55 @@ int main(int argc, char **argv)
 	CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
 	CHECK(dnnl_stream_create(&stream, eng, dnnl_stream_default_flags));
 
+	const std::string cpu = cpuModel();
+	double int8Gmacs = 0;
 	for (Type type : { Type::Int8, Type::Fp32, Type::Int16 }) {
 		const bool isFloat = type == Type::Fp32, withOnednn = type != Type::Int16;
-		/* INT16 runs about fifty times slower than INT8: fewer repeats. */
-		const int typeReps = withOnednn ? reps : std::min(reps, 2);
 		DeviceHarness dev(nullptr, 512ull << 20);
+		uint32_t compute = vdla_core_compute(dev.core());
 		double devTotal = 0, dnnTotal = 0;
-		uint64_t macTotal = 0;
+		uint64_t macTotal = 0, differing = 0;
 		for (const Layer &l : kLayers) {
-			double d = deviceTime(dev, l, type, typeReps);
-			double n = withOnednn ? onednnTime(eng, stream, l, isFloat, reps) : 0;
+			std::vector<uint8_t> devOut, dnnOut;
+			double d = deviceTime(dev, l, type, reps, &devOut);
+			double n = withOnednn ? onednnTime(eng, stream, l, isFloat, reps, &dnnOut) : 0;
 			devTotal += d * l.count;
 			dnnTotal += n * l.count;
 			macTotal += macs(l) * l.count;
+			if (type == Type::Int8) {
+				const int32_t *a = reinterpret_cast<const int32_t *>(devOut.data());
+				const int32_t *b = reinterpret_cast<const int32_t *>(dnnOut.data());
+				for (size_t i = 0; i < devOut.size() / 4; i++)
+					differing += a[i] != b[i];
+			}
 			if (verbose)
 				std::fprintf(stderr, "%-5s %-16s device %8.3f ms  onednn %8.3f ms\n",
 					     nameOf(type), l.name, d * 1e3, n * 1e3);
 		}
+		double gmacs = macTotal / devTotal / 1e9;
 		std::printf("{\"bench\": \"conv_%s_gmacs\", \"value\": %.1f, \"unit\": \"GMAC/s\", "
-			    "\"network\": \"resnet18-convs\"}\n",
-			    nameOf(type), macTotal / devTotal / 1e9);
-		if (withOnednn)
-			std::printf("{\"bench\": \"conv_%s_vs_onednn\", \"value\": %.2f, "
+			    "\"network\": \"resnet18-convs\", \"path\": \"%s\", "
+			    "\"float_isa\": \"%s\", \"cpu\": \"%s\"}\n",
+			    nameOf(type), gmacs, vdla_compute_path_name(VDLA_COMPUTE_PATH(compute)),
+			    vdla_compute_isa_name(VDLA_COMPUTE_FLOAT_ISA(compute)), cpu.c_str());
+		if (type == Type::Int8) {
+			int8Gmacs = gmacs;
+			std::printf("{\"bench\": \"conv_int8_vs_onednn\", \"value\": %.2f, "
+				    "\"unit\": \"ratio\", \"onednn_gmacs\": %.1f, "
+				    "\"onednn_exact\": %s, \"onednn_wrong_outputs\": %llu, "
+				    "\"onednn_isa\": \"%s\", \"cpu\": \"%s\"}\n",
+				    devTotal / dnnTotal, macTotal / dnnTotal / 1e9,
+				    differing ? "false" : "true", (unsigned long long)differing,
+				    vdla_compute_isa_name(vdla_compute_float_isa()), cpu.c_str());
+		} else if (type == Type::Fp32) {
+			std::printf("{\"bench\": \"conv_fp32_vs_onednn\", \"value\": %.2f, "
 				    "\"unit\": \"ratio\", \"onednn_gmacs\": %.1f}\n",
-				    nameOf(type), devTotal / dnnTotal, macTotal / dnnTotal / 1e9);
+				    devTotal / dnnTotal, macTotal / dnnTotal / 1e9);
+		} else {
+			std::printf("{\"bench\": \"conv_int16_vs_int8\", \"value\": %.2f, "
+				    "\"unit\": \"ratio\", \"path\": \"%s\"}\n",
+				    gmacs / int8Gmacs, vdla_compute_path_name(VDLA_COMPUTE_PATH(compute)));
+		}
 	}
 	dnnl_stream_destroy(stream);
 	dnnl_engine_destroy(eng);
