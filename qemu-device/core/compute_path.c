@@ -151,7 +151,7 @@ static bool probe_one(void **slot, struct scratch_pool *pool, const struct probe
 	if (conv_onednn(slot, pool, &p, 1))
 		goto out;
 	p.dst.data = want;
-	if (conv_int(pool, &p, false, &conv_int_scalar_kernels))
+	if (conv_int(pool, &p, false, 0, &conv_int_scalar_kernels))
 		goto out;
 	same = !memcmp(got, want, dst_n * sizeof(*got));
 out:

@@ -1,250 +1,376 @@
 // SPDX-License-Identifier: MIT
 /*
- * Exact INT8 and INT16 convolution on vdla's own dot-product kernels, as a
- * matrix product: the taps of a block of output positions are gathered into
- * rows of int16 (one row per position, in the weights' order), each output
- * channel's weights are one row too, and every output is one dot product of
- * a patch row with a weight row. The kernels take 3 positions by 4 channels
- * at a time, so each row they load serves several products.
+ * Exact INT8 and INT16 convolution on vdla's own kernels, as a matrix
+ * product of taps by output positions:
  *
- * A kernel that sums in 32-bit lanes (AVX2) is exact for INT8 as it is:
- * a product is at most 2^14 in magnitude and a row holds at most 65536 of
- * them (the reduction limit), so every partial sum fits 31 bits. INT16
- * products reach 2^30 and their sums 2^46, so each INT16 weight w is split
- * into hi = w >> 8 (-128..127) and lo = w & 0xff (0..255), w = 256 hi + lo:
- * a pair sum of patch values with hi or lo halves stays below 2^24, and
- * CHUNK_STEPS steps of 8 lanes keep every lane below 2^31. The two partial
- * dot products of each chunk are combined in 64 bits, and the total is
- * saturated to 32 bits at the end as docs/hw-spec.md says.
+ * - The input is copied once into int16 with the padding materialised and
+ *   each line's columns split by phase modulo the x stride, so that the
+ *   input of consecutive output positions for one tap is contiguous
+ *   whatever the stride.
+ * - For a group of CONV_INT_POSITIONS output positions the taps are
+ *   gathered two at a time, position by position (patch[pair][position][2]):
+ *   each pair is two contiguous runs interleaved.
+ * - Each block of CONV_INT_CHANNELS output channels has its weights packed
+ *   the same way, and a kernel call computes the block's outputs for the
+ *   group. A block of position groups stays in L2 while every channel block
+ *   passes over it.
+ *
+ * A kernel that sums in 32-bit lanes (AVX2) is exact for INT8 as it is: a
+ * product is at most 2^14 in magnitude and a lane sums at most 65536 of
+ * them (the reduction limit), so it never leaves 31 bits. INT16 products
+ * reach 2^30 and their sums 2^46, so each INT16 weight w is split into
+ * hi = w >> 8 (-128..127) and lo = w & 0xff (0..255), w = 256 hi + lo: a
+ * pair sum of inputs with hi or lo halves is below 2^24, and CHUNK_PAIRS
+ * steps keep every lane below 2^31. The two partial sums of each chunk are
+ * combined in 64 bits, and the total is saturated to 32 bits at the end as
+ * docs/hw-spec.md says.
  */
+#include <emmintrin.h>
 #include <string.h>
 
 #include "conv.h"
 #include "conv_int.h"
 #include "scratch.h"
 
-/* 128 steps x 2^24 per lane < 2^31 (see above): 2048 taps per chunk. */
-#define CHUNK_STEPS	128
-#define CHUNK_TAPS	(CHUNK_STEPS * CONV_INT_ROW_ALIGN)
-/* Patch rows are gathered in blocks of about this size, to stay in L2. */
-#define BLOCK_BYTES	(128u << 10)
+/* 128 steps x 2^24 per lane < 2^31 (see above). */
+#define CHUNK_PAIRS	128
+/* Patch groups are gathered in blocks of about this size, to stay in L2. */
+#define BLOCK_BYTES	(192u << 10)
+
+#define GROUP_ELEMS	(CONV_INT_POSITIONS * 2)	/* int16 per pair of a group */
+#define WGT_ELEMS	(CONV_INT_CHANNELS * 2)		/* int16 per pair of a block */
 
 struct conv_int_job {
 	const struct conv_problem *p;
 	const struct conv_int_kernels *kernels;
-	bool int16;
-	bool split;		/* INT16 on 32-bit lanes: weights in hi/lo halves */
-	size_t taps;		/* per output: Cin/GROUPS * KH * KW */
-	size_t k;		/* row length: taps rounded up to CONV_INT_ROW_ALIGN */
-	uint32_t ocg;		/* output channels per group */
-	int16_t *wgt;		/* ocg rows (split: the hi rows, then the lo rows) */
-	int16_t *patch;		/* a block of patch rows */
-	int64_t *out_offset;	/* per patch row: its output element, channel 0 */
+	bool split;		/* INT16 on 32-bit lanes: weights in hi and lo halves */
+	uint32_t icg, ocg;	/* input and output channels per group */
+	uint32_t taps;		/* per output: icg * KH * KW */
+	size_t pairs;		/* taps rounded up to pairs */
+	/* The prepared input, int16[n][ic][ph][sx][wp]: see prepare_input(). */
+	int16_t *in;
+	uint32_t ph, pw, wp;
+	size_t row, plane;	/* elements per padded line and per channel */
+	int64_t *tap_offset;	/* per tap, within a group's first channel */
+	/* Weights of one group: [block][pair][channel][2], then the lo halves. */
+	int16_t *wgt;
+	int16_t *wgt_row;	/* one channel's taps, while packing */
+	size_t blocks;		/* channel blocks per group */
+	/* A block of position groups: [group][pair][position][2]. */
+	int16_t *patch;
+	size_t block_groups;
+	int64_t *out_offset;	/* per position of the block: its output, channel 0 */
 };
-
-static size_t round_up(size_t v, size_t to)
-{
-	return (v + to - 1) / to * to;
-}
 
 static int32_t saturate32(int64_t v)
 {
 	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
 }
 
-static int32_t input_at(const struct conv_problem *p, bool int16, int64_t index)
+/* @n elements of @from, @stride apart, to int16 at @to, @to_stride apart. */
+static void widen_run(int16_t *to, size_t to_stride, const void *from, bool int16, int64_t stride,
+		      uint32_t n)
 {
-	return int16 ? ((const int16_t *)p->src.data)[index] : ((const int8_t *)p->src.data)[index];
+	if (int16) {
+		const int16_t *f = from;
+
+		for (uint32_t i = 0; i < n; i++)
+			to[i * to_stride] = f[i * stride];
+	} else {
+		const int8_t *f = from;
+
+		for (uint32_t i = 0; i < n; i++)
+			to[i * to_stride] = f[i * stride];
+	}
 }
 
-static int32_t weight_at(const struct conv_problem *p, bool int16, int64_t index)
+static void fill_run(int16_t *to, int16_t value, uint32_t n)
 {
-	return int16 ? ((const int16_t *)p->wgt.data)[index] : ((const int8_t *)p->wgt.data)[index];
+	for (uint32_t i = 0; i < n; i++)
+		to[i] = value;
 }
 
-/* The weight rows of group @g, zero beyond the taps. */
-static void pack_weights(struct conv_int_job *job, uint32_t g)
+/*
+ * The input in int16 with PAD_VALUE around it: column x of padded line y
+ * of channel c is at ((n * ic + c) * ph + y) * row + (x % sx) * wp + x / sx,
+ * so that columns x, x + sx, x + 2 sx, ... follow each other.
+ */
+static void prepare_input(struct conv_int_job *job, bool int16, int32_t pad_value)
 {
 	const struct conv_problem *p = job->p;
-	uint32_t icg = p->ic / p->groups;
+	const int64_t *s = p->src.stride;
+	size_t esize = int16 ? 2 : 1;
 
-	for (uint32_t o = 0; o < job->ocg; o++) {
-		int16_t *row = job->wgt + o * job->k;
-		int16_t *lo_row = job->wgt + (job->ocg + o) * job->k;
-		int64_t base = (int64_t)(g * job->ocg + o) * p->wgt.stride[0];
-		size_t t = 0;
+	for (uint32_t b = 0; b < p->n; b++) {
+		for (uint32_t c = 0; c < p->ic; c++) {
+			int16_t *chan = job->in + ((size_t)b * p->ic + c) * job->plane;
 
-		for (uint32_t i = 0; i < icg; i++) {
-			for (uint32_t ky = 0; ky < p->kh; ky++) {
-				for (uint32_t kx = 0; kx < p->kw; kx++, t++) {
-					int32_t w = weight_at(p, job->int16,
-							      base + i * p->wgt.stride[1] +
-							      ky * p->wgt.stride[2] +
-							      kx * p->wgt.stride[3]);
+			for (uint32_t y = 0; y < job->ph; y++) {
+				int16_t *line = chan + y * job->row;
+				const uint8_t *from;
 
-					if (job->split) {
-						row[t] = (int16_t)(w >> 8);
-						lo_row[t] = (int16_t)(w & 0xff);
-					} else {
-						row[t] = (int16_t)w;
-					}
+				if (y < p->pt || y >= p->pt + p->ih) {
+					fill_run(line, (int16_t)pad_value, (uint32_t)job->row);
+					continue;
+				}
+				from = (const uint8_t *)p->src.data +
+				       (b * s[0] + c * s[1] + (int64_t)(y - p->pt) * s[2]) *
+					       (int64_t)esize;
+				/* Phase q holds padded columns q, q + sx, ...: left pad, input, right pad. */
+				for (uint32_t q = 0; q < p->sx; q++) {
+					int16_t *to = line + q * job->wp;
+					uint32_t left = q >= p->pl ? 0 : (p->pl - q + p->sx - 1) / p->sx;
+					uint32_t x0 = q + left * p->sx - p->pl; /* first input column */
+					uint32_t inside = x0 >= p->iw ? 0 : (p->iw - x0 + p->sx - 1) / p->sx;
+
+					if (left > job->wp)
+						left = job->wp;
+					if (inside > job->wp - left)
+						inside = job->wp - left;
+					fill_run(to, (int16_t)pad_value, left);
+					widen_run(to + left, 1, from + x0 * s[3] * (int64_t)esize, int16,
+						  s[3] * p->sx, inside);
+					fill_run(to + left + inside, (int16_t)pad_value,
+						 job->wp - left - inside);
 				}
 			}
 		}
-		memset(row + t, 0, (job->k - t) * sizeof(*row));
-		if (job->split)
-			memset(lo_row + t, 0, (job->k - t) * sizeof(*row));
 	}
 }
 
-/*
- * The patch rows of output positions [first, first + count) of group @g,
- * positions numbered over (batch, y, x), and where each one's output goes.
- */
-static void gather_patches(struct conv_int_job *job, uint32_t g, size_t first, size_t count)
+/* Where tap (i, ky, kx) of an output position is, from its first tap. */
+static void compute_tap_offsets(struct conv_int_job *job)
 {
 	const struct conv_problem *p = job->p;
-	uint32_t icg = p->ic / p->groups;
-	size_t plane = (size_t)p->oh * p->ow;
+	uint32_t t = 0;
 
-	for (size_t r = 0; r < count; r++) {
-		size_t pos = first + r;
-		uint32_t b = (uint32_t)(pos / plane);
-		uint32_t y = (uint32_t)(pos % plane / p->ow), x = (uint32_t)(pos % p->ow);
-		int16_t *row = job->patch + r * job->k;
-		size_t t = 0;
+	for (uint32_t i = 0; i < job->icg; i++)
+		for (uint32_t ky = 0; ky < p->kh; ky++)
+			for (uint32_t kx = 0; kx < p->kw; kx++)
+				job->tap_offset[t++] = (int64_t)i * job->plane +
+						       (int64_t)ky * p->dy * job->row +
+						       (kx * p->dx) % p->sx * job->wp +
+						       (kx * p->dx) / p->sx;
+}
 
-		for (uint32_t i = 0; i < icg; i++) {
-			int64_t base = b * p->src.stride[0] + (int64_t)(g * icg + i) * p->src.stride[1];
+/* Deals one channel's taps @row out to its column of a channel block, two by two. */
+static void deal_taps(const struct conv_int_job *job, const int16_t *row, int16_t *to,
+		      int16_t *lo)
+{
+	for (uint32_t t = 0; t < job->taps; t++) {
+		size_t at = t / 2 * WGT_ELEMS + t % 2;
 
-			for (uint32_t ky = 0; ky < p->kh; ky++) {
-				int64_t line = base + (int64_t)(y * p->sy + ky * p->dy) * p->src.stride[2] +
-					       (int64_t)x * p->sx * p->src.stride[3];
-
-				for (uint32_t kx = 0; kx < p->kw; kx++)
-					row[t++] = (int16_t)input_at(p, job->int16,
-								     line + (int64_t)kx * p->dx *
-										    p->src.stride[3]);
-			}
+		if (job->split) {
+			to[at] = (int16_t)(row[t] >> 8);
+			lo[at] = (int16_t)(row[t] & 0xff);
+		} else {
+			to[at] = row[t];
 		}
-		job->out_offset[r] = b * p->dst.stride[0] + y * p->dst.stride[2] +
-				     x * p->dst.stride[3];
+	}
+}
+
+/* The weights of group @g, in blocks of channels, zero beyond the taps and channels. */
+static void pack_weights(struct conv_int_job *job, bool int16, uint32_t g)
+{
+	const struct conv_problem *p = job->p;
+	const int64_t *s = p->wgt.stride;
+	size_t block_elems = job->pairs * WGT_ELEMS, esize = int16 ? 2 : 1;
+	/* Usually a channel's taps are one run in memory: widen them at once. */
+	bool dense = s[3] == 1 && s[2] == p->kw && s[1] == (int64_t)p->kh * p->kw;
+
+	memset(job->wgt, 0, (job->split ? 2 : 1) * job->blocks * block_elems * sizeof(int16_t));
+	for (uint32_t o = 0; o < job->ocg; o++) {
+		int16_t *to = job->wgt + o / CONV_INT_CHANNELS * block_elems +
+			      o % CONV_INT_CHANNELS * 2;
+		const uint8_t *from = (const uint8_t *)p->wgt.data +
+				      (int64_t)(g * job->ocg + o) * s[0] * (int64_t)esize;
+
+		if (dense) {
+			widen_run(job->wgt_row, 1, from, int16, 1, job->taps);
+		} else {
+			for (uint32_t i = 0; i < job->icg; i++)
+				for (uint32_t ky = 0; ky < p->kh; ky++)
+					widen_run(job->wgt_row + (i * p->kh + ky) * p->kw, 1,
+						  from + (i * s[1] + ky * s[2]) * (int64_t)esize,
+						  int16, s[3], p->kw);
+		}
+		deal_taps(job, job->wgt_row, to, to + job->blocks * block_elems);
+	}
+}
+
+/* to[2 r] = a[r], to[2 r + 1] = b ? b[r] : 0, for r < @n. */
+static void interleave(int16_t *to, const int16_t *a, const int16_t *b, uint32_t n)
+{
+	uint32_t r = 0;
+
+	if (b) {
+		for (; r + 8 <= n; r += 8) {
+			__m128i va = _mm_loadu_si128((const __m128i *)(a + r));
+			__m128i vb = _mm_loadu_si128((const __m128i *)(b + r));
+
+			_mm_storeu_si128((__m128i *)(to + 2 * r), _mm_unpacklo_epi16(va, vb));
+			_mm_storeu_si128((__m128i *)(to + 2 * r + 8), _mm_unpackhi_epi16(va, vb));
+		}
+	}
+	for (; r < n; r++) {
+		to[2 * r] = a[r];
+		to[2 * r + 1] = b ? b[r] : 0;
 	}
 }
 
 /*
- * out[3 * j + i] (or out[j] for one row) = patch row i . weight row j, in
- * 64 bits, for @rows (1 or 3) patch rows and four weight rows.
+ * The patch of @count (at most CONV_INT_POSITIONS) output positions from
+ * @first (numbered over batch, y, x) of group @g, into @to, and where each
+ * one's output goes, into @out_offset.
  */
-static void dot_rows(const struct conv_int_job *job, const int16_t *const *patch, int rows,
-		     const int16_t *const *wgt, int64_t *out)
+static void gather_group(struct conv_int_job *job, uint32_t g, size_t first, uint32_t count,
+			 int16_t *to, int64_t *out_offset)
 {
-	const struct conv_int_kernels *kern = job->kernels;
-	size_t lo_offset = (size_t)job->ocg * job->k;
-	int n = rows * 4;
+	const struct conv_problem *p = job->p;
+	size_t per_image = (size_t)p->oh * p->ow;
 
-	if (!job->split) {
-		if (rows == 3)
-			kern->dot3x4(patch, wgt, job->k, out);
-		else
-			kern->dot1x4(patch[0], wgt, job->k, out);
-		return;
-	}
+	for (uint32_t r = 0; r < count;) {
+		size_t pos = first + r;
+		uint32_t b = (uint32_t)(pos / per_image);
+		uint32_t y = (uint32_t)(pos % per_image / p->ow), x = (uint32_t)(pos % p->ow);
+		uint32_t run = p->ow - x < count - r ? p->ow - x : count - r;
+		const int16_t *base = job->in + ((size_t)b * p->ic + (size_t)g * job->icg) * job->plane +
+				      (size_t)y * p->sy * job->row + x;
 
-	memset(out, 0, n * sizeof(*out));
-	for (size_t c = 0; c < job->k; c += CHUNK_TAPS) {
-		size_t len = job->k - c < CHUNK_TAPS ? job->k - c : CHUNK_TAPS;
-		const int16_t *p[3], *hi[4], *lo[4];
-		int64_t hi_sum[12], lo_sum[12];
+		for (size_t k = 0; k < job->pairs; k++) {
+			uint32_t t = 2 * k;
 
-		for (int i = 0; i < rows; i++)
-			p[i] = patch[i] + c;
-		for (int j = 0; j < 4; j++) {
-			hi[j] = wgt[j] + c;
-			lo[j] = wgt[j] + lo_offset + c;
+			interleave(to + k * GROUP_ELEMS + 2 * r, base + job->tap_offset[t],
+				   t + 1 < job->taps ? base + job->tap_offset[t + 1] : NULL, run);
 		}
-		if (rows == 3) {
-			kern->dot3x4(p, hi, len, hi_sum);
-			kern->dot3x4(p, lo, len, lo_sum);
-		} else {
-			kern->dot1x4(p[0], hi, len, hi_sum);
-			kern->dot1x4(p[0], lo, len, lo_sum);
-		}
-		for (int m = 0; m < n; m++)
-			out[m] += hi_sum[m] * 256 + lo_sum[m];
+		for (uint32_t i = 0; i < run; i++)
+			out_offset[r + i] = b * p->dst.stride[0] + y * p->dst.stride[2] +
+					    (int64_t)(x + i) * p->dst.stride[3];
+		r += run;
 	}
 }
 
-/* Every output channel of group @g for the @count patch rows gathered. */
+/*
+ * out = the outputs of channel block @block for the first @positions of
+ * position group @patch, exact.
+ */
+static void dot_block(const struct conv_int_job *job, const int16_t *patch, size_t block,
+		      unsigned int positions, int64_t out[CONV_INT_CHANNELS][CONV_INT_POSITIONS])
+{
+	size_t block_elems = job->pairs * WGT_ELEMS;
+	const int16_t *hi = job->wgt + block * block_elems;
+	const int16_t *lo = hi + job->blocks * block_elems;
+	int64_t hi_sum[CONV_INT_CHANNELS][CONV_INT_POSITIONS];
+	int64_t lo_sum[CONV_INT_CHANNELS][CONV_INT_POSITIONS];
+
+	if (!job->split) {
+		job->kernels->dot(patch, hi, job->pairs, positions, out);
+		return;
+	}
+	memset(out, 0, sizeof(hi_sum));
+	for (size_t k = 0; k < job->pairs; k += CHUNK_PAIRS) {
+		size_t n = job->pairs - k < CHUNK_PAIRS ? job->pairs - k : CHUNK_PAIRS;
+
+		job->kernels->dot(patch + k * GROUP_ELEMS, hi + k * WGT_ELEMS, n, positions,
+				  hi_sum);
+		job->kernels->dot(patch + k * GROUP_ELEMS, lo + k * WGT_ELEMS, n, positions,
+				  lo_sum);
+		for (int j = 0; j < CONV_INT_CHANNELS; j++)
+			for (unsigned int r = 0; r < positions; r++)
+				out[j][r] += hi_sum[j][r] * 256 + lo_sum[j][r];
+	}
+}
+
+/* Every output channel of group @g for @count positions gathered from @first. */
 static void multiply_block(const struct conv_int_job *job, uint32_t g, size_t count)
 {
 	const struct conv_problem *p = job->p;
 	int32_t *dst = p->dst.data;
+	size_t group_elems = job->pairs * GROUP_ELEMS;
+	int64_t out[CONV_INT_CHANNELS][CONV_INT_POSITIONS];
 
-	for (uint32_t o = 0; o < job->ocg; o += 4) {
-		uint32_t channels = job->ocg - o < 4 ? job->ocg - o : 4;
-		const int16_t *w[4];
-		int64_t chan_offset[4];
+	for (size_t block = 0; block < job->blocks; block++) {
+		uint32_t o0 = (uint32_t)block * CONV_INT_CHANNELS;
+		uint32_t channels = job->ocg - o0 < CONV_INT_CHANNELS ? job->ocg - o0 :
+									 CONV_INT_CHANNELS;
 
-		/* A last block of fewer channels repeats its last row. */
-		for (uint32_t j = 0; j < 4; j++) {
-			uint32_t oc = o + (j < channels ? j : channels - 1);
+		for (size_t first = 0; first < count; first += CONV_INT_POSITIONS) {
+			uint32_t positions = count - first < CONV_INT_POSITIONS ?
+						     (uint32_t)(count - first) : CONV_INT_POSITIONS;
+			const int64_t *offset = job->out_offset + first;
 
-			w[j] = job->wgt + (size_t)oc * job->k;
-			chan_offset[j] = (int64_t)(g * job->ocg + oc) * p->dst.stride[1];
-		}
-		for (size_t r = 0; r < count;) {
-			int rows = count - r >= 3 ? 3 : 1;
-			const int16_t *rowp[3];
-			int64_t sum[12];
+			dot_block(job, job->patch + first / CONV_INT_POSITIONS * group_elems, block,
+				  positions, out);
+			for (uint32_t j = 0; j < channels; j++) {
+				int64_t chan = (int64_t)(g * job->ocg + o0 + j) * p->dst.stride[1];
 
-			for (int i = 0; i < rows; i++)
-				rowp[i] = job->patch + (r + i) * job->k;
-			dot_rows(job, rowp, rows, w, sum);
-			for (uint32_t j = 0; j < channels; j++)
-				for (int i = 0; i < rows; i++)
-					dst[job->out_offset[r + i] + chan_offset[j]] =
-						saturate32(sum[rows * j + i]);
-			r += rows;
+				for (uint32_t r = 0; r < positions; r++)
+					dst[offset[r] + chan] = saturate32(out[j][r]);
+			}
 		}
 	}
 }
 
 int conv_int(struct scratch_pool *pool, const struct conv_problem *p, bool int16,
-	     const struct conv_int_kernels *kernels)
+	     int32_t pad_value, const struct conv_int_kernels *kernels)
 {
 	struct conv_int_job job = {
 		.p = p,
 		.kernels = kernels,
-		.int16 = int16,
 		.split = int16 && kernels->lanes32,
-		.taps = (size_t)(p->ic / p->groups) * p->kh * p->kw,
+		.icg = p->ic / p->groups,
 		.ocg = p->oc / p->groups,
 	};
-	size_t positions = (size_t)p->n * p->oh * p->ow;
-	size_t block;
+	size_t positions = (size_t)p->n * p->oh * p->ow, block_positions, group_elems;
 	int ret = -1;
 
-	job.k = round_up(job.taps, CONV_INT_ROW_ALIGN);
-	block = BLOCK_BYTES / (job.k * sizeof(int16_t)) / 3 * 3;
-	if (block < 3)
-		block = 3;
-	if (block > positions)
-		block = positions;
-	job.wgt = scratch_get(pool, (job.split ? 2 : 1) * (size_t)job.ocg * job.k * sizeof(int16_t));
-	job.patch = scratch_get(pool, block * job.k * sizeof(int16_t));
-	job.out_offset = scratch_get(pool, block * sizeof(int64_t));
-	if (!job.wgt || !job.patch || !job.out_offset)
+	job.taps = job.icg * p->kh * p->kw;
+	job.pairs = (job.taps + 1) / 2;
+	job.blocks = (job.ocg + CONV_INT_CHANNELS - 1) / CONV_INT_CHANNELS;
+	job.ph = p->ih + p->pt + p->pb;
+	job.pw = p->iw + p->pl + p->pr;
+	job.wp = (job.pw + p->sx - 1) / p->sx;
+	job.row = (size_t)p->sx * job.wp;
+	job.plane = job.ph * job.row;
+	group_elems = job.pairs * GROUP_ELEMS;
+	job.block_groups = BLOCK_BYTES / (group_elems * sizeof(int16_t));
+	if (job.block_groups < 1)
+		job.block_groups = 1;
+	if (job.block_groups * CONV_INT_POSITIONS > positions)
+		job.block_groups = (positions + CONV_INT_POSITIONS - 1) / CONV_INT_POSITIONS;
+	block_positions = job.block_groups * CONV_INT_POSITIONS;
+
+	job.in = scratch_get(pool, (size_t)p->n * p->ic * job.plane * sizeof(int16_t));
+	job.tap_offset = scratch_get(pool, job.taps * sizeof(int64_t));
+	job.wgt_row = scratch_get(pool, job.taps * sizeof(int16_t));
+	job.wgt = scratch_get(pool, (job.split ? 2 : 1) * job.blocks * job.pairs * WGT_ELEMS *
+					    sizeof(int16_t));
+	job.patch = scratch_get(pool, job.block_groups * group_elems * sizeof(int16_t));
+	job.out_offset = scratch_get(pool, block_positions * sizeof(int64_t));
+	if (!job.in || !job.tap_offset || !job.wgt_row || !job.wgt || !job.patch ||
+	    !job.out_offset)
 		goto out;
-	/* The rows' tails beyond the taps stay zero: gathers never write them. */
-	memset(job.patch, 0, block * job.k * sizeof(int16_t));
+	/*
+	 * Positions past the last of a group are computed and dropped; they
+	 * hold zeros or an earlier group's values, int16 all the same, which
+	 * keep the lanes within their bounds.
+	 */
+	memset(job.patch, 0, job.block_groups * group_elems * sizeof(int16_t));
 
+	prepare_input(&job, int16, pad_value);
+	compute_tap_offsets(&job);
 	for (uint32_t g = 0; g < p->groups; g++) {
-		pack_weights(&job, g);
-		for (size_t first = 0; first < positions; first += block) {
-			size_t count = positions - first < block ? positions - first : block;
+		pack_weights(&job, int16, g);
+		for (size_t first = 0; first < positions; first += block_positions) {
+			size_t count = positions - first < block_positions ? positions - first :
+									      block_positions;
 
-			gather_patches(&job, g, first, count);
+			for (size_t q = 0; q < count; q += CONV_INT_POSITIONS)
+				gather_group(&job, g, first + q,
+					     count - q < CONV_INT_POSITIONS ? (uint32_t)(count - q) :
+									      CONV_INT_POSITIONS,
+					     job.patch + q / CONV_INT_POSITIONS * group_elems,
+					     job.out_offset + q);
 			multiply_block(&job, g, count);
 		}
 	}
@@ -253,5 +379,8 @@ out:
 	scratch_put(pool, job.out_offset);
 	scratch_put(pool, job.patch);
 	scratch_put(pool, job.wgt);
+	scratch_put(pool, job.wgt_row);
+	scratch_put(pool, job.tap_offset);
+	scratch_put(pool, job.in);
 	return ret;
 }

@@ -19,41 +19,45 @@ extern "C" {
 struct conv_problem;
 struct scratch_pool;
 
-/* Rows of patches and weights are padded with zeros to a multiple of this. */
-#define CONV_INT_ROW_ALIGN	16
+/* Output positions and output channels one kernel call computes. */
+#define CONV_INT_POSITIONS	24
+#define CONV_INT_CHANNELS	4
 
 /*
- * Dot products of rows of int16 values, @k of them per row (a multiple of
- * CONV_INT_ROW_ALIGN; rows are 32-byte aligned). dot3x4 computes the twelve
- * products of patch rows p[0..2] with weight rows w[0..3] into
- * out[3 * j + i] = p[i] . w[j]; dot1x4 the four of one patch row.
+ * One kernel call: for CONV_INT_CHANNELS output channels j and the first
+ * @positions (1 to CONV_INT_POSITIONS) output positions r,
+ *
+ *   out[j][r] = sum over k < @pairs of patch[k][r][0] * wgt[k][j][0]
+ *                                     + patch[k][r][1] * wgt[k][j][1]
+ *
+ * where patch is int16_t[pairs][CONV_INT_POSITIONS][2] (the taps of each
+ * position, two at a time) and wgt int16_t[pairs][CONV_INT_CHANNELS][2],
+ * both 32-byte aligned. Outputs of later positions are undefined.
  */
 struct conv_int_kernels {
 	const char *name;
 	/*
-	 * The kernel sums in 32-bit lanes, which wrap: exact for INT8 (every
-	 * partial sum of a CONV fits 31 bits by the reduction limit), but an
-	 * INT16 dot product must then be split into bounded pieces
-	 * (conv_int.c). Otherwise the kernel sums in 64 bits and is exact for
-	 * any row of int16 values up to 2^32 long.
+	 * The kernel sums in 32-bit lanes, which is exact for INT8 (every
+	 * partial sum of a CONV fits 31 bits by the reduction limit); an INT16
+	 * dot product is then split into pieces that fit (conv_int.c).
+	 * Otherwise it sums in 64 bits, exact for any INT16 CONV.
 	 */
 	bool lanes32;
-	void (*dot3x4)(const int16_t *const p[3], const int16_t *const w[4], size_t k,
-		       int64_t out[12]);
-	void (*dot1x4)(const int16_t *p, const int16_t *const w[4], size_t k, int64_t out[4]);
+	void (*dot)(const int16_t *patch, const int16_t *wgt, size_t pairs,
+		    unsigned int positions, int64_t out[CONV_INT_CHANNELS][CONV_INT_POSITIONS]);
 };
 
 extern const struct conv_int_kernels conv_int_scalar_kernels;
 extern const struct conv_int_kernels conv_int_avx2_kernels;
 
 /*
- * Runs @p, an INT8 (@int16 false) or INT16 convolution whose input is dense
- * with the padding materialised and whose weights are dense, on @kernels.
- * The result is exact: the sums of docs/hw-spec.md, "CONV", saturated to
- * 32 bits. Returns 0, or -1 if out of memory.
+ * Runs @p, an INT8 (@int16 false) or INT16 convolution whose input is read
+ * through its strides, with the padding of @p and @pad_value at padded
+ * positions, on @kernels. The result is exact: the sums of docs/hw-spec.md,
+ * "CONV", saturated to 32 bits. Returns 0, or -1 if out of memory.
  */
 int conv_int(struct scratch_pool *pool, const struct conv_problem *p, bool int16,
-	     const struct conv_int_kernels *kernels);
+	     int32_t pad_value, const struct conv_int_kernels *kernels);
 
 #ifdef __cplusplus
 }

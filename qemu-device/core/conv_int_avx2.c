@@ -1,116 +1,132 @@
 // SPDX-License-Identifier: MIT
 /*
- * The AVX2 compute path's dot products. VPMADDWD multiplies 16 pairs of
- * int16 values and adds neighbouring products into 8 int32 lanes; the lanes
- * accumulate with VPADDD. Neither saturates: the only pair sum VPMADDWD
- * cannot represent is (-32768)^2 * 2 = 2^31, impossible with one operand
- * in int8 range or in the split halves conv_int.c feeds INT16 through, and
- * VPADDD wraps, so a sum whose true value fits 32 bits comes out exact.
- * That is the difference from oneDNN's INT8 kernels on hosts without VNNI,
- * whose VPMADDUBSW saturates each pair sum at 16 bits.
+ * The AVX2 compute path's kernel. Each step loads the tap pair of up to 24
+ * positions (vectors of 8 positions x 2 int16) and, for each of 4 output
+ * channels, broadcasts that channel's weight pair to all 8 lanes: VPMADDWD
+ * multiplies the pairs and adds each pair's two products into one int32
+ * lane per position, and VPADDD accumulates. With three vectors, twelve
+ * accumulators, three patch vectors and one weight vector fill the sixteen
+ * YMM registers; groups of 8 or 16 positions use one or two vectors.
+ *
+ * Neither instruction saturates. The only pair sum VPMADDWD cannot hold is
+ * (-32768)^2 * 2 = 2^31, impossible with int8 values or with the split
+ * halves conv_int.c feeds INT16 through, which also keep every lane's sum
+ * within 31 bits: the lanes are exact, unlike oneDNN's INT8 kernels on CPUs
+ * without VNNI, whose VPMADDUBSW saturates pair sums at 16 bits.
  *
  * Only these functions use AVX2 (the target attribute); the core calls them
- * only when the host has it (compute_path.c).
+ * only on a host that has it (compute_path.c).
  */
 #include <immintrin.h>
 
 #include "conv_int.h"
 
 #define AVX2 __attribute__((target("avx2")))
+#define INLINE_AVX2 __attribute__((target("avx2"), always_inline)) inline
 
-/* The sum of the 8 int32 lanes of @v, each sign-extended to 64 bits. */
-static inline AVX2 int64_t sum_lanes(__m256i v)
-{
-	__m256i wide = _mm256_add_epi64(_mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)),
-					_mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
-	__m128i half = _mm_add_epi64(_mm256_castsi256_si128(wide),
-				     _mm256_extracti128_si256(wide, 1));
-
-	return _mm_cvtsi128_si64(half) + _mm_extract_epi64(half, 1);
-}
-
-static inline AVX2 __m256i load(const int16_t *row, size_t i)
-{
-	return _mm256_load_si256((const __m256i *)(row + i));
-}
-
-static inline AVX2 __m256i madd_acc(__m256i acc, __m256i a, __m256i b)
+static INLINE_AVX2 __m256i madd_acc(__m256i acc, __m256i a, __m256i b)
 {
 	return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
 }
 
-static AVX2 void dot1x4_avx2(const int16_t *p, const int16_t *const w[4], size_t k,
-			     int64_t out[4])
+/* The 8 int32 lanes of @v, sign-extended, into @out. */
+static INLINE_AVX2 void store_lanes(int64_t *out, __m256i v)
 {
-	__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-
-	for (size_t i = 0; i < k; i += CONV_INT_ROW_ALIGN) {
-		__m256i a = load(p, i);
-
-		s0 = madd_acc(s0, a, load(w[0], i));
-		s1 = madd_acc(s1, a, load(w[1], i));
-		s2 = madd_acc(s2, a, load(w[2], i));
-		s3 = madd_acc(s3, a, load(w[3], i));
-	}
-	out[0] = sum_lanes(s0);
-	out[1] = sum_lanes(s1);
-	out[2] = sum_lanes(s2);
-	out[3] = sum_lanes(s3);
+	_mm256_storeu_si256((__m256i *)out, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(v)));
+	_mm256_storeu_si256((__m256i *)(out + 4),
+			    _mm256_cvtepi32_epi64(_mm256_extracti128_si256(v, 1)));
 }
 
 /*
- * Three patch rows by four weight rows: twelve accumulators, three patch
- * vectors and one weight vector fill the sixteen YMM registers, and each
- * weight vector loaded serves three products.
+ * One step of channel @j: its weight pair broadcast, times the positions'
+ * pairs. Written out per width below, not as loops over arrays: GCC keeps
+ * the accumulators in registers only then.
  */
-static AVX2 void dot3x4_avx2(const int16_t *const p[3], const int16_t *const w[4], size_t k,
-			     int64_t out[12])
+#define STEP(j, ...) __extension__({ __m256i b = _mm256_set1_epi32(w[j]); __VA_ARGS__; })
+
+static AVX2 void dot24(const int16_t *patch, const int32_t *w, size_t pairs,
+		       int64_t out[CONV_INT_CHANNELS][CONV_INT_POSITIONS])
 {
-	const int16_t *p0 = p[0], *p1 = p[1], *p2 = p[2];
-	const int16_t *w0 = w[0], *w1 = w[1], *w2 = w[2], *w3 = w[3];
 	__m256i s00 = _mm256_setzero_si256(), s01 = s00, s02 = s00;
 	__m256i s10 = s00, s11 = s00, s12 = s00;
 	__m256i s20 = s00, s21 = s00, s22 = s00;
 	__m256i s30 = s00, s31 = s00, s32 = s00;
 
-	for (size_t i = 0; i < k; i += CONV_INT_ROW_ALIGN) {
-		__m256i a0 = load(p0, i), a1 = load(p1, i), a2 = load(p2, i);
-		__m256i b;
+	for (size_t k = 0; k < pairs; k++, w += CONV_INT_CHANNELS) {
+		const __m256i *p = (const __m256i *)(patch + k * CONV_INT_POSITIONS * 2);
+		__m256i a0 = _mm256_load_si256(p), a1 = _mm256_load_si256(p + 1);
+		__m256i a2 = _mm256_load_si256(p + 2);
 
-		b = load(w0, i);
-		s00 = madd_acc(s00, a0, b);
-		s01 = madd_acc(s01, a1, b);
-		s02 = madd_acc(s02, a2, b);
-		b = load(w1, i);
-		s10 = madd_acc(s10, a0, b);
-		s11 = madd_acc(s11, a1, b);
-		s12 = madd_acc(s12, a2, b);
-		b = load(w2, i);
-		s20 = madd_acc(s20, a0, b);
-		s21 = madd_acc(s21, a1, b);
-		s22 = madd_acc(s22, a2, b);
-		b = load(w3, i);
-		s30 = madd_acc(s30, a0, b);
-		s31 = madd_acc(s31, a1, b);
-		s32 = madd_acc(s32, a2, b);
+		STEP(0, s00 = madd_acc(s00, a0, b); s01 = madd_acc(s01, a1, b);
+		     s02 = madd_acc(s02, a2, b));
+		STEP(1, s10 = madd_acc(s10, a0, b); s11 = madd_acc(s11, a1, b);
+		     s12 = madd_acc(s12, a2, b));
+		STEP(2, s20 = madd_acc(s20, a0, b); s21 = madd_acc(s21, a1, b);
+		     s22 = madd_acc(s22, a2, b));
+		STEP(3, s30 = madd_acc(s30, a0, b); s31 = madd_acc(s31, a1, b);
+		     s32 = madd_acc(s32, a2, b));
 	}
-	out[0] = sum_lanes(s00);
-	out[1] = sum_lanes(s01);
-	out[2] = sum_lanes(s02);
-	out[3] = sum_lanes(s10);
-	out[4] = sum_lanes(s11);
-	out[5] = sum_lanes(s12);
-	out[6] = sum_lanes(s20);
-	out[7] = sum_lanes(s21);
-	out[8] = sum_lanes(s22);
-	out[9] = sum_lanes(s30);
-	out[10] = sum_lanes(s31);
-	out[11] = sum_lanes(s32);
+	store_lanes(out[0], s00), store_lanes(out[0] + 8, s01), store_lanes(out[0] + 16, s02);
+	store_lanes(out[1], s10), store_lanes(out[1] + 8, s11), store_lanes(out[1] + 16, s12);
+	store_lanes(out[2], s20), store_lanes(out[2] + 8, s21), store_lanes(out[2] + 16, s22);
+	store_lanes(out[3], s30), store_lanes(out[3] + 8, s31), store_lanes(out[3] + 16, s32);
+}
+
+static AVX2 void dot16(const int16_t *patch, const int32_t *w, size_t pairs,
+		       int64_t out[CONV_INT_CHANNELS][CONV_INT_POSITIONS])
+{
+	__m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00;
+	__m256i s20 = s00, s21 = s00, s30 = s00, s31 = s00;
+
+	for (size_t k = 0; k < pairs; k++, w += CONV_INT_CHANNELS) {
+		const __m256i *p = (const __m256i *)(patch + k * CONV_INT_POSITIONS * 2);
+		__m256i a0 = _mm256_load_si256(p), a1 = _mm256_load_si256(p + 1);
+
+		STEP(0, s00 = madd_acc(s00, a0, b); s01 = madd_acc(s01, a1, b));
+		STEP(1, s10 = madd_acc(s10, a0, b); s11 = madd_acc(s11, a1, b));
+		STEP(2, s20 = madd_acc(s20, a0, b); s21 = madd_acc(s21, a1, b));
+		STEP(3, s30 = madd_acc(s30, a0, b); s31 = madd_acc(s31, a1, b));
+	}
+	store_lanes(out[0], s00), store_lanes(out[0] + 8, s01);
+	store_lanes(out[1], s10), store_lanes(out[1] + 8, s11);
+	store_lanes(out[2], s20), store_lanes(out[2] + 8, s21);
+	store_lanes(out[3], s30), store_lanes(out[3] + 8, s31);
+}
+
+static AVX2 void dot8(const int16_t *patch, const int32_t *w, size_t pairs,
+		      int64_t out[CONV_INT_CHANNELS][CONV_INT_POSITIONS])
+{
+	__m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
+
+	for (size_t k = 0; k < pairs; k++, w += CONV_INT_CHANNELS) {
+		__m256i a = _mm256_load_si256((const __m256i *)(patch +
+								 k * CONV_INT_POSITIONS * 2));
+
+		STEP(0, s0 = madd_acc(s0, a, b));
+		STEP(1, s1 = madd_acc(s1, a, b));
+		STEP(2, s2 = madd_acc(s2, a, b));
+		STEP(3, s3 = madd_acc(s3, a, b));
+	}
+	store_lanes(out[0], s0), store_lanes(out[1], s1);
+	store_lanes(out[2], s2), store_lanes(out[3], s3);
+}
+
+static AVX2 void dot_avx2(const int16_t *patch, const int16_t *wgt, size_t pairs,
+			  unsigned int positions,
+			  int64_t out[CONV_INT_CHANNELS][CONV_INT_POSITIONS])
+{
+	const int32_t *w = (const int32_t *)wgt;
+
+	if (positions > 16)
+		dot24(patch, w, pairs, out);
+	else if (positions > 8)
+		dot16(patch, w, pairs, out);
+	else
+		dot8(patch, w, pairs, out);
 }
 
 const struct conv_int_kernels conv_int_avx2_kernels = {
 	.name = "avx2",
 	.lanes32 = true,
-	.dot3x4 = dot3x4_avx2,
-	.dot1x4 = dot1x4_avx2,
+	.dot = dot_avx2,
 };

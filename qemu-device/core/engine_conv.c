@@ -225,11 +225,12 @@ int conv_run(struct op *op)
 		     op->core->compute_path == VDLA_COMPUTE_PATH_ONEDNN &&
 		     conv_onednn_int8_is_exact(&p));
 	/*
-	 * oneDNN reads INT8 and FP32 tensors in place, whatever their strides,
-	 * and pads with zeros. vdla's integer kernels, FP16 (widened) and
-	 * other padding values need a dense copy with the padding materialised.
+	 * vdla's integer kernels and oneDNN with INT8 and FP32 read the input
+	 * in place, whatever its strides; oneDNN pads with zeros only. FP16
+	 * (widened) and other padding values on oneDNN need a dense copy with
+	 * the padding materialised.
 	 */
-	direct = on_onednn && c.src.dtype != VDLA_DTYPE_FP16 && c.pad_value == 0;
+	direct = !on_onednn || (c.src.dtype != VDLA_DTYPE_FP16 && c.pad_value == 0);
 	if (direct) {
 		p.pt = c.pt, p.pb = c.pb, p.pl = c.pl, p.pr = c.pr;
 		p.src.data = src_shadow;
@@ -273,7 +274,7 @@ int conv_run(struct op *op)
 	if (on_onednn ? conv_onednn(&op->core->dnnl, op->pool, &p,
 				    c.src.dtype == VDLA_DTYPE_INT8) :
 			conv_int(op->pool, &p, c.src.dtype == VDLA_DTYPE_INT16,
-				 op->core->int_kernels))
+				 (int32_t)c.pad_value, op->core->int_kernels))
 		ret = VDLA_ERROR_LIMIT;
 	if (ret)
 		goto out;

@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define SCRATCH_BLOCKS		8
+#define SCRATCH_BLOCKS		16
 #define SCRATCH_KEEP_BYTES	(256u << 20)	/* most a pool keeps when idle */
 
 struct scratch_pool {

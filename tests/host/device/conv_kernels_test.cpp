@@ -40,15 +40,17 @@ void PrintTo(const KernelSet &set, std::ostream *os)
 	*os << set.name;
 }
 
-/* A convolution on host buffers with no padding (conv_int takes it materialised). */
+/* A convolution on host buffers. */
 struct Problem {
 	uint32_t n = 1, groups = 1, ic = 1, ih = 1, iw = 1, oc = 1, kh = 1, kw = 1;
 	uint32_t sy = 1, sx = 1, dy = 1, dx = 1;
+	uint32_t pt = 0, pb = 0, pl = 0, pr = 0;
+	int32_t padValue = 0;
 	bool int16 = false;
 	std::vector<int32_t> src, wgt; /* dense NCHW and OIHW */
 
-	uint32_t oh() const { return (ih - ((kh - 1) * dy + 1)) / sy + 1; }
-	uint32_t ow() const { return (iw - ((kw - 1) * dx + 1)) / sx + 1; }
+	uint32_t oh() const { return (ih + pt + pb - ((kh - 1) * dy + 1)) / sy + 1; }
+	uint32_t ow() const { return (iw + pl + pr - ((kw - 1) * dx + 1)) / sx + 1; }
 	size_t srcSize() const { return size_t(n) * ic * ih * iw; }
 	size_t wgtSize() const { return size_t(oc) * (ic / groups) * kh * kw; }
 	size_t dstSize() const { return size_t(n) * oc * oh() * ow(); }
@@ -69,13 +71,18 @@ std::vector<int32_t> reference(const Problem &p)
 					for (uint32_t i = 0; i < icg; i++)
 						for (uint32_t ky = 0; ky < p.kh; ky++)
 							for (uint32_t kx = 0; kx < p.kw; kx++) {
+								int64_t iy = int64_t(y * p.sy + ky * p.dy) - p.pt;
+								int64_t ix = int64_t(x * p.sx + kx * p.dx) - p.pl;
+								bool inside = iy >= 0 && iy < p.ih && ix >= 0
+									&& ix < p.iw;
 								size_t s = ((size_t(b) * p.ic + g * icg + i) * p.ih
-										   + y * p.sy + ky * p.dy)
+										   + size_t(iy))
 										* p.iw
-									+ x * p.sx + kx * p.dx;
+									+ size_t(ix);
 								size_t w = ((size_t(o) * icg + i) * p.kh + ky) * p.kw
 									+ kx;
-								sum += int64_t(p.src[s]) * p.wgt[w];
+								sum += int64_t(inside ? p.src[s] : p.padValue)
+									* p.wgt[w];
 							}
 					out[k++] = int32_t(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX));
 				}
@@ -98,13 +105,14 @@ std::vector<int32_t> run(const Problem &p, const conv_int_kernels *kernels)
 	c.n = p.n, c.groups = p.groups, c.ic = p.ic, c.ih = p.ih, c.iw = p.iw;
 	c.oc = p.oc, c.oh = p.oh(), c.ow = p.ow(), c.kh = p.kh, c.kw = p.kw;
 	c.sy = p.sy, c.sx = p.sx, c.dy = p.dy, c.dx = p.dx;
+	c.pt = p.pt, c.pb = p.pb, c.pl = p.pl, c.pr = p.pr;
 	c.src = { p.int16 ? (void *)src16.data() : (void *)src8.data(),
 		{ int64_t(p.ic) * p.ih * p.iw, int64_t(p.ih) * p.iw, p.iw, 1 } };
 	c.wgt = { p.int16 ? (void *)wgt16.data() : (void *)wgt8.data(),
 		{ int64_t(p.ic / p.groups) * p.kh * p.kw, int64_t(p.kh) * p.kw, p.kw, 1 } };
 	c.dst = { dst.data(), { int64_t(p.oc) * c.oh * c.ow, int64_t(c.oh) * c.ow, c.ow, 1 } };
 	scratch_pool pool = {};
-	EXPECT_EQ(conv_int(&pool, &c, p.int16, kernels), 0);
+	EXPECT_EQ(conv_int(&pool, &c, p.int16, p.padValue, kernels), 0);
 	scratch_release(&pool);
 	return dst;
 }
@@ -257,9 +265,11 @@ TEST_P(ConvKernels, RandomGeometriesOfExtremesMatchTheReference)
 		p.oc = p.groups * (round % 5 == 0 ? 1 : ch(rng));
 		p.kh = kernel(rng), p.kw = kernel(rng);
 		p.sy = small(rng), p.sx = small(rng), p.dy = small(rng), p.dx = small(rng);
+		p.pt = small(rng) - 1, p.pb = small(rng) - 1, p.pl = small(rng) - 1, p.pr = small(rng) - 1;
 		p.ih = (p.kh - 1) * p.dy + 1 + ch(rng) % 9;
 		p.iw = (p.kw - 1) * p.dx + 1 + ch(rng) % 9;
 		const auto &pool = p.int16 ? kInt16Extremes : kInt8Extremes;
+		p.padValue = pool[ch(rng) % pool.size()];
 		p.src = drawn(rng, p.srcSize(), pool);
 		p.wgt = drawn(rng, p.wgtSize(), pool);
 		expectExact(p);
