@@ -56,15 +56,22 @@ std::string formatPciAddress(uint32_t bus)
 	return text;
 }
 
+/* Fills *@raw with the structure DRM_IOCTL_VDLA_QUERY @id gives; 0 or the errno. */
+template<typename T>
+int queryInto(int fd, uint32_t id, T *raw)
+{
+	drm_vdla_query query = {};
+	query.query = id;
+	query.size = sizeof(*raw);
+	query.data = reinterpret_cast<uintptr_t>(raw);
+	return drmIoctl(fd, DRM_IOCTL_VDLA_QUERY, &query) ? errno : 0;
+}
+
 Result<drm_vdla_query_device> queryDevice(int fd, const std::string &node)
 {
 	drm_vdla_query_device raw = {};
-	drm_vdla_query query = {};
-	query.query = DRM_VDLA_QUERY_DEVICE;
-	query.size = sizeof(raw);
-	query.data = reinterpret_cast<uintptr_t>(&raw);
-	if (drmIoctl(fd, DRM_IOCTL_VDLA_QUERY, &query))
-		return Error(errno, node + ": device query failed");
+	if (int error = queryInto(fd, DRM_VDLA_QUERY_DEVICE, &raw))
+		return Error(error, node + ": device query failed");
 	return raw;
 }
 
@@ -263,12 +270,8 @@ Result<std::chrono::nanoseconds> Device::testInterrupt(
 Result<MemoryInfo> Device::memory() const
 {
 	drm_vdla_query_memory raw = {};
-	drm_vdla_query query = {};
-	query.query = DRM_VDLA_QUERY_MEMORY;
-	query.size = sizeof(raw);
-	query.data = reinterpret_cast<uintptr_t>(&raw);
-	if (drmIoctl(d_->fd.get(), DRM_IOCTL_VDLA_QUERY, &query))
-		return Error(errno, d_->info.node + ": memory query failed (driver before 1.4?)");
+	if (int error = queryInto(d_->fd.get(), DRM_VDLA_QUERY_MEMORY, &raw))
+		return Error(error, d_->info.node + ": memory query failed (driver before 1.4?)");
 
 	MemoryInfo info;
 	info.sramBase = raw.sram_base;
@@ -281,12 +284,8 @@ Result<MemoryInfo> Device::memory() const
 Result<ComputeInfo> Device::compute() const
 {
 	drm_vdla_query_compute raw = {};
-	drm_vdla_query query = {};
-	query.query = DRM_VDLA_QUERY_COMPUTE;
-	query.size = sizeof(raw);
-	query.data = reinterpret_cast<uintptr_t>(&raw);
-	if (drmIoctl(d_->fd.get(), DRM_IOCTL_VDLA_QUERY, &query))
-		return Error(errno, d_->info.node + ": compute query failed (driver before 1.5?)");
+	if (int error = queryInto(d_->fd.get(), DRM_VDLA_QUERY_COMPUTE, &raw))
+		return Error(error, d_->info.node + ": compute query failed (driver before 1.5?)");
 
 	ComputeInfo info;
 	info.path = raw.path;
