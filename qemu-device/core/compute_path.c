@@ -162,9 +162,7 @@ out:
 	return same;
 }
 
-static bool onednn_int8_probe_passed;
-
-static void probe_onednn_int8(void)
+bool compute_path_onednn_self_test(void)
 {
 	struct scratch_pool pool = { 0 };
 	void *slot = NULL;
@@ -174,7 +172,14 @@ static void probe_onednn_int8(void)
 		exact = exact && probe_one(&slot, &pool, &probe_shapes[i]);
 	conv_onednn_release(&slot);
 	scratch_release(&pool);
-	onednn_int8_probe_passed = exact;
+	return exact;
+}
+
+static bool onednn_int8_probe_passed;
+
+static void probe_onednn_int8(void)
+{
+	onednn_int8_probe_passed = compute_path_onednn_self_test();
 }
 
 static bool onednn_int8_is_exact(void)

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "compute_path.h"
 #include "vdla_core.h"
 #include "vdla_regs.h"
 
@@ -111,6 +112,18 @@ TEST(ComputePath, OnednnIsOfferedOnlyWhereItsInt8UsesVnniOrAmx)
 		/* Such a host must also pass the self-test on saturating values. */
 		EXPECT_TRUE(offered) << why;
 	}
+}
+
+TEST(ComputePath, OnednnSelfTestFailsExactlyWhereItsInt8LacksVnniAndAmx)
+{
+	/*
+	 * The self-test's values saturate 16-bit pair sums and its weights are
+	 * odd: without VNNI or AMX oneDNN must get them wrong (else the test
+	 * is too weak to guard the onednn path), with them right.
+	 */
+	uint32_t isa = vdla_compute_float_isa();
+	EXPECT_EQ(compute_path_onednn_self_test(), isaHasVnniOrAmx(isa))
+		<< "oneDNN ISA " << vdla_compute_isa_name(isa);
 }
 
 TEST(ComputePath, UnknownPathsAreNotAvailable)
