@@ -31,6 +31,15 @@ struct conv_problem {
 	struct conv_operand dst;	/* N, Cout, OH, OW; int32 or float */
 };
 
+enum conv_operand_id { CONV_SRC, CONV_WGT, CONV_DST };
+
+/*
+ * Whether oneDNN takes operand @which of @p with its strides. It refuses
+ * some that docs/hw-spec.md allows (overlapping elements); such an operand
+ * goes through a dense copy instead.
+ */
+bool conv_onednn_takes_strides(const struct conv_problem *p, enum conv_operand_id which);
+
 /*
  * Runs @p on oneDNN: int8 (s8 x s8 -> s32) when @int8, else f32, with the
  * oneDNN engine and stream kept in *@slot (NULL at first; one thread per

@@ -7,6 +7,7 @@
  * has seen cheap.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -158,7 +159,7 @@ bool conv_onednn_int8_is_exact(const struct conv_problem *p)
 	return true;
 }
 
-static void strided_md(dnnl_memory_desc_t *md, int ndims, const int64_t *dims,
+static bool strided_md(dnnl_memory_desc_t *md, int ndims, const int64_t *dims,
 		       const int64_t *strides, dnnl_data_type_t type)
 {
 	dnnl_dims_t d, st;
@@ -167,7 +168,53 @@ static void strided_md(dnnl_memory_desc_t *md, int ndims, const int64_t *dims,
 		d[i] = dims[i];
 		st[i] = strides[i];
 	}
-	dnnl_memory_desc_init_by_strides(md, ndims, d, type, st);
+	return dnnl_memory_desc_init_by_strides(md, ndims, d, type, st) == dnnl_success;
+}
+
+static bool any_md(dnnl_memory_desc_t *md, int ndims, const int64_t *dims, dnnl_data_type_t type)
+{
+	dnnl_dims_t d;
+
+	for (int i = 0; i < ndims; i++)
+		d[i] = dims[i];
+	return dnnl_memory_desc_init_by_tag(md, ndims, d, type, dnnl_format_tag_any) ==
+	       dnnl_success;
+}
+
+/* The operands of @p as oneDNN sees them: plain dims, and the weights grouped. */
+struct onednn_shapes {
+	int64_t src_dims[4], dst_dims[4], wgt_dims[5], wgt_strides[5];
+};
+
+static void onednn_shapes(const struct conv_problem *p, struct onednn_shapes *s)
+{
+	int64_t ocg = p->oc / p->groups;
+	const int64_t src_dims[4] = { p->n, p->ic, p->ih, p->iw };
+	const int64_t dst_dims[4] = { p->n, p->oc, p->oh, p->ow };
+	const int64_t wgt_dims[5] = { p->groups, ocg, p->ic / p->groups, p->kh, p->kw };
+	const int64_t wgt_strides[5] = { ocg * p->wgt.stride[0], p->wgt.stride[0],
+					 p->wgt.stride[1], p->wgt.stride[2], p->wgt.stride[3] };
+
+	memcpy(s->src_dims, src_dims, sizeof(src_dims));
+	memcpy(s->dst_dims, dst_dims, sizeof(dst_dims));
+	memcpy(s->wgt_dims, wgt_dims, sizeof(wgt_dims));
+	memcpy(s->wgt_strides, wgt_strides, sizeof(wgt_strides));
+}
+
+bool conv_onednn_takes_strides(const struct conv_problem *p, enum conv_operand_id which)
+{
+	struct onednn_shapes s;
+	dnnl_memory_desc_t md;
+
+	onednn_shapes(p, &s);
+	switch (which) {
+	case CONV_SRC:
+		return strided_md(&md, 4, s.src_dims, p->src.stride, dnnl_f32);
+	case CONV_WGT:
+		return strided_md(&md, 5, s.wgt_dims, s.wgt_strides, dnnl_f32);
+	default:
+		return strided_md(&md, 4, s.dst_dims, p->dst.stride, dnnl_f32);
+	}
 }
 
 int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8)
@@ -176,38 +223,33 @@ int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_proble
 	dnnl_data_type_t in_type = int8 ? dnnl_s8 : dnnl_f32;
 	dnnl_data_type_t out_type = int8 ? dnnl_s32 : dnnl_f32;
 	dnnl_memory_desc_t src_md, wgt_md, dst_md, src_any, wgt_any, dst_any;
-	int64_t src_dims[4] = { p->n, p->ic, p->ih, p->iw };
-	int64_t dst_dims[4] = { p->n, p->oc, p->oh, p->ow };
-	int64_t ocg = p->oc / p->groups;
-	int64_t wgt_dims[5] = { p->groups, ocg, p->ic / p->groups, p->kh, p->kw };
-	int64_t wgt_strides[5] = { ocg * p->wgt.stride[0], p->wgt.stride[0], p->wgt.stride[1],
-				   p->wgt.stride[2], p->wgt.stride[3] };
 	dnnl_dims_t strides = { p->sy, p->sx };
 	dnnl_dims_t dilates = { p->dy - 1, p->dx - 1 };
 	dnnl_dims_t pad_l = { p->pt, p->pl }, pad_r = { p->pb, p->pr };
 	struct bound_memory src = { 0 }, wgt = { 0 }, dst = { 0 };
+	struct onednn_shapes s;
 	dnnl_convolution_desc_t desc;
 	dnnl_primitive_attr_t attr;
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_t conv;
 	dnnl_exec_arg_t args[3];
-	dnnl_dims_t d;
 	int ret = -1;
 
 	if (!h)
 		return -1;
-	strided_md(&src_md, 4, src_dims, p->src.stride, in_type);
-	strided_md(&wgt_md, 5, wgt_dims, wgt_strides, in_type);
-	strided_md(&dst_md, 4, dst_dims, p->dst.stride, out_type);
-	for (int i = 0; i < 4; i++)
-		d[i] = src_dims[i];
-	dnnl_memory_desc_init_by_tag(&src_any, 4, d, in_type, dnnl_format_tag_any);
-	for (int i = 0; i < 4; i++)
-		d[i] = dst_dims[i];
-	dnnl_memory_desc_init_by_tag(&dst_any, 4, d, out_type, dnnl_format_tag_any);
-	for (int i = 0; i < 5; i++)
-		d[i] = wgt_dims[i];
-	dnnl_memory_desc_init_by_tag(&wgt_any, 5, d, in_type, dnnl_format_tag_any);
+	/*
+	 * Every status is checked: a descriptor oneDNN refused (overlapping
+	 * strides) is left as it was, and computing on it read and wrote
+	 * outside the buffers. Callers pass only strides oneDNN takes
+	 * (conv_onednn_takes_strides()); this is the second line.
+	 */
+	onednn_shapes(p, &s);
+	if (!strided_md(&src_md, 4, s.src_dims, p->src.stride, in_type) ||
+	    !strided_md(&wgt_md, 5, s.wgt_dims, s.wgt_strides, in_type) ||
+	    !strided_md(&dst_md, 4, s.dst_dims, p->dst.stride, out_type) ||
+	    !any_md(&src_any, 4, s.src_dims, in_type) || !any_md(&dst_any, 4, s.dst_dims, out_type) ||
+	    !any_md(&wgt_any, 5, s.wgt_dims, in_type))
+		return -1;
 
 	if (dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference,
 						       dnnl_convolution_direct, &src_any, &wgt_any,

@@ -179,13 +179,27 @@ static void *dense_copy(struct op *op, const struct tensor *t, const uint8_t *sh
 	return dense;
 }
 
+/*
+ * Copies a dense NCHW result of 4-byte elements into @shadow, laid out as
+ * @t. Where elements of @t overlap, the last one written stays: one of the
+ * values, as docs/hw-spec.md allows.
+ */
+static void scatter_dense(const struct tensor *t, const uint8_t *dense, uint8_t *shadow)
+{
+	for (uint32_t b = 0; b < t->dim[VDLA_DIM_N]; b++)
+		for (uint32_t k = 0; k < t->dim[VDLA_DIM_C]; k++)
+			for (uint32_t y = 0; y < t->dim[VDLA_DIM_H]; y++)
+				for (uint32_t x = 0; x < t->dim[VDLA_DIM_W]; x++, dense += 4)
+					memcpy(shadow + tensor_offset(t, b, k, y, x), dense, 4);
+}
+
 int conv_run(struct op *op)
 {
 	struct conv_cfg c;
 	struct conv_problem p;
 	uint8_t *src_shadow = NULL, *wgt_shadow = NULL, *out_shadow = NULL;
-	void *src_dense = NULL, *wgt_dense = NULL;
-	bool on_onednn, direct;
+	void *src_dense = NULL, *wgt_dense = NULL, *out_dense = NULL;
+	bool on_onednn;
 	int ret = conv_load(op->regs, &c);
 
 	if (ret)
@@ -225,34 +239,40 @@ int conv_run(struct op *op)
 		     op->core->compute_path == VDLA_COMPUTE_PATH_ONEDNN &&
 		     conv_onednn_int8_is_exact(&p));
 	/*
-	 * vdla's integer kernels and oneDNN with INT8 and FP32 read the input
-	 * in place, whatever its strides; oneDNN pads with zeros only. FP16
-	 * (widened) and other padding values on oneDNN need a dense copy with
-	 * the padding materialised.
+	 * vdla's integer kernels read and write every operand in place,
+	 * through its strides. oneDNN does too, but pads with zeros only,
+	 * computes FP16 as FP32, and refuses strides whose elements overlap:
+	 * such an operand goes through a dense copy.
 	 */
-	direct = !on_onednn || (c.src.dtype != VDLA_DTYPE_FP16 && c.pad_value == 0);
-	if (direct) {
-		p.pt = c.pt, p.pb = c.pb, p.pl = c.pl, p.pr = c.pr;
-		p.src.data = src_shadow;
-		element_strides(&c.src, p.src.stride);
-	} else {
-		uint32_t src_dims[4], wgt_dims[4] = { c.wgt.dim[VDLA_DIM_N], c.wgt.dim[VDLA_DIM_C],
-						      p.kh, p.kw };
+	p.pt = c.pt, p.pb = c.pb, p.pl = c.pl, p.pr = c.pr;
+	p.src.data = src_shadow;
+	element_strides(&c.src, p.src.stride);
+	if (on_onednn && (c.src.dtype == VDLA_DTYPE_FP16 || c.pad_value ||
+			  !conv_onednn_takes_strides(&p, CONV_SRC))) {
+		uint32_t dims[4] = { p.n, p.ic, p.ih + c.pt + c.pb, p.iw + c.pl + c.pr };
 
 		src_dense = dense_copy(op, &c.src, src_shadow, c.pt, c.pb, c.pl, c.pr,
 				       c.pad_value);
-		wgt_dense = dense_copy(op, &c.wgt, wgt_shadow, 0, 0, 0, 0, 0);
-		if (!src_dense || !wgt_dense) {
+		if (!src_dense) {
 			ret = VDLA_ERROR_LIMIT;
 			goto out;
 		}
-		p.ih += c.pt + c.pb;
-		p.iw += c.pl + c.pr;
-		src_dims[0] = p.n, src_dims[1] = p.ic, src_dims[2] = p.ih, src_dims[3] = p.iw;
+		p.ih = dims[2], p.iw = dims[3];
+		p.pt = p.pb = p.pl = p.pr = 0;
 		p.src.data = src_dense;
-		dense_strides(src_dims, p.src.stride);
+		dense_strides(dims, p.src.stride);
+	}
+	if (on_onednn && (c.wgt.dtype == VDLA_DTYPE_FP16 ||
+			  !conv_onednn_takes_strides(&p, CONV_WGT))) {
+		uint32_t dims[4] = { c.wgt.dim[VDLA_DIM_N], c.wgt.dim[VDLA_DIM_C], p.kh, p.kw };
+
+		wgt_dense = dense_copy(op, &c.wgt, wgt_shadow, 0, 0, 0, 0, 0);
+		if (!wgt_dense) {
+			ret = VDLA_ERROR_LIMIT;
+			goto out;
+		}
 		p.wgt.data = wgt_dense;
-		dense_strides(wgt_dims, p.wgt.stride);
+		dense_strides(dims, p.wgt.stride);
 	}
 
 	if (c.flying) {
@@ -269,6 +289,17 @@ int conv_run(struct op *op)
 		}
 		p.dst.data = out_shadow;
 		element_strides(&c.dst, p.dst.stride);
+		if (on_onednn && !conv_onednn_takes_strides(&p, CONV_DST)) {
+			uint32_t dims[4] = { p.n, p.oc, p.oh, p.ow };
+
+			out_dense = op_alloc(op, tensor_elements(&c.dst) * 4);
+			if (!out_dense) {
+				ret = VDLA_ERROR_LIMIT;
+				goto out;
+			}
+			p.dst.data = out_dense;
+			dense_strides(dims, p.dst.stride);
+		}
 	}
 
 	if (on_onednn ? conv_onednn(&op->core->dnnl, op->pool, &p,
@@ -279,6 +310,8 @@ int conv_run(struct op *op)
 	if (ret)
 		goto out;
 	op->stat.macs = (uint64_t)p.n * p.oc * p.oh * p.ow * c.wgt.dim[VDLA_DIM_C] * p.kh * p.kw;
+	if (out_dense)
+		scatter_dense(&c.dst, out_dense, out_shadow);
 
 	if (out_shadow) {
 		ret = op_stage_output(op, &c.dst, out_shadow);
@@ -286,6 +319,7 @@ int conv_run(struct op *op)
 	}
 out:
 	op_free(op, out_shadow);
+	op_free(op, out_dense);
 	op_free(op, src_dense);
 	op_free(op, wgt_dense);
 	op_free(op, src_shadow);
