@@ -14,6 +14,7 @@
 #include "hw/pci/msix.h"
 #include "hw/pci/pci_device.h"
 #include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
 #include "qapi/error.h"
 #include "qemu/atomic.h"
 #include "qemu/error-report.h"
@@ -293,13 +294,23 @@ static void vdla_instance_init(Object *obj)
     vdla_core_default_config(&s->config);
 }
 
+/*
+ * The device cannot migrate: its engines compute on threads outside any
+ * vCPU, with state (operations in flight, the TLB) that no VMState covers.
+ * Refusing is better than a snapshot that loses the device.
+ */
+static const VMStateDescription vmstate_vdla = {
+    .name = TYPE_VDLA,
+    .unmigratable = 1,
+};
+
 static const Property vdla_properties[] = {
     DEFINE_PROP_UINT32("sram-size", VdlaState, config.sram_size,
                        VDLA_SRAM_DEFAULT_SIZE),
-    DEFINE_PROP_INT32("fi-engine", VdlaState, config.fi_engine, -1),
-    DEFINE_PROP_UINT32("fi-mode", VdlaState, config.fi_mode, 0),
-    DEFINE_PROP_UINT32("fi-count", VdlaState, config.fi_count, 0),
-    DEFINE_PROP_UINT32("fi-delay-us", VdlaState, config.fi_delay_us, 0),
+    DEFINE_PROP_INT32("x-fi-engine", VdlaState, config.fi_engine, -1),
+    DEFINE_PROP_UINT32("x-fi-mode", VdlaState, config.fi_mode, 0),
+    DEFINE_PROP_UINT32("x-fi-count", VdlaState, config.fi_count, 0),
+    DEFINE_PROP_UINT32("x-fi-delay-us", VdlaState, config.fi_delay_us, 0),
     DEFINE_PROP_STRING("x-compute-path", VdlaState, compute_path),
 };
 
@@ -317,6 +328,7 @@ static void vdla_class_init(ObjectClass *klass, void *data)
     k->class_id = VDLA_PCI_CLASS;
     rc->phases.hold = vdla_reset_hold;
     device_class_set_props(dc, vdla_properties);
+    dc->vmsd = &vmstate_vdla;
     dc->desc = "vDLA deep-learning accelerator";
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }

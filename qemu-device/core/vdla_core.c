@@ -57,11 +57,11 @@ static const char *check_config(const struct vdla_core_config *config)
 	if (size < VDLA_SRAM_MIN_SIZE || size > VDLA_SRAM_MAX_SIZE || (size & (size - 1)))
 		return "sram-size must be a power of two from 64 KiB to 64 MiB";
 	if (config->fi_engine < -1 || config->fi_engine >= VDLA_NUM_ENGINES)
-		return "fi-engine must be -1 (none) or an engine number 0..5";
+		return "x-fi-engine must be -1 (none) or an engine number 0..5";
 	if (config->fi_mode >= VDLA_FI_MODES)
-		return "fi-mode must be 0..5 (none, hang, drop-irq, dup-irq, op-error, delay)";
+		return "x-fi-mode must be 0..5 (none, hang, drop-irq, dup-irq, op-error, delay)";
 	if (config->fi_delay_us > 10000000)
-		return "fi-delay-us must be at most 10000000";
+		return "x-fi-delay-us must be at most 10000000";
 	if (config->compute_path >= VDLA_COMPUTE_PATHS)
 		return "the compute path must be auto, scalar, avx2 or onednn";
 	if (config->compute_path &&
