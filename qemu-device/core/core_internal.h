@@ -92,6 +92,11 @@ struct vdla_core {
 	uint64_t fault_addr;
 	pthread_mutex_t tlb_lock;
 	struct tlb_entry tlb[TLB_ENTRIES];
+	/*
+	 * Incremented by every invalidation, under tlb_lock: a table walk that
+	 * an invalidation overtook does not fill the TLB with what it read.
+	 */
+	uint64_t tlb_generation;
 
 	uint8_t *sram;
 	struct engine_state engine[VDLA_NUM_ENGINES];

@@ -36,6 +36,7 @@ void mmu_reset_locked(struct vdla_core *core)
 void mmu_invalidate(struct vdla_core *core, int context)
 {
 	pthread_mutex_lock(&core->tlb_lock);
+	core->tlb_generation++;
 	for (unsigned int i = 0; i < TLB_ENTRIES; i++) {
 		struct tlb_entry *e = &core->tlb[i];
 
@@ -103,7 +104,7 @@ static bool translate_mmu(struct mem_ctx *ctx, uint64_t va, bool write, uint64_t
 {
 	struct vdla_core *core = ctx->core;
 	uint64_t vpn = va >> VDLA_PAGE_SHIFT;
-	uint64_t tag;
+	uint64_t tag, generation;
 	uint32_t reason;
 	struct tlb_entry *e;
 	bool hit;
@@ -121,6 +122,7 @@ static bool translate_mmu(struct mem_ctx *ctx, uint64_t va, bool write, uint64_t
 		*page = e->page;
 		*flags = e->flags;
 	}
+	generation = core->tlb_generation;
 	pthread_mutex_unlock(&core->tlb_lock);
 
 	if (!hit) {
@@ -128,10 +130,13 @@ static bool translate_mmu(struct mem_ctx *ctx, uint64_t va, bool write, uint64_t
 			mmu_record_fault(ctx, va, reason, write);
 			return false;
 		}
+		/* The walk read the tables unlocked: keep it only if nothing invalidated since. */
 		pthread_mutex_lock(&core->tlb_lock);
-		e->tag = tag;
-		e->page = *page;
-		e->flags = *flags;
+		if (core->tlb_generation == generation) {
+			e->tag = tag;
+			e->page = *page;
+			e->flags = *flags;
+		}
 		pthread_mutex_unlock(&core->tlb_lock);
 	}
 

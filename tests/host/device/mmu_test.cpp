@@ -8,6 +8,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -731,6 +732,47 @@ TEST_P(MmuInvalidate, RemovedMappingFaultsAfterInvalidation)
 	EXPECT_EQ(dev_.read(VDLA_REG_MMU_FAULT_STATUS),
 		  faultStatusWord(true, VDLA_MMU_FAULT_UNMAPPED, kBdma, kContext));
 	EXPECT_TRUE(guestBytes(dev_, pages[1], kPage) == std::vector<uint8_t>(kPage, kCanary));
+}
+
+/*
+ * An invalidation while the device walks the tables for a page: the walk
+ * may finish with the old entry for the operation in flight, but must not
+ * leave it in the TLB for the next one.
+ */
+TEST_P(MmuInvalidate, InvalidationDuringATableWalkIsNotLost)
+{
+	const uint64_t srcVa = 0x1000000, dstVa = 0x2000000;
+	std::vector<uint64_t> pages = allocPages(dev_, 4);
+	fillPattern(dev_.guest(pages[0]), kPage, 31);
+	fillPattern(dev_.guest(pages[1]), kPage, 32);
+	vs_.map(srcVa, pages[0], kPage);
+	vs_.map(dstVa, pages[2], kPage);
+	vs_.activate();
+
+	uint64_t leafTable = pageTableAddress(dev_, vs_.tables().root(), srcVa, 2);
+	uint64_t leaf = leafTable + 8 * ((srcVa >> VDLA_PAGE_SHIFT) & 511);
+	std::atomic<bool> moved{ false };
+	dev_.setDmaReadHook([&](uint64_t gpa, uint64_t len) {
+		if (moved || gpa > leaf || gpa + len < leaf + 8)
+			return;
+		/* The walk has read the entry: move the page and invalidate now. */
+		uint64_t entry;
+		std::memcpy(&entry, dev_.guest(leaf), 8);
+		entry = (entry & ~uint64_t(VDLA_PTE_ADDR_MASK)) | pages[1];
+		std::memcpy(dev_.guest(leaf), &entry, 8);
+		moved = true;
+		invalidate();
+	});
+	ASSERT_EQ(runBdma(dev_, 0, BdmaOp::linear(srcVa, dstVa, kPage, kContext)),
+		  unsigned(VDLA_GROUP_DONE));
+	dev_.setDmaReadHook({});
+	ASSERT_TRUE(moved);
+
+	/* No invalidation in between: the one in the walk must be enough. */
+	ASSERT_EQ(runBdma(dev_, 1, BdmaOp::linear(srcVa, dstVa, kPage, kContext)),
+		  unsigned(VDLA_GROUP_DONE));
+	EXPECT_TRUE(guestBytes(dev_, pages[2], kPage) == guestBytes(dev_, pages[1], kPage))
+		<< "the second copy read the page the invalidation removed";
 }
 
 INSTANTIATE_TEST_SUITE_P(Mmu, MmuInvalidate, ::testing::Values(false, true),

@@ -153,6 +153,12 @@ uint64_t DeviceHarness::alloc(uint64_t bytes, uint64_t align)
 	return addr;
 }
 
+void DeviceHarness::setDmaReadHook(std::function<void(uint64_t gpa, uint64_t len)> hook)
+{
+	std::lock_guard<std::mutex> guard(lock_);
+	readHook_ = std::move(hook);
+}
+
 void DeviceHarness::setDmaHole(uint64_t gpa, uint64_t len)
 {
 	holeStart_ = gpa;
@@ -206,6 +212,13 @@ int DeviceHarness::dmaRead(void *opaque, uint64_t addr, void *buf, uint64_t len)
 	if (!self->dmaAllowed(addr, len))
 		return -1;
 	std::memcpy(buf, self->memory_.data() + addr, len);
+	std::function<void(uint64_t, uint64_t)> hook;
+	{
+		std::lock_guard<std::mutex> guard(self->lock_);
+		hook = self->readHook_;
+	}
+	if (hook)
+		hook(addr, len);
 	return 0;
 }
 

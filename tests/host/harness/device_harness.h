@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -82,6 +83,12 @@ public:
 
 	/* Fails DMA to guest-physical range [gpa, gpa+len) (simulates a hole). */
 	void setDmaHole(uint64_t gpa, uint64_t len);
+	/*
+	 * Calls @hook (on the engine worker's thread) after each DMA read the
+	 * device makes, with its range: a test can change memory or registers
+	 * at an exact point of an operation. An empty function removes it.
+	 */
+	void setDmaReadHook(std::function<void(uint64_t gpa, uint64_t len)> hook);
 
 	std::vector<std::string> guestErrors();
 	void clearGuestErrors();
@@ -102,6 +109,7 @@ private:
 	std::vector<uint8_t> memory_;
 	uint64_t nextFree_ = 0x10000;
 	uint64_t holeStart_ = 0, holeLen_ = 0;
+	std::function<void(uint64_t, uint64_t)> readHook_;
 
 	std::mutex lock_;
 	std::condition_variable irqCv_;
