@@ -180,6 +180,9 @@ static int32_t conv_validate(struct dla_validator *v, struct dla_op *op)
 		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_SHAPE);
 	if ((uint64_t)c->wgt.c * c->wgt.h * c->wgt.w > VDLA_CONV_MAX_REDUCTION)
 		return dla_reject_in(v, DLA_FIELD_WGT, DLA_FIELD_DIMS, DLA_REASON_OUT_OF_RANGE);
+	if ((uint64_t)c->dst.w * c->dst.h * c->dst.c * c->dst.n * c->wgt.c * c->wgt.h * c->wgt.w >
+	    VDLA_CONV_MAX_MACS)
+		return dla_reject_in(v, DLA_FIELD_DST, DLA_FIELD_DIMS, DLA_REASON_OVERFLOW);
 	return DLA_SUCCESS;
 }
 

@@ -92,7 +92,8 @@ int32_t dla_check_surface(struct dla_validator *v, const struct vdla_task_surfac
 		if (dims[d] > 1)
 			extent += (uint64_t)(dims[d] - 1) * strides[d];
 	}
-	if (extent > VDLA_MAX_TENSOR_BYTES)
+	if (extent > VDLA_MAX_TENSOR_BYTES ||
+	    (uint64_t)s->w * s->h * s->c * s->n > VDLA_MAX_TENSOR_ELEMENTS)
 		return dla_reject_in(v, field, DLA_FIELD_DIMS, DLA_REASON_OVERFLOW);
 	if (flying) {
 		const struct vdla_task_address *a = &s->address;

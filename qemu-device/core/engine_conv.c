@@ -92,7 +92,8 @@ static int conv_load(const uint32_t *regs, struct conv_cfg *c)
 							    kh, c->dy, c->sy))
 		return VDLA_ERROR_SHAPE;
 
-	if ((uint64_t)c->wgt.dim[VDLA_DIM_C] * kh * kw > VDLA_CONV_MAX_REDUCTION)
+	if ((uint64_t)c->wgt.dim[VDLA_DIM_C] * kh * kw > VDLA_CONV_MAX_REDUCTION ||
+	    tensor_elements(&c->dst) * c->wgt.dim[VDLA_DIM_C] * kh * kw > VDLA_CONV_MAX_MACS)
 		return VDLA_ERROR_LIMIT;
 	return VDLA_ERROR_NONE;
 }

@@ -53,7 +53,8 @@ int tensor_load(const uint32_t *regs, uint32_t offset, struct tensor *t)
 		else if (t->stride[d] % t->esize)
 			return VDLA_ERROR_STRIDE;
 	}
-	if (tensor_extent(t) > VDLA_MAX_TENSOR_BYTES)
+	if (tensor_extent(t) > VDLA_MAX_TENSOR_BYTES ||
+	    tensor_elements(t) > VDLA_MAX_TENSOR_ELEMENTS)
 		return VDLA_ERROR_LIMIT;
 	return VDLA_ERROR_NONE;
 }

@@ -405,11 +405,13 @@ enum vdla_dim {
 /* ---- Limits ------------------------------------------------------------ */
 #define VDLA_MAX_DIM			65535
 #define VDLA_MAX_TENSOR_BYTES		(1ull << 31)
+#define VDLA_MAX_TENSOR_ELEMENTS	(1ull << 28)	/* W * H * C * N */
 #define VDLA_CONV_MAX_KERNEL		32
 #define VDLA_CONV_MAX_STRIDE		16
 #define VDLA_CONV_MAX_DILATION		16
 #define VDLA_CONV_MAX_PAD		31
 #define VDLA_CONV_MAX_REDUCTION		65536	/* Cin/groups * KH * KW */
+#define VDLA_CONV_MAX_MACS		(1ull << 36)	/* per operation */
 #define VDLA_PDP_MAX_KERNEL		16
 #define VDLA_PDP_MAX_STRIDE		16
 

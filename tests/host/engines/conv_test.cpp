@@ -647,6 +647,23 @@ const ConvInvalidCase kInvalid[] = {
 			op.p.padL = op.p.padR = op.p.padT = op.p.padB = 0;
 			op.dst.w = op.dst.h = 1;
 		} },
+	{ "InputOf2To32ElementsOnStrideZero", VDLA_ERROR_LIMIT,
+		[](DeviceHarness &, ConvOp &op) {
+			/* A few bytes of memory, 65535^2 elements to compute over. */
+			op.src.w = op.src.h = 65535;
+			op.src.strideW = op.src.strideH = 0;
+		} },
+	{ "MoreThan2To36Macs", VDLA_ERROR_LIMIT,
+		[](DeviceHarness &, ConvOp &op) {
+			/* 65535 x 64 x 64 outputs of 4096 taps: 2^40 MACs, each tensor under 2^28. */
+			op.src = makeDesc(op.src.addr, VDLA_DTYPE_INT8, 1, 4096, 64, 64, Layout::Nchw);
+			op.src.strideC = op.src.strideH = op.src.strideW = 0;
+			op.wgt = makeDesc(op.wgt.addr, VDLA_DTYPE_INT8, 65535, 4096, 1, 1, Layout::Nchw);
+			op.wgt.strideN = op.wgt.strideC = 0;
+			op.dst = makeDesc(op.dst.addr, VDLA_DTYPE_INT32, 1, 65535, 64, 64, Layout::Nchw);
+			op.dst.strideC = op.dst.strideH = op.dst.strideW = 0;
+			op.p.padL = op.p.padR = op.p.padT = op.p.padB = 0;
+		} },
 	{ "InputExtentOver2GiB", VDLA_ERROR_LIMIT,
 		[](DeviceHarness &, ConvOp &op) {
 			op.src.n = 2;

@@ -630,6 +630,27 @@ std::vector<BadTask> corpus()
 		kFusedSdp, DLA_FIELD_DIMS, DLA_REASON_OUT_OF_RANGE);
 	add("DimensionAbove65535", onBase([](Corpus &c) { c.op(kCdp).cdp.src.h = 65536; }), kCdp,
 		DLA_FIELD_DIMS, DLA_REASON_OUT_OF_RANGE);
+	add("TensorOf2To32ElementsOnStrideZero", onBase([](Corpus &c) {
+		vdla_task_surface &t = c.op(kCdp).cdp.src;
+		t.w = t.h = 65535;
+		t.stride_w = t.stride_h = 0;
+	}),
+		kCdp, DLA_FIELD_DIMS, DLA_REASON_OVERFLOW);
+	add(
+		"ConvOfMoreThan2To36Macs",
+		[](Corpus &c) {
+			ConvSpec s;
+			singleConv(c, s);
+			/* 65535 x 64 x 64 outputs of 4096 taps, in a few bytes: stride 0. */
+			vdla_task_conv &k = c.op(0).conv;
+			k.src.c = 4096, k.src.h = k.src.w = 64;
+			k.wgt.n = 65535, k.wgt.c = 4096, k.wgt.h = k.wgt.w = 1;
+			k.dst.c = 65535, k.dst.h = k.dst.w = 64;
+			for (vdla_task_surface *t : { &k.src, &k.wgt, &k.dst })
+				t->stride_w = t->stride_h = t->stride_c = t->stride_n = 0;
+			k.pad_left = k.pad_right = k.pad_top = k.pad_bottom = 0;
+		},
+		0, DLA_FIELD_DIMS, DLA_REASON_OVERFLOW);
 	add("StrideNotAMultipleOfTheElementSize",
 		onBase([](Corpus &c) { c.op(kSdp).sdp.dst.stride_h -= 1; }), kSdp,
 		DLA_FIELD_STRIDES, DLA_REASON_BAD_VALUE);
