@@ -150,24 +150,55 @@ static bool vdla_dma_valid(void *opaque, uint64_t addr, uint64_t len)
     return true;
 }
 
+/*
+ * DMA never dispatches to MMIO, which would take the big lock: a worker
+ * waiting for it while holding the core's commit lock would deadlock with
+ * a vCPU resetting the device, and one waiting for it at all with
+ * vdla_exit joining the workers. Reads are restricted to memory by the
+ * transaction attribute; writes go only through direct maps of RAM.
+ */
 static int vdla_dma_read(void *opaque, uint64_t addr, void *buf,
                          uint64_t len)
 {
+    MemTxAttrs attrs = { .memory = 1 };
+
     if (!vdla_dma_valid(opaque, addr, len)) {
         return -1;
     }
-    return pci_dma_read(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
-           0 : -1;
+    return pci_dma_rw(PCI_DEVICE(opaque), addr, buf, len,
+                      DMA_DIRECTION_TO_DEVICE, attrs) == MEMTX_OK ? 0 : -1;
 }
 
-static int vdla_dma_write(void *opaque, uint64_t addr, const void *buf,
-                          uint64_t len)
+/*
+ * address_space_map gives a pointer into RAM, or for anything else a
+ * bounce buffer that unmapping would write through the memory API (and
+ * so possibly the big lock): that case is released unwritten and fails.
+ */
+static void *vdla_dma_map(void *opaque, uint64_t addr, uint64_t len,
+                          bool write)
 {
-    if (!vdla_dma_valid(opaque, addr, len)) {
-        return -1;
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(opaque));
+    hwaddr plen = len;
+    ram_addr_t offset;
+    void *ptr = address_space_map(as, addr, &plen, write,
+                                  MEMTXATTRS_UNSPECIFIED);
+
+    if (!ptr) {
+        return NULL;
     }
-    return pci_dma_write(PCI_DEVICE(opaque), addr, buf, len) == MEMTX_OK ?
-           0 : -1;
+    if (plen != len || !memory_region_from_host(ptr, &offset)) {
+        address_space_unmap(as, ptr, plen, write, 0);
+        return NULL;
+    }
+    return ptr;
+}
+
+static void vdla_dma_unmap(void *opaque, void *ptr, uint64_t len, bool write,
+                           uint64_t written)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(opaque));
+
+    address_space_unmap(as, ptr, len, write, written);
 }
 
 static uint64_t vdla_mmio_read(void *opaque, hwaddr addr, unsigned size)
@@ -223,7 +254,8 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
         .clock_ns = vdla_clock_ns,
         .guest_error = vdla_guest_error,
         .dma_read = vdla_dma_read,
-        .dma_write = vdla_dma_write,
+        .dma_map = vdla_dma_map,
+        .dma_unmap = vdla_dma_unmap,
         .dma_valid = vdla_dma_valid,
         .thread_start = vdla_thread_start,
         .thread_stop = vdla_thread_stop,

@@ -16,6 +16,11 @@
 #include "vdla_regs.h"
 
 #define D_WORDS			(VDLA_D_WINDOW_SIZE / 4)
+/*
+ * An operation a reset or the device's end voided stops with this code; it
+ * never reaches STAT_ERROR, since such an operation commits nothing.
+ */
+#define VDLA_ERROR_CANCELLED	0x100
 #define TLB_ENTRIES		256
 
 /* Statistics of one group's last operation (the STAT block). */
@@ -74,7 +79,10 @@ struct vdla_core {
 	pthread_mutex_t lock;
 	pthread_mutex_t commit_lock;
 	bool stopping;
-	/* Incremented by every reset; an operation from an older one is void. */
+	/*
+	 * Incremented by every reset (under lock, read without it by running
+	 * operations to stop early); an operation from an older one is void.
+	 */
 	uint64_t generation;
 
 	uint32_t scratch[VDLA_NUM_SCRATCH];

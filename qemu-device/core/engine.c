@@ -61,25 +61,25 @@ int op_stage_output(struct op *op, const struct tensor *t, uint8_t *shadow)
 	out = &op->out[op->outputs++];
 	memset(out, 0, sizeof(*out));
 	out->shadow = shadow;
-	ret = plan_tensor(&op->mem, t, true, &out->plan);
-	op->stat.bytes_written += out->plan.bytes;
+	ret = access_tensor(&op->mem, t, true, &out->access);
+	op->stat.bytes_written += out->access.bytes;
 	return ret;
 }
 
-int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow)
+int op_stage_access(struct op *op, struct access *access, uint8_t *shadow)
 {
 	struct staged_output *out;
 
 	if (op->outputs == OP_MAX_OUTPUTS) {
-		plan_free(plan);
+		access_free(&op->mem, access);
 		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
 	out = &op->out[op->outputs++];
-	out->plan = *plan;
+	out->access = *access;
 	out->shadow = shadow;
-	op->stat.bytes_written += plan->bytes;
-	memset(plan, 0, sizeof(*plan));
+	op->stat.bytes_written += access->bytes;
+	memset(access, 0, sizeof(*access));
 	return 0;
 }
 
@@ -115,18 +115,18 @@ void op_free(struct op *op, void *ptr)
 
 uint8_t *op_gather(struct op *op, const struct tensor *t, int *error)
 {
-	struct plan plan = { 0 };
+	struct access access;
 	uint8_t *shadow = op_alloc(op, tensor_extent(t));
 
 	if (!shadow) {
 		*error = VDLA_ERROR_LIMIT;
 		return NULL;
 	}
-	*error = plan_tensor(&op->mem, t, false, &plan);
+	*error = access_tensor(&op->mem, t, false, &access);
 	if (!*error)
-		*error = plan_read(&op->mem, &plan, shadow);
-	op->stat.bytes_read += plan.bytes;
-	plan_free(&plan);
+		*error = access_read(&op->mem, &access, shadow);
+	op->stat.bytes_read += access.bytes;
+	access_free(&op->mem, &access);
 	if (*error) {
 		op_free(op, shadow);
 		return NULL;
@@ -136,13 +136,13 @@ uint8_t *op_gather(struct op *op, const struct tensor *t, int *error)
 
 int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf)
 {
-	struct plan plan = { 0 };
-	int ret = plan_range(&op->mem, addr, len, 0, false, &plan);
+	struct access access;
+	int ret = access_lines(&op->mem, addr, len, 1, 0, 1, 0, false, &access);
 
 	if (!ret)
-		ret = plan_read(&op->mem, &plan, buf);
-	op->stat.bytes_read += plan.bytes;
-	plan_free(&plan);
+		ret = access_read(&op->mem, &access, buf);
+	op->stat.bytes_read += access.bytes;
+	access_free(&op->mem, &access);
 	return ret;
 }
 
@@ -169,7 +169,7 @@ int op_fly_alloc(struct op *op, const struct tensor *shape, uint32_t dtype)
 static void op_release(struct op *op)
 {
 	for (unsigned int i = 0; i < op->outputs; i++) {
-		plan_free(&op->out[i].plan);
+		access_free(&op->mem, &op->out[i].access);
 		op_free(op, op->out[i].shadow);
 	}
 	op->outputs = 0;
@@ -431,8 +431,10 @@ static void chain_start_locked(struct vdla_core *core, const struct chain *chain
 		op->group = es->consumer;
 		memcpy(op->regs, g->regs, sizeof(op->regs));
 		op->mem.core = core;
+		op->mem.pool = &head->pool;
 		op->mem.engine = e;
 		op->mem.context = dreg(g->regs, VDLA_D_CONTEXT);
+		op->mem.generation = core->generation;
 		mmu_snapshot_locked(core, &op->mem);
 		g->state = VDLA_GROUP_RUNNING;
 	}
@@ -509,6 +511,48 @@ static void latch_fault_locked(struct vdla_core *core, const struct op *op)
 	core->fault_addr = op->mem.fault_addr;
 }
 
+/* Output bytes written per hold of commit_lock: the longest a reset waits. */
+#define COMMIT_CHUNK_BYTES	(256u << 10)
+
+/*
+ * Writes the chain's outputs a chunk at a time, each under commit_lock,
+ * which a reset takes too: after a reset returns, nothing more is written.
+ * The DMA never needs QEMU's big lock (the host maps guest RAM only), so a
+ * vCPU resetting the device with it held waits for one chunk at most.
+ * Returns 0, VDLA_ERROR_CANCELLED, or -1 with *@failed set to the member
+ * whose write the host refused (the memory map changed since its check).
+ */
+static int write_outputs(struct vdla_core *core, const struct chain *chain, struct op *ops,
+			 uint64_t generation, int *failed)
+{
+	for (unsigned int i = 0; i < chain->count; i++) {
+		for (unsigned int o = 0; o < ops[i].outputs; o++) {
+			struct staged_output *out = &ops[i].out[o];
+			struct run_cursor cursor = { 0 };
+
+			while (!cursor.done) {
+				int ret = 0;
+
+				pthread_mutex_lock(&core->commit_lock);
+				if (core->generation != generation || core->stopping)
+					ret = VDLA_ERROR_CANCELLED;
+				else
+					ret = access_write(&ops[i].mem, &out->access, out->shadow,
+							   &cursor, COMMIT_CHUNK_BYTES);
+				pthread_mutex_unlock(&core->commit_lock);
+				if (ret == VDLA_ERROR_CANCELLED)
+					return ret;
+				if (ret) {
+					ops[i].error = ret;
+					*failed = (int)i;
+					return -1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
 /*
  * Makes the chain's results visible, unless a reset voided it. Returns the
  * number of MSI-X messages to send.
@@ -520,22 +564,15 @@ static unsigned int chain_commit(struct vdla_core *core, const struct chain *cha
 	uint32_t bits = 0;
 	bool notify;
 
+	if (failed < 0 && write_outputs(core, chain, ops, generation, &failed) ==
+				  VDLA_ERROR_CANCELLED)
+		return 0;
+
 	pthread_mutex_lock(&core->lock);
 	if (core->generation != generation || core->stopping) {
 		pthread_mutex_unlock(&core->lock);
 		return 0;
 	}
-	pthread_mutex_unlock(&core->lock);
-
-	/* commit_lock (held by the caller) keeps resets out while we write. */
-	if (failed < 0) {
-		for (unsigned int i = 0; i < chain->count; i++) {
-			for (unsigned int o = 0; o < ops[i].outputs; o++)
-				plan_write(core, &ops[i].out[o].plan, ops[i].out[o].shadow);
-		}
-	}
-
-	pthread_mutex_lock(&core->lock);
 	for (unsigned int i = 0; i < chain->count; i++) {
 		struct op *op = &ops[i];
 		struct engine_state *es = &core->engine[op->engine];
@@ -588,6 +625,8 @@ static void execute_chain(struct vdla_core *core, const struct chain *chain, str
 	}
 
 	failed = chain_compute(chain, ops);
+	if (failed >= 0 && ops[failed].error == VDLA_ERROR_CANCELLED)
+		return;
 
 	if (ops[0].fi_mode == VDLA_FI_DELAY && ops[0].fi_delay_us) {
 		struct timespec deadline;
@@ -598,9 +637,7 @@ static void execute_chain(struct vdla_core *core, const struct chain *chain, str
 		pthread_mutex_unlock(&core->lock);
 	}
 
-	pthread_mutex_lock(&core->commit_lock);
 	messages = chain_commit(core, chain, ops, failed, generation, core_time_ns(core) - start);
-	pthread_mutex_unlock(&core->commit_lock);
 	for (unsigned int m = 0; m < messages; m++)
 		core->host.raise_irq(core->host.opaque, VDLA_MSIX_VECTOR_GLOBAL);
 }
@@ -609,7 +646,7 @@ static void execute_chain(struct vdla_core *core, const struct chain *chain, str
 static void engines_stop_some(struct vdla_core *core, unsigned int count)
 {
 	pthread_mutex_lock(&core->lock);
-	core->stopping = true;
+	__atomic_store_n(&core->stopping, true, __ATOMIC_RELAXED);
 	kick_workers(core);
 	pthread_mutex_unlock(&core->lock);
 	for (unsigned int e = 0; e < count; e++) {

@@ -4,6 +4,8 @@
  * "BDMA"). The whole source is read before anything is written, which gives
  * memmove semantics for overlapping ranges.
  */
+#include <string.h>
+
 #include "engines.h"
 
 struct bdma_cfg {
@@ -35,34 +37,16 @@ static int bdma_load(const uint32_t *regs, struct bdma_cfg *c)
 	    c->lines > VDLA_MAX_DIM || c->surfaces == 0 || c->surfaces > VDLA_MAX_DIM)
 		return VDLA_ERROR_PARAM;
 	if (c->line_bytes * c->lines * c->surfaces > VDLA_MAX_TENSOR_BYTES ||
+	    c->lines * c->surfaces > VDLA_MAX_TENSOR_ELEMENTS ||
 	    extent(c, c->src_line, c->src_surf) > VDLA_MAX_TENSOR_BYTES ||
 	    extent(c, c->dst_line, c->dst_surf) > VDLA_MAX_TENSOR_BYTES)
 		return VDLA_ERROR_LIMIT;
 	return VDLA_ERROR_NONE;
 }
 
-/* Plans every line of one side; the shadow is the packed copy. */
-static int plan_lines(struct op *op, const struct bdma_cfg *c, uint64_t base,
-		      uint64_t line_stride, uint64_t surf_stride, bool write, struct plan *plan)
-{
-	uint64_t shadow = 0;
-
-	for (uint64_t s = 0; s < c->surfaces; s++) {
-		for (uint64_t l = 0; l < c->lines; l++) {
-			int ret = plan_range(&op->mem, base + s * surf_stride + l * line_stride,
-					     c->line_bytes, shadow, write, plan);
-
-			if (ret)
-				return ret;
-			shadow += c->line_bytes;
-		}
-	}
-	return 0;
-}
-
 int bdma_run(struct op *op)
 {
-	struct plan src = { 0 }, dst = { 0 };
+	struct access src, dst;
 	struct bdma_cfg c;
 	uint8_t *buffer;
 	int ret = bdma_load(op->regs, &c);
@@ -73,17 +57,22 @@ int bdma_run(struct op *op)
 	if (!buffer)
 		return VDLA_ERROR_LIMIT;
 
-	ret = plan_lines(op, &c, c.src, c.src_line, c.src_surf, false, &src);
+	/* Both sides are checked before anything is read: a fault writes nothing. */
+	ret = access_lines(&op->mem, c.src, c.line_bytes, c.lines, c.src_line, c.surfaces,
+			   c.src_surf, false, &src);
 	if (!ret)
-		ret = plan_lines(op, &c, c.dst, c.dst_line, c.dst_surf, true, &dst);
+		ret = access_lines(&op->mem, c.dst, c.line_bytes, c.lines, c.dst_line, c.surfaces,
+				   c.dst_surf, true, &dst);
+	else
+		memset(&dst, 0, sizeof(dst));
 	if (!ret)
-		ret = plan_read(&op->mem, &src, buffer);
+		ret = access_read(&op->mem, &src, buffer);
 	op->stat.bytes_read += src.bytes;
-	plan_free(&src);
+	access_free(&op->mem, &src);
 	if (ret) {
-		plan_free(&dst);
+		access_free(&op->mem, &dst);
 		op_free(op, buffer);
 		return ret;
 	}
-	return op_stage_plan(op, &dst, buffer);
+	return op_stage_access(op, &dst, buffer);
 }

@@ -18,7 +18,7 @@ struct fly {
 };
 
 struct staged_output {
-	struct plan plan;
+	struct access access;
 	uint8_t *shadow;
 };
 
@@ -43,15 +43,15 @@ struct op {
 };
 
 /*
- * Plans the write of @t from @shadow (the operation owns @shadow from now
+ * Checks the write of @t from @shadow (the operation owns @shadow from now
  * on, also on failure) and keeps it for the commit. Returns VDLA_ERROR_*.
  */
 int op_stage_output(struct op *op, const struct tensor *t, uint8_t *shadow);
 /*
- * Stages an output whose plan the engine built itself (plan_range calls with
- * write access); takes ownership of both.
+ * Stages an output whose write access the engine prepared itself; takes
+ * ownership of both.
  */
-int op_stage_plan(struct op *op, struct plan *plan, uint8_t *shadow);
+int op_stage_access(struct op *op, struct access *access, uint8_t *shadow);
 /*
  * Reads a whole tensor into a new shadow buffer of tensor_extent() bytes
  * (give it back with op_free) that mirrors its layout from t->addr; counts
@@ -71,6 +71,11 @@ void *op_alloc(struct op *op, size_t size);
 void op_free(struct op *op, void *ptr);
 /* Reads a raw range into @buf, counting bytes. */
 int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf);
+/* Whether a reset voided @op: long loops look every so often and stop. */
+static inline bool op_cancelled(const struct op *op)
+{
+	return mem_cancelled(&op->mem);
+}
 /* Allocates a packed NCHW tensor of @dtype shaped like @shape for fly_out. */
 int op_fly_alloc(struct op *op, const struct tensor *shape, uint32_t dtype);
 

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "mem.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "mmu.h"
+
+/* A page entry of an access: the physical page, and that the access touches it. */
+#define PAGE_TOUCHED		1ull
+#define PAGE_MASK		(~(uint64_t)(VDLA_PAGE_SIZE - 1))
+/* Runs between two looks at whether the operation was cancelled. */
+#define CANCEL_CHECK_RUNS	(1u << 16)
 
 uint32_t dtype_size(uint32_t dtype)
 {
@@ -64,72 +69,30 @@ bool tensor_same_shape(const struct tensor *a, const struct tensor *b)
 	return memcmp(a->dim, b->dim, sizeof(a->dim)) == 0;
 }
 
-static int plan_push(struct plan *plan, uint64_t addr, uint64_t shadow, uint32_t len, bool sram)
+bool mem_cancelled(const struct mem_ctx *ctx)
 {
-	struct span *last = plan->count ? &plan->span[plan->count - 1] : NULL;
+	const struct vdla_core *core = ctx->core;
 
-	plan->bytes += len;
-	/* Merge with the previous span when both sides continue it. */
-	if (last && last->sram == sram && last->addr + last->len == addr &&
-	    last->shadow + last->len == shadow && (uint64_t)last->len + len <= UINT32_MAX) {
-		last->len += len;
-		return 0;
-	}
-	if (plan->count == plan->capacity) {
-		size_t capacity = plan->capacity ? 2 * plan->capacity : 64;
-		struct span *grown = realloc(plan->span, capacity * sizeof(*grown));
-
-		if (!grown)
-			return VDLA_ERROR_LIMIT;
-		plan->span = grown;
-		plan->capacity = capacity;
-	}
-	plan->span[plan->count++] = (struct span){ .addr = addr, .shadow = shadow, .len = len,
-						   .sram = sram };
-	return 0;
+	return __atomic_load_n(&core->generation, __ATOMIC_RELAXED) != ctx->generation ||
+	       __atomic_load_n(&core->stopping, __ATOMIC_RELAXED);
 }
 
-int plan_range(struct mem_ctx *ctx, uint64_t addr, uint64_t len, uint64_t shadow, bool write,
-	       struct plan *plan)
-{
-	while (len) {
-		struct translation tr;
-		uint64_t piece;
-		int ret;
-
-		if (!mmu_translate(ctx, addr, len, write, &tr))
-			return VDLA_ERROR_MMU_FAULT;
-		piece = tr.len < len ? tr.len : len;
-		ret = plan_push(plan, tr.addr, shadow, (uint32_t)piece, tr.sram);
-		if (ret)
-			return ret;
-		addr += piece;
-		shadow += piece;
-		len -= piece;
-	}
-	return 0;
-}
+/* ---- runs -------------------------------------------------------------- */
 
 /*
- * Element runs of a tensor: dimensions sorted by stride, contiguous ones
- * merged, so that a packed tensor of any layout is a single run.
+ * The runs of @t: its dimensions of size > 1 and stride > 0 sorted by
+ * stride, the innermost merged while contiguous, so that a packed tensor of
+ * any layout is one run. A dimension of stride 0 repeats the same bytes: the
+ * shadow holds them once, and so does the walk.
  */
-struct run_shape {
-	int ndims;
-	uint64_t size[4];
-	uint64_t stride[4];	/* [0] innermost */
-	uint64_t run_bytes;
-};
-
-static void run_shape(const struct tensor *t, struct run_shape *rs)
+static void tensor_runs(const struct tensor *t, struct runs *r)
 {
 	int order[4], n = 0;
 
 	for (int d = 0; d < 4; d++) {
-		if (t->dim[d] > 1)
+		if (t->dim[d] > 1 && t->stride[d])
 			order[n++] = d;
 	}
-	/* insertion sort by stride */
 	for (int i = 1; i < n; i++) {
 		for (int j = i; j > 0 && t->stride[order[j]] < t->stride[order[j - 1]]; j--) {
 			int tmp = order[j];
@@ -138,82 +101,379 @@ static void run_shape(const struct tensor *t, struct run_shape *rs)
 			order[j - 1] = tmp;
 		}
 	}
-
-	rs->ndims = 0;
-	rs->run_bytes = t->esize;
+	memset(r, 0, sizeof(*r));
+	r->run_bytes = t->esize;
 	for (int i = 0; i < n; i++) {
 		int d = order[i];
 
-		if (rs->ndims == 0 && t->stride[d] == rs->run_bytes) {
-			rs->run_bytes *= t->dim[d]; /* still contiguous */
+		if (r->ndims == 0 && t->stride[d] == r->run_bytes) {
+			r->run_bytes *= t->dim[d]; /* still contiguous */
 			continue;
 		}
-		rs->size[rs->ndims] = t->dim[d];
-		rs->stride[rs->ndims] = t->stride[d];
-		rs->ndims++;
+		r->size[r->ndims] = t->dim[d];
+		r->mem_stride[r->ndims] = t->stride[d];
+		r->shadow_stride[r->ndims] = t->stride[d];
+		r->ndims++;
 	}
 }
 
-int plan_tensor(struct mem_ctx *ctx, const struct tensor *t, bool write, struct plan *plan)
+static uint64_t runs_count(const struct runs *r)
 {
-	struct run_shape rs;
-	uint64_t idx[4] = { 0 };
+	uint64_t count = 1;
 
-	run_shape(t, &rs);
-	for (;;) {
-		uint64_t offset = 0;
-		int ret;
+	for (int i = 0; i < r->ndims; i++)
+		count *= r->size[i];
+	return count;
+}
 
-		for (int i = 0; i < rs.ndims; i++)
-			offset += idx[i] * rs.stride[i];
-		ret = plan_range(ctx, t->addr + offset, rs.run_bytes, offset, write, plan);
-		if (ret)
-			return ret;
-
-		int i = 0;
-		for (; i < rs.ndims; i++) {
-			if (++idx[i] < rs.size[i])
-				break;
-			idx[i] = 0;
-		}
-		if (i == rs.ndims)
-			return 0;
+static void run_offsets(const struct runs *r, const struct run_cursor *c, uint64_t *mem,
+			uint64_t *shadow)
+{
+	*mem = 0;
+	*shadow = 0;
+	for (int i = 0; i < r->ndims; i++) {
+		*mem += c->idx[i] * r->mem_stride[i];
+		*shadow += c->idx[i] * r->shadow_stride[i];
 	}
 }
 
-void plan_free(struct plan *plan)
+static void run_next(const struct runs *r, struct run_cursor *c)
 {
-	free(plan->span);
-	memset(plan, 0, sizeof(*plan));
+	for (int i = 0; i < r->ndims; i++) {
+		if (++c->idx[i] < r->size[i])
+			return;
+		c->idx[i] = 0;
+	}
+	c->done = true;
 }
 
-int plan_read(struct mem_ctx *ctx, const struct plan *plan, uint8_t *shadow)
+/* ---- checking the pages ------------------------------------------------- */
+
+/* Translates and checks every page of [va, va + len) the access has not met yet. */
+static int touch_run(struct mem_ctx *ctx, struct access *a, uint64_t va, uint64_t len)
 {
-	struct vdla_core *core = ctx->core;
+	while (len) {
+		uint64_t in_page = VDLA_PAGE_SIZE - (va & (VDLA_PAGE_SIZE - 1));
+		uint64_t piece = in_page < len ? in_page : len;
+		struct translation tr;
 
-	for (size_t i = 0; i < plan->count; i++) {
-		const struct span *s = &plan->span[i];
+		if (a->sram) {
+			/* No pages: the whole run must be SRAM. */
+			if (!mmu_translate(ctx, va, len, a->write, &tr))
+				return VDLA_ERROR_MMU_FAULT;
+			piece = tr.len < len ? tr.len : len;
+		} else {
+			uint64_t *entry = &a->page[(va >> VDLA_PAGE_SHIFT) - a->first_page];
 
-		if (s->sram) {
-			memcpy(shadow + s->shadow, core->sram + s->addr, s->len);
-		} else if (core->host.dma_read(core->host.opaque, s->addr, shadow + s->shadow,
-					       s->len)) {
-			mmu_record_fault(ctx, s->addr, VDLA_MMU_FAULT_UNMAPPED, false);
-			return VDLA_ERROR_MMU_FAULT;
+			if (!(*entry & PAGE_TOUCHED)) {
+				if (!mmu_translate(ctx, va, piece, a->write, &tr))
+					return VDLA_ERROR_MMU_FAULT;
+				if (tr.sram) {
+					mmu_record_fault(ctx, va, VDLA_MMU_FAULT_OUT_OF_RANGE,
+							 a->write);
+					return VDLA_ERROR_MMU_FAULT;
+				}
+				/* Reads take whole pages: the whole page must be memory. */
+				if (!mmu_page_is_memory(ctx, tr.addr & PAGE_MASK)) {
+					mmu_record_fault(ctx, va, VDLA_MMU_FAULT_UNMAPPED, a->write);
+					return VDLA_ERROR_MMU_FAULT;
+				}
+				*entry = (tr.addr & PAGE_MASK) | PAGE_TOUCHED;
+			}
 		}
+		va += piece;
+		len -= piece;
 	}
 	return 0;
 }
 
-void plan_write(struct vdla_core *core, const struct plan *plan, const uint8_t *shadow)
+/* Sets up @a for its runs and checks every page they touch. */
+static int access_check(struct mem_ctx *ctx, struct access *a)
 {
-	for (size_t i = 0; i < plan->count; i++) {
-		const struct span *s = &plan->span[i];
+	struct run_cursor c = { 0 };
+	uint64_t count = 0;
 
-		if (s->sram)
-			memcpy(core->sram + s->addr, shadow + s->shadow, s->len);
-		else
-			core->host.dma_write(core->host.opaque, s->addr, shadow + s->shadow,
-					     s->len);
+	a->sram = a->va >= VDLA_SRAM_BASE;
+	a->bytes = runs_count(&a->runs) * a->runs.run_bytes;
+	if (!a->sram) {
+		uint64_t last = a->va + a->extent - 1;
+
+		a->first_page = a->va >> VDLA_PAGE_SHIFT;
+		a->pages = (last >> VDLA_PAGE_SHIFT) - a->first_page + 1;
+		a->page = scratch_get(ctx->pool, a->pages * sizeof(*a->page));
+		if (!a->page)
+			return VDLA_ERROR_LIMIT;
+		memset(a->page, 0, a->pages * sizeof(*a->page));
 	}
+	while (!c.done) {
+		uint64_t mem, shadow;
+		int ret;
+
+		if (++count % CANCEL_CHECK_RUNS == 0 && mem_cancelled(ctx))
+			return VDLA_ERROR_CANCELLED;
+		run_offsets(&a->runs, &c, &mem, &shadow);
+		ret = touch_run(ctx, a, a->va + mem, a->runs.run_bytes);
+		if (ret)
+			return ret;
+		run_next(&a->runs, &c);
+	}
+	return 0;
+}
+
+int access_tensor(struct mem_ctx *ctx, const struct tensor *t, bool write, struct access *a)
+{
+	memset(a, 0, sizeof(*a));
+	tensor_runs(t, &a->runs);
+	a->va = t->addr;
+	a->extent = tensor_extent(t);
+	a->write = write;
+	a->mirror = true;
+	return access_check(ctx, a);
+}
+
+int access_lines(struct mem_ctx *ctx, uint64_t va, uint64_t line_bytes, uint64_t lines,
+		 uint64_t line_stride, uint64_t surfaces, uint64_t surf_stride, bool write,
+		 struct access *a)
+{
+	struct runs *r = &a->runs;
+
+	memset(a, 0, sizeof(*a));
+	r->run_bytes = line_bytes;
+	if (lines > 1) {
+		r->size[r->ndims] = lines;
+		r->mem_stride[r->ndims] = line_stride;
+		r->shadow_stride[r->ndims] = line_bytes;
+		r->ndims++;
+	}
+	if (surfaces > 1) {
+		r->size[r->ndims] = surfaces;
+		r->mem_stride[r->ndims] = surf_stride;
+		r->shadow_stride[r->ndims] = line_bytes * lines;
+		r->ndims++;
+	}
+	a->va = va;
+	a->extent = (surfaces - 1) * surf_stride + (lines - 1) * line_stride + line_bytes;
+	a->write = write;
+	a->mirror = false;
+	return access_check(ctx, a);
+}
+
+void access_free(struct mem_ctx *ctx, struct access *a)
+{
+	scratch_put(ctx->pool, a->page);
+	a->page = NULL;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* The bytes of page @i of @a inside [va, va + extent): their offset from va and length. */
+static void page_span(const struct access *a, uint64_t i, uint64_t *offset, uint64_t *len)
+{
+	uint64_t start = (a->first_page + i) << VDLA_PAGE_SHIFT;
+	uint64_t end = start + VDLA_PAGE_SIZE;
+
+	if (start < a->va)
+		start = a->va;
+	if (end > a->va + a->extent)
+		end = a->va + a->extent;
+	*offset = start - a->va;
+	*len = end - start;
+}
+
+static int read_memory(struct mem_ctx *ctx, uint64_t pa, void *buf, uint64_t len)
+{
+	struct vdla_core *core = ctx->core;
+
+	if (core->host.dma_read(core->host.opaque, pa, buf, len)) {
+		mmu_record_fault(ctx, pa, VDLA_MMU_FAULT_UNMAPPED, false);
+		return VDLA_ERROR_MMU_FAULT;
+	}
+	return 0;
+}
+
+/*
+ * A mirrored shadow takes every touched page whole (within the extent),
+ * physically contiguous pages in one read: the gaps between elements on a
+ * page are memory the access checked, and nothing of them is used.
+ */
+static int read_pages(struct mem_ctx *ctx, const struct access *a, uint8_t *shadow)
+{
+	uint64_t i = 0;
+
+	while (i < a->pages) {
+		uint64_t offset, len, more, j;
+
+		if (!(a->page[i] & PAGE_TOUCHED)) {
+			i++;
+			continue;
+		}
+		page_span(a, i, &offset, &len);
+		for (j = i + 1; j < a->pages && (a->page[j] & PAGE_TOUCHED) &&
+				(a->page[j] & PAGE_MASK) ==
+					(a->page[j - 1] & PAGE_MASK) + VDLA_PAGE_SIZE;
+		     j++) {
+			uint64_t next;
+
+			page_span(a, j, &next, &more);
+			len += more;
+		}
+		if (read_memory(ctx, (a->page[i] & PAGE_MASK) + ((a->va + offset) &
+								 (VDLA_PAGE_SIZE - 1)),
+				shadow + offset, len))
+			return VDLA_ERROR_MMU_FAULT;
+		if (mem_cancelled(ctx))
+			return VDLA_ERROR_CANCELLED;
+		i = j;
+	}
+	return 0;
+}
+
+/* A packed shadow takes run by run, each page read once into @page_buf. */
+static int read_runs(struct mem_ctx *ctx, const struct access *a, uint8_t *shadow)
+{
+	uint8_t page_buf[VDLA_PAGE_SIZE];
+	uint64_t cached = UINT64_MAX, count = 0;
+	struct run_cursor c = { 0 };
+
+	while (!c.done) {
+		uint64_t mem, at, va, len;
+
+		if (++count % CANCEL_CHECK_RUNS == 0 && mem_cancelled(ctx))
+			return VDLA_ERROR_CANCELLED;
+		run_offsets(&a->runs, &c, &mem, &at);
+		va = a->va + mem;
+		len = a->runs.run_bytes;
+		while (len) {
+			uint64_t page = (va >> VDLA_PAGE_SHIFT) - a->first_page;
+			uint64_t in_page = va & (VDLA_PAGE_SIZE - 1);
+			uint64_t piece = VDLA_PAGE_SIZE - in_page < len ? VDLA_PAGE_SIZE - in_page : len;
+
+			if (piece == VDLA_PAGE_SIZE) {
+				if (read_memory(ctx, a->page[page] & PAGE_MASK, shadow + at, piece))
+					return VDLA_ERROR_MMU_FAULT;
+			} else {
+				if (page != cached) {
+					uint64_t offset, span;
+
+					page_span(a, page, &offset, &span);
+					if (read_memory(ctx,
+							(a->page[page] & PAGE_MASK) +
+								((a->va + offset) &
+								 (VDLA_PAGE_SIZE - 1)),
+							page_buf + ((a->va + offset) &
+								    (VDLA_PAGE_SIZE - 1)),
+							span))
+						return VDLA_ERROR_MMU_FAULT;
+					cached = page;
+				}
+				memcpy(shadow + at, page_buf + in_page, piece);
+			}
+			va += piece;
+			at += piece;
+			len -= piece;
+		}
+		run_next(&a->runs, &c);
+	}
+	return 0;
+}
+
+int access_read(struct mem_ctx *ctx, const struct access *a, uint8_t *shadow)
+{
+	const struct vdla_core *core = ctx->core;
+
+	if (a->sram) {
+		struct run_cursor c = { 0 };
+		uint64_t base = a->va - VDLA_SRAM_BASE;
+
+		if (a->mirror) {
+			memcpy(shadow, core->sram + base, a->extent);
+			return 0;
+		}
+		while (!c.done) {
+			uint64_t mem, at;
+
+			run_offsets(&a->runs, &c, &mem, &at);
+			memcpy(shadow + at, core->sram + base + mem, a->runs.run_bytes);
+			run_next(&a->runs, &c);
+		}
+		return 0;
+	}
+	return a->mirror ? read_pages(ctx, a, shadow) : read_runs(ctx, a, shadow);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* The page of guest RAM an access writes through. */
+struct mapped_page {
+	uint64_t pa;		/* UINT64_MAX: none */
+	uint8_t *ptr;
+	uint64_t written;
+};
+
+static void unmap_page(struct vdla_core *core, struct mapped_page *m)
+{
+	if (m->pa != UINT64_MAX && m->ptr)
+		core->host.dma_unmap(core->host.opaque, m->ptr, VDLA_PAGE_SIZE, true, m->written);
+	m->pa = UINT64_MAX;
+	m->ptr = NULL;
+	m->written = 0;
+}
+
+static int write_piece(struct vdla_core *core, struct mapped_page *m, uint64_t pa,
+		       const uint8_t *from, uint64_t len)
+{
+	uint64_t page = pa & PAGE_MASK, in_page = pa - page;
+
+	if (m->pa != page) {
+		unmap_page(core, m);
+		m->ptr = core->host.dma_map(core->host.opaque, page, VDLA_PAGE_SIZE, true);
+		if (!m->ptr)
+			return -1;
+		m->pa = page;
+	}
+	memcpy(m->ptr + in_page, from, len);
+	if (in_page + len > m->written)
+		m->written = in_page + len;
+	return 0;
+}
+
+int access_write(struct mem_ctx *ctx, const struct access *a, const uint8_t *shadow,
+		 struct run_cursor *cursor, uint64_t max_bytes)
+{
+	struct vdla_core *core = ctx->core;
+	struct mapped_page m = { .pa = UINT64_MAX };
+	uint64_t written = 0;
+	int ret = 0;
+
+	while (!cursor->done && written < max_bytes) {
+		uint64_t mem, at, va, len;
+
+		run_offsets(&a->runs, cursor, &mem, &at);
+		va = a->va + mem;
+		len = a->runs.run_bytes;
+		if (a->sram) {
+			memcpy(core->sram + va - VDLA_SRAM_BASE, shadow + at, len);
+			len = 0;
+		}
+		while (len) {
+			uint64_t page = (va >> VDLA_PAGE_SHIFT) - a->first_page;
+			uint64_t in_page = va & (VDLA_PAGE_SIZE - 1);
+			uint64_t piece = VDLA_PAGE_SIZE - in_page < len ? VDLA_PAGE_SIZE - in_page : len;
+
+			if (write_piece(core, &m, (a->page[page] & PAGE_MASK) + in_page, shadow + at,
+					piece)) {
+				mmu_record_fault(ctx, va, VDLA_MMU_FAULT_UNMAPPED, true);
+				ret = VDLA_ERROR_MMU_FAULT;
+				goto out;
+			}
+			va += piece;
+			at += piece;
+			len -= piece;
+		}
+		written += a->runs.run_bytes;
+		run_next(&a->runs, cursor);
+	}
+out:
+	unmap_page(core, &m);
+	return ret;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How operations reach memory: tensors are described, every page they touch
- * is translated and checked first (a faulting operation writes nothing), then
- * inputs are gathered into host "shadow" buffers that mirror the device
- * layout, and outputs are scattered back run by run, so only element bytes
- * are ever read or written.
+ * How operations reach memory. Each tensor or byte range an operation uses
+ * is an access: its element runs, and every page they touch translated and
+ * checked once, before anything is read or written (a faulting operation
+ * writes nothing). Inputs are then read into host "shadow" buffers, page by
+ * page; outputs are written back run by run, so only element bytes are
+ * ever written. Nothing here grows with the number of runs: a tensor of
+ * one-byte elements with gaps costs its pages, not a record per element.
  */
 #ifndef VDLA_MEM_H
 #define VDLA_MEM_H
@@ -43,26 +45,15 @@ uint32_t dtype_size(uint32_t dtype);
 int tensor_load(const uint32_t *regs, uint32_t offset, struct tensor *t);
 bool tensor_same_shape(const struct tensor *a, const struct tensor *b);
 
-/* A resolved piece of an access: guest-physical or SRAM bytes. */
-struct span {
-	uint64_t addr;		/* guest-physical address, or SRAM offset */
-	uint64_t shadow;	/* offset in the shadow buffer */
-	uint32_t len;
-	uint32_t sram;
-};
-
-struct plan {
-	struct span *span;
-	size_t count;
-	size_t capacity;
-	uint64_t bytes;		/* element bytes covered */
-};
-
 /* The access context of one operation. */
 struct mem_ctx {
 	struct vdla_core *core;
+	/* Where the operation's buffers come from (and count against). */
+	struct scratch_pool *pool;
 	unsigned int engine;
 	uint32_t context;
+	/* The reset generation the operation started in: it stops when it changes. */
+	uint64_t generation;
 	/* The MMU as the operation found it when it started (mmu_snapshot_locked). */
 	bool mmu_on;
 	bool context_enabled;
@@ -73,20 +64,66 @@ struct mem_ctx {
 	bool fault_write;
 };
 
-/*
- * Adds every element run of @t to @plan, translated; shadow offsets are
- * relative to t->addr. Returns 0, VDLA_ERROR_MMU_FAULT (ctx records it) or
- * VDLA_ERROR_LIMIT (out of memory).
- */
-int plan_tensor(struct mem_ctx *ctx, const struct tensor *t, bool write, struct plan *plan);
-/* Adds the raw range [addr, addr+len) at shadow offset @shadow. */
-int plan_range(struct mem_ctx *ctx, uint64_t addr, uint64_t len, uint64_t shadow, bool write,
-	       struct plan *plan);
-void plan_free(struct plan *plan);
+/* Whether a reset or the device's end voided the operation of @ctx. */
+bool mem_cancelled(const struct mem_ctx *ctx);
 
-/* Reads every span into @shadow; VDLA_ERROR_MMU_FAULT if DMA fails. */
-int plan_read(struct mem_ctx *ctx, const struct plan *plan, uint8_t *shadow);
-/* Writes every span from @shadow (spans were checked when planned). */
-void plan_write(struct vdla_core *core, const struct plan *plan, const uint8_t *shadow);
+/*
+ * Element runs: run_bytes contiguous bytes at each index of up to four
+ * nested dimensions, at sum idx[i] * mem_stride[i] from the access's
+ * address in memory and sum idx[i] * shadow_stride[i] in its shadow.
+ */
+struct runs {
+	int ndims;
+	uint64_t size[4];
+	uint64_t mem_stride[4];
+	uint64_t shadow_stride[4];
+	uint64_t run_bytes;
+};
+
+/* Where a walk over runs is; all zero at the first run. */
+struct run_cursor {
+	uint64_t idx[4];
+	bool done;
+};
+
+struct access {
+	struct runs runs;
+	uint64_t va;		/* device address of the first run */
+	uint64_t extent;	/* bytes from va to the end of the furthest run */
+	bool write;
+	bool mirror;		/* shadow offsets equal memory offsets */
+	bool sram;		/* in SRAM, at offset va - VDLA_SRAM_BASE */
+	uint64_t first_page;	/* va's page number (memory) */
+	uint64_t *page;		/* per page from first_page: physical page | PAGE_TOUCHED */
+	uint64_t pages;
+	uint64_t bytes;		/* element bytes, for the counters */
+};
+
+/*
+ * Prepares an access to tensor @t, whose shadow mirrors its layout from
+ * t->addr. Dimensions of stride 0 add nothing to read or write. Returns 0,
+ * VDLA_ERROR_MMU_FAULT (ctx records it), VDLA_ERROR_LIMIT (out of memory)
+ * or VDLA_ERROR_CANCELLED; access_free() in every case.
+ */
+int access_tensor(struct mem_ctx *ctx, const struct tensor *t, bool write, struct access *a);
+/*
+ * Prepares an access to @lines lines of @line_bytes, @line_stride apart,
+ * in @surfaces surfaces @surf_stride apart, from @va; packed in the shadow.
+ */
+int access_lines(struct mem_ctx *ctx, uint64_t va, uint64_t line_bytes, uint64_t lines,
+		 uint64_t line_stride, uint64_t surfaces, uint64_t surf_stride, bool write,
+		 struct access *a);
+void access_free(struct mem_ctx *ctx, struct access *a);
+
+/* Reads every run into @shadow; VDLA_ERROR_MMU_FAULT if DMA fails. */
+int access_read(struct mem_ctx *ctx, const struct access *a, uint8_t *shadow);
+/*
+ * Writes runs from @shadow, from @cursor on, about @max_bytes of them, and
+ * moves @cursor past them (cursor->done after the last). Returns 0, or
+ * VDLA_ERROR_MMU_FAULT (recorded in @ctx) if the host refused a write: the
+ * memory map changed since the access was checked.
+ */
+int access_write(struct mem_ctx *ctx, const struct access *a, const uint8_t *shadow,
+		 struct run_cursor *cursor, uint64_t max_bytes);
 
 #endif /* VDLA_MEM_H */

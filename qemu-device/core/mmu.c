@@ -51,6 +51,11 @@ static bool dma_valid(struct vdla_core *core, uint64_t addr, uint64_t len)
 	return !core->host.dma_valid || core->host.dma_valid(core->host.opaque, addr, len);
 }
 
+bool mmu_page_is_memory(struct mem_ctx *ctx, uint64_t pa)
+{
+	return dma_valid(ctx->core, pa, VDLA_PAGE_SIZE);
+}
+
 static unsigned int tlb_index(uint64_t tag)
 {
 	return (unsigned int)((tag * 0x9e3779b97f4a7c15ull) >> 56) % TLB_ENTRIES;

@@ -24,6 +24,8 @@ struct translation {
 bool mmu_translate(struct mem_ctx *ctx, uint64_t va, uint64_t len, bool write,
 		   struct translation *tr);
 void mmu_record_fault(struct mem_ctx *ctx, uint64_t addr, uint32_t reason, bool write);
+/* Whether the whole page of guest memory at @pa is memory DMA may use. */
+bool mmu_page_is_memory(struct mem_ctx *ctx, uint64_t pa);
 /*
  * Captures the MMU settings an operation uses for its whole run; called with
  * the core lock held as the operation starts, so that translation takes no

@@ -73,7 +73,7 @@ static const char *check_config(const struct vdla_core_config *config)
 /* Everything a soft reset clears (docs/hw-spec.md, "Reset"). */
 static void soft_reset_locked(struct vdla_core *core)
 {
-	core->generation++;
+	__atomic_add_fetch(&core->generation, 1, __ATOMIC_RELAXED);
 	memset(core->scratch, 0, sizeof(core->scratch));
 	core->int_status = 0;
 	core->int_enable = 0;
@@ -91,9 +91,9 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 	const char *problem;
 
 	if (!host || !host->raise_irq || !host->clock_ns || !host->guest_error ||
-	    !host->dma_read || !host->dma_write || !config) {
+	    !host->dma_read || !host->dma_map || !host->dma_unmap || !config) {
 		if (error)
-			*error = "the host must provide raise_irq, clock_ns, guest_error, dma_read and dma_write";
+			*error = "the host must provide raise_irq, clock_ns, guest_error, dma_read, dma_map and dma_unmap";
 		return NULL;
 	}
 	problem = check_config(config);

@@ -34,17 +34,26 @@ struct vdla_core_host {
 	void (*guest_error)(void *opaque, const char *fmt, va_list args)
 		__attribute__((format(printf, 2, 0)));
 	/*
-	 * Guest-physical memory access. Return 0, or -1 if [addr, addr + len)
+	 * Reads guest-physical memory. Return 0, or -1 if [addr, addr + len)
 	 * is not entirely guest memory (nothing is transferred then).
 	 */
 	int (*dma_read)(void *opaque, uint64_t addr, void *buf, uint64_t len);
-	int (*dma_write)(void *opaque, uint64_t addr, const void *buf, uint64_t len);
 	/*
 	 * Optional: whether [addr, addr + len) is guest memory that DMA may
 	 * read and write. The core asks before an operation writes anything,
 	 * so that a bad address fails the operation instead of half of it.
 	 */
 	bool (*dma_valid)(void *opaque, uint64_t addr, uint64_t len);
+	/*
+	 * A host pointer through which the device writes guest RAM [addr,
+	 * addr + len) directly, or NULL if that range is not writable RAM
+	 * (then the write fails): outputs are written this way, so that a run
+	 * of one byte costs a memcpy. dma_unmap releases it; the first
+	 * @written bytes may have changed. Neither may wait for anything a
+	 * vCPU may hold while it accesses the device (QEMU's big lock).
+	 */
+	void *(*dma_map)(void *opaque, uint64_t addr, uint64_t len, bool write);
+	void (*dma_unmap)(void *opaque, void *ptr, uint64_t len, bool write, uint64_t written);
 	/*
 	 * Optional: called on each engine worker thread when it starts and
 	 * before it ends. A host whose DMA needs threads to be known to it

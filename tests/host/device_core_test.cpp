@@ -64,13 +64,13 @@ protected:
 			std::memcpy(buf, memory.data() + addr, len);
 			return 0;
 		};
-		host_.dma_write = [](void *opaque, uint64_t addr, const void *buf, uint64_t len) {
+		host_.dma_map = [](void *opaque, uint64_t addr, uint64_t len, bool) -> void * {
 			auto &memory = static_cast<CoreTest *>(opaque)->memory_;
 			if (addr > memory.size() || len > memory.size() - addr)
-				return -1;
-			std::memcpy(memory.data() + addr, buf, len);
-			return 0;
+				return nullptr;
+			return memory.data() + addr;
 		};
+		host_.dma_unmap = [](void *, void *, uint64_t, bool, uint64_t) {};
 		return host_;
 	}
 
@@ -111,7 +111,7 @@ TEST_F(CoreCreateTest, RejectsHostMissingAnyOneRequiredCallback)
 {
 	struct vdla_core_config config;
 	vdla_core_default_config(&config);
-	for (int missing = 0; missing < 5; missing++) {
+	for (int missing = 0; missing < 6; missing++) {
 		struct vdla_core_host h = host();
 		switch (missing) {
 		case 0:
@@ -127,7 +127,10 @@ TEST_F(CoreCreateTest, RejectsHostMissingAnyOneRequiredCallback)
 			h.dma_read = nullptr;
 			break;
 		case 4:
-			h.dma_write = nullptr;
+			h.dma_map = nullptr;
+			break;
+		case 5:
+			h.dma_unmap = nullptr;
 			break;
 		}
 		const char *error = nullptr;

@@ -62,7 +62,8 @@ protected:
 		host.clock_ns = [](void *) { return uint64_t(0); };
 		host.guest_error = [](void *, const char *, va_list) {};
 		host.dma_read = [](void *, uint64_t, void *, uint64_t) { return -1; };
-		host.dma_write = [](void *, uint64_t, const void *, uint64_t) { return -1; };
+		host.dma_map = [](void *, uint64_t, uint64_t, bool) -> void * { return nullptr; };
+		host.dma_unmap = [](void *, void *, uint64_t, bool, uint64_t) {};
 		return vdla_core_create(&host, &config, error);
 	}
 };

@@ -203,7 +203,8 @@ vdla_core_host inertHost()
 	host.clock_ns = [](void *) -> uint64_t { return 0; };
 	host.guest_error = [](void *, const char *, va_list) {};
 	host.dma_read = [](void *, uint64_t, void *, uint64_t) { return -1; };
-	host.dma_write = [](void *, uint64_t, const void *, uint64_t) { return -1; };
+	host.dma_map = [](void *, uint64_t, uint64_t, bool) -> void * { return nullptr; };
+	host.dma_unmap = [](void *, void *, uint64_t, bool, uint64_t) {};
 	return host;
 }
 

@@ -27,7 +27,8 @@ DeviceHarness::DeviceHarness(const vdla_core_config *config, uint64_t guestBytes
 	host.clock_ns = clockNs;
 	host.guest_error = guestError;
 	host.dma_read = dmaRead;
-	host.dma_write = dmaWrite;
+	host.dma_map = dmaMap;
+	host.dma_unmap = dmaUnmap;
 	host.dma_valid = dmaValid;
 
 	vdla_core_config effective;
@@ -222,13 +223,14 @@ int DeviceHarness::dmaRead(void *opaque, uint64_t addr, void *buf, uint64_t len)
 	return 0;
 }
 
-int DeviceHarness::dmaWrite(void *opaque, uint64_t addr, const void *buf, uint64_t len)
+void *DeviceHarness::dmaMap(void *opaque, uint64_t addr, uint64_t len, bool)
 {
 	auto *self = static_cast<DeviceHarness *>(opaque);
-	if (!self->dmaAllowed(addr, len))
-		return -1;
-	std::memcpy(self->memory_.data() + addr, buf, len);
-	return 0;
+	return self->dmaAllowed(addr, len) ? self->memory_.data() + addr : nullptr;
+}
+
+void DeviceHarness::dmaUnmap(void *, void *, uint64_t, bool, uint64_t)
+{
 }
 
 bool DeviceHarness::dmaValid(void *opaque, uint64_t addr, uint64_t len)

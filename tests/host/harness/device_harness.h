@@ -101,7 +101,8 @@ private:
 	static uint64_t clockNs(void *opaque);
 	static void guestError(void *opaque, const char *fmt, va_list args);
 	static int dmaRead(void *opaque, uint64_t addr, void *buf, uint64_t len);
-	static int dmaWrite(void *opaque, uint64_t addr, const void *buf, uint64_t len);
+	static void *dmaMap(void *opaque, uint64_t addr, uint64_t len, bool write);
+	static void dmaUnmap(void *opaque, void *ptr, uint64_t len, bool write, uint64_t written);
 	static bool dmaValid(void *opaque, uint64_t addr, uint64_t len);
 	bool dmaAllowed(uint64_t addr, uint64_t len) const;
 
