@@ -148,10 +148,10 @@ static bool probe_one(void **slot, struct scratch_pool *pool, const struct probe
 	p.src = (struct conv_operand){ src, { src_n, p.ih * p.iw, p.iw, 1 } };
 	p.wgt = (struct conv_operand){ wgt, { wgt_n / p.oc, p.kh * p.kw, p.kw, 1 } };
 	p.dst = (struct conv_operand){ got, { dst_n, p.oh * p.ow, p.ow, 1 } };
-	if (conv_onednn(slot, pool, &p, 1))
+	if (conv_onednn(slot, pool, &p, 1, NULL))
 		goto out;
 	p.dst.data = want;
-	if (conv_int(pool, &p, false, 0, &conv_int_scalar_kernels))
+	if (conv_int(pool, &p, false, 0, &conv_int_scalar_kernels, NULL))
 		goto out;
 	same = !memcmp(got, want, dst_n * sizeof(*got));
 out:

@@ -10,6 +10,7 @@
 extern "C" {
 #endif
 
+struct mem_ctx;
 struct scratch_pool;
 
 /* A buffer and its strides in elements, logical order N, C, H, W. */
@@ -43,10 +44,13 @@ bool conv_onednn_takes_strides(const struct conv_problem *p, enum conv_operand_i
 /*
  * Runs @p on oneDNN: int8 (s8 x s8 -> s32) when @int8, else f32, with the
  * oneDNN engine and stream kept in *@slot (NULL at first; one thread per
- * slot). Returns 0, or -1 if oneDNN refused (the caller then reports a
- * device limit). INT8 is exact only where compute_path.c says so.
+ * slot). INT8 is exact only where compute_path.c says so. With @cancel, a
+ * large convolution runs in pieces and stops between them when the
+ * operation of @cancel is voided. Returns 0, VDLA_ERROR_LIMIT if oneDNN
+ * refused, or VDLA_ERROR_CANCELLED.
  */
-int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8);
+int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8,
+		const struct mem_ctx *cancel);
 void conv_onednn_release(void **slot);
 /*
  * Whether oneDNN's INT8 convolution of @p is exact on a host where it

@@ -30,6 +30,7 @@
 
 #include "conv.h"
 #include "conv_int.h"
+#include "mem.h"
 #include "scratch.h"
 
 /* 128 steps x 2^24 per lane < 2^31 (see above). */
@@ -312,7 +313,8 @@ static void multiply_block(const struct conv_int_job *job, uint32_t g, size_t co
 }
 
 int conv_int(struct scratch_pool *pool, const struct conv_problem *p, bool int16,
-	     int32_t pad_value, const struct conv_int_kernels *kernels)
+	     int32_t pad_value, const struct conv_int_kernels *kernels,
+	     const struct mem_ctx *cancel)
 {
 	struct conv_int_job job = {
 		.p = p,
@@ -322,7 +324,7 @@ int conv_int(struct scratch_pool *pool, const struct conv_problem *p, bool int16
 		.ocg = p->oc / p->groups,
 	};
 	size_t positions = (size_t)p->n * p->oh * p->ow, block_positions, group_elems;
-	int ret = -1;
+	int ret = VDLA_ERROR_LIMIT;
 
 	job.taps = job.icg * p->kh * p->kw;
 	job.pairs = (job.taps + 1) / 2;
@@ -365,6 +367,10 @@ int conv_int(struct scratch_pool *pool, const struct conv_problem *p, bool int16
 			size_t count = positions - first < block_positions ? positions - first :
 									      block_positions;
 
+			if (cancel && mem_cancelled(cancel)) {
+				ret = VDLA_ERROR_CANCELLED;
+				goto out;
+			}
 			for (size_t q = 0; q < count; q += CONV_INT_POSITIONS)
 				gather_group(&job, g, first + q,
 					     count - q < CONV_INT_POSITIONS ? (uint32_t)(count - q) :

@@ -17,6 +17,7 @@ extern "C" {
 #endif
 
 struct conv_problem;
+struct mem_ctx;
 struct scratch_pool;
 
 /* Output positions and output channels one kernel call computes. */
@@ -54,10 +55,13 @@ extern const struct conv_int_kernels conv_int_avx2_kernels;
  * Runs @p, an INT8 (@int16 false) or INT16 convolution whose input is read
  * through its strides, with the padding of @p and @pad_value at padded
  * positions, on @kernels. The result is exact: the sums of docs/hw-spec.md,
- * "CONV", saturated to 32 bits. Returns 0, or -1 if out of memory.
+ * "CONV", saturated to 32 bits. Returns 0, VDLA_ERROR_LIMIT (out of
+ * memory) or VDLA_ERROR_CANCELLED when the operation of @cancel (NULL:
+ * none) was voided: it looks between blocks of positions.
  */
 int conv_int(struct scratch_pool *pool, const struct conv_problem *p, bool int16,
-	     int32_t pad_value, const struct conv_int_kernels *kernels);
+	     int32_t pad_value, const struct conv_int_kernels *kernels,
+	     const struct mem_ctx *cancel);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "conv.h"
+#include "mem.h"
 #include "scratch.h"
 
 struct dnnl_handles {
@@ -217,7 +218,8 @@ bool conv_onednn_takes_strides(const struct conv_problem *p, enum conv_operand_i
 	}
 }
 
-int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8)
+/* One oneDNN convolution of @p: 0, or -1 if oneDNN refused or failed. */
+static int run_once(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8)
 {
 	struct dnnl_handles *h = handles(slot);
 	dnnl_data_type_t in_type = int8 ? dnnl_s8 : dnnl_f32;
@@ -298,4 +300,112 @@ out_memory:
 out_pd:
 	dnnl_primitive_desc_destroy(pd);
 	return ret;
+}
+
+/* MACs of one piece: a few to a hundred milliseconds, how late a reset is noticed. */
+#define CHUNK_MACS	(1ull << 26)
+
+static uint64_t conv_macs(const struct conv_problem *p)
+{
+	return (uint64_t)p->n * p->oc * p->oh * p->ow * (p->ic / p->groups) * p->kh * p->kw;
+}
+
+static void *moved(void *data, int64_t elements, size_t esize)
+{
+	return (uint8_t *)data + elements * (int64_t)esize;
+}
+
+/*
+ * Runs @p in pieces of at most CHUNK_MACS where it can, looking for a
+ * reset between them: by image, then by group or output channel, then by
+ * output line. Each piece is a whole convolution of its outputs, so the
+ * results are the same as in one piece up to float summation order.
+ */
+static int run_chunked(void **slot, struct scratch_pool *pool, const struct conv_problem *p,
+		       int int8, const struct mem_ctx *cancel)
+{
+	size_t in = int8 ? 1 : 4, out = 4;
+	struct conv_problem q = *p;
+	uint64_t macs = conv_macs(p);
+
+	if (mem_cancelled(cancel))
+		return VDLA_ERROR_CANCELLED;
+	if (macs <= CHUNK_MACS)
+		return run_once(slot, pool, p, int8) ? VDLA_ERROR_LIMIT : 0;
+
+	if (p->n > 1) {
+		q.n = 1;
+		for (uint32_t b = 0; b < p->n; b++) {
+			int ret;
+
+			q.src.data = moved(p->src.data, b * p->src.stride[0], in);
+			q.dst.data = moved(p->dst.data, b * p->dst.stride[0], out);
+			ret = run_chunked(slot, pool, &q, int8, cancel);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	if (p->groups > 1 || p->oc > 1) {
+		/* Whole groups at a time, or output channels of the one group. */
+		uint32_t units = p->groups > 1 ? p->groups : p->oc;
+		uint32_t icg = p->ic / p->groups, ocg = p->oc / p->groups;
+		uint64_t per_unit = macs / units;
+		uint32_t step = per_unit >= CHUNK_MACS ? 1 : (uint32_t)(CHUNK_MACS / per_unit);
+
+		for (uint32_t u = 0; u < units; u += step) {
+			uint32_t count = units - u < step ? units - u : step;
+			int ret;
+
+			if (p->groups > 1) {
+				q.groups = count, q.ic = count * icg, q.oc = count * ocg;
+				q.src.data = moved(p->src.data, (int64_t)u * icg * p->src.stride[1], in);
+				q.wgt.data = moved(p->wgt.data, (int64_t)u * ocg * p->wgt.stride[0], in);
+				q.dst.data = moved(p->dst.data, (int64_t)u * ocg * p->dst.stride[1], out);
+			} else {
+				q.oc = count;
+				q.wgt.data = moved(p->wgt.data, (int64_t)u * p->wgt.stride[0], in);
+				q.dst.data = moved(p->dst.data, (int64_t)u * p->dst.stride[1], out);
+			}
+			ret = run_chunked(slot, pool, &q, int8, cancel);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	/* One image, one output channel: output lines, with the input lines they need. */
+	uint64_t per_line = macs / p->oh;
+	uint32_t step = per_line >= CHUNK_MACS ? 1 : (uint32_t)(CHUNK_MACS / per_line);
+	int64_t span = (int64_t)(p->kh - 1) * p->dy + 1;
+
+	if (p->oh == 1)
+		return run_once(slot, pool, p, int8) ? VDLA_ERROR_LIMIT : 0;
+	for (uint32_t y = 0; y < p->oh; y += step) {
+		uint32_t count = p->oh - y < step ? p->oh - y : step;
+		int64_t first = (int64_t)y * p->sy - p->pt;
+		int64_t end = (int64_t)(y + count - 1) * p->sy - p->pt + span;
+		int64_t from = first < 0 ? 0 : first, to = end > p->ih ? p->ih : end;
+		int ret;
+
+		q.oh = count;
+		q.pt = (uint32_t)(from - first);
+		q.pb = (uint32_t)(end - to);
+		q.ih = (uint32_t)(to - from);
+		q.src.data = moved(p->src.data, from * p->src.stride[2], in);
+		q.dst.data = moved(p->dst.data, (int64_t)y * p->dst.stride[2], out);
+		if (mem_cancelled(cancel))
+			return VDLA_ERROR_CANCELLED;
+		ret = run_once(slot, pool, &q, int8) ? VDLA_ERROR_LIMIT : 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int conv_onednn(void **slot, struct scratch_pool *pool, const struct conv_problem *p, int int8,
+		const struct mem_ctx *cancel)
+{
+	if (!cancel)
+		return run_once(slot, pool, p, int8) ? VDLA_ERROR_LIMIT : 0;
+	return run_chunked(slot, pool, p, int8, cancel);
 }

@@ -94,6 +94,11 @@ int cdp_run(struct op *op)
 	half = (int)c.size / 2;
 	for (uint32_t n = 0; n < c.src.dim[VDLA_DIM_N]; n++) {
 		for (uint32_t h = 0; h < c.src.dim[VDLA_DIM_H]; h++) {
+			if (op_cancelled(op)) {
+				op_free(op, out);
+				op_free(op, shadow);
+				return VDLA_ERROR_CANCELLED;
+			}
 			for (uint32_t w = 0; w < c.src.dim[VDLA_DIM_W]; w++) {
 				for (int k = 0; k < (int)c.src.dim[VDLA_DIM_C]; k++) {
 					const uint8_t *x = shadow + tensor_offset(&c.src, n, k, h, w);

@@ -303,11 +303,12 @@ int conv_run(struct op *op)
 		}
 	}
 
-	if (on_onednn ? conv_onednn(&op->core->dnnl, op->pool, &p,
-				    c.src.dtype == VDLA_DTYPE_INT8) :
-			conv_int(op->pool, &p, c.src.dtype == VDLA_DTYPE_INT16,
-				 (int32_t)c.pad_value, op->core->int_kernels))
-		ret = VDLA_ERROR_LIMIT;
+	if (on_onednn)
+		ret = conv_onednn(&op->core->dnnl, op->pool, &p, c.src.dtype == VDLA_DTYPE_INT8,
+				  &op->mem);
+	else
+		ret = conv_int(op->pool, &p, c.src.dtype == VDLA_DTYPE_INT16, (int32_t)c.pad_value,
+			       op->core->int_kernels, &op->mem);
 	if (ret)
 		goto out;
 	op->stat.macs = (uint64_t)p.n * p.oc * p.oh * p.ow * c.wgt.dim[VDLA_DIM_C] * p.kh * p.kw;

@@ -136,6 +136,11 @@ int pdp_run(struct op *op)
 	for (uint32_t n = 0; n < c.dst.dim[VDLA_DIM_N]; n++) {
 		for (uint32_t k = 0; k < c.dst.dim[VDLA_DIM_C]; k++) {
 			for (uint32_t oy = 0; oy < c.dst.dim[VDLA_DIM_H]; oy++) {
+				if (op_cancelled(op)) {
+					op_free(op, out);
+					op_free(op, shadow);
+					return VDLA_ERROR_CANCELLED;
+				}
 				for (uint32_t ox = 0; ox < c.dst.dim[VDLA_DIM_W]; ox++) {
 					uint8_t *o = out + tensor_offset(&c.dst, n, k, oy, ox);
 					int64_t iv;

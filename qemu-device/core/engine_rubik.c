@@ -133,9 +133,14 @@ int rubik_run(struct op *op)
 		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
-	for (i[VDLA_DIM_N] = 0; i[VDLA_DIM_N] < c.dst.dim[VDLA_DIM_N]; i[VDLA_DIM_N]++)
-		for (i[VDLA_DIM_C] = 0; i[VDLA_DIM_C] < c.dst.dim[VDLA_DIM_C]; i[VDLA_DIM_C]++)
-			for (i[VDLA_DIM_H] = 0; i[VDLA_DIM_H] < c.dst.dim[VDLA_DIM_H]; i[VDLA_DIM_H]++)
+	for (i[VDLA_DIM_N] = 0; i[VDLA_DIM_N] < c.dst.dim[VDLA_DIM_N]; i[VDLA_DIM_N]++) {
+		for (i[VDLA_DIM_C] = 0; i[VDLA_DIM_C] < c.dst.dim[VDLA_DIM_C]; i[VDLA_DIM_C]++) {
+			for (i[VDLA_DIM_H] = 0; i[VDLA_DIM_H] < c.dst.dim[VDLA_DIM_H]; i[VDLA_DIM_H]++) {
+				if (op_cancelled(op)) {
+					op_free(op, out);
+					op_free(op, shadow);
+					return VDLA_ERROR_CANCELLED;
+				}
 				for (i[VDLA_DIM_W] = 0; i[VDLA_DIM_W] < c.dst.dim[VDLA_DIM_W];
 				     i[VDLA_DIM_W]++, k++) {
 					source_of(&c, i, k, j);
@@ -143,6 +148,9 @@ int rubik_run(struct op *op)
 					       shadow + tensor_offset(&c.src, j[3], j[2], j[1], j[0]),
 					       c.src.esize);
 				}
+			}
+		}
+	}
 	op_free(op, shadow);
 	return op_stage_output(op, &c.dst, out);
 }

@@ -350,6 +350,12 @@ int sdp_run(struct op *op)
 	for (uint32_t n = 0; n < c.src.dim[VDLA_DIM_N]; n++) {
 		for (uint32_t k = 0; k < c.src.dim[VDLA_DIM_C]; k++) {
 			for (uint32_t h = 0; h < c.src.dim[VDLA_DIM_H]; h++) {
+				if (op_cancelled(op)) {
+					ret = VDLA_ERROR_CANCELLED;
+					if (!c.dst_flying)
+						op_free(op, out);
+					goto out;
+				}
 				for (uint32_t w = 0; w < c.src.dim[VDLA_DIM_W]; w++) {
 					const uint8_t *x = src_base + tensor_offset(in_t, n, k, h, w);
 					const uint8_t *y = ew_shadow ?

@@ -112,7 +112,7 @@ std::vector<int32_t> run(const Problem &p, const conv_int_kernels *kernels)
 		{ int64_t(p.ic / p.groups) * p.kh * p.kw, int64_t(p.kh) * p.kw, p.kw, 1 } };
 	c.dst = { dst.data(), { int64_t(p.oc) * c.oh * c.ow, int64_t(c.oh) * c.ow, c.ow, 1 } };
 	scratch_pool pool = {};
-	EXPECT_EQ(conv_int(&pool, &c, p.int16, p.padValue, kernels), 0);
+	EXPECT_EQ(conv_int(&pool, &c, p.int16, p.padValue, kernels, nullptr), 0);
 	scratch_release(&pool);
 	return dst;
 }

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include <cstring>
 #include <functional>
@@ -535,6 +536,94 @@ TEST(Conv, OverlappingOutputElementsHoldOneOfTheirValues)
 			<< "offset " << offset << " holds " << got;
 	}
 	EXPECT_TRUE(gapsUntouched(dev, out));
+}
+
+/*
+ * The reference for the large convolutions below, in plain double loops
+ * (conv() tracks every sum exactly and takes ten times longer): the value
+ * and the sum of magnitudes its tolerance needs.
+ */
+Tensor fastFp32Conv(const Tensor &src, const Tensor &wgt, const ConvParams &p)
+{
+	int64_t oh = convOutSize(src.h, p.padT, p.padB, wgt.h, p.dilY, p.strideY);
+	int64_t ow = convOutSize(src.w, p.padL, p.padR, wgt.w, p.dilX, p.strideX);
+	Tensor out(VDLA_DTYPE_FP32, src.n, wgt.n, uint32_t(oh), uint32_t(ow));
+	out.mag.assign(out.size(), 0);
+	uint32_t perGroup = wgt.n / p.groups;
+	for (uint32_t n = 0; n < src.n; n++)
+		for (uint32_t co = 0; co < wgt.n; co++)
+			for (int64_t y = 0; y < oh; y++)
+				for (int64_t x = 0; x < ow; x++) {
+					double sum = 0, mag = 0;
+					for (uint32_t cg = 0; cg < wgt.c; cg++) {
+						uint32_t ci = co / perGroup * wgt.c + cg;
+						for (uint32_t ky = 0; ky < wgt.h; ky++) {
+							int64_t iy = y - p.padT + ky;
+							if (iy < 0 || iy >= src.h)
+								continue;
+							for (uint32_t kx = 0; kx < wgt.w; kx++) {
+								int64_t ix = x - p.padL + kx;
+								if (ix < 0 || ix >= src.w)
+									continue;
+								double v = src.f[src.index(n, ci, uint32_t(iy),
+										   uint32_t(ix))]
+									* wgt.f[wgt.index(co, cg, ky, kx)];
+								sum += v;
+								mag += std::fabs(v);
+							}
+						}
+					}
+					size_t k = out.index(n, co, uint32_t(y), uint32_t(x));
+					out.f[k] = sum;
+					out.mag[k] = mag;
+				}
+	return out;
+}
+
+/*
+ * Convolutions of more than 2^26 MACs run on oneDNN in pieces (by image,
+ * group or output channel, then output lines), so that a reset stops them
+ * early: the pieces together give the whole result, padding included.
+ */
+void expectLargeFp32(uint32_t n, uint32_t cin, uint32_t hw, uint32_t cout, uint32_t k,
+	uint32_t groups, uint32_t padA, uint32_t padB)
+{
+	DeviceHarness dev(nullptr, 32ull << 20);
+	Rng rng(cin * k + n);
+	Tensor src = randomDyadic(rng, VDLA_DTYPE_FP32, n, cin, hw, hw, 64, 3);
+	Tensor wgt = randomDyadic(rng, VDLA_DTYPE_FP32, cout, cin / groups, k, k, 64, 3);
+	ConvParams p;
+	p.groups = groups;
+	p.padT = p.padL = padA;
+	p.padB = p.padR = padB;
+	Tensor ref = fastFp32Conv(src, wgt, p);
+	ConvOp op;
+	op.p = p;
+	op.src = placeTensor(dev, src);
+	op.wgt = placeTensor(dev, wgt);
+	op.dst = allocTensor(dev, VDLA_DTYPE_FP32, ref.n, ref.c, ref.h, ref.w);
+	programConv(dev, 0, op);
+	ASSERT_TRUE(succeeded(runGroup(dev, kConv, 0), kConv, 0));
+	EXPECT_TRUE(matches(ref, load(dev, op.dst)));
+	EXPECT_GT(dev.stats(kConv, 0).macs, 1ull << 26);
+}
+
+TEST(Conv, LargeFp32InPiecesByImageAndOutputChannel)
+{
+	/* 2 images of 40 x 48 x 48 x 48 x 9 MACs: 40M each, 80M together. */
+	expectLargeFp32(2, 48, 48, 40, 3, 1, 1, 1);
+}
+
+TEST(Conv, LargeFp32InPiecesByGroup)
+{
+	/* 4 groups of 24 x 48 x 48 x 40 x 9 MACs: 20M each, in pieces of 3 groups and 1. */
+	expectLargeFp32(1, 160, 48, 96, 3, 4, 1, 1);
+}
+
+TEST(Conv, LargeFp32InPiecesByOutputLineAcrossThePadding)
+{
+	/* One output channel of 96 x 96 x 64 x 11 x 11 = 71M: lines, pads 5 and 5. */
+	expectLargeFp32(1, 64, 96, 1, 11, 1, 5, 5);
 }
 
 /* ---- Invalid programming ----------------------------------------------- */
