@@ -8,7 +8,9 @@
  */
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -232,6 +234,85 @@ TEST_F(SoftReset, WhileALargeCopyRunsLeavesNothingBehind)
 		milliseconds(150)));
 	EXPECT_TRUE(guestBytes(dev_, dst, kBytes) == snapshot) << "late write after reset";
 	expectNewOperationWorks(6);
+}
+
+/*
+ * Programs an INT16 CONV of 2^36 MACs (the most one operation may do:
+ * several seconds, a minute on the scalar path) on stride-0 tensors in
+ * SRAM, so that it needs no memory, in group @group of CONV.
+ */
+void programLongConv(DeviceHarness &dev, unsigned group)
+{
+	const unsigned e = VDLA_ENGINE_CONV;
+	TensorDesc src = TensorDesc::nchw(DeviceHarness::sramAddr(0), VDLA_DTYPE_INT16, 1, 4096,
+					 64, 64);
+	TensorDesc wgt = TensorDesc::nchw(DeviceHarness::sramAddr(0), VDLA_DTYPE_INT16, 4096,
+					 4096, 1, 1);
+	TensorDesc dst = TensorDesc::nchw(DeviceHarness::sramAddr(256), VDLA_DTYPE_INT32, 1, 4096,
+					 64, 64);
+	for (TensorDesc *t : { &src, &wgt, &dst })
+		t->strideW = t->strideH = t->strideC = t->strideN = 0;
+	dev.selectGroup(e, group);
+	dev.writeTensor(e, VDLA_CONV_SRC, src);
+	dev.writeTensor(e, VDLA_CONV_WGT, wgt);
+	dev.writeTensor(e, VDLA_CONV_DST, dst);
+	dev.writeEngine(e, VDLA_CONV_STRIDE, 1 | (1 << 16));
+	dev.writeEngine(e, VDLA_CONV_DILATION, 1 | (1 << 16));
+	dev.writeEngine(e, VDLA_CONV_GROUPS, 1);
+}
+
+/*
+ * A reset stops an operation in the middle of its computation: the engine
+ * takes the next one at once, instead of after the old one's seconds.
+ */
+TEST_F(SoftReset, DuringALongComputationFreesTheEngineForTheNextOperation)
+{
+	const unsigned e = VDLA_ENGINE_CONV;
+	programLongConv(dev_, 0);
+	dev_.enable(e);
+	waitUntil([&] { return dev_.groupState(e, 0) == VDLA_GROUP_RUNNING; }, milliseconds(2000));
+
+	reset();
+	expectResetState(dev_);
+	reenableInterrupts();
+
+	/* A small CONV on the same engine: 1 x 1 x 2 x 2 with a 1 x 1 kernel. */
+	uint64_t in = dev_.alloc(64), weights = dev_.alloc(64), out = dev_.alloc(64);
+	int16_t values[4] = { 1, -2, 3, 400 }, w = 7;
+	std::memcpy(dev_.guest(in), values, sizeof(values));
+	std::memcpy(dev_.guest(weights), &w, sizeof(w));
+	dev_.selectGroup(e, 0);
+	dev_.writeTensor(e, VDLA_CONV_SRC, TensorDesc::nchw(in, VDLA_DTYPE_INT16, 1, 1, 2, 2));
+	dev_.writeTensor(e, VDLA_CONV_WGT, TensorDesc::nchw(weights, VDLA_DTYPE_INT16, 1, 1, 1, 1));
+	dev_.writeTensor(e, VDLA_CONV_DST, TensorDesc::nchw(out, VDLA_DTYPE_INT32, 1, 1, 2, 2));
+	dev_.writeEngine(e, VDLA_CONV_STRIDE, 1 | (1 << 16));
+	dev_.writeEngine(e, VDLA_CONV_DILATION, 1 | (1 << 16));
+	dev_.writeEngine(e, VDLA_CONV_GROUPS, 1);
+	dev_.enable(e);
+	/* Seconds of margin for milliseconds of work; the old operation would take more. */
+	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(e, 0), milliseconds(2000)))
+		<< "the engine was still busy with the operation the reset cut short";
+	int32_t result[4];
+	std::memcpy(result, dev_.guest(out), sizeof(result));
+	EXPECT_EQ(result[0], 7);
+	EXPECT_EQ(result[1], -14);
+	EXPECT_EQ(result[3], 2800);
+}
+
+/* Destroying the device (QEMU unplug or exit) does not wait for a computation either. */
+TEST(DeviceEnd, DuringALongComputationDoesNotWaitForIt)
+{
+	auto dev = std::make_unique<DeviceHarness>(nullptr, kDeviceTestGuestBytes);
+	const unsigned e = VDLA_ENGINE_CONV;
+	programLongConv(*dev, 0);
+	dev->enable(e);
+	ASSERT_TRUE(waitUntil([&] { return dev->groupState(e, 0) == VDLA_GROUP_RUNNING; },
+			      milliseconds(2000)));
+	auto start = std::chrono::steady_clock::now();
+	dev.reset();
+	/* Generous against the operation's seconds; what matters is not waiting for them. */
+	auto took = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+	EXPECT_LT(took.count(), 1500) << "ms to destroy the device";
 }
 
 TEST_F(SoftReset, ClearsMmuRegistersAndTheFaultLatch)
