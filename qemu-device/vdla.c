@@ -344,6 +344,8 @@ static const Property vdla_properties[] = {
     DEFINE_PROP_UINT32("x-fi-count", VdlaState, config.fi_count, 0),
     DEFINE_PROP_UINT32("x-fi-delay-us", VdlaState, config.fi_delay_us, 0),
     DEFINE_PROP_STRING("x-compute-path", VdlaState, compute_path),
+    DEFINE_PROP_UINT32("x-op-memory-mb", VdlaState, config.op_memory_mb,
+                       VDLA_OP_MEMORY_DEFAULT_MB),
 };
 
 static void vdla_class_init(ObjectClass *klass, void *data)

@@ -700,6 +700,7 @@ int engines_start(struct vdla_core *core)
 
 		es->core = core;
 		es->engine = e;
+		es->pool.limit = (size_t)core->config.op_memory_mb << 20;
 		if (pthread_create(&es->worker, NULL, worker_main, es)) {
 			engines_stop_some(core, e);
 			return -1;

@@ -17,9 +17,12 @@ void *scratch_get(struct scratch_pool *pool, size_t size)
 	int best = -1;
 	uint8_t *raw;
 
-	/* The smallest kept block that fits. */
+	if (pool->limit && (size > pool->limit || pool->in_use > pool->limit - size))
+		return NULL;
+	/* The smallest kept block that fits, and fits the limit. */
 	for (int i = 0; i < SCRATCH_BLOCKS; i++) {
 		if (pool->block[i] && pool->size[i] >= size &&
+		    (!pool->limit || pool->in_use + pool->size[i] <= pool->limit) &&
 		    (best < 0 || pool->size[i] < pool->size[best]))
 			best = i;
 	}
@@ -27,6 +30,7 @@ void *scratch_get(struct scratch_pool *pool, size_t size)
 		void *ptr = pool->block[best];
 
 		pool->kept -= pool->size[best];
+		pool->in_use += pool->size[best];
 		pool->block[best] = NULL;
 		pool->size[best] = 0;
 		return ptr;
@@ -37,6 +41,7 @@ void *scratch_get(struct scratch_pool *pool, size_t size)
 	if (posix_memalign((void **)&raw, HEADER, size + HEADER))
 		return NULL;
 	*(size_t *)raw = size;
+	pool->in_use += size;
 	return raw + HEADER;
 }
 
@@ -48,6 +53,7 @@ void scratch_put(struct scratch_pool *pool, void *ptr)
 	if (!ptr)
 		return;
 	size = capacity_of(ptr);
+	pool->in_use -= size;
 	/* Keep it in a free slot, or in place of the smallest smaller block. */
 	for (int i = 0; i < SCRATCH_BLOCKS; i++) {
 		if (!pool->block[i]) {

@@ -22,9 +22,19 @@ struct scratch_pool {
 	void *block[SCRATCH_BLOCKS];
 	size_t size[SCRATCH_BLOCKS];
 	size_t kept;
+	/*
+	 * Bytes handed out and not given back, and the most that may be (0:
+	 * no limit): an operation's buffers all come from its worker's pool,
+	 * so this bounds the host memory one operation can make QEMU use.
+	 */
+	size_t in_use;
+	size_t limit;
 };
 
-/* A buffer of at least @size bytes, 64-byte aligned; NULL if out of memory. */
+/*
+ * A buffer of at least @size bytes, 64-byte aligned; NULL if out of memory
+ * or if it would take the pool past its limit.
+ */
 void *scratch_get(struct scratch_pool *pool, size_t size);
 /* Gives @ptr (from scratch_get, or NULL) back to the pool. */
 void scratch_put(struct scratch_pool *pool, void *ptr);

@@ -47,6 +47,7 @@ void vdla_core_default_config(struct vdla_core_config *config)
 	memset(config, 0, sizeof(*config));
 	config->sram_size = VDLA_SRAM_DEFAULT_SIZE;
 	config->fi_engine = -1;
+	config->op_memory_mb = VDLA_OP_MEMORY_DEFAULT_MB;
 }
 
 static const char *check_config(const struct vdla_core_config *config)
@@ -62,6 +63,9 @@ static const char *check_config(const struct vdla_core_config *config)
 		return "x-fi-mode must be 0..5 (none, hang, drop-irq, dup-irq, op-error, delay)";
 	if (config->fi_delay_us > 10000000)
 		return "x-fi-delay-us must be at most 10000000";
+	if (config->op_memory_mb < VDLA_OP_MEMORY_MIN_MB ||
+	    config->op_memory_mb > VDLA_OP_MEMORY_MAX_MB)
+		return "x-op-memory-mb must be 16 to 65536";
 	if (config->compute_path >= VDLA_COMPUTE_PATHS)
 		return "the compute path must be auto, scalar, avx2 or onednn";
 	if (config->compute_path &&

@@ -77,6 +77,12 @@ struct vdla_core_config {
 	 * exactly. QEMU: property x-compute-path.
 	 */
 	uint32_t compute_path;
+	/*
+	 * Host memory one operation (or fused chain) may use for its buffers,
+	 * in MiB, VDLA_OP_MEMORY_MIN_MB..VDLA_OP_MEMORY_MAX_MB; beyond it the
+	 * operation ends in LIMIT. QEMU: property x-op-memory-mb.
+	 */
+	uint32_t op_memory_mb;
 };
 
 /*

@@ -412,6 +412,10 @@ enum vdla_dim {
 #define VDLA_CONV_MAX_PAD		31
 #define VDLA_CONV_MAX_REDUCTION		65536	/* Cin/groups * KH * KW */
 #define VDLA_CONV_MAX_MACS		(1ull << 36)	/* per operation */
+/* Host memory per operation, the x-op-memory-mb property (not a register). */
+#define VDLA_OP_MEMORY_DEFAULT_MB	1024
+#define VDLA_OP_MEMORY_MIN_MB		16
+#define VDLA_OP_MEMORY_MAX_MB		65536
 #define VDLA_PDP_MAX_KERNEL		16
 #define VDLA_PDP_MAX_STRIDE		16
 

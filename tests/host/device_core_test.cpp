@@ -153,6 +153,7 @@ TEST(CoreConfig, DefaultsAreThePropertyDefaults)
 	EXPECT_EQ(config.fi_count, 0u);
 	EXPECT_EQ(config.fi_delay_us, 0u);
 	EXPECT_EQ(config.compute_path, 0u);
+	EXPECT_EQ(config.op_memory_mb, 1024u);
 }
 
 TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)

@@ -4,6 +4,7 @@ set(VDLA_DEVICE_TEST_SOURCES
 	device_test_util.cpp
 	compute_path_test.cpp
 	conv_kernels_test.cpp
+	memory_bound_test.cpp
 	engine_model_test.cpp
 	fault_injection_test.cpp
 	mmu_test.cpp
