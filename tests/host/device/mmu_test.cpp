@@ -661,6 +661,25 @@ TEST_F(MmuFault, OperationRunsOnceTheMissingPageIsMapped)
 }
 
 /*
+ * The guest can change its memory map after the device checked an output:
+ * the write then fails, and the operation reports it instead of DONE.
+ */
+TEST_F(Mmu, AWriteTheHostRefusesEndsInAFaultNotDone)
+{
+	uint64_t src = dev_.alloc(3 * kPage, kPage), dst = dev_.alloc(3 * kPage, kPage);
+	fillPattern(dev_.guest(src), 3 * kPage, 9);
+	dev_.setMapHole(dst + kPage, kPage);
+	EXPECT_EQ(runBdma(dev_, 0, BdmaOp::linear(src, dst, 3 * kPage)), unsigned(VDLA_GROUP_ERROR));
+	EXPECT_EQ(dev_.stats(kBdma, 0).error, unsigned(VDLA_ERROR_MMU_FAULT));
+	EXPECT_EQ(dev_.stats(kBdma, 0).bytesWritten, 0u);
+	uint32_t status = dev_.read(VDLA_REG_MMU_FAULT_STATUS);
+	EXPECT_TRUE(status & VDLA_MMU_FAULT_VALID);
+	EXPECT_TRUE(status & VDLA_MMU_FAULT_WRITE);
+	EXPECT_EQ(dev_.read(VDLA_REG_MMU_FAULT_ADDR_LO), uint32_t(dst + kPage));
+	dev_.setMapHole(0, 0);
+}
+
+/*
  * TLB invalidation: "Translations may be cached until invalidated". After a
  * remap and MMU_INVALIDATE, the next operation must use the new mapping.
  */

@@ -160,6 +160,13 @@ void DeviceHarness::setDmaReadHook(std::function<void(uint64_t gpa, uint64_t len
 	readHook_ = std::move(hook);
 }
 
+void DeviceHarness::setMapHole(uint64_t gpa, uint64_t len)
+{
+	std::lock_guard<std::mutex> guard(lock_);
+	mapHoleStart_ = gpa;
+	mapHoleLen_ = len;
+}
+
 void DeviceHarness::setDmaHole(uint64_t gpa, uint64_t len)
 {
 	holeStart_ = gpa;
@@ -226,6 +233,12 @@ int DeviceHarness::dmaRead(void *opaque, uint64_t addr, void *buf, uint64_t len)
 void *DeviceHarness::dmaMap(void *opaque, uint64_t addr, uint64_t len, bool)
 {
 	auto *self = static_cast<DeviceHarness *>(opaque);
+	{
+		std::lock_guard<std::mutex> guard(self->lock_);
+		if (addr < self->mapHoleStart_ + self->mapHoleLen_ &&
+		    self->mapHoleStart_ < addr + len)
+			return nullptr;
+	}
 	return self->dmaAllowed(addr, len) ? self->memory_.data() + addr : nullptr;
 }
 

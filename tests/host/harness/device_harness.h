@@ -84,6 +84,12 @@ public:
 	/* Fails DMA to guest-physical range [gpa, gpa+len) (simulates a hole). */
 	void setDmaHole(uint64_t gpa, uint64_t len);
 	/*
+	 * Refuses to map [gpa, gpa+len) for writing while dma_valid still says
+	 * it is memory: the guest changed its memory map between the device's
+	 * check of an output and its write.
+	 */
+	void setMapHole(uint64_t gpa, uint64_t len);
+	/*
 	 * Calls @hook (on the engine worker's thread) after each DMA read the
 	 * device makes, with its range: a test can change memory or registers
 	 * at an exact point of an operation. An empty function removes it.
@@ -110,6 +116,7 @@ private:
 	std::vector<uint8_t> memory_;
 	uint64_t nextFree_ = 0x10000;
 	uint64_t holeStart_ = 0, holeLen_ = 0;
+	uint64_t mapHoleStart_ = 0, mapHoleLen_ = 0;
 	std::function<void(uint64_t, uint64_t)> readHook_;
 
 	std::mutex lock_;
