@@ -49,12 +49,16 @@ struct VdlaState {
     bool exiting;
 };
 
-/* Big lock held. */
+/*
+ * Big lock held. A vCPU's RESET write holds it too: a message a worker
+ * asked for before a reset that got the lock first is dropped here, since
+ * the reset cleared what it was for.
+ */
 static void vdla_send_message(VdlaState *s)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
 
-    if (msix_enabled(pdev)) {
+    if (msix_enabled(pdev) && vdla_core_interrupt_due(s->core)) {
         msix_notify(pdev, VDLA_MSIX_VECTOR_GLOBAL);
     }
 }

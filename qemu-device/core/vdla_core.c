@@ -165,6 +165,16 @@ void vdla_core_destroy(struct vdla_core *core)
 	free(core);
 }
 
+bool vdla_core_interrupt_due(struct vdla_core *core)
+{
+	bool due;
+
+	pthread_mutex_lock(&core->lock);
+	due = core->int_status & core->int_enable;
+	pthread_mutex_unlock(&core->lock);
+	return due;
+}
+
 uint32_t vdla_core_compute(struct vdla_core *core)
 {
 	return core->compute_reg;

@@ -120,6 +120,14 @@ void vdla_core_destroy(struct vdla_core *core);
 /* Power-on reset: every register to its reset value, SRAM zeroed. */
 void vdla_core_reset(struct vdla_core *core);
 
+/*
+ * Whether an enabled interrupt is pending. A host that sends MSI-X messages
+ * asked for from engine threads calls it just before sending, under the
+ * lock its MMIO accesses hold (QEMU's big lock), and drops the message if
+ * not: a reset that came first cleared what the message was for.
+ */
+bool vdla_core_interrupt_due(struct vdla_core *core);
+
 /* The COMPUTE register's value: the core's compute path and oneDNN's ISA. */
 uint32_t vdla_core_compute(struct vdla_core *core);
 

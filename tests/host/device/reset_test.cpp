@@ -8,6 +8,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -313,6 +314,33 @@ TEST(DeviceEnd, DuringALongComputationDoesNotWaitForIt)
 	/* Generous against the operation's seconds; what matters is not waiting for them. */
 	auto took = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
 	EXPECT_LT(took.count(), 1500) << "ms to destroy the device";
+}
+
+/*
+ * A worker asks for a message after its operation committed; a vCPU's reset
+ * can come first. QEMU's glue asks vdla_core_interrupt_due() under the big
+ * lock, which the reset holds too, and drops the message when it says no.
+ */
+TEST_F(SoftReset, BetweenACommitAndItsMessageLeavesNoInterruptDue)
+{
+	std::atomic<bool> ran{ false };
+	bool dueBefore = false, dueAfter = true;
+	dev_.setRaiseHook([&] {
+		if (ran)
+			return;
+		dueBefore = vdla_core_interrupt_due(dev_.core());
+		reset();
+		dueAfter = vdla_core_interrupt_due(dev_.core());
+		ran = true;
+	});
+	uint64_t src = dev_.alloc(4096), dst = dev_.alloc(4096);
+	startBdma(dev_, 0, BdmaOp::linear(src, dst, 4096));
+	ASSERT_TRUE(waitUntil([&] { return ran.load(); }, milliseconds(5000)));
+	dev_.setRaiseHook({});
+	EXPECT_TRUE(dueBefore) << "the operation's DONE was pending and enabled";
+	EXPECT_FALSE(dueAfter) << "after the reset, the message is for nothing";
+	reenableInterrupts();
+	expectNewOperationWorks(7);
 }
 
 TEST_F(SoftReset, ClearsMmuRegistersAndTheFaultLatch)

@@ -185,9 +185,22 @@ void DeviceHarness::clearGuestErrors()
 	errors_.clear();
 }
 
+void DeviceHarness::setRaiseHook(std::function<void()> hook)
+{
+	std::lock_guard<std::mutex> guard(lock_);
+	raiseHook_ = std::move(hook);
+}
+
 void DeviceHarness::raiseIrq(void *opaque, unsigned int)
 {
 	auto *self = static_cast<DeviceHarness *>(opaque);
+	std::function<void()> hook;
+	{
+		std::lock_guard<std::mutex> guard(self->lock_);
+		hook = self->raiseHook_;
+	}
+	if (hook)
+		hook();
 	self->messages_++;
 	std::lock_guard<std::mutex> guard(self->lock_);
 	self->irqCv_.notify_all();

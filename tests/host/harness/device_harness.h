@@ -95,6 +95,8 @@ public:
 	 * at an exact point of an operation. An empty function removes it.
 	 */
 	void setDmaReadHook(std::function<void(uint64_t gpa, uint64_t len)> hook);
+	/* Calls @hook when the device asks for an MSI-X message, before counting it. */
+	void setRaiseHook(std::function<void()> hook);
 
 	std::vector<std::string> guestErrors();
 	void clearGuestErrors();
@@ -118,6 +120,7 @@ private:
 	uint64_t holeStart_ = 0, holeLen_ = 0;
 	uint64_t mapHoleStart_ = 0, mapHoleLen_ = 0;
 	std::function<void(uint64_t, uint64_t)> readHook_;
+	std::function<void()> raiseHook_;
 
 	std::mutex lock_;
 	std::condition_variable irqCv_;
