@@ -252,7 +252,7 @@ static void vdla_report_compute(VdlaState *s)
 static void vdla_realize(PCIDevice *pdev, Error **errp)
 {
     VdlaState *s = VDLA(pdev);
-    const struct vdla_core_host host = {
+    struct vdla_core_host host = {
         .opaque = s,
         .raise_irq = vdla_raise_irq,
         .clock_ns = vdla_clock_ns,
@@ -272,6 +272,23 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
                    s->compute_path);
         return;
     }
+    problem = vdla_core_config_problem(&s->config);
+    if (problem) {
+        error_setg(errp, "vdla: %s%s%s",
+                   s->config.compute_path ? "x-compute-path: " : "", problem,
+                   s->config.compute_path ? " (docs/hw-spec.md, \"Compute paths\")" : "");
+        return;
+    }
+    /*
+     * The SRAM is the RAM of its BAR's region, which the device object
+     * owns: it outlives every mapping of it (QEMU frees it after RCU),
+     * where memory the core freed at unplug could still be mapped.
+     */
+    if (!memory_region_init_ram(&s->sram, OBJECT(s), "vdla-sram",
+                                s->config.sram_size, errp)) {
+        return;
+    }
+    host.sram = memory_region_get_ram_ptr(&s->sram);
     s->core = vdla_core_create(&host, &s->config, &problem);
     if (!s->core) {
         error_setg(errp, "vdla: %s%s%s",
@@ -288,8 +305,6 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
              PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64,
              &s->mmio);
 
-    memory_region_init_ram_ptr(&s->sram, OBJECT(s), "vdla-sram",
-                               s->config.sram_size, vdla_core_sram(s->core));
     pci_register_bar(pdev, VDLA_BAR_SRAM,
              PCI_BASE_ADDRESS_SPACE_MEMORY | PCI_BASE_ADDRESS_MEM_TYPE_64 |
                  PCI_BASE_ADDRESS_MEM_PREFETCH,

@@ -50,7 +50,7 @@ void vdla_core_default_config(struct vdla_core_config *config)
 	config->op_memory_mb = VDLA_OP_MEMORY_DEFAULT_MB;
 }
 
-static const char *check_config(const struct vdla_core_config *config)
+const char *vdla_core_config_problem(const struct vdla_core_config *config)
 {
 	uint32_t size = config->sram_size;
 	const char *problem;
@@ -100,7 +100,7 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 			*error = "the host must provide raise_irq, clock_ns, guest_error, dma_read, dma_map and dma_unmap";
 		return NULL;
 	}
-	problem = check_config(config);
+	problem = vdla_core_config_problem(config);
 	if (problem) {
 		if (error)
 			*error = problem;
@@ -110,9 +110,11 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 	core = calloc(1, sizeof(*core));
 	if (!core)
 		goto err_memory;
-	/* Page-aligned: QEMU maps it as a RAM BAR. */
-	if (posix_memalign((void **)&core->sram, 4096, config->sram_size))
+	if (host->sram) {
+		core->sram = host->sram;
+	} else if (posix_memalign((void **)&core->sram, 4096, config->sram_size)) {
 		goto err_free_core;
+	}
 	memset(core->sram, 0, config->sram_size);
 	core->host = *host;
 	core->config = *config;
@@ -161,7 +163,8 @@ void vdla_core_destroy(struct vdla_core *core)
 	pthread_mutex_destroy(&core->tlb_lock);
 	pthread_mutex_destroy(&core->commit_lock);
 	pthread_mutex_destroy(&core->lock);
-	free(core->sram);
+	if (!core->host.sram)
+		free(core->sram);
 	free(core);
 }
 

@@ -62,6 +62,13 @@ struct vdla_core_host {
 	 */
 	void (*thread_start)(void *opaque);
 	void (*thread_stop)(void *opaque);
+	/*
+	 * Optional: the memory of the SRAM, sram_size bytes, owned by the
+	 * host, which must keep it until vdla_core_destroy() returns. QEMU
+	 * gives the RAM of the BAR2 region, so that it lives as long as the
+	 * device object and its mappings. NULL: the core allocates it.
+	 */
+	uint8_t *sram;
 };
 
 /* Device properties; see docs/hw-spec.md, "PCI function". */
@@ -107,6 +114,9 @@ const char *vdla_compute_isa_name(uint32_t isa);
 
 /* The defaults of every property. */
 void vdla_core_default_config(struct vdla_core_config *config);
+
+/* NULL if @config is valid, else a static sentence saying what is wrong. */
+const char *vdla_core_config_problem(const struct vdla_core_config *config);
 
 /*
  * Returns NULL if a required callback is missing or @config is invalid; then
