@@ -22,6 +22,7 @@
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/rcu.h"
+#include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "system/dma.h"
@@ -100,6 +101,26 @@ static void vdla_stop_raisers(VdlaState *s)
         g_usleep(100);
         bql_lock();
     }
+}
+
+/*
+ * Workers are QEMU threads: named (with -name debug-threads=on) and with
+ * the signals QEMU handles in its main loop blocked.
+ */
+static int vdla_thread_create(void *opaque, const char *name,
+                              void *(*fn)(void *), void *arg, void **thread)
+{
+    QemuThread *t = g_new0(QemuThread, 1);
+
+    qemu_thread_create(t, name, fn, arg, QEMU_THREAD_JOINABLE);
+    *thread = t;
+    return 0;
+}
+
+static void vdla_thread_join(void *opaque, void *thread)
+{
+    qemu_thread_join(thread);
+    g_free(thread);
 }
 
 static uint64_t vdla_clock_ns(void *opaque)
@@ -263,6 +284,8 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
         .dma_valid = vdla_dma_valid,
         .thread_start = vdla_thread_start,
         .thread_stop = vdla_thread_stop,
+        .thread_create = vdla_thread_create,
+        .thread_join = vdla_thread_join,
     };
     const char *problem = NULL;
 

@@ -54,7 +54,8 @@ struct engine_state {
 	pthread_cond_t work_cv;
 	struct vdla_core *core;
 	unsigned int engine;
-	pthread_t worker;
+	pthread_t worker;	/* without the host's thread_create */
+	void *host_thread;	/* with it */
 	bool running;
 	/* Buffers recycled by this worker's operations (see scratch.h). */
 	struct scratch_pool pool;

@@ -10,7 +10,11 @@
  * the core lock and computes. Results are written only at commit, under
  * commit_lock, and only if no reset happened meanwhile.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -650,7 +654,9 @@ static void engines_stop_some(struct vdla_core *core, unsigned int count)
 	kick_workers(core);
 	pthread_mutex_unlock(&core->lock);
 	for (unsigned int e = 0; e < count; e++) {
-		if (core->engine[e].running)
+		if (core->engine[e].running && core->host.thread_join)
+			core->host.thread_join(core->host.opaque, core->engine[e].host_thread);
+		else if (core->engine[e].running)
 			pthread_join(core->engine[e].worker, NULL);
 		core->engine[e].running = false;
 		scratch_release(&core->engine[e].pool);
@@ -693,15 +699,44 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static const char *const worker_names[VDLA_NUM_ENGINES] = {
+	"vdla-bdma", "vdla-conv", "vdla-sdp", "vdla-pdp", "vdla-cdp", "vdla-rubik",
+};
+
+/*
+ * A worker without the host's help: a pthread with every signal blocked
+ * (signals are the host process's business, not the device's), named
+ * after its engine for debuggers and top.
+ */
+static int start_pthread(struct engine_state *es, unsigned int e)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&es->worker, NULL, worker_main, es);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!ret)
+		pthread_setname_np(es->worker, worker_names[e]);
+	return ret ? -1 : 0;
+}
+
 int engines_start(struct vdla_core *core)
 {
 	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++) {
 		struct engine_state *es = &core->engine[e];
+		int ret;
 
 		es->core = core;
 		es->engine = e;
 		es->pool.limit = (size_t)core->config.op_memory_mb << 20;
-		if (pthread_create(&es->worker, NULL, worker_main, es)) {
+		if (core->host.thread_create)
+			ret = core->host.thread_create(core->host.opaque, worker_names[e],
+						       worker_main, es, &es->host_thread);
+		else
+			ret = start_pthread(es, e);
+		if (ret) {
 			engines_stop_some(core, e);
 			return -1;
 		}

@@ -95,9 +95,10 @@ struct vdla_core *vdla_core_create(const struct vdla_core_host *host,
 	const char *problem;
 
 	if (!host || !host->raise_irq || !host->clock_ns || !host->guest_error ||
-	    !host->dma_read || !host->dma_map || !host->dma_unmap || !config) {
+	    !host->dma_read || !host->dma_map || !host->dma_unmap ||
+	    !host->thread_create != !host->thread_join || !config) {
 		if (error)
-			*error = "the host must provide raise_irq, clock_ns, guest_error, dma_read, dma_map and dma_unmap";
+			*error = "the host must provide raise_irq, clock_ns, guest_error, dma_read, dma_map and dma_unmap, and thread_create with thread_join or neither";
 		return NULL;
 	}
 	problem = vdla_core_config_problem(config);

@@ -63,6 +63,17 @@ struct vdla_core_host {
 	void (*thread_start)(void *opaque);
 	void (*thread_stop)(void *opaque);
 	/*
+	 * Optional, both or neither: start @fn(@arg) on a new thread named
+	 * @name the way the host makes its threads (QEMU: qemu_thread_create,
+	 * which names it and blocks the signals QEMU's main loop handles),
+	 * returning 0 and a handle in *@thread, or -1; thread_join waits for
+	 * it to end and frees the handle. Without them the core uses pthreads
+	 * with every signal blocked.
+	 */
+	int (*thread_create)(void *opaque, const char *name, void *(*fn)(void *), void *arg,
+			     void **thread);
+	void (*thread_join)(void *opaque, void *thread);
+	/*
 	 * Optional: the memory of the SRAM, sram_size bytes, owned by the
 	 * host, which must keep it until vdla_core_destroy() returns. QEMU
 	 * gives the RAM of the BAR2 region, so that it lives as long as the

@@ -6,6 +6,7 @@ set(VDLA_DEVICE_TEST_SOURCES
 	conv_kernels_test.cpp
 	memory_bound_test.cpp
 	random_program_test.cpp
+	worker_threads_test.cpp
 	engine_model_test.cpp
 	fault_injection_test.cpp
 	mmu_test.cpp
