@@ -29,6 +29,7 @@
 
 #include "core/vdla_core.h"
 #include "core/vdla_regs.h"
+#include "trace.h"
 
 #define TYPE_VDLA "vdla"
 OBJECT_DECLARE_SIMPLE_TYPE(VdlaState, VDLA)
@@ -121,6 +122,28 @@ static void vdla_thread_join(void *opaque, void *thread)
 {
     qemu_thread_join(thread);
     g_free(thread);
+}
+
+static void vdla_trace(void *opaque, const struct vdla_trace *event)
+{
+    switch (event->kind) {
+    case VDLA_TRACE_OP_START:
+        trace_vdla_op_start(event->engine, event->group);
+        break;
+    case VDLA_TRACE_OP_END:
+        trace_vdla_op_end(event->engine, event->group, event->error, event->value);
+        break;
+    case VDLA_TRACE_MMU_FAULT:
+        trace_vdla_mmu_fault(event->engine, event->group, event->error,
+                             event->value);
+        break;
+    case VDLA_TRACE_IRQ:
+        trace_vdla_irq(event->value);
+        break;
+    case VDLA_TRACE_RESET:
+        trace_vdla_reset(event->value);
+        break;
+    }
 }
 
 static uint64_t vdla_clock_ns(void *opaque)
@@ -286,6 +309,7 @@ static void vdla_realize(PCIDevice *pdev, Error **errp)
         .thread_stop = vdla_thread_stop,
         .thread_create = vdla_thread_create,
         .thread_join = vdla_thread_join,
+        .trace = vdla_trace,
     };
     const char *problem = NULL;
 

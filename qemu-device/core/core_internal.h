@@ -120,6 +120,9 @@ struct vdla_core {
 	const struct conv_int_kernels *int_kernels;
 };
 
+/* Reports @kind to the host's tracing, if it has any. */
+void core_trace(struct vdla_core *core, enum vdla_trace_kind kind, uint32_t engine, uint32_t group,
+		uint32_t error, uint64_t value);
 void core_guest_error(struct vdla_core *core, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 uint64_t core_time_ns(struct vdla_core *core);

@@ -441,6 +441,7 @@ static void chain_start_locked(struct vdla_core *core, const struct chain *chain
 		op->mem.generation = core->generation;
 		mmu_snapshot_locked(core, &op->mem);
 		g->state = VDLA_GROUP_RUNNING;
+		core_trace(core, VDLA_TRACE_OP_START, e, op->group, 0, 0);
 	}
 
 	/* Fault injection applies through the chain's head. */
@@ -589,6 +590,8 @@ static unsigned int chain_commit(struct vdla_core *core, const struct chain *cha
 			g->state = VDLA_GROUP_ERROR;
 			bits |= VDLA_INT_ERROR(op->engine);
 			if (op->stat.error == VDLA_ERROR_MMU_FAULT) {
+				core_trace(core, VDLA_TRACE_MMU_FAULT, op->engine, op->group,
+					   op->mem.fault_reason, op->mem.fault_addr);
 				latch_fault_locked(core, op);
 				bits |= VDLA_INT_MMU_FAULT;
 			}
@@ -599,6 +602,8 @@ static unsigned int chain_commit(struct vdla_core *core, const struct chain *cha
 				bits |= VDLA_INT_DONE(op->engine, op->group);
 		}
 		g->stat = op->stat;
+		core_trace(core, VDLA_TRACE_OP_END, op->engine, op->group, op->stat.error,
+			   op->stat.time_ns);
 		es->consumer = op->group ^ 1;
 		kick_engine(core, op->engine);
 	}

@@ -39,7 +39,18 @@ bool core_raise_locked(struct vdla_core *core, uint32_t bits)
 	uint32_t newly_pending = bits & ~core->int_status;
 
 	core->int_status |= bits;
+	if (newly_pending)
+		core_trace(core, VDLA_TRACE_IRQ, 0, 0, 0, newly_pending);
 	return (newly_pending & core->int_enable) != 0;
+}
+
+void core_trace(struct vdla_core *core, enum vdla_trace_kind kind, uint32_t engine, uint32_t group,
+		uint32_t error, uint64_t value)
+{
+	struct vdla_trace event = { kind, engine, group, error, value };
+
+	if (core->host.trace)
+		core->host.trace(core->host.opaque, &event);
 }
 
 void vdla_core_default_config(struct vdla_core_config *config)
@@ -195,6 +206,7 @@ void vdla_core_reset(struct vdla_core *core)
 	pthread_mutex_lock(&core->lock);
 	soft_reset_locked(core);
 	core->reset_count = 0;
+	core_trace(core, VDLA_TRACE_RESET, 0, 0, 0, 0);
 	memset(core->sram, 0, core->config.sram_size);
 	pthread_mutex_unlock(&core->lock);
 	pthread_mutex_unlock(&core->commit_lock);
@@ -345,6 +357,7 @@ static void soft_reset(struct vdla_core *core)
 	pthread_mutex_lock(&core->lock);
 	soft_reset_locked(core);
 	core->reset_count++;
+	core_trace(core, VDLA_TRACE_RESET, 0, 0, 0, core->reset_count);
 	pthread_mutex_unlock(&core->lock);
 	pthread_mutex_unlock(&core->commit_lock);
 }

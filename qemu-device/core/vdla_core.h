@@ -18,6 +18,21 @@ extern "C" {
 
 struct vdla_core;
 
+/* What the core tells the host's tracing (QEMU: hw/misc/vdla/trace-events). */
+enum vdla_trace_kind {
+	VDLA_TRACE_OP_START,	/* engine, group */
+	VDLA_TRACE_OP_END,	/* engine, group, error: STAT_ERROR, value: device time, ns */
+	VDLA_TRACE_MMU_FAULT,	/* engine, error: fault reason, value: device address */
+	VDLA_TRACE_IRQ,		/* value: the INT_STATUS bits that became pending */
+	VDLA_TRACE_RESET,	/* value: RESET_COUNT after it; 0 for a power-on reset */
+};
+
+struct vdla_trace {
+	enum vdla_trace_kind kind;
+	uint32_t engine, group, error;
+	uint64_t value;
+};
+
 /*
  * Services the embedding (QEMU glue or a test) provides to the core. Every
  * callback is required except dma_valid, thread_start and thread_stop.
@@ -73,6 +88,11 @@ struct vdla_core_host {
 	int (*thread_create)(void *opaque, const char *name, void *(*fn)(void *), void *arg,
 			     void **thread);
 	void (*thread_join)(void *opaque, void *thread);
+	/*
+	 * Optional: an event for the host's tracing. Called on any thread,
+	 * possibly with core locks held: it must not call into the core.
+	 */
+	void (*trace)(void *opaque, const struct vdla_trace *event);
 	/*
 	 * Optional: the memory of the SRAM, sram_size bytes, owned by the
 	 * host, which must keep it until vdla_core_destroy() returns. QEMU

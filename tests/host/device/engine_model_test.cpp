@@ -391,3 +391,46 @@ TEST_F(Counters, FailedOperationWritesNoBytes)
 
 } /* namespace */
 } /* namespace vdla_test */
+
+namespace vdla_test {
+namespace {
+
+/* What the core tells the host's tracing (QEMU's trace-events), in order. */
+TEST(Tracing, ReportsOperationsInterruptsFaultsAndResets)
+{
+	DeviceHarness dev(nullptr, kDeviceTestGuestBytes);
+	uint64_t src = dev.alloc(4096), dst = dev.alloc(4096);
+	ASSERT_EQ(runBdma(dev, 0, BdmaOp::linear(src, dst, 4096)), unsigned(VDLA_GROUP_DONE));
+	/* A copy from beyond guest memory faults. */
+	ASSERT_EQ(runBdma(dev, 1, BdmaOp::linear(dev.guestBytes(), dst, 64)),
+		  unsigned(VDLA_GROUP_ERROR));
+	dev.write(VDLA_REG_RESET, VDLA_RESET_SOFT);
+
+	std::vector<vdla_trace> events = dev.traces();
+	auto find = [&](vdla_trace_kind kind, size_t from) {
+		for (size_t i = from; i < events.size(); i++)
+			if (events[i].kind == kind)
+				return i;
+		return events.size();
+	};
+	size_t start = find(VDLA_TRACE_OP_START, 0);
+	ASSERT_LT(start, events.size());
+	EXPECT_EQ(events[start].engine, unsigned(kBdma));
+	size_t end = find(VDLA_TRACE_OP_END, start);
+	ASSERT_LT(end, events.size());
+	EXPECT_EQ(events[end].error, unsigned(VDLA_ERROR_NONE));
+	size_t irq = find(VDLA_TRACE_IRQ, end);
+	ASSERT_LT(irq, events.size());
+	EXPECT_EQ(events[irq].value, uint64_t(VDLA_INT_DONE(kBdma, 0)));
+	size_t fault = find(VDLA_TRACE_MMU_FAULT, irq);
+	ASSERT_LT(fault, events.size());
+	EXPECT_EQ(events[fault].group, 1u);
+	EXPECT_EQ(events[fault].value, dev.guestBytes());
+	EXPECT_EQ(events[find(VDLA_TRACE_OP_END, fault)].error, unsigned(VDLA_ERROR_MMU_FAULT));
+	size_t reset = find(VDLA_TRACE_RESET, fault);
+	ASSERT_LT(reset, events.size());
+	EXPECT_EQ(events[reset].value, 1u) << "RESET_COUNT after the soft reset";
+}
+
+} /* namespace */
+} /* namespace vdla_test */

@@ -30,6 +30,7 @@ DeviceHarness::DeviceHarness(const vdla_core_config *config, uint64_t guestBytes
 	host.dma_map = dmaMap;
 	host.dma_unmap = dmaUnmap;
 	host.dma_valid = dmaValid;
+	host.trace = trace;
 
 	vdla_core_config effective;
 	if (config)
@@ -171,6 +172,19 @@ void DeviceHarness::setDmaHole(uint64_t gpa, uint64_t len)
 {
 	holeStart_ = gpa;
 	holeLen_ = len;
+}
+
+void DeviceHarness::trace(void *opaque, const vdla_trace *event)
+{
+	auto *self = static_cast<DeviceHarness *>(opaque);
+	std::lock_guard<std::mutex> guard(self->lock_);
+	self->traces_.push_back(*event);
+}
+
+std::vector<vdla_trace> DeviceHarness::traces()
+{
+	std::lock_guard<std::mutex> guard(lock_);
+	return traces_;
 }
 
 std::vector<std::string> DeviceHarness::guestErrors()

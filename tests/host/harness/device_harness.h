@@ -98,6 +98,9 @@ public:
 	/* Calls @hook when the device asks for an MSI-X message, before counting it. */
 	void setRaiseHook(std::function<void()> hook);
 
+	/* Every event the core reported to the host's tracing, in order. */
+	std::vector<vdla_trace> traces();
+
 	std::vector<std::string> guestErrors();
 	void clearGuestErrors();
 
@@ -121,6 +124,8 @@ private:
 	uint64_t mapHoleStart_ = 0, mapHoleLen_ = 0;
 	std::function<void(uint64_t, uint64_t)> readHook_;
 	std::function<void()> raiseHook_;
+	std::vector<vdla_trace> traces_;
+	static void trace(void *opaque, const vdla_trace *event);
 
 	std::mutex lock_;
 	std::condition_variable irqCv_;
