@@ -303,7 +303,7 @@ out_pd:
 }
 
 /* MACs of one piece: a few to a hundred milliseconds, how late a reset is noticed. */
-#define CHUNK_MACS	(1ull << 26)
+#define CHUNK_MACS	(1ull << 27)
 
 static uint64_t conv_macs(const struct conv_problem *p)
 {

@@ -581,7 +581,7 @@ Tensor fastFp32Conv(const Tensor &src, const Tensor &wgt, const ConvParams &p)
 }
 
 /*
- * Convolutions of more than 2^26 MACs run on oneDNN in pieces (by image,
+ * Convolutions of more than 2^27 MACs run on oneDNN in pieces (by image,
  * group or output channel, then output lines), so that a reset stops them
  * early: the pieces together give the whole result, padding included.
  */
@@ -605,25 +605,25 @@ void expectLargeFp32(uint32_t n, uint32_t cin, uint32_t hw, uint32_t cout, uint3
 	programConv(dev, 0, op);
 	ASSERT_TRUE(succeeded(runGroup(dev, kConv, 0), kConv, 0));
 	EXPECT_TRUE(matches(ref, load(dev, op.dst)));
-	EXPECT_GT(dev.stats(kConv, 0).macs, 1ull << 26);
+	EXPECT_GT(dev.stats(kConv, 0).macs, 1ull << 27);
 }
 
 TEST(Conv, LargeFp32InPiecesByImageAndOutputChannel)
 {
-	/* 2 images of 40 x 48 x 48 x 48 x 9 MACs: 40M each, 80M together. */
-	expectLargeFp32(2, 48, 48, 40, 3, 1, 1, 1);
+	/* 2 images of 64 x 64 x 64 x 64 x 9 MACs: 151M each, in two pieces of output channels. */
+	expectLargeFp32(2, 64, 64, 64, 3, 1, 1, 1);
 }
 
 TEST(Conv, LargeFp32InPiecesByGroup)
 {
-	/* 4 groups of 24 x 48 x 48 x 40 x 9 MACs: 20M each, in pieces of 3 groups and 1. */
-	expectLargeFp32(1, 160, 48, 96, 3, 4, 1, 1);
+	/* 4 groups of 24 x 64 x 64 x 64 x 9 MACs: 57M each, in pieces of 2 groups. */
+	expectLargeFp32(1, 256, 64, 96, 3, 4, 1, 1);
 }
 
 TEST(Conv, LargeFp32InPiecesByOutputLineAcrossThePadding)
 {
-	/* One output channel of 96 x 96 x 64 x 11 x 11 = 71M: lines, pads 5 and 5. */
-	expectLargeFp32(1, 64, 96, 1, 11, 1, 5, 5);
+	/* One output channel of 128 x 128 x 64 x 12 x 12 = 151M: lines, pads 5 and 6. */
+	expectLargeFp32(1, 64, 128, 1, 12, 1, 5, 6);
 }
 
 /* ---- Invalid programming ----------------------------------------------- */
