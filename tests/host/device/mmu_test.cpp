@@ -699,19 +699,31 @@ protected:
 		dev_.write(VDLA_REG_MMU_INVALIDATE, value);
 	}
 
+	static constexpr uint64_t kSrcVa = 0x1000000, kDstVa = 0x2000000;
+
+	/*
+	 * Four pages, the first two patterned from @seed; the source page at
+	 * kSrcVa maps to page 0 and the destination at kDstVa to page 2.
+	 */
+	std::vector<uint64_t> mapSourceAndDestination(uint32_t seed)
+	{
+		std::vector<uint64_t> pages = allocPages(dev_, 4);
+		fillPattern(dev_.guest(pages[0]), kPage, seed);
+		fillPattern(dev_.guest(pages[1]), kPage, seed + 1);
+		vs_.map(kSrcVa, pages[0], kPage);
+		vs_.map(kDstVa, pages[2], kPage);
+		vs_.activate();
+		return pages;
+	}
+
 	DeviceHarness dev_;
 	VirtualSpace vs_;
 };
 
 TEST_P(MmuInvalidate, NextOperationUsesTheNewMapping)
 {
-	const uint64_t srcVa = 0x1000000, dstVa = 0x2000000;
-	std::vector<uint64_t> pages = allocPages(dev_, 4);
-	fillPattern(dev_.guest(pages[0]), kPage, 21);
-	fillPattern(dev_.guest(pages[1]), kPage, 22);
-	vs_.map(srcVa, pages[0], kPage);
-	vs_.map(dstVa, pages[2], kPage);
-	vs_.activate();
+	const uint64_t srcVa = kSrcVa, dstVa = kDstVa;
+	std::vector<uint64_t> pages = mapSourceAndDestination(21);
 
 	/* The first copy fills whatever the device caches. */
 	ASSERT_EQ(runBdma(dev_, 0, BdmaOp::linear(srcVa, dstVa, kPage, kContext)),
@@ -760,13 +772,8 @@ TEST_P(MmuInvalidate, RemovedMappingFaultsAfterInvalidation)
  */
 TEST_P(MmuInvalidate, InvalidationDuringATableWalkIsNotLost)
 {
-	const uint64_t srcVa = 0x1000000, dstVa = 0x2000000;
-	std::vector<uint64_t> pages = allocPages(dev_, 4);
-	fillPattern(dev_.guest(pages[0]), kPage, 31);
-	fillPattern(dev_.guest(pages[1]), kPage, 32);
-	vs_.map(srcVa, pages[0], kPage);
-	vs_.map(dstVa, pages[2], kPage);
-	vs_.activate();
+	const uint64_t srcVa = kSrcVa, dstVa = kDstVa;
+	std::vector<uint64_t> pages = mapSourceAndDestination(31);
 
 	uint64_t leafTable = pageTableAddress(dev_, vs_.tables().root(), srcVa, 2);
 	uint64_t leaf = leafTable + 8 * ((srcVa >> VDLA_PAGE_SHIFT) & 511);
