@@ -150,8 +150,27 @@ static void run_next(const struct runs *r, struct run_cursor *c)
 /* ---- checking the pages ------------------------------------------------- */
 
 /* Translates and checks every page of [va, va + len) the access has not met yet. */
+/*
+ * With the MMU off, a run's pages are its guest-physical pages: when the
+ * whole stretch of pages is memory, one check marks them all. Returns false
+ * when the page-by-page walk must find where it is not.
+ */
+static bool touch_physical_run(struct mem_ctx *ctx, struct access *a, uint64_t va, uint64_t len)
+{
+	uint64_t first = va & PAGE_MASK, end = (va + len + VDLA_PAGE_SIZE - 1) & PAGE_MASK;
+
+	if (ctx->mmu_on || a->sram || end > (1ull << VDLA_VA_BITS) ||
+	    !mmu_range_is_memory(ctx, first, end - first))
+		return false;
+	for (uint64_t page = first; page < end; page += VDLA_PAGE_SIZE)
+		a->page[(page >> VDLA_PAGE_SHIFT) - a->first_page] = page | PAGE_TOUCHED;
+	return true;
+}
+
 static int touch_run(struct mem_ctx *ctx, struct access *a, uint64_t va, uint64_t len)
 {
+	if (len > VDLA_PAGE_SIZE && touch_physical_run(ctx, a, va, len))
+		return 0;
 	while (len) {
 		uint64_t in_page = VDLA_PAGE_SIZE - (va & (VDLA_PAGE_SIZE - 1));
 		uint64_t piece = in_page < len ? in_page : len;
@@ -266,6 +285,30 @@ void access_free(struct mem_ctx *ctx, struct access *a)
 
 /* ---- reading ------------------------------------------------------------ */
 
+/*
+ * How many of the @len bytes from @va (all checked) are physically
+ * contiguous, so that one DMA call or one map serves them.
+ */
+static uint64_t contiguous_bytes(const struct access *a, uint64_t va, uint64_t len)
+{
+	uint64_t page = (va >> VDLA_PAGE_SHIFT) - a->first_page;
+	uint64_t bytes = VDLA_PAGE_SIZE - (va & (VDLA_PAGE_SIZE - 1));
+
+	while (bytes < len && (a->page[page + 1] & PAGE_MASK) == (a->page[page] & PAGE_MASK) +
+									 VDLA_PAGE_SIZE) {
+		bytes += VDLA_PAGE_SIZE;
+		page++;
+	}
+	return bytes < len ? bytes : len;
+}
+
+/* The physical address of checked device address @va of @a. */
+static uint64_t physical(const struct access *a, uint64_t va)
+{
+	return (a->page[(va >> VDLA_PAGE_SHIFT) - a->first_page] & PAGE_MASK) +
+	       (va & (VDLA_PAGE_SIZE - 1));
+}
+
 /* The bytes of page @i of @a inside [va, va + extent): their offset from va and length. */
 static void page_span(const struct access *a, uint64_t i, uint64_t *offset, uint64_t *len)
 {
@@ -346,12 +389,15 @@ static int read_runs(struct mem_ctx *ctx, const struct access *a, uint8_t *shado
 		while (len) {
 			uint64_t page = (va >> VDLA_PAGE_SHIFT) - a->first_page;
 			uint64_t in_page = va & (VDLA_PAGE_SIZE - 1);
-			uint64_t piece = VDLA_PAGE_SIZE - in_page < len ? VDLA_PAGE_SIZE - in_page : len;
+			uint64_t piece = contiguous_bytes(a, va, len);
 
-			if (piece == VDLA_PAGE_SIZE) {
-				if (read_memory(ctx, a->page[page] & PAGE_MASK, shadow + at, piece))
+			if (piece >= VDLA_PAGE_SIZE) {
+				/* Large runs in one read per physically contiguous stretch. */
+				if (read_memory(ctx, physical(a, va), shadow + at, piece))
 					return VDLA_ERROR_MMU_FAULT;
 			} else {
+				/* Small pieces from the page, read once for all of them. */
+				piece = VDLA_PAGE_SIZE - in_page < len ? VDLA_PAGE_SIZE - in_page : len;
 				if (page != cached) {
 					uint64_t offset, span;
 
@@ -437,6 +483,34 @@ static int write_piece(struct vdla_core *core, struct mapped_page *m, uint64_t p
 	return 0;
 }
 
+/*
+ * Writes a physically contiguous stretch through one map, or page by page
+ * when the host cannot map it in one piece (it crosses from one RAM region
+ * into the next, or part of it is no longer RAM). Returns the bytes written
+ * before a page the host refused, or @len.
+ */
+static uint64_t write_stretch(struct vdla_core *core, struct mapped_page *m, uint64_t pa,
+			      const uint8_t *from, uint64_t len)
+{
+	uint8_t *to = core->host.dma_map(core->host.opaque, pa, len, true);
+	uint64_t done = 0;
+
+	if (to) {
+		memcpy(to, from, len);
+		core->host.dma_unmap(core->host.opaque, to, len, true, len);
+		return len;
+	}
+	while (done < len) {
+		uint64_t piece = VDLA_PAGE_SIZE - ((pa + done) & (VDLA_PAGE_SIZE - 1));
+
+		piece = piece < len - done ? piece : len - done;
+		if (write_piece(core, m, pa + done, from + done, piece))
+			break;
+		done += piece;
+	}
+	return done;
+}
+
 int access_write(struct mem_ctx *ctx, const struct access *a, const uint8_t *shadow,
 		 struct run_cursor *cursor, uint64_t max_bytes)
 {
@@ -448,20 +522,38 @@ int access_write(struct mem_ctx *ctx, const struct access *a, const uint8_t *sha
 	while (!cursor->done && written < max_bytes) {
 		uint64_t mem, at, va, len;
 
+		/* The rest of the current run, or as much of it as this call may write. */
 		run_offsets(&a->runs, cursor, &mem, &at);
-		va = a->va + mem;
-		len = a->runs.run_bytes;
+		va = a->va + mem + cursor->offset;
+		at += cursor->offset;
+		len = a->runs.run_bytes - cursor->offset;
+		if (len > max_bytes - written)
+			len = max_bytes - written;
+		cursor->offset += len;
+		written += len;
 		if (a->sram) {
 			memcpy(core->sram + va - VDLA_SRAM_BASE, shadow + at, len);
 			len = 0;
 		}
 		while (len) {
-			uint64_t page = (va >> VDLA_PAGE_SHIFT) - a->first_page;
-			uint64_t in_page = va & (VDLA_PAGE_SIZE - 1);
-			uint64_t piece = VDLA_PAGE_SIZE - in_page < len ? VDLA_PAGE_SIZE - in_page : len;
+			uint64_t piece = contiguous_bytes(a, va, len);
+			bool failed;
 
-			if (write_piece(core, &m, (a->page[page] & PAGE_MASK) + in_page, shadow + at,
-					piece)) {
+			if (piece >= VDLA_PAGE_SIZE) {
+				/* A large stretch mapped and copied at once. */
+				uint64_t done = write_stretch(core, &m, physical(a, va), shadow + at,
+							      piece);
+
+				failed = done < piece;
+				va += failed ? done : 0;
+			} else {
+				/* Small pieces through the page they are on, mapped once. */
+				uint64_t in_page = va & (VDLA_PAGE_SIZE - 1);
+
+				piece = VDLA_PAGE_SIZE - in_page < len ? VDLA_PAGE_SIZE - in_page : len;
+				failed = write_piece(core, &m, physical(a, va), shadow + at, piece);
+			}
+			if (failed) {
 				mmu_record_fault(ctx, va, VDLA_MMU_FAULT_UNMAPPED, true);
 				ret = VDLA_ERROR_MMU_FAULT;
 				goto out;
@@ -470,8 +562,10 @@ int access_write(struct mem_ctx *ctx, const struct access *a, const uint8_t *sha
 			at += piece;
 			len -= piece;
 		}
-		written += a->runs.run_bytes;
-		run_next(&a->runs, cursor);
+		if (cursor->offset == a->runs.run_bytes) {
+			cursor->offset = 0;
+			run_next(&a->runs, cursor);
+		}
 	}
 out:
 	unmap_page(core, &m);

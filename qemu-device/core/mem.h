@@ -83,6 +83,7 @@ struct runs {
 /* Where a walk over runs is; all zero at the first run. */
 struct run_cursor {
 	uint64_t idx[4];
+	uint64_t offset;	/* bytes of the current run already done */
 	bool done;
 };
 

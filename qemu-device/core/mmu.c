@@ -56,6 +56,11 @@ bool mmu_page_is_memory(struct mem_ctx *ctx, uint64_t pa)
 	return dma_valid(ctx->core, pa, VDLA_PAGE_SIZE);
 }
 
+bool mmu_range_is_memory(struct mem_ctx *ctx, uint64_t pa, uint64_t len)
+{
+	return dma_valid(ctx->core, pa, len);
+}
+
 static unsigned int tlb_index(uint64_t tag)
 {
 	return (unsigned int)((tag * 0x9e3779b97f4a7c15ull) >> 56) % TLB_ENTRIES;

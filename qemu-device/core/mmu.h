@@ -26,6 +26,8 @@ bool mmu_translate(struct mem_ctx *ctx, uint64_t va, uint64_t len, bool write,
 void mmu_record_fault(struct mem_ctx *ctx, uint64_t addr, uint32_t reason, bool write);
 /* Whether the whole page of guest memory at @pa is memory DMA may use. */
 bool mmu_page_is_memory(struct mem_ctx *ctx, uint64_t pa);
+/* The same for [pa, pa + len). */
+bool mmu_range_is_memory(struct mem_ctx *ctx, uint64_t pa, uint64_t len);
 /*
  * Captures the MMU settings an operation uses for its whole run; called with
  * the core lock held as the operation starts, so that translation takes no
