@@ -36,7 +36,7 @@ static int vdla_identify(struct vdla_device *vdev)
 	}
 	vdev->hw_caps = vdla_read(vdev, VDLA_REG_CAPS);
 	vdev->irq_vectors = vdla_read(vdev, VDLA_REG_IRQ_VECTORS);
-	/* COMPUTE is new in 2.1: an older device would log the read as unimplemented. */
+	/* COMPUTE came with 2.1: an older device has no such register. */
 	if (VDLA_VERSION_MINOR(vdev->hw_version) >= 1)
 		vdev->hw_compute = vdla_read(vdev, VDLA_REG_COMPUTE);
 	return 0;

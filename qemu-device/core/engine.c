@@ -528,7 +528,7 @@ static void latch_fault_locked(struct vdla_core *core, const struct op *op)
  * whose write the host refused (the memory map changed since its check).
  */
 static int write_outputs(struct vdla_core *core, const struct chain *chain, struct op *ops,
-			 uint64_t generation, int *failed)
+			 int *failed)
 {
 	for (unsigned int i = 0; i < chain->count; i++) {
 		for (unsigned int o = 0; o < ops[i].outputs; o++) {
@@ -539,7 +539,7 @@ static int write_outputs(struct vdla_core *core, const struct chain *chain, stru
 				int ret = 0;
 
 				pthread_mutex_lock(&core->commit_lock);
-				if (core->generation != generation || core->stopping)
+				if (mem_cancelled(&ops[i].mem))
 					ret = VDLA_ERROR_CANCELLED;
 				else
 					ret = access_write(&ops[i].mem, &out->access, out->shadow,
@@ -569,8 +569,7 @@ static unsigned int chain_commit(struct vdla_core *core, const struct chain *cha
 	uint32_t bits = 0;
 	bool notify;
 
-	if (failed < 0 && write_outputs(core, chain, ops, generation, &failed) ==
-				  VDLA_ERROR_CANCELLED)
+	if (failed < 0 && write_outputs(core, chain, ops, &failed) == VDLA_ERROR_CANCELLED)
 		return 0;
 
 	pthread_mutex_lock(&core->lock);

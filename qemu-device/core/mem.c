@@ -344,7 +344,7 @@ static int read_pages(struct mem_ctx *ctx, const struct access *a, uint8_t *shad
 	uint64_t i = 0;
 
 	while (i < a->pages) {
-		uint64_t offset, len, more, j;
+		uint64_t offset, len, end, j;
 
 		if (!(a->page[i] & PAGE_TOUCHED)) {
 			i++;
@@ -354,12 +354,13 @@ static int read_pages(struct mem_ctx *ctx, const struct access *a, uint8_t *shad
 		for (j = i + 1; j < a->pages && (a->page[j] & PAGE_TOUCHED) &&
 				(a->page[j] & PAGE_MASK) ==
 					(a->page[j - 1] & PAGE_MASK) + VDLA_PAGE_SIZE;
-		     j++) {
-			uint64_t next;
-
-			page_span(a, j, &next, &more);
-			len += more;
-		}
+		     j++)
+			;
+		/* From the first page's start in the extent to the last page's end in it. */
+		end = (a->first_page + j) << VDLA_PAGE_SHIFT;
+		if (end > a->va + a->extent)
+			end = a->va + a->extent;
+		len = end - (a->va + offset);
 		if (read_memory(ctx, (a->page[i] & PAGE_MASK) + ((a->va + offset) &
 								 (VDLA_PAGE_SIZE - 1)),
 				shadow + offset, len))

@@ -129,7 +129,7 @@ double deviceTime(DeviceHarness &dev, const Layer &l, Type type, int reps,
 	const unsigned e = VDLA_ENGINE_CONV;
 	double best = 1e9;
 	for (int r = 0; r < reps; r++) {
-		unsigned g = (dev.readEngine(e, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER) ? 1 : 0;
+		unsigned g = dev.consumerGroup(e);
 		dev.selectGroup(e, g);
 		dev.writeTensor(e, VDLA_CONV_SRC, src);
 		dev.writeTensor(e, VDLA_CONV_WGT, wgt);

@@ -28,7 +28,7 @@ double timeOperation(DeviceHarness &dev, unsigned engine, int reps,
 {
 	double best = 1e9;
 	for (int r = 0; r < reps; r++) {
-		unsigned group = (dev.readEngine(engine, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER) ? 1 : 0;
+		unsigned group = dev.consumerGroup(engine);
 		program(dev, group);
 		auto start = Clock::now();
 		dev.enable(engine);

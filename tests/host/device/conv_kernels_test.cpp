@@ -18,6 +18,7 @@
 
 #include "conv.h"
 #include "conv_int.h"
+#include "reference.h"
 #include "scratch.h"
 #include "vdla_core.h"
 #include "vdla_regs.h"
@@ -56,37 +57,20 @@ struct Problem {
 	size_t dstSize() const { return size_t(n) * oc * oh() * ow(); }
 };
 
-/* docs/hw-spec.md, "CONV": exact sums, saturated to 32 bits. */
+/* The project's CPU reference (docs/hw-spec.md, "CONV"): exact sums, saturated to 32 bits. */
 std::vector<int32_t> reference(const Problem &p)
 {
-	std::vector<int32_t> out(p.dstSize());
-	uint32_t icg = p.ic / p.groups, ocg = p.oc / p.groups;
-	size_t k = 0;
-	for (uint32_t b = 0; b < p.n; b++)
-		for (uint32_t o = 0; o < p.oc; o++)
-			for (uint32_t y = 0; y < p.oh(); y++)
-				for (uint32_t x = 0; x < p.ow(); x++) {
-					int64_t sum = 0;
-					uint32_t g = o / ocg;
-					for (uint32_t i = 0; i < icg; i++)
-						for (uint32_t ky = 0; ky < p.kh; ky++)
-							for (uint32_t kx = 0; kx < p.kw; kx++) {
-								int64_t iy = int64_t(y * p.sy + ky * p.dy) - p.pt;
-								int64_t ix = int64_t(x * p.sx + kx * p.dx) - p.pl;
-								bool inside = iy >= 0 && iy < p.ih && ix >= 0
-									&& ix < p.iw;
-								size_t s = ((size_t(b) * p.ic + g * icg + i) * p.ih
-										   + size_t(iy))
-										* p.iw
-									+ size_t(ix);
-								size_t w = ((size_t(o) * icg + i) * p.kh + ky) * p.kw
-									+ kx;
-								sum += int64_t(inside ? p.src[s] : p.padValue)
-									* p.wgt[w];
-							}
-					out[k++] = int32_t(std::clamp<int64_t>(sum, INT32_MIN, INT32_MAX));
-				}
-	return out;
+	uint32_t dtype = p.int16 ? VDLA_DTYPE_INT16 : VDLA_DTYPE_INT8;
+	vdla_ref::Tensor src(dtype, p.n, p.ic, p.ih, p.iw), wgt(dtype, p.oc, p.ic / p.groups, p.kh, p.kw);
+	src.i.assign(p.src.begin(), p.src.end());
+	wgt.i.assign(p.wgt.begin(), p.wgt.end());
+	vdla_ref::ConvParams params;
+	params.strideX = p.sx, params.strideY = p.sy, params.dilX = p.dx, params.dilY = p.dy;
+	params.padL = p.pl, params.padR = p.pr, params.padT = p.pt, params.padB = p.pb;
+	params.groups = p.groups;
+	params.padValue = p.padValue;
+	vdla_ref::Tensor out = vdla_ref::conv(src, wgt, params);
+	return std::vector<int32_t>(out.i.begin(), out.i.end());
 }
 
 template <typename T>

@@ -29,16 +29,6 @@ constexpr uint32_t kOpMemoryMb = 64;
 constexpr int kOperations = 150;
 constexpr long kMaxGrowthMiB = 512;
 
-unsigned consumerGroup(DeviceHarness &dev, unsigned engine)
-{
-	return (dev.readEngine(engine, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER) ? 1 : 0;
-}
-
-bool waitAny(DeviceHarness &dev, uint32_t mask, milliseconds timeout)
-{
-	return waitUntil([&] { return dev.read(VDLA_REG_INT_STATUS) & mask; }, timeout);
-}
-
 class Program
 {
 public:
@@ -161,7 +151,7 @@ bool copyWorks(DeviceHarness &dev, uint64_t src, uint64_t dst, unsigned seed)
 {
 	fillPattern(dev.guest(src), 4096, seed);
 	std::memset(dev.guest(dst), 0, 4096);
-	unsigned group = consumerGroup(dev, kBdma);
+	unsigned group = dev.consumerGroup(kBdma);
 	if (runBdma(dev, group, BdmaOp::linear(src, dst, 4096)) != VDLA_GROUP_DONE)
 		return false;
 	return std::memcmp(dev.guest(src), dev.guest(dst), 4096) == 0;
@@ -180,7 +170,7 @@ int runPrograms(uint64_t seed)
 
 	for (int i = 0; i < kOperations; i++) {
 		unsigned engine = prog.below(VDLA_NUM_ENGINES);
-		unsigned group = consumerGroup(dev, engine);
+		unsigned group = dev.consumerGroup(engine);
 		if (prog.chance(5)) {
 			dev.write(VDLA_REG_FI_MODE(engine), prog.below(VDLA_FI_MODES));
 			dev.write(VDLA_REG_FI_COUNT(engine), 1);
@@ -190,7 +180,7 @@ int runPrograms(uint64_t seed)
 			dev.write(VDLA_REG_MMU_CTRL, VDLA_MMU_CTRL_ENABLE);
 		writeRandomOperation(dev, prog, engine, group);
 		uint32_t ended = VDLA_INT_DONE(engine, group) | VDLA_INT_ERROR(engine);
-		if (!waitAny(dev, ended, milliseconds(300))) {
+		if (!waitUntil([&] { return dev.read(VDLA_REG_INT_STATUS) & ended; }, milliseconds(300))) {
 			/* Still running (a long operation, a hang, a missing partner): a reset stops it. */
 			dev.write(VDLA_REG_RESET, VDLA_RESET_SOFT);
 			if (dev.read(VDLA_REG_IDLE) != kAllEnginesIdle)

@@ -128,7 +128,7 @@ OpResult runGroup(DeviceHarness &dev, unsigned engine, unsigned group)
 
 unsigned consumer(DeviceHarness &dev, unsigned engine)
 {
-	return (dev.readEngine(engine, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER) ? 1 : 0;
+	return dev.consumerGroup(engine);
 }
 
 const char *errorName(uint32_t error)

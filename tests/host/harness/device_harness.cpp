@@ -91,6 +91,11 @@ void DeviceHarness::writeTensor(unsigned engine, uint32_t offset, const TensorDe
 	writeEngine(engine, offset + VDLA_T_STRIDE_N, t.strideN);
 }
 
+unsigned DeviceHarness::consumerGroup(unsigned engine)
+{
+	return (readEngine(engine, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER) ? 1 : 0;
+}
+
 void DeviceHarness::selectGroup(unsigned engine, unsigned group)
 {
 	writeEngine(engine, VDLA_E_POINTER, group ? VDLA_E_POINTER_PRODUCER : 0);

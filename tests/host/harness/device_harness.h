@@ -57,6 +57,8 @@ public:
 	void selectGroup(unsigned engine, unsigned group);
 	void enable(unsigned engine) { writeEngine(engine, VDLA_D_OP_ENABLE, 1); }
 	uint32_t groupState(unsigned engine, unsigned group);
+	/* The group S_POINTER.CONSUMER points at: the one the engine takes next. */
+	unsigned consumerGroup(unsigned engine);
 	GroupStats stats(unsigned engine, unsigned group);
 
 	/*
