@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vdla-bench-engines: throughput of the device core's memory-bound engines
- * next to memcpy on the same host, in one run: BDMA copying 64 MiB, SDP
- * requantising and PDP max-pooling 16 Mi INT8 elements. GB/s counts the
- * bytes read plus the bytes written, as for memcpy (each byte copied
- * counts twice). Best of the repeats; prints JSON lines.
+ * next to memcpy on the same host, in one run: BDMA copying 64 MiB; SDP
+ * requantising 16 Mi INT8 elements and adding a bias with ReLU to 4 Mi
+ * FP32 ones; PDP max-pooling 16 Mi INT8 elements; CDP normalising 4 Mi
+ * INT8 and FP16 elements; RUBIK permuting NCHW to NHWC and splitting space
+ * into depth on 16 Mi INT8 elements. GB/s counts the bytes read plus the
+ * bytes written, as for memcpy (each byte copied counts twice). Best of the
+ * repeats; prints JSON lines.
  */
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +96,74 @@ void programPdp(DeviceHarness &dev, unsigned group)
 	dev.writeEngine(e, VDLA_PDP_PAD_TB, 0);
 }
 
+void programSdpFloat(DeviceHarness &dev, unsigned group)
+{
+	const unsigned e = VDLA_ENGINE_SDP;
+	dev.selectGroup(e, group);
+	dev.writeEngine(e, VDLA_D_CFG,
+			(VDLA_SDP_MODE_PER_TENSOR << VDLA_SDP_CFG_BIAS_SHIFT) |
+				(VDLA_SDP_ACT_RELU << VDLA_SDP_CFG_ACT_SHIFT));
+	dev.writeTensor(e, VDLA_SDP_SRC, TensorDesc::nchw(kIn, VDLA_DTYPE_FP32, 1, 64, 256, 256));
+	dev.writeTensor(e, VDLA_SDP_DST, TensorDesc::nchw(kOut, VDLA_DTYPE_FP32, 1, 64, 256, 256));
+	float bias = -0.5f;
+	uint32_t bits;
+	std::memcpy(&bits, &bias, 4);
+	dev.writeEngine(e, VDLA_SDP_BIAS_VALUE, bits);
+}
+
+/* LRN over 5 channels of 1 x 64 x 256 x 256; the INT8 LUT is in kLut. */
+constexpr uint64_t kLut = kOut + kBytes;
+
+void programCdp(DeviceHarness &dev, unsigned group, uint32_t dtype)
+{
+	const unsigned e = VDLA_ENGINE_CDP;
+	dev.selectGroup(e, group);
+	dev.writeEngine(e, VDLA_D_CFG, VDLA_ROUND_HALF_EVEN << VDLA_CFG_ROUND_SHIFT);
+	dev.writeTensor(e, VDLA_CDP_SRC, TensorDesc::nchw(kIn, dtype, 1, 64, 256, 256));
+	dev.writeTensor(e, VDLA_CDP_DST, TensorDesc::nchw(kOut, dtype, 1, 64, 256, 256));
+	dev.writeEngine(e, VDLA_CDP_SIZE, 5);
+	dev.write64Engine(e, VDLA_CDP_LUT_ADDR_LO, kLut);
+	dev.writeEngine(e, VDLA_CDP_LUT_SHIFT, 8);
+	dev.writeEngine(e, VDLA_CDP_OUT_SHIFT, 12);
+	dev.writeEngine(e, VDLA_CDP_K, 0x40000000);	/* 2.0 */
+	dev.writeEngine(e, VDLA_CDP_ALPHA, 0x38d1b717); /* 1e-4 */
+	dev.writeEngine(e, VDLA_CDP_BETA, 0x3f400000);	/* 0.75 */
+}
+
+void programCdpInt8(DeviceHarness &dev, unsigned group)
+{
+	programCdp(dev, group, VDLA_DTYPE_INT8);
+}
+
+void programCdpFp16(DeviceHarness &dev, unsigned group)
+{
+	programCdp(dev, group, VDLA_DTYPE_FP16);
+}
+
+void programRubikPermute(DeviceHarness &dev, unsigned group)
+{
+	const unsigned e = VDLA_ENGINE_RUBIK;
+	dev.selectGroup(e, group);
+	dev.writeEngine(e, VDLA_D_CFG, VDLA_RUBIK_PERMUTE);
+	dev.writeTensor(e, VDLA_RUBIK_SRC, int8Tensor(kIn, 512));
+	/* DST (W, H, C, N) = SRC (C, W, H, N): NHWC order. */
+	dev.writeTensor(e, VDLA_RUBIK_DST,
+			TensorDesc::nchw(kOut, VDLA_DTYPE_INT8, 1, 512, 512, 64));
+	dev.writeEngine(e, VDLA_RUBIK_PERM,
+			VDLA_DIM_C | (VDLA_DIM_W << 2) | (VDLA_DIM_H << 4) | (VDLA_DIM_N << 6));
+}
+
+void programRubikSplit(DeviceHarness &dev, unsigned group)
+{
+	const unsigned e = VDLA_ENGINE_RUBIK;
+	dev.selectGroup(e, group);
+	dev.writeEngine(e, VDLA_D_CFG, VDLA_RUBIK_SPLIT);
+	dev.writeTensor(e, VDLA_RUBIK_SRC, int8Tensor(kIn, 512));
+	dev.writeTensor(e, VDLA_RUBIK_DST,
+			TensorDesc::nchw(kOut, VDLA_DTYPE_INT8, 1, 256, 256, 256));
+	dev.writeEngine(e, VDLA_RUBIK_BLOCK, 2 | (2 << 16));
+}
+
 double memcpyTime(int reps)
 {
 	std::vector<uint8_t> a(kBytes, 1), b(kBytes, 2);
@@ -118,16 +190,32 @@ void print(const char *name, double bytes, double seconds, double memcpyGbs)
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? std::atoi(argv[1]) : 5;
-	DeviceHarness dev(nullptr, kOut + kBytes + 4096);
+	DeviceHarness dev(nullptr, kLut + 4096);
 	std::memset(dev.guest(kIn), 0x35, kBytes);
 	double memcpyGbs = 2.0 * kBytes / memcpyTime(reps) / 1e9;
-	const double sdpBytes = 2.0 * 64 * 512 * 512, pdpBytes = 64 * 512 * 512 + 64 * 256 * 256;
+	const double int8Bytes = 2.0 * 64 * 512 * 512, pdpBytes = 64 * 512 * 512 + 64 * 256 * 256;
+	const double quarter = 2.0 * 64 * 256 * 256;
+	/* The INT8 LRN LUT: 2^12 / sqrt(1 + x / 2^8 / 64), as a driver would make it. */
+	for (int i = 0; i < VDLA_LUT_ENTRIES; i++) {
+		int32_t entry = int32_t(4096.0 / std::sqrt(1.0 + i / 64.0));
+		std::memcpy(dev.guest(kLut + 4 * i), &entry, 4);
+	}
 
 	print("bdma_gbs", 2.0 * kBytes, timeOperation(dev, VDLA_ENGINE_BDMA, reps, programBdma),
 	      memcpyGbs);
-	print("sdp_int8_gbs", sdpBytes, timeOperation(dev, VDLA_ENGINE_SDP, reps, programSdp),
+	print("sdp_int8_gbs", int8Bytes, timeOperation(dev, VDLA_ENGINE_SDP, reps, programSdp),
 	      memcpyGbs);
+	print("sdp_fp32_gbs", 4 * quarter,
+	      timeOperation(dev, VDLA_ENGINE_SDP, reps, programSdpFloat), memcpyGbs);
 	print("pdp_int8_gbs", pdpBytes, timeOperation(dev, VDLA_ENGINE_PDP, reps, programPdp),
 	      memcpyGbs);
+	print("cdp_int8_gbs", quarter, timeOperation(dev, VDLA_ENGINE_CDP, reps, programCdpInt8),
+	      memcpyGbs);
+	print("cdp_fp16_gbs", 2 * quarter,
+	      timeOperation(dev, VDLA_ENGINE_CDP, reps, programCdpFp16), memcpyGbs);
+	print("rubik_permute_int8_gbs", int8Bytes,
+	      timeOperation(dev, VDLA_ENGINE_RUBIK, reps, programRubikPermute), memcpyGbs);
+	print("rubik_split_int8_gbs", int8Bytes,
+	      timeOperation(dev, VDLA_ENGINE_RUBIK, reps, programRubikSplit), memcpyGbs);
 	return 0;
 }
