@@ -58,15 +58,64 @@ static inline i128 round_quotient(i128 q, i128 r, i128 d, unsigned int mode)
 	}
 }
 
+/*
+ * Rounds v / 2^s (s in 1..127) from its floor @q and the remainder
+ * r = v - q * 2^s (0 <= r < 2^s), given as @r_vs_half: the sign of
+ * r - 2^(s-1), and @exact: r == 0. Shifts instead of a 128-bit division:
+ * the engines round one of these per element.
+ */
+static inline bool round_floor_up(bool negative, bool q_odd, int r_vs_half, bool exact,
+				  unsigned int mode)
+{
+	if (exact)
+		return false;
+	switch (mode) {
+	case VDLA_ROUND_TO_ZERO:
+		return negative;
+	case VDLA_ROUND_FLOOR:
+		return false;
+	default:
+		break;
+	}
+	if (r_vs_half != 0)
+		return r_vs_half > 0;
+	/* exact tie */
+	switch (mode) {
+	case VDLA_ROUND_HALF_UP:
+		return true;
+	case VDLA_ROUND_HALF_AWAY:
+		return !negative;
+	default: /* HALF_EVEN */
+		return q_odd;
+	}
+}
+
 /* rshift(v, s, mode) for s in 0..63, on a 128-bit value. */
 static inline i128 rshift128(i128 v, unsigned int s, unsigned int mode)
 {
-	i128 d;
+	unsigned __int128 r, half;
+	i128 q;
 
 	if (s == 0)
 		return v;
-	d = (i128)1 << s;
-	return round_quotient(v / d, v % d, d, mode);
+	q = v >> s; /* arithmetic: the floor */
+	r = (unsigned __int128)v & ((((unsigned __int128)1) << s) - 1);
+	half = (unsigned __int128)1 << (s - 1);
+	return q + round_floor_up(v < 0, q & 1, r > half ? 1 : (r < half ? -1 : 0), r == 0, mode);
+}
+
+/* rshift128 on a 64-bit value: no 128-bit arithmetic at all. */
+static inline int64_t rshift64(int64_t v, unsigned int s, unsigned int mode)
+{
+	uint64_t r, half;
+	int64_t q;
+
+	if (s == 0)
+		return v;
+	q = v >> s;
+	r = (uint64_t)v & ((((uint64_t)1) << s) - 1);
+	half = (uint64_t)1 << (s - 1);
+	return q + round_floor_up(v < 0, q & 1, r > half ? 1 : (r < half ? -1 : 0), r == 0, mode);
 }
 
 static inline int64_t rshift(i128 v, unsigned int s, unsigned int mode)
@@ -74,9 +123,67 @@ static inline int64_t rshift(i128 v, unsigned int s, unsigned int mode)
 	return sat64(rshift128(v, s, mode));
 }
 
+/* rshift(a * b, s, mode), in 64 bits when the product fits. */
+static inline int64_t mul_rshift(int64_t a, int64_t b, unsigned int s, unsigned int mode)
+{
+	int64_t p;
+
+	if (!__builtin_mul_overflow(a, b, &p))
+		return rshift64(p, s, mode);
+	return rshift((i128)a * b, s, mode);
+}
+
 static inline int64_t rdiv(int64_t v, int64_t d, unsigned int mode)
 {
 	return sat64(round_quotient((i128)v / d, (i128)v % d, d, mode));
+}
+
+/*
+ * The spec's fmax and fmin (C's, as glibc 2.36 defines them on x86-64: the
+ * first argument on equality, so fmax(-0, +0) is -0; a quiet NaN is
+ * ignored; a signalling NaN makes the result NaN: the second argument if it
+ * is a NaN, else the first, quietened). Ours, so that no libm of another
+ * version can change a result, and inline, so that loops need no call per
+ * element.
+ */
+static inline bool fp32_signalling(float f)
+{
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof(b));
+	return (b & 0x7fc00000u) == 0x7f800000u && (b & 0x003fffffu);
+}
+
+static inline float fp32_nan_of(float x, float y)
+{
+	uint32_t b;
+
+	memcpy(&b, isnan(y) ? &y : &x, sizeof(b));
+	b |= 0x00400000u;
+	memcpy(&x, &b, sizeof(b));
+	return x;
+}
+
+static inline float spec_fmaxf(float x, float y)
+{
+	if (__builtin_isgreaterequal(x, y))
+		return x;
+	if (__builtin_isless(x, y))
+		return y;
+	if (fp32_signalling(x) || fp32_signalling(y))
+		return fp32_nan_of(x, y);
+	return isnan(y) ? x : y;
+}
+
+static inline float spec_fminf(float x, float y)
+{
+	if (__builtin_islessequal(x, y))
+		return x;
+	if (__builtin_isgreater(x, y))
+		return y;
+	if (fp32_signalling(x) || fp32_signalling(y))
+		return fp32_nan_of(x, y);
+	return isnan(y) ? x : y;
 }
 
 /* Saturates or wraps @v to a signed integer of @bits bits. */

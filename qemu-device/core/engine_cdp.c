@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "engines.h"
+#include "row_io.h"
 #include "tensor_io.h"
 
 struct cdp_cfg {
@@ -58,8 +59,94 @@ static int64_t lut_lookup(const struct cdp_cfg *c, const int64_t *lut, int64_t s
 	if (i >= VDLA_LUT_ENTRIES - 1)
 		return lut[VDLA_LUT_ENTRIES - 1];
 	f = s - (i << c->lut_shift);
-	return sat64((i128)lut[i] + rshift128((i128)(lut[i + 1] - lut[i]) * f, c->lut_shift,
-					      c->round));
+	/* |difference| < 2^33 and f < 2^LUT_SHIFT: the step fits, as does the sum. */
+	return lut[i] + mul_rshift(lut[i + 1] - lut[i], f, c->lut_shift, c->round);
+}
+
+/*
+ * The channels the window of one output row reaches, loaded as rows of a
+ * W chunk: a ring of SIZE slots, channel j in slot j % SIZE, each loaded
+ * once as the window slides along C.
+ */
+struct cdp_ring {
+	union {
+		int64_t i[15][ROW_CHUNK];
+		float f[15][ROW_CHUNK];
+	} x;
+	int next;	/* the next channel to load */
+};
+
+struct cdp_chunk {
+	const uint8_t *src;	/* element (n, 0, h, w) */
+	uint8_t *dst;
+	uint32_t count;
+};
+
+static void ring_fill(const struct cdp_cfg *c, struct cdp_ring *ring,
+		      const struct cdp_chunk *ch, int upto, bool is_float)
+{
+	for (; ring->next <= upto; ring->next++) {
+		const uint8_t *row = ch->src + (uint64_t)ring->next * c->src.stride[VDLA_DIM_C];
+		int slot = ring->next % (int)c->size;
+
+		if (is_float)
+			row_load_float(row, c->src.stride[VDLA_DIM_W], c->src.dtype, ch->count,
+				       ring->x.f[slot]);
+		else
+			row_load_int(row, c->src.stride[VDLA_DIM_W], c->src.dtype, ch->count,
+				     ring->x.i[slot]);
+	}
+}
+
+/* Normalises a W chunk of every channel of one (n, h) line. */
+static void cdp_line(const struct cdp_cfg *c, const int64_t *lut, const struct cdp_chunk *ch,
+		     bool is_float)
+{
+	struct cdp_ring ring; /* 30 KiB of the worker's stack */
+	int channels = (int)c->src.dim[VDLA_DIM_C], half = (int)c->size / 2;
+	uint32_t n = ch->count;
+
+	ring.next = 0;
+	for (int k = 0; k < channels; k++) {
+		int lo = k - half < 0 ? 0 : k - half;
+		int hi = k + half >= channels ? channels - 1 : k + half;
+		uint8_t *out = ch->dst + (uint64_t)k * c->dst.stride[VDLA_DIM_C];
+
+		ring_fill(c, &ring, ch, hi, is_float);
+		if (is_float) {
+			const float *x = ring.x.f[k % (int)c->size];
+			float s[ROW_CHUNK], v[ROW_CHUNK];
+
+			/* The spec's order: s = 0, then + x_j^2 for j = lo..hi. */
+			for (uint32_t i = 0; i < n; i++)
+				s[i] = 0.0f;
+			for (int j = lo; j <= hi; j++) {
+				const float *y = ring.x.f[j % (int)c->size];
+
+				for (uint32_t i = 0; i < n; i++)
+					s[i] += y[i] * y[i];
+			}
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = x[i] * powf(c->k + c->alpha / (float)c->size * s[i], -c->beta);
+			row_store_float(out, c->dst.stride[VDLA_DIM_W], c->dst.dtype, n, v);
+		} else {
+			const int64_t *x = ring.x.i[k % (int)c->size];
+			int64_t s[ROW_CHUNK], v[ROW_CHUNK];
+
+			for (uint32_t i = 0; i < n; i++)
+				s[i] = 0;
+			for (int j = lo; j <= hi; j++) {
+				const int64_t *y = ring.x.i[j % (int)c->size];
+
+				for (uint32_t i = 0; i < n; i++)
+					s[i] += y[i] * y[i];
+			}
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = mul_rshift(x[i], lut_lookup(c, lut, s[i]), c->out_shift,
+						  c->round);
+			row_store_int(out, c->dst.stride[VDLA_DIM_W], c->dst.dtype, n, v, c->wrap);
+		}
+	}
 }
 
 int cdp_run(struct op *op)
@@ -68,7 +155,7 @@ int cdp_run(struct op *op)
 	int64_t lut[VDLA_LUT_ENTRIES];
 	uint8_t *shadow, *out;
 	bool is_float;
-	int half, ret = cdp_load(op->regs, &c);
+	int ret = cdp_load(op->regs, &c);
 
 	if (ret)
 		return ret;
@@ -91,7 +178,6 @@ int cdp_run(struct op *op)
 		return VDLA_ERROR_LIMIT;
 	}
 
-	half = (int)c.size / 2;
 	for (uint32_t n = 0; n < c.src.dim[VDLA_DIM_N]; n++) {
 		for (uint32_t h = 0; h < c.src.dim[VDLA_DIM_H]; h++) {
 			if (op_cancelled(op)) {
@@ -99,44 +185,15 @@ int cdp_run(struct op *op)
 				op_free(op, shadow);
 				return VDLA_ERROR_CANCELLED;
 			}
-			for (uint32_t w = 0; w < c.src.dim[VDLA_DIM_W]; w++) {
-				for (int k = 0; k < (int)c.src.dim[VDLA_DIM_C]; k++) {
-					const uint8_t *x = shadow + tensor_offset(&c.src, n, k, h, w);
-					uint8_t *o = out + tensor_offset(&c.dst, n, k, h, w);
-					int lo = k - half < 0 ? 0 : k - half;
-					int hi = k + half >= (int)c.src.dim[VDLA_DIM_C] ?
-							 (int)c.src.dim[VDLA_DIM_C] - 1 :
-							 k + half;
+			for (uint32_t w = 0; w < c.src.dim[VDLA_DIM_W]; w += ROW_CHUNK) {
+				uint32_t left = c.src.dim[VDLA_DIM_W] - w;
+				struct cdp_chunk ch = {
+					.src = shadow + tensor_offset(&c.src, n, 0, h, w),
+					.dst = out + tensor_offset(&c.dst, n, 0, h, w),
+					.count = left < ROW_CHUNK ? left : ROW_CHUNK,
+				};
 
-					if (is_float) {
-						float s = 0;
-
-						for (int j = lo; j <= hi; j++) {
-							float v = load_float(shadow + tensor_offset(&c.src, n, j, h, w),
-									     c.src.dtype);
-
-							s += v * v;
-						}
-						store_float(o, c.dst.dtype,
-							    load_float(x, c.src.dtype) *
-								    powf(c.k + c.alpha / (float)c.size * s,
-									 -c.beta));
-					} else {
-						int64_t s = 0, m;
-
-						for (int j = lo; j <= hi; j++) {
-							int64_t v = load_int(shadow + tensor_offset(&c.src, n, j, h, w),
-									     c.src.dtype);
-
-							s += v * v;
-						}
-						m = lut_lookup(&c, lut, s);
-						store_int(o, c.dst.dtype,
-							  convert_int(rshift((i128)load_int(x, c.src.dtype) * m,
-									     c.out_shift, c.round),
-								      dtype_bits(c.dst.dtype), c.wrap));
-					}
-				}
+				cdp_line(&c, lut, &ch, is_float);
 			}
 		}
 	}

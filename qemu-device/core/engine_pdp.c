@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "engines.h"
+#include "row_io.h"
 #include "tensor_io.h"
 
 struct pdp_cfg {
@@ -64,54 +65,221 @@ static int pdp_load(const uint32_t *regs, struct pdp_cfg *c)
 	return VDLA_ERROR_NONE;
 }
 
-/* Pools one window; returns the integer or float result via the pointers. */
-static void pool_window(const struct pdp_cfg *c, const struct tensor *t, const uint8_t *base,
-			uint32_t n, uint32_t k, int64_t y0, int64_t x0, int64_t *iv, float *fv)
+/* Outputs of one row pooled at a time: their inputs fit in a stack buffer. */
+#define POOL_OUTPUTS 64u
+#define POOL_INPUTS (POOL_OUTPUTS * VDLA_PDP_MAX_STRIDE + VDLA_PDP_MAX_KERNEL)
+
+/* The window range [lo, hi) of output @o along one axis, and its clamps. */
+struct span {
+	int64_t lo, hi;
+};
+
+static struct span window(uint32_t o, uint32_t stride, uint32_t pad, uint32_t kernel)
 {
-	int64_t h = t->dim[VDLA_DIM_H], w = t->dim[VDLA_DIM_W];
-	bool is_float = dtype_is_float(t->dtype);
-	int64_t isum = 0, ibest = 0, count = 0;
-	float fsum = 0, fbest = 0;
-	bool first = true;
+	int64_t lo = (int64_t)o * stride - pad;
 
-	for (int64_t y = y0; y < y0 + c->kh; y++) {
-		for (int64_t x = x0; x < x0 + c->kw; x++) {
-			bool element = y >= 0 && y < h && x >= 0 && x < w;
-			bool padding = !element && y >= -(int64_t)c->pt && y < h + c->pb &&
-				       x >= -(int64_t)c->pl && x < w + c->pr;
+	return (struct span){ lo, lo + kernel };
+}
 
-			if (padding && c->include_pad)
-				count++;
-			if (!element)
-				continue;
-			count++;
+static struct span clamp(struct span s, int64_t lo, int64_t hi)
+{
+	return (struct span){ s.lo < lo ? lo : s.lo, s.hi > hi ? hi : s.hi };
+}
 
-			const uint8_t *p = base + tensor_offset(t, n, k, (uint32_t)y, (uint32_t)x);
+static int64_t length(struct span s)
+{
+	return s.hi > s.lo ? s.hi - s.lo : 0;
+}
 
-			if (is_float) {
-				float v = load_float(p, t->dtype);
+/* Where one chunk of an output row is and what its windows cover. */
+struct pool_row {
+	const struct tensor *in;
+	const uint8_t *base;
+	uint8_t *out;
+	uint32_t n, k, oy, ox0, count;
+};
 
-				fsum += v;
-				if (first || (c->method == VDLA_PDP_MAX ? v > fbest : v < fbest))
-					fbest = v;
-			} else {
-				int64_t v = load_int(p, t->dtype);
+/*
+ * Elements a window counts for the average: the real ones, plus with
+ * include_pad those in the padding (a rectangle around the input; ceil
+ * mode's windows may reach past it).
+ */
+static int64_t window_count(const struct pdp_cfg *c, const struct tensor *in, struct span ys,
+			    struct span xs)
+{
+	int64_t h = in->dim[VDLA_DIM_H], w = in->dim[VDLA_DIM_W];
 
-				isum += v;
-				if (first || (c->method == VDLA_PDP_MAX ? v > ibest : v < ibest))
-					ibest = v;
+	if (c->include_pad)
+		return length(clamp(ys, -(int64_t)c->pt, h + c->pb)) *
+		       length(clamp(xs, -(int64_t)c->pl, w + c->pr));
+	return length(clamp(ys, 0, h)) * length(clamp(xs, 0, w));
+}
+
+/*
+ * The chunk's windows that lie wholly inside the loaded columns, [*first,
+ * *last): the input is read at base + i * stride + kx for them, a strided
+ * walk the compiler vectorises; the windows at the edges are clamped.
+ */
+static void inner_windows(const struct pdp_cfg *c, const struct pool_row *r, struct span load,
+			  uint32_t *first, uint32_t *last)
+{
+	uint32_t i = 0, j = r->count;
+
+	while (i < j && window(r->ox0 + i, c->sx, c->pl, c->kw).lo < load.lo)
+		i++;
+	while (j > i && window(r->ox0 + j - 1, c->sx, c->pl, c->kw).hi > load.hi)
+		j--;
+	*first = i;
+	*last = j;
+}
+
+/* The columns of the input row the chunk's windows cover, clamped. */
+static struct span loaded_columns(const struct pdp_cfg *c, const struct pool_row *r)
+{
+	struct span cols = { window(r->ox0, c->sx, c->pl, c->kw).lo,
+			     window(r->ox0 + r->count - 1, c->sx, c->pl, c->kw).hi };
+
+	return clamp(cols, 0, r->in->dim[VDLA_DIM_W]);
+}
+
+static inline int64_t fold_int(uint32_t method, int64_t a, int64_t v)
+{
+	if (method == VDLA_PDP_AVG)
+		return a + v;
+	if (method == VDLA_PDP_MAX)
+		return v > a ? v : a;
+	return v < a ? v : a;
+}
+
+/*
+ * Pools a chunk of an output row on the integer path: each input row the
+ * windows cover is loaded once, and every window folds its part of it.
+ * Exact, so the order of the elements does not matter.
+ */
+static void pool_int(const struct pdp_cfg *c, const struct pool_row *r)
+{
+	const struct tensor *in = r->in;
+	struct span ys = window(r->oy, c->sy, c->pt, c->kh);
+	struct span load = loaded_columns(c, r);
+	struct span rows = clamp(ys, 0, in->dim[VDLA_DIM_H]);
+	int64_t buf[POOL_INPUTS], acc[POOL_OUTPUTS];
+	int64_t init = c->method == VDLA_PDP_AVG ? 0 :
+		       (c->method == VDLA_PDP_MAX ? INT64_MIN : INT64_MAX);
+	uint32_t ia, ib;
+
+	inner_windows(c, r, load, &ia, &ib);
+	for (uint32_t i = 0; i < r->count; i++)
+		acc[i] = init;
+	for (int64_t y = rows.lo; y < rows.hi; y++) {
+		row_load_int(r->base + tensor_offset(in, r->n, r->k, (uint32_t)y, (uint32_t)load.lo),
+			     in->stride[VDLA_DIM_W], in->dtype, (uint32_t)length(load), buf);
+		for (uint32_t i = 0; i < r->count; i = i + 1 == ia ? ib : i + 1) {
+			struct span xs = clamp(window(r->ox0 + i, c->sx, c->pl, c->kw), load.lo,
+					       load.hi);
+
+			if (i >= ia && i < ib)
+				continue; /* ia == 0: the first is inner */
+			for (int64_t x = xs.lo; x < xs.hi; x++)
+				acc[i] = fold_int(c->method, acc[i], buf[x - load.lo]);
+		}
+		if (ia < ib) {
+			const int64_t *v = buf + (window(r->ox0 + ia, c->sx, c->pl, c->kw).lo - load.lo);
+
+			for (uint32_t kx = 0; kx < c->kw; kx++) {
+				if (c->method == VDLA_PDP_AVG) {
+					for (uint32_t i = ia; i < ib; i++)
+						acc[i] += v[(i - ia) * c->sx + kx];
+				} else if (c->method == VDLA_PDP_MAX) {
+					for (uint32_t i = ia; i < ib; i++) {
+						int64_t e = v[(i - ia) * c->sx + kx];
+
+						acc[i] = e > acc[i] ? e : acc[i];
+					}
+				} else {
+					for (uint32_t i = ia; i < ib; i++) {
+						int64_t e = v[(i - ia) * c->sx + kx];
+
+						acc[i] = e < acc[i] ? e : acc[i];
+					}
+				}
 			}
-			first = false;
 		}
 	}
-
 	if (c->method == VDLA_PDP_AVG) {
-		*iv = is_float ? 0 : rdiv(isum, count, c->round);
-		*fv = is_float ? fsum / (float)count : 0;
-	} else {
-		*iv = ibest;
-		*fv = fbest;
+		for (uint32_t i = 0; i < r->count; i++)
+			acc[i] = rdiv(acc[i], window_count(c, in, ys,
+							   window(r->ox0 + i, c->sx, c->pl, c->kw)),
+				      c->round);
 	}
+	row_store_int(r->out, c->dst.stride[VDLA_DIM_W], c->dst.dtype, r->count, acc, false);
+}
+
+/*
+ * One element into a float window: a sum from 0 for the average (as the
+ * spec's sum is: 0 + -0 is +0), the first element itself for max and min,
+ * then each later one that is greater (smaller), so that a NaN first in a
+ * window stays its result and a later one is ignored.
+ */
+static inline float fold_float(uint32_t method, bool first, float a, float v)
+{
+	if (method == VDLA_PDP_AVG)
+		return a + v;
+	if (first || (method == VDLA_PDP_MAX ? v > a : v < a))
+		return v;
+	return a;
+}
+
+/*
+ * The float path: each window folds its elements row by row, left to
+ * right, as the spec orders them (a float sum depends on the order).
+ */
+static void pool_float(const struct pdp_cfg *c, const struct pool_row *r)
+{
+	const struct tensor *in = r->in;
+	struct span ys = window(r->oy, c->sy, c->pt, c->kh);
+	struct span load = loaded_columns(c, r);
+	struct span rows = clamp(ys, 0, in->dim[VDLA_DIM_H]);
+	float buf[POOL_INPUTS], acc[POOL_OUTPUTS];
+	uint32_t ia, ib;
+
+	inner_windows(c, r, load, &ia, &ib);
+	for (uint32_t i = 0; i < r->count; i++)
+		acc[i] = 0.0f;
+	for (int64_t y = rows.lo; y < rows.hi; y++) {
+		bool first_row = y == rows.lo;
+
+		row_load_float(r->base + tensor_offset(in, r->n, r->k, (uint32_t)y,
+						       (uint32_t)load.lo),
+			       in->stride[VDLA_DIM_W], in->dtype, (uint32_t)length(load), buf);
+		for (uint32_t i = 0; i < r->count; i = i + 1 == ia ? ib : i + 1) {
+			struct span xs = clamp(window(r->ox0 + i, c->sx, c->pl, c->kw), load.lo,
+					       load.hi);
+
+			if (i >= ia && i < ib)
+				continue; /* ia == 0: the first is inner */
+			for (int64_t x = xs.lo; x < xs.hi; x++)
+				acc[i] = fold_float(c->method, first_row && x == xs.lo, acc[i],
+						    buf[x - load.lo]);
+		}
+		if (ia < ib) {
+			const float *v = buf + (window(r->ox0 + ia, c->sx, c->pl, c->kw).lo - load.lo);
+
+			for (uint32_t kx = 0; kx < c->kw; kx++) {
+				bool first = first_row && kx == 0;
+
+				for (uint32_t i = ia; i < ib; i++)
+					acc[i] = fold_float(c->method, first, acc[i],
+							    v[(i - ia) * c->sx + kx]);
+			}
+		}
+	}
+	if (c->method == VDLA_PDP_AVG) {
+		for (uint32_t i = 0; i < r->count; i++)
+			acc[i] = acc[i] / (float)window_count(c, in, ys,
+							      window(r->ox0 + i, c->sx, c->pl,
+								     c->kw));
+	}
+	row_store_float(r->out, c->dst.stride[VDLA_DIM_W], c->dst.dtype, r->count, acc);
 }
 
 int pdp_run(struct op *op)
@@ -141,18 +309,23 @@ int pdp_run(struct op *op)
 					op_free(op, shadow);
 					return VDLA_ERROR_CANCELLED;
 				}
-				for (uint32_t ox = 0; ox < c.dst.dim[VDLA_DIM_W]; ox++) {
-					uint8_t *o = out + tensor_offset(&c.dst, n, k, oy, ox);
-					int64_t iv;
-					float fv;
+				for (uint32_t ox = 0; ox < c.dst.dim[VDLA_DIM_W]; ox += POOL_OUTPUTS) {
+					uint32_t left = c.dst.dim[VDLA_DIM_W] - ox;
+					struct pool_row r = {
+						.in = in_t,
+						.base = base,
+						.out = out + tensor_offset(&c.dst, n, k, oy, ox),
+						.n = n,
+						.k = k,
+						.oy = oy,
+						.ox0 = ox,
+						.count = left < POOL_OUTPUTS ? left : POOL_OUTPUTS,
+					};
 
-					pool_window(&c, in_t, base, n, k,
-						    (int64_t)oy * c.sy - c.pt,
-						    (int64_t)ox * c.sx - c.pl, &iv, &fv);
 					if (dtype_is_float(c.dst.dtype))
-						store_float(o, c.dst.dtype, fv);
+						pool_float(&c, &r);
 					else
-						store_int(o, c.dst.dtype, iv);
+						pool_int(&c, &r);
 				}
 			}
 		}

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "engines.h"
+#include "row_io.h"
 
 struct rubik_cfg {
 	struct tensor src, dst;
@@ -79,39 +80,72 @@ static int rubik_load(const uint32_t *regs, struct rubik_cfg *c)
 	}
 }
 
-/* The SRC coordinates (W, H, C, N) that DST coordinate @i takes. */
-static void source_of(const struct rubik_cfg *c, const uint32_t *i, uint64_t k, uint32_t *j)
+/* SRC's element @k in (n, c, h, w) order, as a byte offset. */
+static uint64_t reshape_source(const struct tensor *src, uint64_t k, uint32_t *w)
 {
-	uint32_t b = c->bx * c->by, off;
+	uint32_t h, c;
+
+	*w = k % src->dim[VDLA_DIM_W];
+	k /= src->dim[VDLA_DIM_W];
+	h = k % src->dim[VDLA_DIM_H];
+	k /= src->dim[VDLA_DIM_H];
+	c = k % src->dim[VDLA_DIM_C];
+	return tensor_offset(src, (uint32_t)(k / src->dim[VDLA_DIM_C]), c, h, *w);
+}
+
+/*
+ * Fills DST's row (n, c, h) with strided copies: the SRC elements of a row
+ * (or of one phase of it, for CONTRACT) are equally spaced, so no element
+ * needs its own coordinates.
+ */
+static void rubik_row(const struct rubik_cfg *c, const uint8_t *src, uint8_t *dst_row,
+		      uint32_t n, uint32_t ch, uint32_t h)
+{
+	const struct tensor *s = &c->src, *d = &c->dst;
+	uint32_t width = d->dim[VDLA_DIM_W], b = c->bx * c->by, e = s->esize;
+	uint64_t dw = d->stride[VDLA_DIM_W];
+	uint32_t i[4] = { 0, h, ch, n }, j[4];
 
 	switch (c->mode) {
 	case VDLA_RUBIK_PERMUTE:
-		for (int d = 0; d < 4; d++)
-			j[c->perm[d]] = i[d];
+		for (int dim = 0; dim < 4; dim++)
+			j[c->perm[dim]] = i[dim];
+		/* DST's W walks SRC's dimension perm[W]. */
+		row_copy(dst_row, dw, src + tensor_offset(s, j[3], j[2], j[1], j[0]),
+			 s->stride[c->perm[VDLA_DIM_W]], width, e);
 		break;
-	case VDLA_RUBIK_RESHAPE:
-		/* k-th element in (n, c, h, w) order of SRC */
-		j[VDLA_DIM_W] = k % c->src.dim[VDLA_DIM_W];
-		k /= c->src.dim[VDLA_DIM_W];
-		j[VDLA_DIM_H] = k % c->src.dim[VDLA_DIM_H];
-		k /= c->src.dim[VDLA_DIM_H];
-		j[VDLA_DIM_C] = k % c->src.dim[VDLA_DIM_C];
-		j[VDLA_DIM_N] = (uint32_t)(k / c->src.dim[VDLA_DIM_C]);
+	case VDLA_RUBIK_RESHAPE: {
+		uint64_t k = (((uint64_t)n * d->dim[VDLA_DIM_C] + ch) * d->dim[VDLA_DIM_H] + h) *
+			     width;
+
+		for (uint32_t done = 0; done < width;) {
+			uint32_t sw, run;
+			uint64_t from = reshape_source(s, k + done, &sw);
+
+			run = s->dim[VDLA_DIM_W] - sw;
+			if (run > width - done)
+				run = width - done;
+			row_copy(dst_row + done * dw, dw, src + from, s->stride[VDLA_DIM_W], run, e);
+			done += run;
+		}
 		break;
+	}
 	case VDLA_RUBIK_CONTRACT:
-		j[VDLA_DIM_N] = i[VDLA_DIM_N];
-		j[VDLA_DIM_C] = i[VDLA_DIM_C] * b + (i[VDLA_DIM_H] % c->by) * c->bx +
-				i[VDLA_DIM_W] % c->bx;
-		j[VDLA_DIM_H] = i[VDLA_DIM_H] / c->by;
-		j[VDLA_DIM_W] = i[VDLA_DIM_W] / c->bx;
+		/* DST w = x * BX + r comes from SRC channel ch * B + (h % BY) * BX + r, w x. */
+		for (uint32_t r = 0; r < c->bx; r++)
+			row_copy(dst_row + r * dw, dw * c->bx,
+				 src + tensor_offset(s, n, ch * b + (h % c->by) * c->bx + r,
+						     h / c->by, 0),
+				 s->stride[VDLA_DIM_W], s->dim[VDLA_DIM_W], e);
 		break;
-	default: /* SPLIT */
-		off = i[VDLA_DIM_C] % b;
-		j[VDLA_DIM_N] = i[VDLA_DIM_N];
-		j[VDLA_DIM_C] = i[VDLA_DIM_C] / b;
-		j[VDLA_DIM_H] = i[VDLA_DIM_H] * c->by + off / c->bx;
-		j[VDLA_DIM_W] = i[VDLA_DIM_W] * c->bx + off % c->bx;
+	default: { /* SPLIT: DST w comes from SRC w * BX + (ch % B) % BX */
+		uint32_t off = ch % b;
+
+		row_copy(dst_row, dw,
+			 src + tensor_offset(s, n, ch / b, h * c->by + off / c->bx, off % c->bx),
+			 s->stride[VDLA_DIM_W] * c->bx, width, e);
 		break;
+	}
 	}
 }
 
@@ -119,8 +153,6 @@ int rubik_run(struct op *op)
 {
 	struct rubik_cfg c;
 	uint8_t *shadow, *out;
-	uint32_t i[4], j[4];
-	uint64_t k = 0;
 	int ret = rubik_load(op->regs, &c);
 
 	if (ret)
@@ -133,21 +165,15 @@ int rubik_run(struct op *op)
 		op_free(op, shadow);
 		return VDLA_ERROR_LIMIT;
 	}
-	for (i[VDLA_DIM_N] = 0; i[VDLA_DIM_N] < c.dst.dim[VDLA_DIM_N]; i[VDLA_DIM_N]++) {
-		for (i[VDLA_DIM_C] = 0; i[VDLA_DIM_C] < c.dst.dim[VDLA_DIM_C]; i[VDLA_DIM_C]++) {
-			for (i[VDLA_DIM_H] = 0; i[VDLA_DIM_H] < c.dst.dim[VDLA_DIM_H]; i[VDLA_DIM_H]++) {
+	for (uint32_t n = 0; n < c.dst.dim[VDLA_DIM_N]; n++) {
+		for (uint32_t ch = 0; ch < c.dst.dim[VDLA_DIM_C]; ch++) {
+			for (uint32_t h = 0; h < c.dst.dim[VDLA_DIM_H]; h++) {
 				if (op_cancelled(op)) {
 					op_free(op, out);
 					op_free(op, shadow);
 					return VDLA_ERROR_CANCELLED;
 				}
-				for (i[VDLA_DIM_W] = 0; i[VDLA_DIM_W] < c.dst.dim[VDLA_DIM_W];
-				     i[VDLA_DIM_W]++, k++) {
-					source_of(&c, i, k, j);
-					memcpy(out + tensor_offset(&c.dst, i[3], i[2], i[1], i[0]),
-					       shadow + tensor_offset(&c.src, j[3], j[2], j[1], j[0]),
-					       c.src.esize);
-				}
+				rubik_row(&c, shadow, out + tensor_offset(&c.dst, n, ch, h, 0), n, ch, h);
 			}
 		}
 	}

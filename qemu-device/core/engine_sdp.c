@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engines.h"
+#include "row_io.h"
 #include "tensor_io.h"
 
 struct sdp_cfg {
@@ -219,98 +220,174 @@ static int64_t lut_int(const struct sdp_cfg *c, const struct sdp_params *p, int6
 	if (i >= VDLA_LUT_ENTRIES - 1)
 		return p->lut_i[VDLA_LUT_ENTRIES - 1];
 	f = t - (i << c->lut_shift);
-	return sat64((i128)p->lut_i[i] +
-		     rshift128((i128)(p->lut_i[i + 1] - p->lut_i[i]) * f, c->lut_shift, c->round));
+	/* |difference| < 2^17 and f < 2^LUT_SHIFT: the step fits, as does the sum. */
+	return p->lut_i[i] + mul_rshift(p->lut_i[i + 1] - p->lut_i[i], f, c->lut_shift, c->round);
 }
 
-static int64_t element_int(const struct sdp_cfg *c, const struct sdp_params *p, uint32_t k,
-			   int64_t v, int64_t y)
+static inline int64_t sat_add(int64_t a, int64_t b)
 {
-	int64_t e;
+	int64_t sum;
 
-	if (c->bias_mode == VDLA_SDP_MODE_PER_TENSOR)
-		v = sat64((i128)v + (int32_t)c->regs_bias);
-	else if (c->bias_mode == VDLA_SDP_MODE_PER_CHANNEL)
-		v = sat64((i128)v + p->bias_i[k]);
-
-	if (c->scale_mode == VDLA_SDP_MODE_PER_TENSOR)
-		v = rshift((i128)v * (int32_t)c->scale_mul, c->scale_shift, c->round);
-	else if (c->scale_mode == VDLA_SDP_MODE_PER_CHANNEL)
-		v = rshift((i128)v * p->mul_i[k], p->shift_i[k], c->round);
-
-	if (c->ew_op != VDLA_SDP_EW_OP_NONE) {
-		e = rshift((i128)y * (int32_t)c->ew_mul, c->ew_shift, c->round);
-		if (c->ew_op == VDLA_SDP_EW_OP_ADD)
-			v = sat64((i128)v + e);
-		else if (c->ew_op == VDLA_SDP_EW_OP_MUL)
-			v = rshift((i128)v * e, c->ew_post, c->round);
-		else
-			v = v > e ? v : e;
-	}
-
-	switch (c->act) {
-	case VDLA_SDP_ACT_RELU:
-		v = v > 0 ? v : 0;
-		break;
-	case VDLA_SDP_ACT_CLIP:
-		if (v < (int32_t)c->clip_min)
-			v = (int32_t)c->clip_min;
-		if (v > (int32_t)c->clip_max)
-			v = (int32_t)c->clip_max;
-		break;
-	case VDLA_SDP_ACT_LUT:
-		v = lut_int(c, p, v);
-		break;
-	}
-	return sat64((i128)v + (int32_t)c->out_offset);
+	if (!__builtin_add_overflow(a, b, &sum))
+		return sum;
+	return a < 0 ? INT64_MIN : INT64_MAX;
 }
 
-static float element_float(const struct sdp_cfg *c, const struct sdp_params *p, uint32_t k,
-			   float v, float y)
+/* Where one row of SDP's operands is: the source, the element-wise tensor
+ * (NULL without one), the output, and the output channel. */
+struct sdp_row {
+	const uint8_t *x, *y;
+	uint8_t *o;
+	uint64_t x_stride, y_stride, o_stride;
+	uint32_t x_dtype, count, k;
+};
+
+/*
+ * The integer path of docs/hw-spec.md, "SDP", on a row: each step is one
+ * loop over the row with its mode decided once, in exact 64-bit arithmetic
+ * (128-bit only when a product does not fit).
+ */
+static void row_int(const struct sdp_cfg *c, const struct sdp_params *p, const struct sdp_row *r)
 {
-	float e, t;
+	int64_t v[ROW_CHUNK], e[ROW_CHUNK];
+	uint32_t n = r->count;
 
-	if (c->bias_mode == VDLA_SDP_MODE_PER_TENSOR)
-		v = v + fp32_from_bits(c->regs_bias);
-	else if (c->bias_mode == VDLA_SDP_MODE_PER_CHANNEL)
-		v = v + p->bias_f[k];
+	row_load_int(r->x, r->x_stride, r->x_dtype, n, v);
 
-	if (c->scale_mode == VDLA_SDP_MODE_PER_TENSOR)
-		v = v * fp32_from_bits(c->scale_mul);
-	else if (c->scale_mode == VDLA_SDP_MODE_PER_CHANNEL)
-		v = v * p->scale_f[k];
+	if (c->bias_mode != VDLA_SDP_MODE_NONE) {
+		int64_t b = c->bias_mode == VDLA_SDP_MODE_PER_TENSOR ? (int32_t)c->regs_bias :
+								       p->bias_i[r->k];
 
-	if (c->ew_op != VDLA_SDP_EW_OP_NONE) {
-		e = y * fp32_from_bits(c->ew_mul);
-		if (c->ew_op == VDLA_SDP_EW_OP_ADD)
-			v = v + e;
-		else if (c->ew_op == VDLA_SDP_EW_OP_MUL)
-			v = v * e;
-		else
-			v = fmaxf(v, e);
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = sat_add(v[i], b);
 	}
 
-	switch (c->act) {
-	case VDLA_SDP_ACT_RELU:
-		v = fmaxf(v, 0.0f);
-		break;
-	case VDLA_SDP_ACT_CLIP:
-		v = fminf(fmaxf(v, fp32_from_bits(c->clip_min)), fp32_from_bits(c->clip_max));
-		break;
-	case VDLA_SDP_ACT_LUT:
-		t = (v - fp32_from_bits(c->lut_start)) / fp32_from_bits(c->lut_shift);
-		if (!(t > 0.0f)) {
-			v = p->lut_f[0];
-		} else if (t >= (float)(VDLA_LUT_ENTRIES - 1)) {
-			v = p->lut_f[VDLA_LUT_ENTRIES - 1];
+	if (c->scale_mode != VDLA_SDP_MODE_NONE) {
+		bool tensor = c->scale_mode == VDLA_SDP_MODE_PER_TENSOR;
+		int64_t mul = tensor ? (int32_t)c->scale_mul : p->mul_i[r->k];
+		uint32_t shift = tensor ? c->scale_shift : p->shift_i[r->k];
+
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = mul_rshift(v[i], mul, shift, c->round);
+	}
+
+	if (c->ew_op != VDLA_SDP_EW_OP_NONE) {
+		row_load_int(r->y, r->y_stride, c->ew.dtype, n, e);
+		for (uint32_t i = 0; i < n; i++)
+			e[i] = mul_rshift(e[i], (int32_t)c->ew_mul, c->ew_shift, c->round);
+		if (c->ew_op == VDLA_SDP_EW_OP_ADD) {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = sat_add(v[i], e[i]);
+		} else if (c->ew_op == VDLA_SDP_EW_OP_MUL) {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = mul_rshift(v[i], e[i], c->ew_post, c->round);
 		} else {
-			int i = (int)floorf(t);
-
-			v = p->lut_f[i] + (p->lut_f[i + 1] - p->lut_f[i]) * (t - (float)i);
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = v[i] > e[i] ? v[i] : e[i];
 		}
+	}
+
+	switch (c->act) {
+	case VDLA_SDP_ACT_RELU:
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = v[i] > 0 ? v[i] : 0;
+		break;
+	case VDLA_SDP_ACT_CLIP: {
+		int64_t lo = (int32_t)c->clip_min, hi = (int32_t)c->clip_max;
+
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = v[i] < lo ? lo : (v[i] > hi ? hi : v[i]);
 		break;
 	}
-	return v;
+	case VDLA_SDP_ACT_LUT:
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = lut_int(c, p, v[i]);
+		break;
+	}
+
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = sat_add(v[i], (int32_t)c->out_offset);
+	row_store_int(r->o, r->o_stride, c->dst.dtype, n, v, c->wrap);
+}
+
+static float lut_float(const struct sdp_cfg *c, const struct sdp_params *p, float v)
+{
+	float t = (v - fp32_from_bits(c->lut_start)) / fp32_from_bits(c->lut_shift);
+	int i;
+
+	if (!(t > 0.0f))
+		return p->lut_f[0];
+	if (t >= (float)(VDLA_LUT_ENTRIES - 1))
+		return p->lut_f[VDLA_LUT_ENTRIES - 1];
+	i = (int)floorf(t);
+	return p->lut_f[i] + (p->lut_f[i + 1] - p->lut_f[i]) * (t - (float)i);
+}
+
+/* The float path of docs/hw-spec.md, "SDP", on a row, step by step. */
+static void row_float(const struct sdp_cfg *c, const struct sdp_params *p,
+		      const struct sdp_row *r)
+{
+	float v[ROW_CHUNK], e[ROW_CHUNK];
+	uint32_t n = r->count;
+
+	row_load_float(r->x, r->x_stride, r->x_dtype, n, v);
+
+	if (c->bias_mode != VDLA_SDP_MODE_NONE) {
+		float b = c->bias_mode == VDLA_SDP_MODE_PER_TENSOR ? fp32_from_bits(c->regs_bias) :
+								     p->bias_f[r->k];
+
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = v[i] + b;
+	}
+
+	if (c->scale_mode != VDLA_SDP_MODE_NONE) {
+		float s = c->scale_mode == VDLA_SDP_MODE_PER_TENSOR ? fp32_from_bits(c->scale_mul) :
+								      p->scale_f[r->k];
+
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = v[i] * s;
+	}
+
+	if (c->ew_op != VDLA_SDP_EW_OP_NONE) {
+		float m = fp32_from_bits(c->ew_mul);
+
+		row_load_float(r->y, r->y_stride, c->ew.dtype, n, e);
+		for (uint32_t i = 0; i < n; i++)
+			e[i] = e[i] * m;
+		if (c->ew_op == VDLA_SDP_EW_OP_ADD) {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = v[i] + e[i];
+		} else if (c->ew_op == VDLA_SDP_EW_OP_MUL) {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = v[i] * e[i];
+		} else {
+			for (uint32_t i = 0; i < n; i++)
+				v[i] = spec_fmaxf(v[i], e[i]);
+		}
+	}
+
+	switch (c->act) {
+	case VDLA_SDP_ACT_RELU:
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = spec_fmaxf(v[i], 0.0f);
+		break;
+	case VDLA_SDP_ACT_CLIP: {
+		float lo = fp32_from_bits(c->clip_min), hi = fp32_from_bits(c->clip_max);
+
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = spec_fminf(spec_fmaxf(v[i], lo), hi);
+		break;
+	}
+	case VDLA_SDP_ACT_LUT:
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = lut_float(c, p, v[i]);
+		break;
+	}
+
+	if (dtype_is_float(c->dst.dtype))
+		row_store_float(r->o, r->o_stride, c->dst.dtype, n, v);
+	else
+		row_store_rounded(r->o, r->o_stride, c->dst.dtype, n, v, c->round, c->wrap);
 }
 
 int sdp_run(struct op *op)
@@ -356,32 +433,26 @@ int sdp_run(struct op *op)
 						op_free(op, out);
 					goto out;
 				}
-				for (uint32_t w = 0; w < c.src.dim[VDLA_DIM_W]; w++) {
-					const uint8_t *x = src_base + tensor_offset(in_t, n, k, h, w);
-					const uint8_t *y = ew_shadow ?
-						ew_shadow + tensor_offset(&c.ew, n, k, h, w) : NULL;
-					uint8_t *o = out + tensor_offset(&out_t, n, k, h, w);
+				for (uint32_t w = 0; w < c.src.dim[VDLA_DIM_W]; w += ROW_CHUNK) {
+					uint32_t left = c.src.dim[VDLA_DIM_W] - w;
+					struct sdp_row r = {
+						.x = src_base + tensor_offset(in_t, n, k, h, w),
+						.y = ew_shadow ? ew_shadow +
+								 tensor_offset(&c.ew, n, k, h, w) :
+								 NULL,
+						.o = out + tensor_offset(&out_t, n, k, h, w),
+						.x_stride = in_t->stride[VDLA_DIM_W],
+						.y_stride = ew_shadow ? c.ew.stride[VDLA_DIM_W] : 0,
+						.o_stride = out_t.stride[VDLA_DIM_W],
+						.x_dtype = in_t->dtype,
+						.count = left < ROW_CHUNK ? left : ROW_CHUNK,
+						.k = k,
+					};
 
-					if (c.int_path) {
-						int64_t v = element_int(&c, &p, k,
-									load_int(x, in_t->dtype),
-									y ? load_int(y, c.ew.dtype) : 0);
-
-						store_int(o, c.dst.dtype,
-							  convert_int(v, dtype_bits(c.dst.dtype), c.wrap));
-					} else {
-						float v = element_float(&c, &p, k,
-									load_float(x, in_t->dtype),
-									y ? load_float(y, c.ew.dtype) : 0);
-
-						if (dtype_is_float(c.dst.dtype))
-							store_float(o, c.dst.dtype, v);
-						else
-							store_int(o, c.dst.dtype,
-								  convert_int(round_float(v, c.round),
-									      dtype_bits(c.dst.dtype),
-									      c.wrap));
-					}
+					if (c.int_path)
+						row_int(&c, &p, &r);
+					else
+						row_float(&c, &p, &r);
 				}
 			}
 		}

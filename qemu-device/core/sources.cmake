@@ -16,5 +16,6 @@ set(VDLA_CORE_SOURCES
 	engine_pdp.c
 	engine_cdp.c
 	engine_rubik.c
+	row_io.c
 	scratch.c
 )

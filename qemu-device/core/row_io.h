@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Rows of elements: @count elements @stride bytes apart (0 repeats one),
+ * loaded into or stored from arrays of int64_t or float. The element type
+ * is decided once per row, not per element, and a packed row is walked
+ * linearly, so that these loops and the engines' arithmetic on the arrays
+ * vectorise. The engines work on rows of at most ROW_CHUNK elements.
+ */
+#ifndef VDLA_ROW_IO_H
+#define VDLA_ROW_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ROW_CHUNK 256u
+
+void row_load_int(const uint8_t *src, uint64_t stride, uint32_t dtype, uint32_t count,
+		  int64_t *out);
+void row_load_float(const uint8_t *src, uint64_t stride, uint32_t dtype, uint32_t count,
+		    float *out);
+/* Saturates (or with @wrap wraps) to the integer @dtype and stores. */
+void row_store_int(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t count,
+		   const int64_t *v, bool wrap);
+/* Stores as FP32 or FP16 (rounding to nearest even). */
+void row_store_float(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t count,
+		     const float *v);
+/* Rounds by @round, then saturates or wraps to the integer @dtype, and stores. */
+void row_store_rounded(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t count,
+		       const float *v, unsigned int round, bool wrap);
+/* Copies @count elements of @esize bytes (1, 2 or 4) from one row to another. */
+void row_copy(uint8_t *dst, uint64_t dst_stride, const uint8_t *src, uint64_t src_stride,
+	      uint32_t count, uint32_t esize);
+
+#endif /* VDLA_ROW_IO_H */
