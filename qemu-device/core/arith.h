@@ -141,8 +141,9 @@ static inline int64_t rdiv(int64_t v, int64_t d, unsigned int mode)
 /*
  * The spec's fmax and fmin (C's, as glibc 2.36 defines them on x86-64: the
  * first argument on equality, so fmax(-0, +0) is -0; a quiet NaN is
- * ignored; a signalling NaN makes the result NaN: the second argument if it
- * is a NaN, else the first, quietened). Ours, so that no libm of another
+ * ignored, and of two the second is the result; a signalling NaN makes the
+ * result NaN: the second argument if it is a NaN, else the first,
+ * quietened). Ours, so that no libm of another
  * version can change a result, and inline, so that loops need no call per
  * element.
  */
@@ -172,7 +173,7 @@ static inline float spec_fmaxf(float x, float y)
 		return y;
 	if (fp32_signalling(x) || fp32_signalling(y))
 		return fp32_nan_of(x, y);
-	return isnan(y) ? x : y;
+	return isnan(x) ? y : x;
 }
 
 static inline float spec_fminf(float x, float y)
@@ -183,7 +184,7 @@ static inline float spec_fminf(float x, float y)
 		return y;
 	if (fp32_signalling(x) || fp32_signalling(y))
 		return fp32_nan_of(x, y);
-	return isnan(y) ? x : y;
+	return isnan(x) ? y : x;
 }
 
 /* Saturates or wraps @v to a signed integer of @bits bits. */

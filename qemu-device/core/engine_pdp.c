@@ -133,6 +133,17 @@ static void inner_windows(const struct pdp_cfg *c, const struct pool_row *r, str
 	*last = j;
 }
 
+/* Walks the windows outside [ia, ib): the clamped ones at the edges. */
+static uint32_t first_edge(uint32_t ia, uint32_t ib)
+{
+	return ia == 0 ? ib : 0;
+}
+
+static uint32_t next_edge(uint32_t i, uint32_t ia, uint32_t ib)
+{
+	return i + 1 == ia ? ib : i + 1;
+}
+
 /* The columns of the input row the chunk's windows cover, clamped. */
 static struct span loaded_columns(const struct pdp_cfg *c, const struct pool_row *r)
 {
@@ -173,12 +184,10 @@ static void pool_int(const struct pdp_cfg *c, const struct pool_row *r)
 	for (int64_t y = rows.lo; y < rows.hi; y++) {
 		row_load_int(r->base + tensor_offset(in, r->n, r->k, (uint32_t)y, (uint32_t)load.lo),
 			     in->stride[VDLA_DIM_W], in->dtype, (uint32_t)length(load), buf);
-		for (uint32_t i = 0; i < r->count; i = i + 1 == ia ? ib : i + 1) {
+		for (uint32_t i = first_edge(ia, ib); i < r->count; i = next_edge(i, ia, ib)) {
 			struct span xs = clamp(window(r->ox0 + i, c->sx, c->pl, c->kw), load.lo,
 					       load.hi);
 
-			if (i >= ia && i < ib)
-				continue; /* ia == 0: the first is inner */
 			for (int64_t x = xs.lo; x < xs.hi; x++)
 				acc[i] = fold_int(c->method, acc[i], buf[x - load.lo]);
 		}
@@ -251,12 +260,10 @@ static void pool_float(const struct pdp_cfg *c, const struct pool_row *r)
 		row_load_float(r->base + tensor_offset(in, r->n, r->k, (uint32_t)y,
 						       (uint32_t)load.lo),
 			       in->stride[VDLA_DIM_W], in->dtype, (uint32_t)length(load), buf);
-		for (uint32_t i = 0; i < r->count; i = i + 1 == ia ? ib : i + 1) {
+		for (uint32_t i = first_edge(ia, ib); i < r->count; i = next_edge(i, ia, ib)) {
 			struct span xs = clamp(window(r->ox0 + i, c->sx, c->pl, c->kw), load.lo,
 					       load.hi);
 
-			if (i >= ia && i < ib)
-				continue; /* ia == 0: the first is inner */
 			for (int64_t x = xs.lo; x < xs.hi; x++)
 				acc[i] = fold_float(c->method, first_row && x == xs.lo, acc[i],
 						    buf[x - load.lo]);

@@ -2,6 +2,7 @@
 # tests/host/device; they join vdla-host-tests.
 set(VDLA_DEVICE_TEST_SOURCES
 	device_test_util.cpp
+	arith_test.cpp
 	compute_path_test.cpp
 	conv_kernels_test.cpp
 	memory_bound_test.cpp

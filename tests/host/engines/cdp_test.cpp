@@ -94,6 +94,20 @@ INSTANTIATE_TEST_SUITE_P(Cdp, CdpSweep,
 			+ std::to_string(std::get<0>(info.param));
 	});
 
+/* Rows longer than the device normalises at a time (256 elements). */
+TEST(Cdp, RowsWiderThanAChunkMatchReference)
+{
+	for (uint32_t dtype : { VDLA_DTYPE_INT8, VDLA_DTYPE_FP32 }) {
+		DeviceHarness dev(nullptr, kGuestBytes);
+		Rng rng(61 + dtype);
+		Tensor src = randomTensor(rng, dtype, 1, 6, 2, 700);
+		CdpParams p = isFloat(dtype) ? floatParams(5) : intParams(dtype, 5);
+		CdpRun run = runCdp(dev, src, p, Layout::PaddedNchw, Layout::Nhwc);
+		ASSERT_TRUE(succeeded(run.result, kCdp, run.group)) << dtypeName(dtype);
+		EXPECT_TRUE(matches(run.ref, run.got)) << dtypeName(dtype);
+	}
+}
+
 class CdpRounding : public ::testing::TestWithParam<std::tuple<unsigned, bool, uint32_t>>
 {
 };

@@ -49,6 +49,10 @@ const PdpGeom kGeoms[] = {
 	{ "StrideLargerThanKernel", 1, 2, 9, 11, 2, 2, 3, 4, 0, 0, 0, 0, false },
 	{ "OnePixelKernel3Pad1", 1, 2, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1, false },
 	{ "Batch3", 3, 2, 5, 5, 3, 3, 1, 1, 1, 1, 1, 1, false },
+	/* Rows of more outputs than the device pools at a time (64), clamped at both ends. */
+	{ "WideRowsStride2Pad1Ceil", 1, 2, 3, 301, 3, 3, 2, 1, 1, 1, 1, 1, true, Layout::Nhwc,
+		Layout::PaddedNchw },
+	{ "WideRowsKernel5Stride1Pad2", 1, 1, 2, 200, 5, 2, 1, 1, 2, 2, 0, 1, false },
 };
 
 enum class Method { Max, Min, AvgExcludePad, AvgIncludePad };

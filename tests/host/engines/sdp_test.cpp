@@ -575,6 +575,48 @@ TEST(Sdp, LargeTensorAllStagesMatchesReference)
 	EXPECT_TRUE(matches(run.ref, run.got));
 }
 
+/*
+ * Rows longer than the device works on at a time (256 elements), packed
+ * and strided, on both paths: each chunk keeps its channel's parameters.
+ */
+TEST(Sdp, RowsWiderThanAChunkMatchReference)
+{
+	DeviceHarness dev(nullptr, kGuestBytes);
+	Rng rng(26);
+	const uint32_t c = 3, w = 600;
+	SdpParams p;
+	p.bias = VDLA_SDP_MODE_PER_CHANNEL;
+	p.biasChannel = randomInts(rng, c, -1000, 1000);
+	p.scale = VDLA_SDP_MODE_PER_CHANNEL;
+	p.scaleMulChannel = randomInts(rng, c, 1, 30000);
+	p.scaleShiftChannel = randomInts(rng, c, 8, 12);
+	p.ew = VDLA_SDP_EW_OP_MUL;
+	p.ewMul = 5;
+	p.ewShift = 1;
+	p.ewPostShift = 3;
+	p.act = VDLA_SDP_ACT_RELU;
+	p.round = VDLA_ROUND_HALF_EVEN;
+	Tensor x = randomFull(rng, VDLA_DTYPE_INT16, 1, c, 2, w);
+	Tensor y = randomFull(rng, VDLA_DTYPE_INT8, 1, c, 2, w);
+	SdpRun run
+		= runSdp(dev, x, &y, p, VDLA_DTYPE_INT8, Layout::Nchw, Layout::PaddedNhwc, Layout::Nhwc);
+	ASSERT_TRUE(succeeded(run.result, kSdp, run.group));
+	EXPECT_TRUE(matches(run.ref, run.got));
+
+	SdpParams f;
+	f.bias = VDLA_SDP_MODE_PER_CHANNEL;
+	f.fBiasChannel = { 0.5f, -0.25f, 2.0f };
+	f.ew = VDLA_SDP_EW_OP_ADD;
+	f.fEwMul = 0.5f;
+	f.act = VDLA_SDP_ACT_RELU;
+	Tensor fx = randomDyadic(rng, VDLA_DTYPE_FP32, 1, c, 2, w, 64, 2);
+	Tensor fy = randomDyadic(rng, VDLA_DTYPE_FP16, 1, c, 2, w, 64, 2);
+	SdpRun frun = runSdp(
+		dev, fx, &fy, f, VDLA_DTYPE_FP16, Layout::PaddedNhwc, Layout::Nchw, Layout::Nhwc);
+	ASSERT_TRUE(succeeded(frun.result, kSdp, frun.group));
+	EXPECT_TRUE(matches(frun.ref, frun.got));
+}
+
 /* ---- Rounding ties, saturation and wrap -------------------------------- */
 
 class SdpRounding : public ::testing::TestWithParam<unsigned>
