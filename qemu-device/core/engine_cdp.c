@@ -131,7 +131,7 @@ static void cdp_line(const struct cdp_cfg *c, const int64_t *lut, const struct c
 			row_store_float(out, c->dst.stride[VDLA_DIM_W], c->dst.dtype, n, v);
 		} else {
 			const int64_t *x = ring.x.i[k % (int)c->size];
-			int64_t s[ROW_CHUNK], v[ROW_CHUNK];
+			int64_t s[ROW_CHUNK], v[ROW_CHUNK], m[ROW_CHUNK];
 
 			for (uint32_t i = 0; i < n; i++)
 				s[i] = 0;
@@ -141,9 +141,11 @@ static void cdp_line(const struct cdp_cfg *c, const int64_t *lut, const struct c
 				for (uint32_t i = 0; i < n; i++)
 					s[i] += y[i] * y[i];
 			}
-			for (uint32_t i = 0; i < n; i++)
-				v[i] = mul_rshift(x[i], lut_lookup(c, lut, s[i]), c->out_shift,
-						  c->round);
+			for (uint32_t i = 0; i < n; i++) {
+				m[i] = lut_lookup(c, lut, s[i]);
+				v[i] = x[i];
+			}
+			row_mul_rshift(v, n, 0, m, c->out_shift, c->round);
 			row_store_int(out, c->dst.stride[VDLA_DIM_W], c->dst.dtype, n, v, c->wrap);
 		}
 	}

@@ -85,26 +85,35 @@ void row_load_float(const uint8_t *src, uint64_t stride, uint32_t dtype, uint32_
 	}
 }
 
+/* Stores with the overflow policy decided once per row. */
+#define STORE_INT_ROW(T, bits, wrap)                                             \
+	FOR_ROW(dst, stride, sizeof(T), {                                        \
+		T x = (T)convert_int(v[i], (bits), (wrap));                      \
+									         \
+		memcpy(p, &x, sizeof(T));                                        \
+	})
+
 void row_store_int(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t count,
 		   const int64_t *v, bool wrap)
 {
 	switch (dtype) {
 	case VDLA_DTYPE_INT8:
-		FOR_ROW(dst, stride, 1, *p = (uint8_t)convert_int(v[i], 8, wrap));
+		if (wrap)
+			STORE_INT_ROW(int8_t, 8, true);
+		else
+			STORE_INT_ROW(int8_t, 8, false);
 		break;
 	case VDLA_DTYPE_INT16:
-		FOR_ROW(dst, stride, 2, {
-			int16_t x = (int16_t)convert_int(v[i], 16, wrap);
-
-			memcpy(p, &x, 2);
-		});
+		if (wrap)
+			STORE_INT_ROW(int16_t, 16, true);
+		else
+			STORE_INT_ROW(int16_t, 16, false);
 		break;
 	default:
-		FOR_ROW(dst, stride, 4, {
-			int32_t x = (int32_t)convert_int(v[i], 32, wrap);
-
-			memcpy(p, &x, 4);
-		});
+		if (wrap)
+			STORE_INT_ROW(int32_t, 32, true);
+		else
+			STORE_INT_ROW(int32_t, 32, false);
 		break;
 	}
 }
@@ -134,6 +143,40 @@ void row_store_rounded(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t c
 		for (uint32_t i = 0; i < n; i++)
 			r[i] = round_float(v[done + i], round);
 		row_store_int(dst + done * stride, stride, dtype, n, r, wrap);
+	}
+}
+
+/* One loop per rounding mode, so that each inlines its own rounding. */
+#define MUL_RSHIFT_ROWS(mode)                                                    \
+	do {                                                                     \
+		if (muls) {                                                      \
+			for (uint32_t i = 0; i < count; i++)                     \
+				v[i] = mul_rshift(v[i], muls[i], s, (mode));     \
+		} else {                                                         \
+			for (uint32_t i = 0; i < count; i++)                     \
+				v[i] = mul_rshift(v[i], mul, s, (mode));         \
+		}                                                                \
+	} while (0)
+
+void row_mul_rshift(int64_t *v, uint32_t count, int64_t mul, const int64_t *muls,
+		    unsigned int s, unsigned int round)
+{
+	switch (round) {
+	case VDLA_ROUND_TO_ZERO:
+		MUL_RSHIFT_ROWS(VDLA_ROUND_TO_ZERO);
+		break;
+	case VDLA_ROUND_FLOOR:
+		MUL_RSHIFT_ROWS(VDLA_ROUND_FLOOR);
+		break;
+	case VDLA_ROUND_HALF_UP:
+		MUL_RSHIFT_ROWS(VDLA_ROUND_HALF_UP);
+		break;
+	case VDLA_ROUND_HALF_AWAY:
+		MUL_RSHIFT_ROWS(VDLA_ROUND_HALF_AWAY);
+		break;
+	default:
+		MUL_RSHIFT_ROWS(VDLA_ROUND_HALF_EVEN);
+		break;
 	}
 }
 

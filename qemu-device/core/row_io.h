@@ -27,6 +27,12 @@ void row_store_float(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t cou
 /* Rounds by @round, then saturates or wraps to the integer @dtype, and stores. */
 void row_store_rounded(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t count,
 		       const float *v, unsigned int round, bool wrap);
+/*
+ * v[i] = rshift(v[i] * m, s, round) (m = @mul, or m[i] with @muls), as
+ * arith.h's mul_rshift, with the rounding mode decided once per row.
+ */
+void row_mul_rshift(int64_t *v, uint32_t count, int64_t mul, const int64_t *muls,
+		    unsigned int s, unsigned int round);
 /* Copies @count elements of @esize bytes (1, 2 or 4) from one row to another. */
 void row_copy(uint8_t *dst, uint64_t dst_stride, const uint8_t *src, uint64_t src_stride,
 	      uint32_t count, uint32_t esize);

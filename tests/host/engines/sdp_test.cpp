@@ -766,6 +766,21 @@ TEST(Sdp, IntegerStagesSaturateTo64BitsWithExact128BitProducts)
 	run = runSdp(dev, x, &y, q, VDLA_DTYPE_INT32);
 	ASSERT_TRUE(succeeded(run.result, kSdp, run.group));
 	EXPECT_TRUE(matches(run.ref, run.got));
+	dev.ackInterrupts(VDLA_INT_ALL);
+
+	/*
+	 * Without the shift the EW product saturates at -2^63 for x[0] * y[1]
+	 * (2^63 - 1 for x[0] * y[0]); OUT_OFFSET -1 then saturates again at
+	 * -2^63 (not past it, to the top), and the INT8 output says which.
+	 */
+	q.ewPostShift = 0;
+	q.outOffset = -1;
+	q.wrap = false;
+	run = runSdp(dev, x, &y, q, VDLA_DTYPE_INT8);
+	ASSERT_TRUE(succeeded(run.result, kSdp, run.group));
+	EXPECT_EQ(run.ref.i[1], -128);
+	EXPECT_EQ(run.ref.i[0], 127);
+	EXPECT_TRUE(matches(run.ref, run.got));
 }
 
 TEST(Sdp, FloatToIntegerSaturatesOrWrapsAndNanBecomesZero)
