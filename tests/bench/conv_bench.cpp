@@ -308,6 +308,15 @@ int main(int argc, char **argv)
 				    gmacs / int8Gmacs, vdla_compute_path_name(VDLA_COMPUTE_PATH(compute)));
 		}
 	}
+	{
+		DeviceHarness dev(nullptr, 64ull << 20);
+		const Layer small = { "small", 16, 16, 8, 3, 1, 1, 1 };
+		std::vector<uint8_t> out;
+		double t = deviceTime(dev, small, Type::Fp32, 200, &out);
+		std::printf("{\"bench\": \"conv_fp32_small_op_us\", \"value\": %.1f, \"unit\": \"us\", "
+			    "\"shape\": \"1x16x8x8 k3 oc16\"}\n",
+			    t * 1e6);
+	}
 	dnnl_stream_destroy(stream);
 	dnnl_engine_destroy(eng);
 	return 0;
