@@ -450,6 +450,43 @@ TEST(Conv, RerunningAGroupRepeatsItsOperationOnNewData)
 }
 
 /*
+ * The device keeps oneDNN convolutions by shape and strides (32 per
+ * worker): the same dims with other strides, new data, and a shape evicted
+ * by 40 others and seen again must each compute their own result. Dyadic
+ * values, so that every summation order gives the reference's bits.
+ */
+TEST(Conv, KeptFp32ConvolutionsFollowStridesDataAndEviction)
+{
+	DeviceHarness dev(nullptr, kGuestBytes);
+	Rng rng(12);
+	ConvParams p;
+	p.padL = p.padT = 1;
+	auto run = [&](uint32_t w, Layout sl, Layout dl) {
+		Tensor src = randomDyadic(rng, VDLA_DTYPE_FP32, 1, 3, 6, w, 64, 2);
+		Tensor wgt = randomDyadic(rng, VDLA_DTYPE_FP32, 4, 3, 3, 3, 16, 2);
+		Tensor ref = conv(src, wgt, p);
+		ConvOp op;
+		op.p = p;
+		op.src = placeTensor(dev, src, sl);
+		op.wgt = placeTensor(dev, wgt);
+		op.dst = allocTensor(dev, ref.dtype, ref.n, ref.c, ref.h, ref.w, dl);
+		unsigned group = consumer(dev, kConv);
+		programConv(dev, group, op);
+		bool ok = succeeded(runGroup(dev, kConv, group), kConv, group) &&
+			  matches(ref, load(dev, op.dst));
+		dev.ackInterrupts(VDLA_INT_ALL);
+		return ok;
+	};
+	EXPECT_TRUE(run(7, Layout::Nchw, Layout::Nchw));
+	EXPECT_TRUE(run(7, Layout::PaddedNhwc, Layout::PaddedNchw));
+	EXPECT_TRUE(run(7, Layout::Nchw, Layout::Nchw));
+	for (uint32_t w = 8; w < 48; w++)
+		EXPECT_TRUE(run(w, Layout::Nchw, Layout::Nhwc)) << "width " << w;
+	EXPECT_TRUE(run(7, Layout::Nchw, Layout::Nchw));
+	EXPECT_TRUE(run(7, Layout::PaddedNhwc, Layout::PaddedNchw));
+}
+
+/*
  * Overlapping strides, which docs/hw-spec.md allows and oneDNN refuses: a
  * dense FP32 operation first, so that a descriptor left over from it would
  * be used if the refusal went unnoticed (it was: wrong data read past the
