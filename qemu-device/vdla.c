@@ -221,15 +221,23 @@ static int vdla_dma_read(void *opaque, uint64_t addr, void *buf,
  * address_space_map gives a pointer into RAM, or for anything else a
  * bounce buffer that unmapping would write through the memory API (and
  * so possibly the big lock): that case is released unwritten and fails.
+ * A map for reading (an input read in place) fills its bounce buffer at
+ * once: only a range that is RAM is asked for, and the memory attribute
+ * keeps the fill from reaching MMIO if the map changed in between.
  */
 static void *vdla_dma_map(void *opaque, uint64_t addr, uint64_t len,
                           bool write)
 {
     AddressSpace *as = pci_get_address_space(PCI_DEVICE(opaque));
+    MemTxAttrs attrs = { .memory = !write };
     hwaddr plen = len;
     ram_addr_t offset;
-    void *ptr = address_space_map(as, addr, &plen, write,
-                                  MEMTXATTRS_UNSPECIFIED);
+    void *ptr;
+
+    if (!write && !vdla_dma_valid(opaque, addr, len)) {
+        return NULL;
+    }
+    ptr = address_space_map(as, addr, &plen, write, attrs);
 
     if (!ptr) {
         return NULL;

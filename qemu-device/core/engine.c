@@ -88,7 +88,7 @@ int op_stage_access(struct op *op, struct access *access, uint8_t *shadow)
 }
 
 int op_input(struct op *op, const struct tensor *t, bool flying, const struct tensor **in,
-	     const uint8_t **base, uint8_t **shadow)
+	     const uint8_t **base, const uint8_t **shadow)
 {
 	int ret = 0;
 
@@ -112,30 +112,59 @@ void *op_alloc(struct op *op, size_t size)
 	return scratch_get(op->pool, size);
 }
 
-void op_free(struct op *op, void *ptr)
+void op_free(struct op *op, const void *ptr)
 {
-	scratch_put(op->pool, ptr);
+	for (int i = 0; ptr && i < OP_MAX_MAPPED; i++) {
+		if (op->mapped[i].ptr == ptr) {
+			if (op->mapped[i].unmap)
+				access_unmap_input(&op->mem, ptr, op->mapped[i].extent);
+			op->mapped[i].ptr = NULL;
+			return;
+		}
+	}
+	scratch_put(op->pool, (void *)ptr);
 }
 
-uint8_t *op_gather(struct op *op, const struct tensor *t, int *error)
+/* Reads @a in place if it can, keeping a mapping for op_free; NULL if not. */
+static const uint8_t *gather_in_place(struct op *op, const struct access *a)
+{
+	int slot = -1;
+	const uint8_t *ptr;
+	bool mapped;
+
+	for (int i = 0; i < OP_MAX_MAPPED && slot < 0; i++) {
+		if (!op->mapped[i].ptr)
+			slot = i;
+	}
+	if (slot < 0)
+		return NULL;
+	ptr = access_map_input(&op->mem, a, &mapped);
+	if (ptr)
+		op->mapped[slot] = (struct mapped_input){ ptr, a->extent, mapped };
+	return ptr;
+}
+
+const uint8_t *op_gather(struct op *op, const struct tensor *t, int *error)
 {
 	struct access access;
-	uint8_t *shadow = op_alloc(op, tensor_extent(t));
+	const uint8_t *in = NULL;
+	uint8_t *shadow = NULL;
 
-	if (!shadow) {
-		*error = VDLA_ERROR_LIMIT;
-		return NULL;
-	}
 	*error = access_tensor(&op->mem, t, false, &access);
 	if (!*error)
-		*error = access_read(&op->mem, &access, shadow);
+		in = gather_in_place(op, &access);
+	if (!*error && !in) {
+		shadow = op_alloc(op, tensor_extent(t));
+		*error = shadow ? access_read(&op->mem, &access, shadow) : VDLA_ERROR_LIMIT;
+		in = shadow;
+	}
 	op->stat.bytes_read += access.bytes;
 	access_free(&op->mem, &access);
 	if (*error) {
 		op_free(op, shadow);
 		return NULL;
 	}
-	return shadow;
+	return in;
 }
 
 int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf)
@@ -180,6 +209,9 @@ static void op_release(struct op *op)
 	op_free(op, op->fly_in.data);
 	op_free(op, op->fly_out.data);
 	op->fly_in.data = op->fly_out.data = NULL;
+	/* Inputs an engine left in place (none should): guest memory is never held past an op. */
+	for (int i = 0; i < OP_MAX_MAPPED; i++)
+		op_free(op, op->mapped[i].ptr);
 }
 
 /* ---- register access --------------------------------------------------- */

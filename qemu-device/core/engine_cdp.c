@@ -155,7 +155,8 @@ int cdp_run(struct op *op)
 {
 	struct cdp_cfg c;
 	int64_t lut[VDLA_LUT_ENTRIES];
-	uint8_t *shadow, *out;
+	const uint8_t *shadow;
+	uint8_t *out;
 	bool is_float;
 	int ret = cdp_load(op->regs, &c);
 

@@ -198,7 +198,8 @@ int conv_run(struct op *op)
 {
 	struct conv_cfg c;
 	struct conv_problem p;
-	uint8_t *src_shadow = NULL, *wgt_shadow = NULL, *out_shadow = NULL;
+	const uint8_t *src_shadow = NULL, *wgt_shadow = NULL;
+	uint8_t *out_shadow = NULL;
 	void *src_dense = NULL, *wgt_dense = NULL, *out_dense = NULL;
 	bool on_onednn;
 	int ret = conv_load(op->regs, &c);
@@ -233,7 +234,7 @@ int conv_run(struct op *op)
 	 * on the onednn path where the weights keep oneDNN exact; vdla's own
 	 * integer kernels otherwise.
 	 */
-	p.wgt.data = wgt_shadow;
+	p.wgt.data = (void *)wgt_shadow; /* inputs are only read */
 	element_strides(&c.wgt, p.wgt.stride);
 	on_onednn = dtype_is_float(c.src.dtype) ||
 		    (c.src.dtype == VDLA_DTYPE_INT8 &&
@@ -246,7 +247,7 @@ int conv_run(struct op *op)
 	 * such an operand goes through a dense copy.
 	 */
 	p.pt = c.pt, p.pb = c.pb, p.pl = c.pl, p.pr = c.pr;
-	p.src.data = src_shadow;
+	p.src.data = (void *)src_shadow;
 	element_strides(&c.src, p.src.stride);
 	if (on_onednn && (c.src.dtype == VDLA_DTYPE_FP16 || c.pad_value ||
 			  !conv_onednn_takes_strides(&p, CONV_SRC))) {

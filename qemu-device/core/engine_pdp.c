@@ -292,7 +292,8 @@ static void pool_float(const struct pdp_cfg *c, const struct pool_row *r)
 int pdp_run(struct op *op)
 {
 	struct pdp_cfg c;
-	uint8_t *shadow = NULL, *out;
+	const uint8_t *shadow = NULL;
+	uint8_t *out;
 	const uint8_t *base;
 	const struct tensor *in_t;
 	int ret = pdp_load(op->regs, &c);

@@ -152,7 +152,8 @@ static void rubik_row(const struct rubik_cfg *c, const uint8_t *src, uint8_t *ds
 int rubik_run(struct op *op)
 {
 	struct rubik_cfg c;
-	uint8_t *shadow, *out;
+	const uint8_t *shadow;
+	uint8_t *out;
 	int ret = rubik_load(op->regs, &c);
 
 	if (ret)

@@ -395,7 +395,8 @@ int sdp_run(struct op *op)
 {
 	struct sdp_cfg c;
 	struct sdp_params p;
-	uint8_t *src_shadow = NULL, *ew_shadow = NULL, *out;
+	const uint8_t *src_shadow = NULL, *ew_shadow = NULL;
+	uint8_t *out;
 	const uint8_t *src_base;
 	struct tensor out_t;
 	const struct tensor *in_t;

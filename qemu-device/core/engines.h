@@ -23,6 +23,14 @@ struct staged_output {
 };
 
 #define OP_MAX_OUTPUTS 2
+/* Inputs an operation reads in place at once (CONV: source and weights). */
+#define OP_MAX_MAPPED 4
+
+struct mapped_input {
+	const uint8_t *ptr;
+	uint64_t extent;
+	bool unmap;	/* guest RAM the host mapped; false: SRAM */
+};
 
 struct op {
 	struct vdla_core *core;
@@ -37,6 +45,7 @@ struct op {
 	struct group_stat stat;
 	struct staged_output out[OP_MAX_OUTPUTS];
 	unsigned int outputs;
+	struct mapped_input mapped[OP_MAX_MAPPED];
 	struct fly fly_in;	/* from the previous member of a chain */
 	struct fly fly_out;	/* to the next member */
 	int error;
@@ -53,11 +62,12 @@ int op_stage_output(struct op *op, const struct tensor *t, uint8_t *shadow);
  */
 int op_stage_access(struct op *op, struct access *access, uint8_t *shadow);
 /*
- * Reads a whole tensor into a new shadow buffer of tensor_extent() bytes
- * (give it back with op_free) that mirrors its layout from t->addr; counts
- * the bytes. NULL with *error set on failure.
+ * A whole input tensor, read-only, laid out as in memory from t->addr for
+ * tensor_extent() bytes: where it is (SRAM, or guest RAM in one physically
+ * contiguous stretch) or else a shadow copy. Give it back with op_free.
+ * Counts the bytes. NULL with *error set on failure.
  */
-uint8_t *op_gather(struct op *op, const struct tensor *t, int *error);
+const uint8_t *op_gather(struct op *op, const struct tensor *t, int *error);
 /*
  * The input @t of an engine that can take it flying: with @flying, the
  * previous chain member's output (whose type and shape must be @t's, else
@@ -65,10 +75,11 @@ uint8_t *op_gather(struct op *op, const struct tensor *t, int *error);
  * it back with op_free). Sets *@in and *@base to read the elements through.
  */
 int op_input(struct op *op, const struct tensor *t, bool flying, const struct tensor **in,
-	     const uint8_t **base, uint8_t **shadow);
+	     const uint8_t **base, const uint8_t **shadow);
 /* Large buffers for an operation, from the executing worker's pool. */
 void *op_alloc(struct op *op, size_t size);
-void op_free(struct op *op, void *ptr);
+/* Gives back op_alloc's buffers and op_gather's inputs. */
+void op_free(struct op *op, const void *ptr);
 /* Reads a raw range into @buf, counting bytes. */
 int op_read_range(struct op *op, uint64_t addr, uint64_t len, void *buf);
 /* Whether a reset voided @op: long loops look every so often and stop. */

@@ -448,6 +448,42 @@ int access_read(struct mem_ctx *ctx, const struct access *a, uint8_t *shadow)
 	return a->mirror ? read_pages(ctx, a, shadow) : read_runs(ctx, a, shadow);
 }
 
+/*
+ * Whether the extent of @a is one physically contiguous stretch of checked
+ * pages: then it can be read where it is.
+ */
+static bool one_stretch(const struct access *a)
+{
+	for (uint64_t i = 0; i < a->pages; i++) {
+		if (!(a->page[i] & PAGE_TOUCHED) ||
+		    (i && (a->page[i] & PAGE_MASK) != (a->page[i - 1] & PAGE_MASK) + VDLA_PAGE_SIZE))
+			return false;
+	}
+	return a->pages > 0;
+}
+
+const uint8_t *access_map_input(struct mem_ctx *ctx, const struct access *a, bool *mapped)
+{
+	struct vdla_core *core = ctx->core;
+
+	*mapped = false;
+	if (!a->mirror || a->write)
+		return NULL;
+	if (a->sram)
+		return core->sram + (a->va - VDLA_SRAM_BASE);
+	if (!one_stretch(a))
+		return NULL;
+	*mapped = true;
+	return core->host.dma_map(core->host.opaque, physical(a, a->va), a->extent, false);
+}
+
+void access_unmap_input(struct mem_ctx *ctx, const uint8_t *ptr, uint64_t extent)
+{
+	struct vdla_core *core = ctx->core;
+
+	core->host.dma_unmap(core->host.opaque, (void *)ptr, extent, false, 0);
+}
+
 /* ---- writing ------------------------------------------------------------ */
 
 /* The page of guest RAM an access writes through. */

@@ -116,6 +116,16 @@ int access_lines(struct mem_ctx *ctx, uint64_t va, uint64_t line_bytes, uint64_t
 		 struct access *a);
 void access_free(struct mem_ctx *ctx, struct access *a);
 
+/*
+ * The extent of input @a where it is, read-only, instead of a copy: in
+ * SRAM, or in guest RAM when its pages are one physically contiguous
+ * stretch (*@mapped: give it back with access_unmap_input()). NULL when it
+ * must be read with access_read(). The operation then reads the input
+ * while it computes, as hardware would: a guest that changes it meanwhile
+ * gets unspecified results, and nothing else.
+ */
+const uint8_t *access_map_input(struct mem_ctx *ctx, const struct access *a, bool *mapped);
+void access_unmap_input(struct mem_ctx *ctx, const uint8_t *ptr, uint64_t extent);
 /* Reads every run into @shadow; VDLA_ERROR_MMU_FAULT if DMA fails. */
 int access_read(struct mem_ctx *ctx, const struct access *a, uint8_t *shadow);
 /*

@@ -60,12 +60,13 @@ struct vdla_core_host {
 	 */
 	bool (*dma_valid)(void *opaque, uint64_t addr, uint64_t len);
 	/*
-	 * A host pointer through which the device writes guest RAM [addr,
-	 * addr + len) directly, or NULL if that range is not writable RAM
-	 * (then the write fails): outputs are written this way, so that a run
-	 * of one byte costs a memcpy. dma_unmap releases it; the first
-	 * @written bytes may have changed. Neither may wait for anything a
-	 * vCPU may hold while it accesses the device (QEMU's big lock).
+	 * A host pointer to guest RAM [addr, addr + len), or NULL if that
+	 * range is not RAM. With @write, the device writes outputs through it
+	 * (NULL: the write fails), so that a run of one byte costs a memcpy;
+	 * without, it reads an input in place (NULL: it reads a copy through
+	 * dma_read). dma_unmap releases it; the first @written bytes may have
+	 * changed. Neither may wait for anything a vCPU may hold while it
+	 * accesses the device (QEMU's big lock).
 	 */
 	void *(*dma_map)(void *opaque, uint64_t addr, uint64_t len, bool write);
 	void (*dma_unmap)(void *opaque, void *ptr, uint64_t len, bool write, uint64_t written);

@@ -10,4 +10,5 @@ set(VDLA_ENGINE_TEST_SOURCES
 	rubik_test.cpp
 	fusion_test.cpp
 	pingpong_test.cpp
+	in_place_test.cpp
 )

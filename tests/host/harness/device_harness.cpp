@@ -262,7 +262,7 @@ int DeviceHarness::dmaRead(void *opaque, uint64_t addr, void *buf, uint64_t len)
 	return 0;
 }
 
-void *DeviceHarness::dmaMap(void *opaque, uint64_t addr, uint64_t len, bool)
+void *DeviceHarness::dmaMap(void *opaque, uint64_t addr, uint64_t len, bool write)
 {
 	auto *self = static_cast<DeviceHarness *>(opaque);
 	{
@@ -271,11 +271,19 @@ void *DeviceHarness::dmaMap(void *opaque, uint64_t addr, uint64_t len, bool)
 		    self->mapHoleStart_ < addr + len)
 			return nullptr;
 	}
-	return self->dmaAllowed(addr, len) ? self->memory_.data() + addr : nullptr;
+	if (!self->dmaAllowed(addr, len))
+		return nullptr;
+	if (!write) {
+		self->inputMaps_++;
+		self->inputMapsHeld_++;
+	}
+	return self->memory_.data() + addr;
 }
 
-void DeviceHarness::dmaUnmap(void *, void *, uint64_t, bool, uint64_t)
+void DeviceHarness::dmaUnmap(void *opaque, void *, uint64_t, bool write, uint64_t)
 {
+	if (!write)
+		static_cast<DeviceHarness *>(opaque)->inputMapsHeld_--;
 }
 
 bool DeviceHarness::dmaValid(void *opaque, uint64_t addr, uint64_t len)

@@ -86,9 +86,10 @@ public:
 	/* Fails DMA to guest-physical range [gpa, gpa+len) (simulates a hole). */
 	void setDmaHole(uint64_t gpa, uint64_t len);
 	/*
-	 * Refuses to map [gpa, gpa+len) for writing while dma_valid still says
-	 * it is memory: the guest changed its memory map between the device's
-	 * check of an output and its write.
+	 * Refuses to map [gpa, gpa+len) while dma_valid still says it is
+	 * memory: the guest changed its memory map between the device's check
+	 * of an output and its write, or the host cannot map an input (the
+	 * device then copies it).
 	 */
 	void setMapHole(uint64_t gpa, uint64_t len);
 	/*
@@ -97,6 +98,12 @@ public:
 	 * at an exact point of an operation. An empty function removes it.
 	 */
 	void setDmaReadHook(std::function<void(uint64_t gpa, uint64_t len)> hook);
+	/*
+	 * Read-only maps of guest memory the device asked for (inputs it reads
+	 * in place), and how many it holds now.
+	 */
+	unsigned inputMaps() const { return inputMaps_.load(); }
+	int inputMapsHeld() const { return inputMapsHeld_.load(); }
 	/* Calls @hook when the device asks for an MSI-X message, before counting it. */
 	void setRaiseHook(std::function<void()> hook);
 
@@ -132,6 +139,8 @@ private:
 	std::mutex lock_;
 	std::condition_variable irqCv_;
 	std::atomic<unsigned> messages_{ 0 };
+	std::atomic<unsigned> inputMaps_{ 0 };
+	std::atomic<int> inputMapsHeld_{ 0 };
 	std::vector<std::string> errors_;
 };
 
