@@ -120,7 +120,12 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 	ctx->file = vfile;
 	atomic_inc(&vdev->counters.contexts);
 
-	ret = xa_alloc(&vfile->contexts, &id, ctx, XA_LIMIT(1, DRM_VDLA_MAX_CONTEXTS),
+	/*
+	 * The id is reserved first and the context published with it set:
+	 * once in the array, another thread may destroy and free it (ids are
+	 * easy to guess), so nothing may touch it after the store.
+	 */
+	ret = xa_alloc(&vfile->contexts, &id, NULL, XA_LIMIT(1, DRM_VDLA_MAX_CONTEXTS),
 		       GFP_KERNEL);
 	if (ret) {
 		if (ret == -EBUSY) {
@@ -133,7 +138,14 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 	}
 	ctx->id = id;
 	args->ctx_id = id;
-	return 0;
+	/*
+	 * Fails only if a CTX_DESTROY of the unannounced id took the slot
+	 * and no memory is left for it again; the context is not visible then.
+	 */
+	ret = xa_err(xa_store(&vfile->contexts, id, ctx, GFP_KERNEL));
+	if (ret)
+		vdla_ctx_destroy(ctx);
+	return ret;
 }
 
 int vdla_ioctl_ctx_destroy(struct drm_device *drm, void *data, struct drm_file *file)

@@ -17,6 +17,7 @@
 
 #include <drm/vdla_accel.h>
 
+#include "vdla_core_ioctls.h"
 #include "vdla_ctx.h"
 #include "vdla_debugfs.h"
 #include "vdla_device.h"
@@ -45,9 +46,20 @@ static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(SUBMIT, submit),
 };
 
+/* DRM_ACCEL_FOPS, with the core's ioctls filtered (vdla_core_ioctls.c). */
 static const struct file_operations vdla_accel_fops = {
 	.owner = THIS_MODULE,
-	DRM_ACCEL_FOPS,
+	.open = accel_open,
+	.release = drm_release,
+	.unlocked_ioctl = vdla_accel_ioctl,
+#ifdef CONFIG_COMPAT
+	.compat_ioctl = vdla_accel_compat_ioctl,
+#endif
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+	.mmap = drm_gem_mmap,
+	.fop_flags = FOP_UNSIGNED_OFFSET,
 	.show_fdinfo = drm_show_fdinfo,
 };
 
@@ -59,6 +71,8 @@ static const struct file_operations vdla_accel_fops = {
  * 1.3 - SUBMIT flag DRM_VDLA_SUBMIT_OP_STATS: per-operation statistics.
  * 1.4 - SRAM BOs (DRM_VDLA_BO_CREATE_SRAM) and QUERY MEMORY.
  * 1.5 - QUERY COMPUTE: the host compute path of hardware 2.1.
+ * 1.6 - The node offers what a render node does of the DRM core's ioctls
+ *       (EACCES for the rest); syncobj arrays of at most 1024 per call.
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |

@@ -5,10 +5,13 @@
  */
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "submit_test.h"
 
@@ -68,6 +71,53 @@ TEST_F(CtxIoctl, AFileHoldsAtMostMaxContexts)
 	EXPECT_EQ(contexts.back().destroy(), 0);
 	Ctx again(fd());
 	EXPECT_EQ(again.error(), 0);
+}
+
+/*
+ * CTX_DESTROY of the ids CTX_CREATE is about to hand out (they are small
+ * and predictable), from another thread: a context destroyed between its
+ * publication and the end of CTX_CREATE was written after it was freed
+ * (slub's "Poison overwritten" in the kernel log, which fails the run).
+ * Every id either thread got back must be one the other side can account
+ * for, and the file must work afterwards.
+ */
+TEST_F(CtxIoctl, CreateRacingDestroyOfPredictedIds)
+{
+	std::atomic<bool> stop{ false };
+	std::atomic<long> created{ 0 }, destroyedByRacer{ 0 };
+	std::thread racer([&] {
+		while (!stop) {
+			for (uint32_t id = 1; id <= 8; id++) {
+				drm_vdla_ctx_destroy args = {};
+				args.ctx_id = id;
+				if (ioctlError(fd(), DRM_IOCTL_VDLA_CTX_DESTROY, &args) == 0)
+					destroyedByRacer++;
+			}
+		}
+	});
+	long destroyedByCreator = 0;
+	auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+	while (std::chrono::steady_clock::now() < end) {
+		drm_vdla_ctx_create args = {};
+		args.priority = DRM_VDLA_PRIORITY_NORMAL;
+		if (ioctlError(fd(), DRM_IOCTL_VDLA_CTX_CREATE, &args) != 0)
+			continue;
+		created++;
+		drm_vdla_ctx_destroy d = {};
+		d.ctx_id = args.ctx_id;
+		if (ioctlError(fd(), DRM_IOCTL_VDLA_CTX_DESTROY, &d) == 0)
+			destroyedByCreator++;
+	}
+	stop = true;
+	racer.join();
+	EXPECT_GT(created.load(), 100);
+	EXPECT_GT(destroyedByRacer.load(), 0) << "the race never happened";
+	/* Each context was destroyed exactly once, by one side or the other. */
+	EXPECT_EQ(created.load(), destroyedByCreator + destroyedByRacer.load());
+
+	Ctx ctx(fd());
+	ASSERT_EQ(ctx.error(), 0);
+	EXPECT_EQ(ctx.query().state, uint32_t(DRM_VDLA_CTX_STATE_ACTIVE));
 }
 
 TEST_F(CtxIoctl, QueryOfAFreshContext)
