@@ -269,69 +269,123 @@ static struct vdla_mapping *find_mapping(struct vdla_bo *bo, struct vdla_as *as)
 }
 
 /*
- * The mapping of @obj in @file's address space, created with @writable if
- * there is none; -EBUSY if there is one with another access and
- * @must_match. Returns a new reference.
+ * Whether @handle of @file still names @obj. The DRM core clears a handle's
+ * entry before it calls vdla_gem_close() for it, so under the BO's
+ * mappings_lock this decides which of the two comes first: a mapping made
+ * while the handle is there is one vdla_gem_close() will find.
  */
-static struct vdla_mapping *mapping_get(struct drm_file *file, struct drm_gem_object *obj,
-					bool writable, bool must_match)
+static bool handle_names(struct drm_file *file, u32 handle, struct drm_gem_object *obj)
 {
-	struct vdla_file *vfile = file->driver_priv;
-	struct vdla_bo *bo = to_vdla_bo(obj);
+	bool names;
+
+	spin_lock(&file->table_lock);
+	names = idr_find(&file->object_idr, handle) == obj;
+	spin_unlock(&file->table_lock);
+	return names;
+}
+
+/* A new mapping of @bo in @as, not yet on the BO's list; mappings_lock held. */
+static struct vdla_mapping *mapping_create(struct vdla_bo *bo, struct vdla_as *as, bool writable)
+{
 	struct vdla_mapping *m;
 	struct sg_table *sgt;
 	int ret;
 
-	mutex_lock(&bo->mappings_lock);
-	m = find_mapping(bo, vfile->as);
-	if (m) {
-		if (must_match && m->writable != writable) {
-			mutex_unlock(&bo->mappings_lock);
-			return ERR_PTR(-EBUSY);
-		}
-		kref_get(&m->ref);
-		mutex_unlock(&bo->mappings_lock);
-		return m;
-	}
-
+	lockdep_assert_held(&bo->mappings_lock);
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m) {
-		mutex_unlock(&bo->mappings_lock);
+	if (!m)
 		return ERR_PTR(-ENOMEM);
-	}
 	if (!vdla_bo_is_sram(bo)) {
 		sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
 		ret = PTR_ERR_OR_ZERO(sgt);
 		if (!ret)
-			ret = vdla_as_map(vfile->as, &m->node, obj->size, sgt, writable);
+			ret = vdla_as_map(as, &m->node, bo->base.base.size, sgt, writable);
 		if (ret) {
-			mutex_unlock(&bo->mappings_lock);
 			kfree(m);
 			return ERR_PTR(ret);
 		}
 	}
-	/* One reference for the handle, one for the caller. */
 	kref_init(&m->ref);
-	kref_get(&m->ref);
-	m->handle_ref = true;
 	m->writable = writable;
 	m->bo = bo;
-	drm_gem_object_get(obj);
-	m->as = vfile->as;
-	vdla_as_get(m->as);
+	drm_gem_object_get(&bo->base.base);
+	m->as = as;
+	vdla_as_get(as);
 	list_add_tail(&m->bo_link, &bo->mappings);
-	atomic_inc(&vfile->vdev->counters.mappings);
+	atomic_inc(&as->vdev->counters.mappings);
+	return m;
+}
+
+/*
+ * The mapping of @obj in @file's address space, created with @writable if
+ * there is none; -EBUSY if there is one with another access and
+ * @must_match. A new mapping holds a reference for @handle only if the
+ * handle still names @obj: one closed meanwhile (another thread may close
+ * any handle number) would never drop it. Returns a new reference.
+ */
+static struct vdla_mapping *mapping_get(struct drm_file *file, struct drm_gem_object *obj,
+					u32 handle, bool writable, bool must_match)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_bo *bo = to_vdla_bo(obj);
+	struct vdla_mapping *m;
+
+	mutex_lock(&bo->mappings_lock);
+	m = find_mapping(bo, vfile->as);
+	if (m) {
+		if (must_match && m->writable != writable)
+			m = ERR_PTR(-EBUSY);
+		else
+			kref_get(&m->ref);
+		mutex_unlock(&bo->mappings_lock);
+		return m;
+	}
+	m = mapping_create(bo, vfile->as, writable);
+	if (!IS_ERR(m) && handle_names(file, handle, obj)) {
+		m->handle_ref = true;
+		kref_get(&m->ref);
+	}
 	mutex_unlock(&bo->mappings_lock);
 	return m;
 }
 
-struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_object *obj)
+struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_object *obj,
+				      u32 handle)
 {
-	return mapping_get(file, obj, true, false);
+	return mapping_get(file, obj, handle, true, false);
+}
+
+/*
+ * Gives new handle @handle the mapping @m BO_CREATE made before publishing
+ * it, unless a racing thread already made one for the handle (then that
+ * one, whose address the handle has, and @m goes) or closed it. Returns the
+ * caller's reference to the mapping the handle has.
+ */
+static struct vdla_mapping *mapping_adopt(struct drm_file *file, struct drm_gem_object *obj,
+					  u32 handle, struct vdla_mapping *m)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_bo *bo = to_vdla_bo(obj);
+	struct vdla_mapping *found;
+
+	mutex_lock(&bo->mappings_lock);
+	found = find_mapping(bo, vfile->as);
+	if (found) {
+		kref_get(&found->ref);
+	} else if (handle_names(file, handle, obj)) {
+		m->handle_ref = true;
+		kref_get(&m->ref);
+	}
+	mutex_unlock(&bo->mappings_lock);
+	if (!found)
+		return m; /* the handle's now, or closed already: then ours is the last */
+	vdla_mapping_put(m);
+	return found;
 }
 
 int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *file)
 {
+	struct vdla_file *vfile = file->driver_priv;
 	struct drm_vdla_bo_create *args = data;
 	bool sram = args->flags & DRM_VDLA_BO_CREATE_SRAM;
 	struct drm_gem_shmem_object *shmem;
@@ -363,21 +417,27 @@ int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 			return PTR_ERR(shmem);
 		obj = &shmem->base;
 	}
-	ret = drm_gem_handle_create(file, obj, &handle);
+	/*
+	 * Everything that can fail comes before the handle is published: once
+	 * it is, another thread may close it and reuse its number, so it may
+	 * never be deleted by number here.
+	 */
+	ret = bo_mmap_offset(obj, &args->mmap_offset);
 	if (ret)
 		goto out_put;
-	m = vdla_mapping_get(file, obj);
+	mutex_lock(&to_vdla_bo(obj)->mappings_lock);
+	m = mapping_create(to_vdla_bo(obj), vfile->as, true);
+	mutex_unlock(&to_vdla_bo(obj)->mappings_lock);
 	if (IS_ERR(m)) {
 		ret = PTR_ERR(m);
-		drm_gem_handle_delete(file, handle);
 		goto out_put;
 	}
-	ret = bo_mmap_offset(obj, &args->mmap_offset);
+	ret = drm_gem_handle_create(file, obj, &handle);
 	if (ret) {
 		vdla_mapping_put(m);
-		drm_gem_handle_delete(file, handle);
 		goto out_put;
 	}
+	m = mapping_adopt(file, obj, handle, m);
 	args->size = obj->size;
 	args->handle = handle;
 	args->device_address = vdla_mapping_address(m);
@@ -401,7 +461,7 @@ int vdla_ioctl_bo_info(struct drm_device *drm, void *data, struct drm_file *file
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
-	m = vdla_mapping_get(file, obj);
+	m = vdla_mapping_get(file, obj, args->handle);
 	if (IS_ERR(m)) {
 		ret = PTR_ERR(m);
 		goto out;
@@ -478,7 +538,7 @@ int vdla_ioctl_bo_import(struct drm_device *drm, void *data, struct drm_file *fi
 	obj = drm_gem_object_lookup(file, handle);
 	if (!obj)
 		return -ENOENT;
-	m = mapping_get(file, obj, writable, true);
+	m = mapping_get(file, obj, handle, writable, true);
 	if (IS_ERR(m)) {
 		ret = PTR_ERR(m);
 		drm_dbg(drm, "BO_IMPORT: %s\n", ret == -EBUSY ?

@@ -63,10 +63,12 @@ static inline struct vdla_bo *to_vdla_bo(struct drm_gem_object *obj)
 struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t size);
 
 /*
- * The mapping of @obj in @file's address space, created (writable) if the
- * file has none yet; a new reference the caller puts.
+ * The mapping of @obj, which the caller found through @handle, in @file's
+ * address space, created (writable) if the file has none yet; a new
+ * reference the caller puts.
  */
-struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_object *obj);
+struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_object *obj,
+				      u32 handle);
 void vdla_mapping_put(struct vdla_mapping *m);
 u64 vdla_mapping_address(const struct vdla_mapping *m);
 /* The BO's kernel mapping in @vaddr, made on first use. */

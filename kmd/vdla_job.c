@@ -140,7 +140,7 @@ static int resolve_addresses(struct drm_file *file, struct vdla_job *job,
 			drm_gem_object_put(obj);
 			return -EINVAL;
 		}
-		m = vdla_mapping_get(file, obj);
+		m = vdla_mapping_get(file, obj, a->handle);
 		if (IS_ERR(m)) {
 			drm_gem_object_put(obj);
 			return PTR_ERR(m);

@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <set>
+#include <thread>
 
 #include "submit_test.h"
 #include "vdla_regs.h"
@@ -49,6 +51,69 @@ struct CopyJob {
 };
 
 using BoIoctl = SubmitTest;
+
+/*
+ * GEM_CLOSE of the handle numbers BO_CREATE, BO_IMPORT and BO_INFO are
+ * about to use, from another thread. A handle closed before its first
+ * mapping was made left that mapping holding a reference for it forever:
+ * the BO and the address space outlived the file (debugfs bos and mappings
+ * never came back; rmmod then warned). After the file is closed everything
+ * must be released.
+ */
+TEST_F(BoIoctl, CloseRacingFirstUseOfPredictedHandlesLeaksNothing)
+{
+	const int index = node_.index();
+	auto baseline = objectCounts(index);
+	{
+		Node racer(paths_.front());
+		ASSERT_TRUE(racer.valid());
+		Bo shared(fd(), 4096);
+		ASSERT_EQ(shared.error(), 0);
+		int dmabuf = shared.exportFd();
+		ASSERT_GE(dmabuf, 0);
+		std::atomic<bool> stop{ false };
+		std::atomic<long> closed{ 0 };
+		std::thread closer([&] {
+			while (!stop) {
+				for (uint32_t handle = 1; handle <= 8; handle++) {
+					drm_gem_close args = {};
+					args.handle = handle;
+					if (ioctlError(racer.fd(), DRM_IOCTL_GEM_CLOSE, &args) == 0)
+						closed++;
+				}
+			}
+		});
+		long made = 0;
+		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+		for (unsigned i = 0; std::chrono::steady_clock::now() < end; i++) {
+			if (i % 2) {
+				drm_vdla_bo_create create = {};
+				create.size = 4096;
+				made += ioctlError(racer.fd(), DRM_IOCTL_VDLA_BO_CREATE, &create) == 0;
+			} else {
+				drm_vdla_bo_import import = {};
+				import.fd = dmabuf;
+				made += ioctlError(racer.fd(), DRM_IOCTL_VDLA_BO_IMPORT, &import) == 0;
+			}
+			drm_vdla_bo_info info = {};
+			info.handle = 1 + i % 8;
+			ioctlError(racer.fd(), DRM_IOCTL_VDLA_BO_INFO, &info);
+		}
+		stop = true;
+		closer.join();
+		::close(dmabuf);
+		EXPECT_GT(made, 100);
+		EXPECT_GT(closed.load(), 0) << "the race never happened";
+	}
+	std::map<std::string, long> now;
+	EXPECT_TRUE(waitUntil(
+		[&] {
+			now = objectCounts(index);
+			return now == baseline;
+		},
+		5000))
+		<< "before: " << describeCounts(baseline) << "; after closing: " << describeCounts(now);
+}
 
 TEST_F(BoIoctl, CreateRoundsUpToPagesAndZeroFills)
 {
