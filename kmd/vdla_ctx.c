@@ -7,6 +7,7 @@
  */
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
+#include <linux/capability.h>
 #include <linux/dma-fence.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -99,6 +100,12 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 		drm_dbg(drm, "CTX_CREATE: priority %u is not one of 0..%u\n", args->priority,
 			DRM_VDLA_PRIORITIES - 1);
 		return -EINVAL;
+	}
+
+	/* As amdgpu and others: a priority above normal is a privilege, never downgraded. */
+	if (args->priority > DRM_VDLA_PRIORITY_NORMAL && !capable(CAP_SYS_NICE)) {
+		drm_dbg(drm, "CTX_CREATE: priority %u needs CAP_SYS_NICE\n", args->priority);
+		return -EACCES;
 	}
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);

@@ -9,6 +9,7 @@
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_print.h>
+#include <linux/capability.h>
 #include <linux/interrupt.h>
 
 #include <drm/vdla_accel.h>
@@ -108,17 +109,26 @@ static int vdla_test_irq_run(struct vdla_device *vdev, struct drm_vdla_test_irq 
 	long left;
 	ktime_t start;
 
+	/*
+	 * INT_ENABLE is written under fw_lock, as the reset path writes it:
+	 * a reset between the two writes here must not be undone by them.
+	 */
 	reinit_completion(&vdev->test_irq_done);
-	if (masked)
+	if (masked) {
+		mutex_lock(&vdev->fw_lock);
 		vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_DRIVER_INTERRUPTS & ~VDLA_INT_TEST);
+		mutex_unlock(&vdev->fw_lock);
+	}
 
 	start = ktime_get();
 	vdla_write(vdev, VDLA_REG_INT_SET, VDLA_INT_TEST);
 	left = wait_for_completion_interruptible_timeout(&vdev->test_irq_done,
 							 msecs_to_jiffies(args->timeout_ms));
 	if (masked) {
+		mutex_lock(&vdev->fw_lock);
 		vdla_write(vdev, VDLA_REG_INT_STATUS, VDLA_INT_TEST);
 		vdla_write(vdev, VDLA_REG_INT_ENABLE, VDLA_DRIVER_INTERRUPTS);
+		mutex_unlock(&vdev->fw_lock);
 	}
 
 	if (left < 0)
@@ -135,6 +145,11 @@ int vdla_ioctl_test_irq(struct drm_device *drm, void *data, struct drm_file *fil
 	struct drm_vdla_test_irq *args = data;
 	int ret, idx;
 
+	/* A test of the interrupt path, not a service: administrators only. */
+	if (!capable(CAP_SYS_ADMIN)) {
+		drm_dbg(drm, "TEST_IRQ: needs CAP_SYS_ADMIN\n");
+		return -EACCES;
+	}
 	ret = vdla_test_irq_check_args(vdev, args);
 	if (ret)
 		return ret;

@@ -9,6 +9,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
+#include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -280,6 +281,11 @@ int vdla_ioctl_test_bdma(struct drm_device *drm, void *data, struct drm_file *fi
 	int ret, idx;
 
 	BUILD_BUG_ON(PAGE_SIZE != VDLA_PAGE_SIZE);
+	/* It pauses the dispatcher for up to seconds: administrators only. */
+	if (!capable(CAP_SYS_ADMIN)) {
+		drm_dbg(drm, "TEST_BDMA: needs CAP_SYS_ADMIN\n");
+		return -EACCES;
+	}
 	ret = check_args(vdev, args);
 	if (ret)
 		return ret;
