@@ -427,6 +427,21 @@ static void abort_running(struct vdla_device *vdev, int error)
 	finish(vdev, job, error);
 }
 
+/* Collects what the device finished and moves the running task on. */
+static void process_events(struct vdla_device *vdev)
+{
+	u32 ended = 0;
+
+	lockdep_assert_held(&vdev->fw_lock);
+	dla_process_events(vdev->fw_engine, &ended);
+	if (ended) {
+		if (vdev->selftest_running)
+			complete(&vdev->selftest_done);
+		else if (sched_of(vdev)->running)
+			task_ended(vdev);
+	}
+}
+
 static void watchdog_work(struct work_struct *work)
 {
 	struct vdla_device *vdev = container_of(to_delayed_work(work), struct vdla_device,
@@ -435,6 +450,12 @@ static void watchdog_work(struct work_struct *work)
 	struct vdla_job *job;
 
 	mutex_lock(&vdev->fw_lock);
+	/*
+	 * The device's state first: an interrupt can be lost (the message or
+	 * the DONE bit), and a job the device finished must complete, not be
+	 * aborted, failed and its context banned.
+	 */
+	process_events(vdev);
 	job = s->running;
 	if (job) {
 		u64 used = job->run_ns + ktime_to_ns(ktime_sub(ktime_get(), job->start_time));
@@ -457,16 +478,8 @@ static void watchdog_work(struct work_struct *work)
 
 void vdla_sched_irq(struct vdla_device *vdev)
 {
-	u32 ended = 0;
-
 	mutex_lock(&vdev->fw_lock);
-	dla_process_events(vdev->fw_engine, &ended);
-	if (ended) {
-		if (vdev->selftest_running)
-			complete(&vdev->selftest_done);
-		else if (sched_of(vdev)->running)
-			task_ended(vdev);
-	}
+	process_events(vdev);
 	dispatch(vdev);
 	mutex_unlock(&vdev->fw_lock);
 }

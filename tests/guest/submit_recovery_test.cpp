@@ -78,6 +78,39 @@ TEST_F(Recovery, HungJobTimesOutResetsAndBansItsContext)
 }
 
 /*
+ * DROP_IRQ: the device finishes the job's last operation but neither sets
+ * its DONE bit nor sends the message. The watchdog reads the device before
+ * it judges: the job completes with 0 and nothing is banned or reset (it
+ * was aborted with ETIMEDOUT, its context banned, although its output was
+ * there).
+ */
+TEST_F(Recovery, AJobWhoseLastInterruptIsLostCompletes)
+{
+	ParamOverride timeout("job_timeout_ms", "300");
+	ASSERT_EQ(timeout.error(), 0);
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "drop_irq", 1), 0);
+	auto before = readState(node_.index());
+	Ctx ctx(fd());
+	Rng rng(92);
+	SmallJob job(fd());
+	job.prepare(rng, WorkKind::Copy);
+	Syncobj done(fd());
+	ASSERT_EQ(submit(fd(), job.submission(ctx.id(), done.sync())), 0);
+	EXPECT_TRUE(fenceSucceeds(done));
+	EXPECT_TRUE(job.check());
+
+	drm_vdla_ctx_query q = ctx.query();
+	EXPECT_EQ(q.state, uint32_t(DRM_VDLA_CTX_STATE_ACTIVE));
+	EXPECT_EQ(q.jobs_completed, 1u);
+	EXPECT_EQ(q.jobs_failed, 0u);
+	auto after = readState(node_.index());
+	EXPECT_EQ(after["timeouts"], before["timeouts"]);
+	EXPECT_EQ(after["resets"], before["resets"]);
+	EXPECT_TRUE(runJob(job, ctx.id())) << "the next job";
+}
+
+/*
  * The jobs queued behind a job that gets its context banned are cancelled;
  * CTX_QUERY still says why the context was banned (last_error and
  * hw_error describe the same job).
