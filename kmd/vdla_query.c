@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * DRM_IOCTL_VDLA_QUERY: structured information for userspace, copied out with
- * an exact-size contract so that the structures can grow in later versions.
+ * DRM_IOCTL_VDLA_QUERY: structured information for userspace. The caller's
+ * size and the driver's may differ, so that the structures can grow: an
+ * older caller gets the prefix it knows, a newer one zeros in the fields
+ * this driver does not have (as panthor and copy_struct_to_user do).
  */
 #include <drm/drm_print.h>
 #include <linux/uaccess.h>
@@ -87,9 +89,9 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		args->size = size;
 		return 0;
 	}
-	if (args->size != size) {
-		drm_dbg(&vdev->drm, "QUERY: size %u, query %u needs %u\n", args->size,
-			args->query, size);
+	if (args->size > PAGE_SIZE) {
+		drm_dbg(&vdev->drm, "QUERY: size %u is above a page, no structure of ours\n",
+			args->size);
 		return -EINVAL;
 	}
 
@@ -104,7 +106,11 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		vdla_fill_query_compute(vdev, &info.compute);
 		break;
 	}
-	if (copy_to_user(u64_to_user_ptr(args->data), &info, size))
+	if (copy_to_user(u64_to_user_ptr(args->data), &info, min(args->size, size)))
 		return -EFAULT;
+	if (args->size > size &&
+	    clear_user(u64_to_user_ptr(args->data) + size, args->size - size))
+		return -EFAULT;
+	args->size = size;
 	return 0;
 }
