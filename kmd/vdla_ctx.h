@@ -31,6 +31,8 @@ struct vdla_ctx {
 	struct drm_sched_entity entity;
 	/** @submit_lock: orders seqno, arm and push of the context's jobs. */
 	struct mutex submit_lock;
+	/** @queued_jobs: jobs submitted and not yet freed (DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT). */
+	atomic_t queued_jobs;
 	/** @fence_context: the timeline of the context's job fences. */
 	u64 fence_context;
 	u64 seqno;

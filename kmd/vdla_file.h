@@ -29,6 +29,10 @@ struct vdla_file {
 	struct vdla_as *as;
 	/** @contexts: the file's contexts by id (xarray's own lock). */
 	struct xarray contexts;
+	/** @queued_jobs: jobs submitted and not yet freed (DRM_VDLA_MAX_QUEUED_JOBS_PER_FILE). */
+	atomic_t queued_jobs;
+	/** @queued_bytes: kernel memory they hold (DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE). */
+	atomic64_t queued_bytes;
 	/** @busy_ns: device time of the file's jobs; under vdev->fw_lock. */
 	u64 busy_ns;
 	/** @closed: the file is gone: its jobs are cancelled, not run. */

@@ -42,8 +42,58 @@ static const struct dma_fence_ops vdla_fence_ops = {
 	.get_timeline_name = fence_timeline_name,
 };
 
+/*
+ * Counts @job in its context's and file's queues, or fails with -EAGAIN
+ * past a limit (the job is then freed by the caller, uncounted). Queues
+ * are bounded so that SUBMITs behind a fence that never signals cannot
+ * take the guest's memory; the memory is also charged to the caller's
+ * memory cgroup (GFP_KERNEL_ACCOUNT).
+ */
+static int charge_queues(struct drm_device *drm, struct vdla_job *job)
+{
+	struct vdla_file *vfile = job->file;
+	u64 bytes = job->alloc_size + job->state_size;
+
+	if (atomic_inc_return(&job->ctx->queued_jobs) > DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT) {
+		drm_dbg(drm, "SUBMIT: context %u has %u jobs queued\n", job->ctx->id,
+			DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT);
+		goto out_ctx;
+	}
+	if (atomic_inc_return(&vfile->queued_jobs) > DRM_VDLA_MAX_QUEUED_JOBS_PER_FILE) {
+		drm_dbg(drm, "SUBMIT: the file has %u jobs queued\n",
+			DRM_VDLA_MAX_QUEUED_JOBS_PER_FILE);
+		goto out_file;
+	}
+	if (atomic64_add_return(bytes, &vfile->queued_bytes) > DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE) {
+		drm_dbg(drm, "SUBMIT: the file's queued jobs would hold over %u bytes\n",
+			DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE);
+		atomic64_sub(bytes, &vfile->queued_bytes);
+		goto out_file;
+	}
+	job->charged = true;
+	job->charged_bytes = bytes;
+	return 0;
+
+out_file:
+	atomic_dec(&vfile->queued_jobs);
+out_ctx:
+	atomic_dec(&job->ctx->queued_jobs);
+	return -EAGAIN;
+}
+
+static void uncharge_queues(struct vdla_job *job)
+{
+	if (!job->charged)
+		return;
+	atomic64_sub(job->charged_bytes, &job->file->queued_bytes);
+	atomic_dec(&job->file->queued_jobs);
+	atomic_dec(&job->ctx->queued_jobs);
+	job->charged = false;
+}
+
 void vdla_job_free(struct vdla_job *job)
 {
+	uncharge_queues(job);
 	for (u32 i = 0; i < job->count; i++)
 		vdla_mapping_put(job->mappings[i]);
 	for (u32 i = 0; i < job->bo_count; i++)
@@ -197,7 +247,7 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 	}
 	job->num_ops = num_ops;
 	job->state_size = dla_task_state_size(num_ops);
-	job->state = kvzalloc(job->state_size, GFP_KERNEL);
+	job->state = kvzalloc(job->state_size, GFP_KERNEL_ACCOUNT);
 	if (!job->state)
 		return -ENOMEM;
 
@@ -325,11 +375,12 @@ static struct vdla_job *job_alloc(struct vdla_device *vdev, struct vdla_ctx *ctx
 	size_t bos = buffers + count * sizeof(struct vdla_fw_buffer);
 	size_t writes = bos + count * sizeof(struct drm_gem_object *);
 	size_t size = writes + BITS_TO_LONGS(count) * sizeof(unsigned long);
-	struct vdla_job *job = kvzalloc(size, GFP_KERNEL);
+	struct vdla_job *job = kvzalloc(size, GFP_KERNEL_ACCOUNT);
 
 	if (!job)
 		return NULL;
-	job->done = kzalloc(sizeof(*job->done), GFP_KERNEL);
+	job->alloc_size = size;
+	job->done = kzalloc(sizeof(*job->done), GFP_KERNEL_ACCOUNT);
 	if (!job->done) {
 		kvfree(job);
 		return NULL;
@@ -393,7 +444,7 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 	}
 
 	list = args->address_count <= ARRAY_SIZE(small_list) ? small_list :
-	       kvmalloc_array(args->address_count, sizeof(*list), GFP_KERNEL);
+	       kvmalloc_array(args->address_count, sizeof(*list), GFP_KERNEL_ACCOUNT);
 	if (!list) {
 		ret = -ENOMEM;
 		goto out_ctx;
@@ -418,6 +469,9 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 	if (ret)
 		goto out_job;
 	ret = prepare_op_stats(drm, job, args, list);
+	if (ret)
+		goto out_job;
+	ret = charge_queues(drm, job);
 	if (ret)
 		goto out_job;
 

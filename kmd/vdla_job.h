@@ -50,6 +50,11 @@ struct vdla_job {
 	u32 bo_count;
 	struct drm_gem_object **bos;
 	unsigned long *bo_writes;
+	/** @alloc_size: bytes of the job's own allocation (job_alloc). */
+	size_t alloc_size;
+	/** @charged: counted in its context's and file's queues (and how many bytes). */
+	bool charged;
+	u64 charged_bytes;
 	/* The firmware's state area for the task. */
 	void *state;
 	size_t state_size;

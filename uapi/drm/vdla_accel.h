@@ -574,6 +574,17 @@ struct drm_vdla_op_stats {
 #define DRM_VDLA_MAX_ADDRESSES		1024
 /** DRM_VDLA_MAX_IN_SYNCS: in-syncs of one job, at most. */
 #define DRM_VDLA_MAX_IN_SYNCS		64
+/*
+ * Queued jobs (submitted, not yet ended and freed) SUBMIT accepts, at most;
+ * past a limit it fails with EAGAIN until some end. The bytes are the
+ * kernel memory the jobs hold (their address lists and task state).
+ */
+/** DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT: queued jobs of one context. */
+#define DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT	256
+/** DRM_VDLA_MAX_QUEUED_JOBS_PER_FILE: queued jobs of one open file. */
+#define DRM_VDLA_MAX_QUEUED_JOBS_PER_FILE	1024
+/** DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE: kernel memory of one file's queued jobs. */
+#define DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE	(64u << 20)
 
 /**
  * struct drm_vdla_submit - argument of DRM_IOCTL_VDLA_SUBMIT
