@@ -9,18 +9,21 @@
  * allocator warning near 2^31). The node takes what a render node takes of
  * the core (version and caps, handle close, PRIME, syncobjs) and refuses
  * the rest with EACCES as a render node does; it bounds the syncobj counts
- * before the core sees them.
+ * before the core sees them; and it serves read-only PRIME exports itself,
+ * so that each carries its permission (vdla_gem_export_read_only()).
  */
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_print.h>
 #include <linux/compat.h>
+#include <linux/dma-buf.h>
 #include <linux/uaccess.h>
 
 #include <drm/drm.h>
 
 #include "vdla_core_ioctls.h"
+#include "vdla_gem.h"
 
 static bool core_ioctl_allowed(unsigned int nr)
 {
@@ -105,18 +108,80 @@ static int check_core_ioctl(struct file *filp, unsigned int cmd, void __user *ar
 	return 0;
 }
 
+/*
+ * PRIME_HANDLE_TO_FD: an export's permission is its own. Without DRM_RDWR
+ * the driver makes a new read-only dma-buf (the core would hand out the
+ * object's one dma-buf, whose mode the first export fixed); with it, the
+ * core's read-write one, unless the caller holds the object read-only
+ * (EACCES: never a quiet downgrade). Returns 1 to let the core serve it.
+ */
+static int prime_handle_to_fd(struct file *filp, unsigned int cmd, void __user *arg)
+{
+	struct drm_file *file = filp->private_data;
+	struct drm_prime_handle args;
+	struct drm_gem_object *obj;
+	struct dma_buf *dmabuf;
+	int ret = 1;
+
+	if (_IOC_SIZE(cmd) < sizeof(args) || copy_from_user(&args, arg, sizeof(args)) ||
+	    (args.flags & ~(DRM_CLOEXEC | DRM_RDWR)))
+		return 1; /* the core's answer: EFAULT or EINVAL */
+	obj = drm_gem_object_lookup(file, args.handle);
+	if (!obj)
+		return -ENOENT;
+	if (args.flags & DRM_RDWR) {
+		if (vdla_gem_read_only(obj)) {
+			drm_dbg_core(file->minor->dev,
+				     "PRIME_HANDLE_TO_FD: BO %u is held read-only\n", args.handle);
+			ret = -EACCES;
+		}
+		goto out;
+	}
+	dmabuf = vdla_gem_export_read_only(obj);
+	if (IS_ERR(dmabuf)) {
+		ret = PTR_ERR(dmabuf);
+		goto out;
+	}
+	ret = dma_buf_fd(dmabuf, args.flags & DRM_CLOEXEC);
+	if (ret < 0) {
+		dma_buf_put(dmabuf);
+		goto out;
+	}
+	args.fd = ret;
+	ret = copy_to_user(arg, &args, sizeof(args)) ? -EFAULT : 0;
+out:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+static long accel_ioctl(struct file *filp, unsigned int cmd, void __user *arg, bool compat,
+			unsigned long raw)
+{
+	int ret = check_core_ioctl(filp, cmd, arg);
+
+	if (ret)
+		return ret;
+	if (_IOC_TYPE(cmd) == DRM_IOCTL_BASE &&
+	    DRM_IOCTL_NR(cmd) == DRM_IOCTL_NR(DRM_IOCTL_PRIME_HANDLE_TO_FD)) {
+		ret = prime_handle_to_fd(filp, cmd, arg);
+		if (ret != 1)
+			return ret;
+	}
+#ifdef CONFIG_COMPAT
+	if (compat)
+		return drm_compat_ioctl(filp, cmd, raw);
+#endif
+	return drm_ioctl(filp, cmd, raw);
+}
+
 long vdla_accel_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	int ret = check_core_ioctl(filp, cmd, (void __user *)arg);
-
-	return ret ? ret : drm_ioctl(filp, cmd, arg);
+	return accel_ioctl(filp, cmd, (void __user *)arg, false, arg);
 }
 
 #ifdef CONFIG_COMPAT
 long vdla_accel_compat_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
-	int ret = check_core_ioctl(filp, cmd, compat_ptr(arg));
-
-	return ret ? ret : drm_compat_ioctl(filp, cmd, arg);
+	return accel_ioctl(filp, cmd, compat_ptr(arg), true, arg);
 }
 #endif

@@ -74,6 +74,26 @@ static enum drm_gem_object_status vdla_gem_status(struct drm_gem_object *obj)
 	return shmem->pages || obj->import_attach ? DRM_GEM_OBJECT_RESIDENT : 0;
 }
 
+bool vdla_gem_read_only(struct drm_gem_object *obj)
+{
+	return obj->import_attach && !(obj->import_attach->dmabuf->file->f_mode & FMODE_WRITE);
+}
+
+/*
+ * The CPU's view follows the device's: an object imported from a read-only
+ * dma-buf cannot be mapped for writing through this node either (its pages
+ * are the exporter's), now or later by mprotect.
+ */
+static int vdla_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	if (vdla_gem_read_only(obj)) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EACCES;
+		vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	return drm_gem_shmem_object_mmap(obj, vma);
+}
+
 static const struct drm_gem_object_funcs vdla_gem_funcs = {
 	.free = vdla_gem_free,
 	.close = vdla_gem_close,
@@ -84,9 +104,61 @@ static const struct drm_gem_object_funcs vdla_gem_funcs = {
 	.get_sg_table = drm_gem_shmem_object_get_sg_table,
 	.vmap = drm_gem_shmem_object_vmap,
 	.vunmap = drm_gem_shmem_object_vunmap,
-	.mmap = drm_gem_shmem_object_mmap,
+	.mmap = vdla_gem_mmap,
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
+
+/*
+ * Read-only exports: the operations of drm_gem_prime_export()'s dma-bufs
+ * under another table, so that importing one on this device makes an
+ * object of its own, which carries the dma-buf's permission, instead of
+ * finding the exporter's object (and its write access). A read-write
+ * export stays the core's, one per object; each read-only export is a new
+ * dma-buf, so no export fixes the mode of a later one.
+ */
+static const struct dma_buf_ops vdla_read_only_dmabuf_ops = {
+	.cache_sgt_mapping = true,
+	.attach = drm_gem_map_attach,
+	.detach = drm_gem_map_detach,
+	.map_dma_buf = drm_gem_map_dma_buf,
+	.unmap_dma_buf = drm_gem_unmap_dma_buf,
+	.release = drm_gem_dmabuf_release,
+	.mmap = drm_gem_dmabuf_mmap,
+	.vmap = drm_gem_dmabuf_vmap,
+	.vunmap = drm_gem_dmabuf_vunmap,
+};
+
+struct dma_buf *vdla_gem_export_read_only(struct drm_gem_object *obj)
+{
+	struct dma_buf_export_info exp_info = {
+		.exp_name = KBUILD_MODNAME,
+		.owner = THIS_MODULE,
+		.ops = &vdla_read_only_dmabuf_ops,
+		.size = obj->size,
+		.flags = O_RDONLY,
+		.priv = obj,
+		.resv = obj->resv,
+	};
+
+	if (obj->funcs->export) /* SRAM BOs refuse to be exported */
+		return obj->funcs->export(obj, O_RDONLY);
+	/*
+	 * An import's pages are its exporter's and cannot be pinned here:
+	 * like the core, re-export the original dma-buf, which must then be
+	 * read-only itself.
+	 */
+	if (obj->import_attach) {
+		struct dma_buf *original = obj->import_attach->dmabuf;
+
+		if (original->file->f_mode & FMODE_WRITE) {
+			drm_dbg(obj->dev, "a read-write import is re-exported as it came, with DRM_RDWR\n");
+			return ERR_PTR(-EOPNOTSUPP);
+		}
+		get_dma_buf(original);
+		return original;
+	}
+	return drm_gem_dmabuf_export(obj->dev, &exp_info);
+}
 
 static void vdla_sram_bo_free(struct drm_gem_object *obj)
 {
@@ -352,7 +424,7 @@ static struct vdla_mapping *mapping_get(struct drm_file *file, struct drm_gem_ob
 struct vdla_mapping *vdla_mapping_get(struct drm_file *file, struct drm_gem_object *obj,
 				      u32 handle)
 {
-	return mapping_get(file, obj, handle, true, false);
+	return mapping_get(file, obj, handle, !vdla_gem_read_only(obj), false);
 }
 
 /*
@@ -530,6 +602,13 @@ int vdla_ioctl_bo_import(struct drm_device *drm, void *data, struct drm_file *fi
 	if (IS_ERR(dmabuf)) {
 		drm_dbg(drm, "BO_IMPORT: fd %d is not a dma-buf\n", args->fd);
 		return -EBADF;
+	}
+	/* Write access is the exporter's to give: never more than the dma-buf has. */
+	if (writable && !(dmabuf->file->f_mode & FMODE_WRITE)) {
+		dma_buf_put(dmabuf);
+		drm_dbg(drm, "BO_IMPORT: fd %d is a read-only export: import it READ_ONLY\n",
+			args->fd);
+		return -EACCES;
 	}
 	dma_buf_put(dmabuf);
 	ret = drm_gem_prime_fd_to_handle(drm, file, args->fd, &handle);

@@ -61,6 +61,10 @@ static inline struct vdla_bo *to_vdla_bo(struct drm_gem_object *obj)
 }
 
 struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t size);
+/* Whether @obj was imported from a dma-buf without write access. */
+bool vdla_gem_read_only(struct drm_gem_object *obj);
+/* A new read-only dma-buf of @obj (docs/uapi.md, "Buffers"). */
+struct dma_buf *vdla_gem_export_read_only(struct drm_gem_object *obj);
 
 /*
  * The mapping of @obj, which the caller found through @handle, in @file's

@@ -417,6 +417,89 @@ TEST_F(BoSharing, ImportIntoAnotherDevice)
 	EXPECT_TRUE(sameBytes(x.map(), z.map(), x.size(), "copy made by the other device"));
 }
 
+/* PRIME export of @handle with @flags; the fd, or -errno. */
+int primeExport(int fd, uint32_t handle, uint32_t flags)
+{
+	drm_prime_handle args = {};
+	args.handle = handle;
+	args.flags = flags;
+	int ret = ioctlError(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &args);
+	return ret ? -ret : args.fd;
+}
+
+/*
+ * An export without DRM_RDWR is read-only for whoever imports it, by every
+ * path: BO_IMPORT without READ_ONLY is refused, PRIME_FD_TO_HANDLE and the
+ * BO's first use give read access only, SUBMIT may not flag it for
+ * writing, the CPU may not map it for writing (nor mprotect it later), a
+ * re-export cannot ask for DRM_RDWR and stays read-only. A read-write
+ * export made first does not make later read-only ones writable (the core
+ * hands out one dma-buf per object, whose mode the first export fixed).
+ */
+TEST_F(BoSharing, AReadOnlyExportGivesNoWriteAccessByAnyPath)
+{
+	Bo x(fd(), kPage);
+	ASSERT_EQ(x.error(), 0);
+	ASSERT_NE(x.map(), nullptr);
+	std::memset(x.map(), 0x5a, kPage);
+	int rw = primeExport(fd(), x.handle(), DRM_CLOEXEC | DRM_RDWR);
+	ASSERT_GE(rw, 0);
+	int ro = primeExport(fd(), x.handle(), DRM_CLOEXEC);
+	ASSERT_GE(ro, 0);
+	EXPECT_EQ(::fcntl(ro, F_GETFL) & O_ACCMODE, O_RDONLY);
+	EXPECT_EQ(::fcntl(rw, F_GETFL) & O_ACCMODE, O_RDWR);
+	/* The dma-buf itself cannot be mapped for writing. */
+	EXPECT_EQ(::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0), MAP_FAILED);
+
+	Node other(paths_.front());
+	ASSERT_TRUE(other.valid());
+	drm_vdla_bo_import import = {};
+	import.fd = ro;
+	EXPECT_EQ(ioctlError(other.fd(), DRM_IOCTL_VDLA_BO_IMPORT, &import), EACCES);
+
+	Bo prime = Bo::import(other.fd(), ro);
+	ASSERT_EQ(prime.error(), 0) << std::strerror(prime.error());
+	EXPECT_EQ(prime.access(), DRM_VDLA_BO_ACCESS_READ);
+	void *writable = ::mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_SHARED, other.fd(),
+				off_t(prime.mmapOffset()));
+	EXPECT_EQ(writable, MAP_FAILED) << "a read-only import mapped for writing";
+	void *readable = ::mmap(nullptr, kPage, PROT_READ, MAP_SHARED, other.fd(),
+				off_t(prime.mmapOffset()));
+	ASSERT_NE(readable, MAP_FAILED);
+	EXPECT_EQ(static_cast<const uint8_t *>(readable)[100], 0x5a);
+	EXPECT_NE(::mprotect(readable, kPage, PROT_READ | PROT_WRITE), 0);
+	::munmap(readable, kPage);
+
+	Ctx ctx(other.fd());
+	SmallJob job(other.fd());
+	Rng rng(31);
+	job.prepare(rng, WorkKind::Copy);
+	Submission s = job.submission(ctx.id());
+	s.addresses[SmallJob::kOut] = prime.entry(DRM_VDLA_ADDRESS_FLAG_WRITE);
+	EXPECT_EQ(submit(other.fd(), s), EACCES);
+
+	EXPECT_EQ(primeExport(other.fd(), prime.handle(), DRM_CLOEXEC | DRM_RDWR), -EACCES);
+	int again = primeExport(other.fd(), prime.handle(), DRM_CLOEXEC);
+	ASSERT_GE(again, 0);
+	Node third(paths_.front());
+	import = {};
+	import.fd = again;
+	EXPECT_EQ(ioctlError(third.fd(), DRM_IOCTL_VDLA_BO_IMPORT, &import), EACCES);
+	import.flags = DRM_VDLA_BO_IMPORT_FLAG_READ_ONLY;
+	EXPECT_EQ(ioctlError(third.fd(), DRM_IOCTL_VDLA_BO_IMPORT, &import), 0);
+	EXPECT_EQ(import.access, DRM_VDLA_BO_ACCESS_READ);
+
+	/* The read-write export still gives write access. */
+	Bo full = Bo::importVdla(third.fd(), rw, 0);
+	EXPECT_EQ(full.error(), 0);
+	EXPECT_EQ(full.access(), DRM_VDLA_BO_ACCESS_READ | DRM_VDLA_BO_ACCESS_WRITE);
+	for (uint64_t i = 0; i < kPage; i++)
+		ASSERT_EQ(x.map()[i], 0x5a) << "byte " << i;
+	::close(again);
+	::close(ro);
+	::close(rw);
+}
+
 TEST_F(BoSharing, ReadOnlyImport)
 {
 	Bo x(fd(), kPage);
