@@ -62,7 +62,6 @@ void vdla_ctx_put(struct vdla_ctx *ctx)
 
 void vdla_ctx_destroy(struct vdla_ctx *ctx)
 {
-	struct drm_gpu_scheduler *sched = &ctx->vdev->sched.base;
 
 	mutex_lock(&ctx->submit_lock);
 	ctx->entity_destroyed = true;
@@ -75,8 +74,7 @@ void vdla_ctx_destroy(struct vdla_ctx *ctx)
 	 */
 	if (!fatal_signal_pending(current) &&
 	    !((current->flags & PF_EXITING) && current->exit_code == SIGKILL))
-		wait_event_timeout(sched->job_scheduled,
-				   !spsc_queue_count(&ctx->entity.job_queue),
+		wait_event_timeout(ctx->vdev->sched.handed, !atomic_read(&ctx->in_entity),
 				   msecs_to_jiffies(VDLA_CTX_DRAIN_MS));
 	drm_sched_entity_fini(&ctx->entity);
 	vdla_ctx_put(ctx);

@@ -31,6 +31,12 @@ struct vdla_ctx {
 	struct drm_sched_entity entity;
 	/** @submit_lock: orders seqno, arm and push of the context's jobs. */
 	struct mutex submit_lock;
+	/**
+	 * @in_entity: jobs pushed to @entity that drm_sched has not handed to
+	 * run_job yet (those waiting for dependencies), counted by the driver
+	 * rather than read from drm_sched's internal queue.
+	 */
+	atomic_t in_entity;
 	/** @queued_jobs: jobs submitted and not yet freed (DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT). */
 	atomic_t queued_jobs;
 	/** @fence_context: the timeline of the context's job fences. */

@@ -13,6 +13,7 @@
 #include "vdla_ctx.h"
 #include "vdla_device.h"
 #include "vdla_file.h"
+#include "vdla_gem.h"
 #include "vdla_mmu.h"
 #include "vdla_sched.h"
 
@@ -32,6 +33,7 @@ int vdla_open(struct drm_device *drm, struct drm_file *file)
 	vfile->vdev = vdev;
 	xa_init_flags(&vfile->contexts, XA_FLAGS_ALLOC1);
 	vfile->pid = task_tgid_nr(current);
+	spin_lock_init(&vfile->busy_lock);
 	get_task_comm(vfile->comm, current);
 	file->driver_priv = vfile;
 	return 0;
@@ -72,12 +74,14 @@ void vdla_postclose(struct drm_device *drm, struct drm_file *file)
 	vdla_file_put(vfile);
 }
 
+/* Bytes of the file's BOs by region: [0] system memory, [1] device SRAM. */
 static int add_bo_size(int id, void *ptr, void *data)
 {
 	struct drm_gem_object *obj = ptr;
+	u64 *bytes = data;
 
 	if (obj)
-		*(u64 *)data += obj->size;
+		bytes[vdla_gem_is_sram(obj)] += obj->size;
 	return 0;
 }
 
@@ -89,17 +93,19 @@ static int add_bo_size(int id, void *ptr, void *data)
 void vdla_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 {
 	struct vdla_file *vfile = file->driver_priv;
-	struct vdla_device *vdev = vfile->vdev;
-	u64 busy, bytes = 0;
+	u64 busy, bytes[2] = { 0, 0 };
 
-	mutex_lock(&vdev->fw_lock);
-	busy = vfile->busy_ns + vdla_sched_running_ns(vdev, vfile);
-	mutex_unlock(&vdev->fw_lock);
+	spin_lock(&vfile->busy_lock);
+	busy = vfile->busy_ns;
+	if (vfile->running_since)
+		busy += ktime_to_ns(ktime_sub(ktime_get(), vfile->running_since));
+	spin_unlock(&vfile->busy_lock);
 	drm_printf(p, "drm-engine-dla:\t%llu ns\n", busy);
 
 	spin_lock(&file->table_lock);
-	idr_for_each(&file->object_idr, add_bo_size, &bytes);
+	idr_for_each(&file->object_idr, add_bo_size, bytes);
 	spin_unlock(&file->table_lock);
-	drm_printf(p, "drm-memory-system:\t%llu KiB\n", bytes >> 10);
+	drm_printf(p, "drm-memory-system:\t%llu KiB\n", bytes[0] >> 10);
+	drm_printf(p, "drm-memory-sram:\t%llu KiB\n", bytes[1] >> 10);
 	drm_show_memory_stats(p, file);
 }

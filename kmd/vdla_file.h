@@ -33,8 +33,18 @@ struct vdla_file {
 	atomic_t queued_jobs;
 	/** @queued_bytes: kernel memory they hold (DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE). */
 	atomic64_t queued_bytes;
-	/** @busy_ns: device time of the file's jobs; under vdev->fw_lock. */
+	/**
+	 * @busy_lock: protects @busy_ns and @running_since, which fdinfo
+	 * reads: not under fw_lock, so that reading /proc never delays the
+	 * dispatcher.
+	 */
+	spinlock_t busy_lock;
+	/** @busy_ns: device time of the file's ended and stopped runs. */
 	u64 busy_ns;
+	/** @running_since: when a job of the file started running, or 0. */
+	ktime_t running_since;
+	/** @last_start: when a job of the file last started (sched.starts); under fw_lock. */
+	u64 last_start;
 	/** @closed: the file is gone: its jobs are cancelled, not run. */
 	bool closed;
 	/** @pid: the opening process, for debugfs. */

@@ -198,6 +198,11 @@ static bool vdla_bo_is_sram(const struct vdla_bo *bo)
 	return bo->base.base.funcs == &vdla_sram_bo_funcs;
 }
 
+bool vdla_gem_is_sram(struct drm_gem_object *obj)
+{
+	return vdla_bo_is_sram(to_vdla_bo(obj));
+}
+
 /*
  * The offset to mmap() @obj at, made on first use; 0 for an SRAM BO,
  * which has no CPU mapping.

@@ -61,6 +61,8 @@ static inline struct vdla_bo *to_vdla_bo(struct drm_gem_object *obj)
 }
 
 struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t size);
+/* Whether @obj is an SRAM BO (device SRAM, no pages). */
+bool vdla_gem_is_sram(struct drm_gem_object *obj);
 /* Whether @obj was imported from a dma-buf without write access. */
 bool vdla_gem_read_only(struct drm_gem_object *obj);
 /* A new read-only dma-buf of @obj (docs/uapi.md, "Buffers"). */

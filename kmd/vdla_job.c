@@ -530,6 +530,7 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 	trace_vdla_job_queue(job);
 	drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
 	/* From here on the job may run, end and be freed at any moment. */
+	atomic_inc(&ctx->in_entity);
 	drm_sched_entity_push_job(&job->base);
 	mutex_unlock(&ctx->submit_lock);
 

@@ -29,6 +29,7 @@ static void vdla_fill_query_device(struct vdla_device *vdev,
 	info->driver_major = VDLA_DRIVER_MAJOR;
 	info->driver_minor = VDLA_DRIVER_MINOR;
 	info->driver_patch = VDLA_DRIVER_PATCHLEVEL;
+	info->pci_domain = pci_domain_nr(pdev->bus);
 	info->pci_bus = (pci_domain_nr(pdev->bus) << 16) | (pdev->bus->number << 8) |
 			pdev->devfn;
 }

@@ -6,9 +6,10 @@
  * list of its priority. The dispatcher runs one task at a time through the
  * firmware core:
  *
- *  - it starts the oldest ready job of the highest priority, except that a
- *    ready job that has waited more than starvation_ms goes first whatever
- *    its priority (and is then not preempted), so that low priority is
+ *  - it starts a ready job of the highest priority, the files with ready
+ *    jobs of that priority taking turns (fairest()), except that a ready
+ *    job that has waited more than starvation_ms goes first whatever its
+ *    priority (and is then not preempted), so that low priority is
  *    delayed, never starved;
  *  - when a job of higher priority than the running one becomes ready, it
  *    asks the firmware to stop the running task at the next operation
@@ -138,7 +139,10 @@ static void account(struct vdla_job *job)
 
 	job->run_ns += ns;
 	job->ctx->busy_ns += ns;
+	spin_lock(&job->file->busy_lock);
 	job->file->busy_ns += ns;
+	job->file->running_since = 0;
+	spin_unlock(&job->file->busy_lock);
 }
 
 /*
@@ -257,6 +261,27 @@ static void task_ended(struct vdla_device *vdev)
 
 /* ---- Starting jobs ----------------------------------------------------- */
 
+/*
+ * Within a priority, files take turns: the oldest ready job of the file
+ * whose jobs started least recently goes next, so that one process's
+ * backlog delays another's new job by about one job, not by the backlog.
+ * A job that was stopped goes on first: its turn began before. Jobs of
+ * one file keep their order (the first of each file in the list is its
+ * oldest), and so do those of one context.
+ */
+static struct vdla_job *fairest(struct list_head *ready)
+{
+	struct vdla_job *job, *best = NULL;
+
+	list_for_each_entry(job, ready, link) {
+		if (job->stopped)
+			return job;
+		if (!best || job->file->last_start < best->file->last_start)
+			best = job;
+	}
+	return best;
+}
+
 static struct vdla_job *pick_next(struct vdla_sched *s)
 {
 	ktime_t limit = ktime_sub_ms(ktime_get(), READ_ONCE(starvation_ms));
@@ -281,7 +306,7 @@ static struct vdla_job *pick_next(struct vdla_sched *s)
 	}
 	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
 		if (!list_empty(&s->ready[p]))
-			return list_first_entry(&s->ready[p], struct vdla_job, link);
+			return fairest(&s->ready[p]);
 	}
 	return NULL;
 }
@@ -300,7 +325,11 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 	int slot, ret;
 
 	slot = vdla_mmu_bind(vdev, job->as);
+	job->file->last_start = ++sched_of(vdev)->starts;
 	job->start_time = ktime_get();
+	spin_lock(&job->file->busy_lock);
+	job->file->running_since = job->start_time;
+	spin_unlock(&job->file->busy_lock);
 	sched_of(vdev)->running = job;
 	trace_vdla_job_run(job);
 	if (job->stopped) {
@@ -328,7 +357,13 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 			job->ctx->error_op = r.error_op;
 		drm_dbg(&vdev->drm, "context %u job %llu refused when starting: %d\n",
 			job->ctx->id, job->seqno, ret);
-		finish(vdev, job, ret == DLA_ERR_INVALID_TASK ? -EINVAL : -EIO);
+		/*
+		 * A task that no longer passes the checks, or that grew past
+		 * the state area SUBMIT sized for it, is the caller's doing
+		 * (EINVAL, no ban), not the device's.
+		 */
+		finish(vdev, job, ret == DLA_ERR_INVALID_TASK || ret == DLA_ERR_NO_MEMORY ?
+				  -EINVAL : -EIO);
 		return;
 	}
 	/* An empty task has ended already: no interrupt will say so. */
@@ -382,6 +417,8 @@ static struct dma_fence *vdla_run_job(struct drm_sched_job *sched_job)
 	struct dma_fence *fence = dma_fence_get(job->done);
 	int error = sched_job->s_fence->finished.error;
 
+	if (atomic_dec_and_test(&job->ctx->in_entity))
+		wake_up_all(&s->handed);
 	mutex_lock(&vdev->fw_lock);
 	if (!error && (READ_ONCE(job->ctx->banned) || job->file->closed))
 		error = -ECANCELED;
@@ -500,16 +537,6 @@ void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile)
 	mutex_unlock(&vdev->fw_lock);
 }
 
-u64 vdla_sched_running_ns(struct vdla_device *vdev, struct vdla_file *vfile)
-{
-	struct vdla_job *job = sched_of(vdev)->running;
-
-	lockdep_assert_held(&vdev->fw_lock);
-	if (!job || job->file != vfile)
-		return 0;
-	return ktime_to_ns(ktime_sub(ktime_get(), job->start_time));
-}
-
 int vdla_sched_pause(struct vdla_device *vdev)
 {
 	struct vdla_sched *s = sched_of(vdev);
@@ -562,6 +589,7 @@ int vdla_sched_init(struct vdla_device *vdev)
 	for (int p = 0; p < DRM_VDLA_PRIORITIES; p++)
 		INIT_LIST_HEAD(&s->ready[p]);
 	init_waitqueue_head(&s->idle);
+	init_waitqueue_head(&s->handed);
 	INIT_DELAYED_WORK(&s->watchdog, watchdog_work);
 	return drm_sched_init(&s->base, &args);
 }

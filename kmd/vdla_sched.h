@@ -42,12 +42,16 @@ struct vdla_sched {
 	/** @ready: jobs whose dependencies signalled, per priority, oldest first. */
 	struct list_head ready[DRM_VDLA_PRIORITIES];
 	u32 queued;
+	/** @starts: jobs started so far; a file's last_start is one of these. */
+	u64 starts;
 	/** @running: the job whose task the firmware runs, or NULL. */
 	struct vdla_job *running;
 	/** @paused: while non-zero no job starts (TEST_BDMA owns the device). */
 	unsigned int paused;
 	/** @idle: woken when nothing runs any more. */
 	wait_queue_head_t idle;
+	/** @handed: woken when drm_sched hands a job to run_job (vdla_ctx.in_entity). */
+	wait_queue_head_t handed;
 	/** @watchdog: ends the running job when it exceeds job_timeout_ms. */
 	struct delayed_work watchdog;
 	struct vdla_sched_stats stats;
@@ -60,8 +64,6 @@ void vdla_sched_fini(struct vdla_device *vdev);
 void vdla_sched_irq(struct vdla_device *vdev);
 /* Cancels every job of @vfile that has not ended; the file is gone. */
 void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile);
-/* Device time of @vfile's running job so far; with vdev->fw_lock held. */
-u64 vdla_sched_running_ns(struct vdla_device *vdev, struct vdla_file *vfile);
 
 /* Waits until no job runs and keeps jobs from starting, for TEST_BDMA. */
 int vdla_sched_pause(struct vdla_device *vdev);

@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <drm/vdla_accel.h>
@@ -28,7 +30,8 @@ protected:
 	{
 		auto nodes = guest::vdlaNodes();
 		ASSERT_FALSE(nodes.empty());
-		fd_ = guest::openNode(nodes.front());
+		node_ = nodes.front();
+		fd_ = guest::openNode(node_);
 		ASSERT_GE(fd_, 0);
 		query_.query = DRM_VDLA_QUERY_DEVICE;
 		query_.size = sizeof(info_);
@@ -38,6 +41,7 @@ protected:
 
 	int run() { return guest::ioctlErrno(fd_, DRM_IOCTL_VDLA_QUERY, &query_); }
 
+	std::string node_;
 	int fd_ = -1;
 	drm_vdla_query query_ = {};
 	drm_vdla_query_device info_ = {};
@@ -54,6 +58,18 @@ TEST_F(QueryIoctl, DeviceQueryFillsEveryField)
 	EXPECT_EQ(info_.driver_major, 1u);
 	EXPECT_EQ(info_.driver_minor, 6u);
 	EXPECT_EQ(info_.pad0[0] | info_.pad0[1] | info_.pad0[2], 0);
+
+	/* The PCI address is the one sysfs gives the node's device. */
+	std::string link = "/sys/class/accel/" + node_.substr(node_.rfind('/') + 1) + "/device";
+	char target[256] = {};
+	ASSERT_GT(::readlink(link.c_str(), target, sizeof(target) - 1), 0) << link;
+	std::string address = target;
+	address = address.substr(address.rfind('/') + 1); /* DDDD:BB:DD.F */
+	unsigned domain = 0, bus = 0, device = 0, function = 0;
+	ASSERT_EQ(std::sscanf(address.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function), 4)
+		<< address;
+	EXPECT_EQ(info_.pci_domain, domain);
+	EXPECT_EQ(info_.pci_bus, ((domain & 0xffff) << 16) | (bus << 8) | (device << 3) | function);
 }
 
 TEST_F(QueryIoctl, SizeZeroReportsTheSizeAndWritesNothing)

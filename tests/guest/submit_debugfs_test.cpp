@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "submit_test.h"
 
@@ -172,6 +174,45 @@ TEST(Fdinfo, ReportsDriverEngineTimeAndMemory)
 	unsigned long long later
 		= std::strtoull(fdinfo(node.fd())["drm-engine-dla"].c_str(), nullptr, 10);
 	EXPECT_GE(later, ns);
+}
+
+/*
+ * Memory by region: an SRAM BO counts in drm-memory-sram, not in
+ * drm-memory-system (it has no pages). And reading fdinfo never waits for
+ * the dispatcher: it no longer takes fw_lock (nothing here can show that
+ * except that a read during a long job returns while the job runs).
+ */
+TEST(Fdinfo, SramIsItsOwnRegionAndAReadDoesNotWaitForTheDevice)
+{
+	auto paths = nodePaths();
+	ASSERT_FALSE(paths.empty());
+	Node node(paths.front());
+	ASSERT_TRUE(node.valid());
+	auto kib = [&](const char *key) {
+		return std::strtoull(fdinfo(node.fd())[key].c_str(), nullptr, 10);
+	};
+	unsigned long long system = kib("drm-memory-system"), sram = kib("drm-memory-sram");
+	EXPECT_EQ(sram, 0u);
+	Bo inSram(node.fd(), 64 << 10, DRM_VDLA_BO_CREATE_SRAM);
+	ASSERT_EQ(inSram.error(), 0);
+	Bo inMemory(node.fd(), 128 << 10);
+	ASSERT_EQ(inMemory.error(), 0);
+	EXPECT_EQ(kib("drm-memory-sram"), sram + 64);
+	EXPECT_EQ(kib("drm-memory-system"), system + 128);
+
+	FaultInjection fi(node.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 1, 1000000), 0);
+	Ctx ctx(node.fd());
+	SmallJob job(node.fd());
+	Rng rng(106);
+	job.prepare(rng, WorkKind::Copy);
+	Syncobj done(node.fd());
+	ASSERT_EQ(submit(node.fd(), job.submission(ctx.id(), done.sync())), 0);
+	std::this_thread::sleep_for(std::chrono::milliseconds(100));
+	unsigned long long during = kib("drm-engine-dla");
+	EXPECT_FALSE(done.signalled()) << "the job ended before fdinfo was read";
+	EXPECT_TRUE(fenceSucceeds(done));
+	EXPECT_GT(kib("drm-engine-dla"), during);
 }
 
 } /* namespace */

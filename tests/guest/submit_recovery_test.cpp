@@ -115,6 +115,46 @@ TEST_F(Recovery, AJobWhoseLastInterruptIsLostCompletes)
  * CTX_QUERY still says why the context was banned (last_error and
  * hw_error describe the same job).
  */
+/*
+ * A descriptor rewritten after SUBMIT so that its task has more operations
+ * than SUBMIT sized the firmware's state for: refused when it starts, as
+ * the caller's mistake (EINVAL, docs/kmd.md "Faults"), not as a device
+ * error (it was EIO and a ban).
+ */
+TEST_F(Recovery, ATaskThatGrewAfterSubmitFailsWithEinvalWithoutABan)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 1, 300000), 0);
+	Ctx slowCtx(fd()), ctx(fd());
+	Bo a(fd(), 4096), b(fd(), 4096);
+	HandJob slow(fd(), slowCtx.id());
+	uint16_t from = slow.add(a), to = slow.add(b, DRM_VDLA_ADDRESS_FLAG_WRITE);
+	slow.task.copy(from, 0, to, 0, 64);
+	ASSERT_EQ(slow.submit(), 0);
+
+	HandJob grown(fd(), ctx.id());
+	from = grown.add(a);
+	to = grown.add(b, DRM_VDLA_ADDRESS_FLAG_WRITE);
+	grown.task.copy(from, 0, to, 64, 64);
+	grown.submission.inSyncs = { slow.done.sync() };
+	ASSERT_EQ(grown.submit(), 0);
+	/* Three copies now, in the same descriptor BO (its page holds them). */
+	for (int i = 1; i < 3; i++)
+		grown.task.copy(from, 0, to, 64, 64);
+	ASSERT_TRUE(grown.task.write(grown.desc.map(), grown.desc.size()));
+	ASSERT_FALSE(slow.done.signalled()) << "the slow job ended before the rewrite";
+
+	EXPECT_TRUE(fenceSucceeds(slow.done));
+	EXPECT_TRUE(fenceFails(grown.done, EINVAL));
+	drm_vdla_ctx_query q = ctx.query();
+	EXPECT_EQ(q.state, uint32_t(DRM_VDLA_CTX_STATE_ACTIVE));
+	EXPECT_EQ(q.last_error, -EINVAL);
+	SmallJob next(fd());
+	Rng rng(93);
+	next.prepare(rng, WorkKind::Sdp);
+	EXPECT_TRUE(runJob(next, ctx.id())) << "the context still works";
+}
+
 TEST_F(Recovery, QueuedJobsOfABannedContextAreCancelled)
 {
 	FaultInjection fi(node_.index());

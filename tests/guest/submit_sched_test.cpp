@@ -93,6 +93,39 @@ TEST_F(Scheduling, HighPriorityJobOvertakesQueuedNormalOnes)
 }
 
 /*
+ * Within a priority, processes take turns: a backlog of one file's jobs
+ * (32 of 20 ms each) delays another file's new job by about one job, not
+ * by the backlog (it waited behind all of them).
+ */
+TEST_F(Scheduling, FilesOfOnePriorityTakeTurns)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 20000), 0);
+	Ctx busy(fd());
+	Rng rng(85);
+	constexpr int kBacklog = 32;
+	submitMany(busy.id(), kBacklog, WorkKind::Copy, rng);
+	ASSERT_FALSE(HasFatalFailure());
+
+	Node other(paths_.front());
+	ASSERT_TRUE(other.valid());
+	Ctx ctx(other.fd());
+	SmallJob newcomer(other.fd());
+	newcomer.prepare(rng, WorkKind::Sdp);
+	Syncobj newcomerDone(other.fd());
+	ASSERT_EQ(submit(other.fd(), newcomer.submission(ctx.id(), newcomerDone.sync())), 0);
+	EXPECT_TRUE(fenceSucceeds(newcomerDone));
+	EXPECT_TRUE(newcomer.check());
+	uint64_t newcomerEnd = newcomerDone.fence().timestampNs;
+
+	std::vector<uint64_t> ends = finishMany();
+	int before = int(
+		std::count_if(ends.begin(), ends.end(), [&](uint64_t t) { return t < newcomerEnd; }));
+	EXPECT_LE(before, 3) << before << " of " << kBacklog
+			     << " jobs of the busy file ended before the other file's one";
+}
+
+/*
  * The high-priority job arrives when the long job has run for longer than
  * starvation_ms: having run is not having waited, so the stopped job must
  * not come straight back as a starving one.

@@ -132,8 +132,13 @@ struct drm_vdla_query_device {
 	__u32 driver_minor;
 	/** @driver_patch: driver patch level. */
 	__u32 driver_patch;
-	/** @pci_bus: PCI domain << 16 | bus << 8 | devfn of the device. */
+	/**
+	 * @pci_bus: PCI domain << 16 | bus << 8 | devfn of the device; only
+	 * the low 16 bits of the domain fit: see @pci_domain.
+	 */
 	__u32 pci_bus;
+	/** @pci_domain: the whole PCI domain number (driver 1.6; 0 before). */
+	__u32 pci_domain;
 };
 
 /** DRM_VDLA_TEST_IRQ_FLAG_MASKED: raise the interrupt with delivery masked. */

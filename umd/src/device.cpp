@@ -48,10 +48,16 @@ bool servedByVdla(int fd)
 	return match;
 }
 
-std::string formatPciAddress(uint32_t bus)
+/*
+ * domain:bus:device.function; @domain is the whole number (driver 1.6),
+ * older drivers give only its low 16 bits, in @bus.
+ */
+std::string formatPciAddress(uint32_t domain, uint32_t bus)
 {
 	char text[32];
-	std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", bus >> 16, (bus >> 8) & 0xff,
+	if (!domain)
+		domain = bus >> 16;
+	std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, (bus >> 8) & 0xff,
 		(bus >> 3) & 0x1f, bus & 0x7);
 	return text;
 }
@@ -62,7 +68,13 @@ int queryInto(int fd, uint32_t id, T *raw)
 {
 	drm_vdla_query query = {};
 	query.query = id;
-	query.size = sizeof(*raw);
+	/*
+	 * Drivers before 1.6 take only their own size: ask it first, and
+	 * leave the fields an older driver does not have at zero.
+	 */
+	if (drmIoctl(fd, DRM_IOCTL_VDLA_QUERY, &query))
+		return errno;
+	query.size = std::min<uint32_t>(query.size, sizeof(*raw));
 	query.data = reinterpret_cast<uintptr_t>(raw);
 	return drmIoctl(fd, DRM_IOCTL_VDLA_QUERY, &query) ? errno : 0;
 }
@@ -240,7 +252,7 @@ Result<std::unique_ptr<Device>> Device::open(const std::string &node)
 
 	DeviceInfo &info = d->info;
 	info.node = node;
-	info.pciAddress = formatPciAddress(raw->pci_bus);
+	info.pciAddress = formatPciAddress(raw->pci_domain, raw->pci_bus);
 	info.pciVendorId = raw->pci_vendor_id;
 	info.pciDeviceId = raw->pci_device_id;
 	info.pciRevision = raw->pci_revision;
