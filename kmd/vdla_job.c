@@ -70,7 +70,6 @@ static int charge_queues(struct drm_device *drm, struct vdla_job *job)
 		atomic64_sub(bytes, &vfile->queued_bytes);
 		goto out_file;
 	}
-	job->charged = true;
 	job->charged_bytes = bytes;
 	return 0;
 
@@ -83,12 +82,12 @@ out_ctx:
 
 static void uncharge_queues(struct vdla_job *job)
 {
-	if (!job->charged)
+	if (!job->charged_bytes)
 		return;
 	atomic64_sub(job->charged_bytes, &job->file->queued_bytes);
 	atomic_dec(&job->file->queued_jobs);
 	atomic_dec(&job->ctx->queued_jobs);
-	job->charged = false;
+	job->charged_bytes = 0;
 }
 
 void vdla_job_free(struct vdla_job *job)

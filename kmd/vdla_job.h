@@ -52,8 +52,7 @@ struct vdla_job {
 	unsigned long *bo_writes;
 	/** @alloc_size: bytes of the job's own allocation (job_alloc). */
 	size_t alloc_size;
-	/** @charged: counted in its context's and file's queues (and how many bytes). */
-	bool charged;
+	/** @charged_bytes: bytes counted in its file's queue; 0 while not counted. */
 	u64 charged_bytes;
 	/* The firmware's state area for the task. */
 	void *state;

@@ -24,6 +24,17 @@ static inline int64_t sat64(i128 v)
 	return (int64_t)v;
 }
 
+/* sat64(a + b) without a branch, so that loops over rows vectorise. */
+static inline int64_t sat_add64(int64_t a, int64_t b)
+{
+	uint64_t sum = (uint64_t)a + (uint64_t)b;
+	/* overflow: a and b of one sign, the sum of the other */
+	int64_t over = (int64_t)((a ^ sum) & (b ^ sum)) >> 63;
+	int64_t limit = (int64_t)(((uint64_t)a >> 63) + (uint64_t)INT64_MAX);
+
+	return (int64_t)(((uint64_t)over & (uint64_t)limit) | (~(uint64_t)over & sum));
+}
+
 /* Rounds the exact quotient q + r/d (0 <= |r| < d, r with the sign of the
  * dividend, as C division gives) by @mode. */
 static inline i128 round_quotient(i128 q, i128 r, i128 d, unsigned int mode)

@@ -224,17 +224,6 @@ static int64_t lut_int(const struct sdp_cfg *c, const struct sdp_params *p, int6
 	return p->lut_i[i] + mul_rshift(p->lut_i[i + 1] - p->lut_i[i], f, c->lut_shift, c->round);
 }
 
-/* sat64(a + b) without a branch, so that the loops over rows vectorise. */
-static inline int64_t sat_add(int64_t a, int64_t b)
-{
-	uint64_t sum = (uint64_t)a + (uint64_t)b;
-	/* overflow: a and b of one sign, the sum of the other */
-	int64_t over = (int64_t)((a ^ sum) & (b ^ sum)) >> 63;
-	int64_t limit = (int64_t)(((uint64_t)a >> 63) + (uint64_t)INT64_MAX);
-
-	return (int64_t)(((uint64_t)over & (uint64_t)limit) | (~(uint64_t)over & sum));
-}
-
 /* Where one row of SDP's operands is: the source, the element-wise tensor
  * (NULL without one), the output, and the output channel. */
 struct sdp_row {
@@ -261,7 +250,7 @@ static void row_int(const struct sdp_cfg *c, const struct sdp_params *p, const s
 								       p->bias_i[r->k];
 
 		for (uint32_t i = 0; i < n; i++)
-			v[i] = sat_add(v[i], b);
+			v[i] = sat_add64(v[i], b);
 	}
 
 	if (c->scale_mode != VDLA_SDP_MODE_NONE) {
@@ -277,7 +266,7 @@ static void row_int(const struct sdp_cfg *c, const struct sdp_params *p, const s
 		row_mul_rshift(e, n, (int32_t)c->ew_mul, NULL, c->ew_shift, c->round);
 		if (c->ew_op == VDLA_SDP_EW_OP_ADD) {
 			for (uint32_t i = 0; i < n; i++)
-				v[i] = sat_add(v[i], e[i]);
+				v[i] = sat_add64(v[i], e[i]);
 		} else if (c->ew_op == VDLA_SDP_EW_OP_MUL) {
 			row_mul_rshift(v, n, 0, e, c->ew_post, c->round);
 		} else {
@@ -306,7 +295,7 @@ static void row_int(const struct sdp_cfg *c, const struct sdp_params *p, const s
 
 	if (c->out_offset) {
 		for (uint32_t i = 0; i < n; i++)
-			v[i] = sat_add(v[i], (int32_t)c->out_offset);
+			v[i] = sat_add64(v[i], (int32_t)c->out_offset);
 	}
 	row_store_int(r->o, r->o_stride, c->dst.dtype, n, v, c->wrap);
 }

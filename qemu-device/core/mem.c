@@ -448,20 +448,6 @@ int access_read(struct mem_ctx *ctx, const struct access *a, uint8_t *shadow)
 	return a->mirror ? read_pages(ctx, a, shadow) : read_runs(ctx, a, shadow);
 }
 
-/*
- * Whether the extent of @a is one physically contiguous stretch of checked
- * pages: then it can be read where it is.
- */
-static bool one_stretch(const struct access *a)
-{
-	for (uint64_t i = 0; i < a->pages; i++) {
-		if (!(a->page[i] & PAGE_TOUCHED) ||
-		    (i && (a->page[i] & PAGE_MASK) != (a->page[i - 1] & PAGE_MASK) + VDLA_PAGE_SIZE))
-			return false;
-	}
-	return a->pages > 0;
-}
-
 const uint8_t *access_map_input(struct mem_ctx *ctx, const struct access *a, bool *mapped)
 {
 	struct vdla_core *core = ctx->core;
@@ -471,7 +457,8 @@ const uint8_t *access_map_input(struct mem_ctx *ctx, const struct access *a, boo
 		return NULL;
 	if (a->sram)
 		return core->sram + (a->va - VDLA_SRAM_BASE);
-	if (!one_stretch(a))
+	/* The first page holds an element, so it is checked: one stretch from it. */
+	if (contiguous_bytes(a, a->va, a->extent) < a->extent)
 		return NULL;
 	*mapped = true;
 	return core->host.dma_map(core->host.opaque, physical(a, a->va), a->extent, false);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "row_io.h"
-#include "mem.h"
 #include "tensor_io.h"
 
 /*
@@ -47,7 +46,7 @@ void row_load_int(const uint8_t *src, uint64_t stride, uint32_t dtype, uint32_t 
 			out[i] = x;
 		});
 		break;
-	case VDLA_DTYPE_INT32:
+	default: /* INT32: the integer paths read integer types only */
 		FOR_ROW(src, stride, 4, {
 			int32_t x;
 
@@ -55,33 +54,21 @@ void row_load_int(const uint8_t *src, uint64_t stride, uint32_t dtype, uint32_t 
 			out[i] = x;
 		});
 		break;
-	default: /* floats: the engines' integer paths never read them */
-		FOR_ROW(src, stride, dtype_size(dtype), out[i] = load_int(p, dtype));
-		break;
 	}
 }
 
 void row_load_float(const uint8_t *src, uint64_t stride, uint32_t dtype, uint32_t count,
 		    float *out)
 {
-	switch (dtype) {
-	case VDLA_DTYPE_FP32:
+	if (dtype == VDLA_DTYPE_FP32) {
 		FOR_ROW(src, stride, 4, memcpy(&out[i], p, 4));
-		break;
-	case VDLA_DTYPE_FP16:
+	} else { /* FP16: the float paths read float types only */
 		FOR_ROW(src, stride, 2, {
 			uint16_t h;
 
 			memcpy(&h, p, 2);
 			out[i] = fp16_to_fp32(h);
 		});
-		break;
-	case VDLA_DTYPE_INT8:
-		FOR_ROW(src, stride, 1, out[i] = (float)(int8_t)*p);
-		break;
-	default:
-		FOR_ROW(src, stride, dtype_size(dtype), out[i] = (float)load_int(p, dtype));
-		break;
 	}
 }
 
@@ -137,13 +124,9 @@ void row_store_rounded(uint8_t *dst, uint64_t stride, uint32_t dtype, uint32_t c
 {
 	int64_t r[ROW_CHUNK];
 
-	for (uint32_t done = 0; done < count; done += ROW_CHUNK) {
-		uint32_t n = count - done < ROW_CHUNK ? count - done : ROW_CHUNK;
-
-		for (uint32_t i = 0; i < n; i++)
-			r[i] = round_float(v[done + i], round);
-		row_store_int(dst + done * stride, stride, dtype, n, r, wrap);
-	}
+	for (uint32_t i = 0; i < count; i++)
+		r[i] = round_float(v[i], round);
+	row_store_int(dst, stride, dtype, count, r, wrap);
 }
 
 /* One loop per rounding mode, so that each inlines its own rounding. */

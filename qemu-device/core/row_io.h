@@ -4,7 +4,8 @@
  * loaded into or stored from arrays of int64_t or float. The element type
  * is decided once per row, not per element, and a packed row is walked
  * linearly, so that these loops and the engines' arithmetic on the arrays
- * vectorise. The engines work on rows of at most ROW_CHUNK elements.
+ * vectorise. Rows hold at most ROW_CHUNK elements; loads take the
+ * integer types (row_load_int) or the float types (row_load_float) only.
  */
 #ifndef VDLA_ROW_IO_H
 #define VDLA_ROW_IO_H
