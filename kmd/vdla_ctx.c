@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Contexts. Each has a drm_sched entity of the scheduler's matching
- * priority, which holds the context's jobs until their dependencies have
- * signalled, and a fence timeline of its own: the jobs of one context end
- * in submission order, so their fences are ordered.
+ * Contexts. Each has a priority, a waiting list where the scheduler holds
+ * its jobs until their dependencies have signalled, and a fence timeline of
+ * its own: the jobs of one context end in submission order, so their fences
+ * are ordered.
  */
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
@@ -17,15 +17,10 @@
 #include "vdla_ctx.h"
 #include "vdla_device.h"
 #include "vdla_file.h"
+#include "vdla_sched.h"
 
 /* How long destroying a context waits for jobs held by their dependencies. */
 #define VDLA_CTX_DRAIN_MS	1000
-
-static const enum drm_sched_priority sched_priority[DRM_VDLA_PRIORITIES] = {
-	[DRM_VDLA_PRIORITY_LOW] = DRM_SCHED_PRIORITY_LOW,
-	[DRM_VDLA_PRIORITY_NORMAL] = DRM_SCHED_PRIORITY_NORMAL,
-	[DRM_VDLA_PRIORITY_HIGH] = DRM_SCHED_PRIORITY_HIGH,
-};
 
 struct vdla_ctx *vdla_ctx_lookup(struct vdla_file *file, u32 id)
 {
@@ -48,6 +43,8 @@ static void ctx_release(struct kref *ref)
 {
 	struct vdla_ctx *ctx = container_of(ref, struct vdla_ctx, ref);
 
+	/* First: the scheduler may look at the context until it is unlinked. */
+	vdla_sched_remove_ctx(ctx);
 	atomic_dec(&ctx->vdev->counters.contexts);
 	mutex_destroy(&ctx->submit_lock);
 	vdla_file_put(ctx->file);
@@ -62,21 +59,19 @@ void vdla_ctx_put(struct vdla_ctx *ctx)
 
 void vdla_ctx_destroy(struct vdla_ctx *ctx)
 {
-
 	mutex_lock(&ctx->submit_lock);
-	ctx->entity_destroyed = true;
+	ctx->destroyed = true;
 	mutex_unlock(&ctx->submit_lock);
 	/*
-	 * Jobs whose dependencies signalled move on to the device queue at
-	 * once; those still waiting for theirs are given a bounded time
-	 * (none if the process was killed), then fail with ESRCH. Unlike
-	 * drm_sched_entity_flush(), never waits without a bound.
+	 * Jobs whose dependencies signalled have moved on to the ready lists
+	 * and still run; those still waiting for theirs are given a bounded
+	 * time (none if the process was killed), then fail with ESRCH.
 	 */
 	if (!fatal_signal_pending(current) &&
 	    !((current->flags & PF_EXITING) && current->exit_code == SIGKILL))
-		wait_event_timeout(ctx->vdev->sched.handed, !atomic_read(&ctx->in_entity),
+		wait_event_timeout(ctx->vdev->sched.drained, !READ_ONCE(ctx->num_waiting),
 				   msecs_to_jiffies(VDLA_CTX_DRAIN_MS));
-	drm_sched_entity_fini(&ctx->entity);
+	vdla_sched_cancel_waiting(ctx, -ESRCH);
 	vdla_ctx_put(ctx);
 }
 
@@ -85,7 +80,6 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 	struct vdla_device *vdev = to_vdla_device(drm);
 	struct vdla_file *vfile = file->driver_priv;
 	struct drm_vdla_ctx_create *args = data;
-	struct drm_gpu_scheduler *sched = &vdev->sched.base;
 	struct vdla_ctx *ctx;
 	u32 id;
 	int ret;
@@ -113,17 +107,12 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 	ctx->vdev = vdev;
 	ctx->priority = args->priority;
 	mutex_init(&ctx->submit_lock);
+	INIT_LIST_HEAD(&ctx->waiting);
 	ctx->fence_context = dma_fence_context_alloc(1);
-	ret = drm_sched_entity_init(&ctx->entity, sched_priority[args->priority], &sched, 1,
-				    NULL);
-	if (ret) {
-		mutex_destroy(&ctx->submit_lock);
-		kfree(ctx);
-		return ret;
-	}
 	vdla_file_get(vfile);
 	ctx->file = vfile;
 	atomic_inc(&vdev->counters.contexts);
+	vdla_sched_add_ctx(ctx);
 
 	/*
 	 * The id is reserved first and the context published with it set:

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Contexts: a priority, a drm_sched entity and a fence timeline. A context
- * belongs to the file that created it.
+ * Contexts: a priority, a queue of jobs waiting for their dependencies and
+ * a fence timeline. A context belongs to the file that created it.
  */
 #ifndef __VDLA_CTX_H__
 #define __VDLA_CTX_H__
 
-#include <drm/gpu_scheduler.h>
+#include <linux/atomic.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 
 struct drm_device;
@@ -28,22 +29,25 @@ struct vdla_ctx {
 	u32 id;
 	/** @priority: enum drm_vdla_priority. */
 	u32 priority;
-	struct drm_sched_entity entity;
-	/** @submit_lock: orders seqno, arm and push of the context's jobs. */
+	/** @submit_lock: orders the seqno and the queueing of the context's jobs. */
 	struct mutex submit_lock;
+	/** @sched_link: in the device's list of contexts; under fw_lock. */
+	struct list_head sched_link;
 	/**
-	 * @in_entity: jobs pushed to @entity that drm_sched has not handed to
-	 * run_job yet (those waiting for dependencies), counted by the driver
-	 * rather than read from drm_sched's internal queue.
+	 * @waiting: jobs waiting for their dependencies or behind one that
+	 * does, in submission order; @num_waiting of them. Under fw_lock.
 	 */
-	atomic_t in_entity;
+	struct list_head waiting;
+	u32 num_waiting;
+	/** @active: jobs of the context ready or running; under fw_lock. */
+	u32 active;
 	/** @queued_jobs: jobs submitted and not yet freed (DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT). */
 	atomic_t queued_jobs;
 	/** @fence_context: the timeline of the context's job fences. */
 	u64 fence_context;
 	u64 seqno;
-	/** @entity_destroyed: the entity is gone (CTX_DESTROY or close). */
-	bool entity_destroyed;
+	/** @destroyed: CTX_DESTROY or close removed it: SUBMIT refuses it. */
+	bool destroyed;
 
 	/** @banned: set once a job faulted or hung; read without a lock. */
 	bool banned;
@@ -63,7 +67,10 @@ struct vdla_ctx {
 struct vdla_ctx *vdla_ctx_lookup(struct vdla_file *file, u32 id);
 void vdla_ctx_get(struct vdla_ctx *ctx);
 void vdla_ctx_put(struct vdla_ctx *ctx);
-/* Destroys the entity (waiting a bounded time) and drops the table's reference. */
+/*
+ * Ends the context (its waiting jobs given a bounded time to become ready)
+ * and drops the table's reference.
+ */
 void vdla_ctx_destroy(struct vdla_ctx *ctx);
 
 int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *file);

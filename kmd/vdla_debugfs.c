@@ -3,12 +3,13 @@
  * debugfs, in the device's DRM debugfs directory:
  *   state         counters of live objects and of events, "key: value" lines
  *   contexts      every context of every file
- *   jobs          the running job and the ready lists
+ *   jobs          the running job, the ready lists and the waiting jobs
  *   registers     the global, MMU and fault-injection registers
  *   fault_inject  write "<engine> <mode> <count> [delay_us]" to arm the
  *                 device's fault injection for an engine
  */
 #include <drm/drm_debugfs.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <linux/debugfs.h>
@@ -35,6 +36,7 @@ static int state_show(struct seq_file *m, void *unused)
 	struct vdla_device *vdev = entry_vdev(m);
 	struct vdla_sched *s = &vdev->sched;
 	struct vdla_sram_usage sram;
+	int idx;
 
 	vdla_sram_usage(vdev, &sram);
 	seq_printf(m, "bos: %d\n", atomic_read(&vdev->counters.bos));
@@ -45,6 +47,7 @@ static int state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "sram_used: %llu\n", sram.size - sram.free);
 	mutex_lock(&vdev->fw_lock);
 	seq_printf(m, "queued: %u\n", s->queued);
+	seq_printf(m, "waiting: %u\n", s->waiting);
 	seq_printf(m, "running: %u\n", s->running ? 1 : 0);
 	seq_printf(m, "resets: %llu\n", s->stats.resets);
 	seq_printf(m, "timeouts: %llu\n", s->stats.timeouts);
@@ -54,7 +57,10 @@ static int state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "jobs_completed: %llu\n", s->stats.jobs_completed);
 	seq_printf(m, "jobs_failed: %llu\n", s->stats.jobs_failed);
 	mutex_unlock(&vdev->fw_lock);
-	seq_printf(m, "device_resets: %u\n", vdla_read(vdev, VDLA_REG_RESET_COUNT));
+	if (drm_dev_enter(&vdev->drm, &idx)) {
+		seq_printf(m, "device_resets: %u\n", vdla_read(vdev, VDLA_REG_RESET_COUNT));
+		drm_dev_exit(idx);
+	}
 	return 0;
 }
 
@@ -99,6 +105,7 @@ static int jobs_show(struct seq_file *m, void *unused)
 	struct vdla_device *vdev = entry_vdev(m);
 	struct vdla_sched *s = &vdev->sched;
 	struct vdla_job *job;
+	struct vdla_ctx *ctx;
 
 	seq_puts(m, "state pid ctx seqno priority run_ns\n");
 	mutex_lock(&vdev->fw_lock);
@@ -107,6 +114,10 @@ static int jobs_show(struct seq_file *m, void *unused)
 	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
 		list_for_each_entry(job, &s->ready[p], link)
 			show_job(m, "ready", job);
+	}
+	list_for_each_entry(ctx, &s->contexts, sched_link) {
+		list_for_each_entry(job, &ctx->waiting, link)
+			show_job(m, "waiting", job);
 	}
 	mutex_unlock(&vdev->fw_lock);
 	return 0;
@@ -140,6 +151,11 @@ static const char *const fi_mode_names[VDLA_FI_MODES] = {
 static int registers_show(struct seq_file *m, void *unused)
 {
 	struct vdla_device *vdev = entry_vdev(m);
+	int idx;
+
+	/* The registers go with the PCI device; the directory may outlive it. */
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
 
 	for (int i = 0; i < ARRAY_SIZE(dumped_registers); i++)
 		seq_printf(m, "%-18s 0x%04x: 0x%08x\n", dumped_registers[i].name,
@@ -153,6 +169,7 @@ static int registers_show(struct seq_file *m, void *unused)
 			   vdla_read(vdev, VDLA_REG_FI_MODE(e)),
 			   vdla_read(vdev, VDLA_REG_FI_COUNT(e)),
 			   vdla_read(vdev, VDLA_REG_FI_DELAY_US(e)));
+	drm_dev_exit(idx);
 	return 0;
 }
 
@@ -170,7 +187,7 @@ static ssize_t fault_inject_write(struct file *f, const char __user *ubuf, size_
 	struct vdla_device *vdev = file_inode(f)->i_private;
 	char buf[64], *cur = buf, *tok[5] = {};
 	unsigned int delay = 0, n, count;
-	int e, mode, ntok = 0;
+	int e, mode, idx, ntok = 0;
 
 	if (len >= sizeof(buf))
 		return -EINVAL;
@@ -200,18 +217,24 @@ static ssize_t fault_inject_write(struct file *f, const char __user *ubuf, size_
 	if (ntok == 4 && kstrtouint(tok[3], 0, &delay))
 		return -EINVAL;
 
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
 	mutex_lock(&vdev->fw_lock);
 	vdla_write(vdev, VDLA_REG_FI_DELAY_US(e), delay);
 	vdla_write(vdev, VDLA_REG_FI_COUNT(e), count);
 	vdla_write(vdev, VDLA_REG_FI_MODE(e), mode);
 	mutex_unlock(&vdev->fw_lock);
+	drm_dev_exit(idx);
 	return len;
 }
 
 static int fault_inject_show(struct seq_file *m, void *unused)
 {
 	struct vdla_device *vdev = m->private;
+	int idx;
 
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
 	for (int e = 0; e < VDLA_NUM_ENGINES; e++) {
 		u32 mode = vdla_read(vdev, VDLA_REG_FI_MODE(e));
 
@@ -220,6 +243,7 @@ static int fault_inject_show(struct seq_file *m, void *unused)
 			   vdla_read(vdev, VDLA_REG_FI_COUNT(e)),
 			   vdla_read(vdev, VDLA_REG_FI_DELAY_US(e)));
 	}
+	drm_dev_exit(idx);
 	return 0;
 }
 

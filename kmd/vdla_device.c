@@ -42,10 +42,31 @@ static int vdla_identify(struct vdla_device *vdev)
 	return 0;
 }
 
+/*
+ * At the DRM device's release nothing of it may be left: BOs, mappings,
+ * jobs and contexts each hold the device (directly, or through a file or a
+ * job) or die with what holds them. A count left is a leak, and the object
+ * would touch freed memory when it goes.
+ */
+static void check_leaks(struct drm_device *drm, void *unused)
+{
+	struct vdla_counters *c = &to_vdla_device(drm)->counters;
+
+	drm_WARN(drm, atomic_read(&c->bos) || atomic_read(&c->mappings) ||
+		 atomic_read(&c->jobs) || atomic_read(&c->contexts),
+		 "released with %d BOs, %d mappings, %d jobs, %d contexts left\n",
+		 atomic_read(&c->bos), atomic_read(&c->mappings), atomic_read(&c->jobs),
+		 atomic_read(&c->contexts));
+}
+
 int vdla_device_init(struct vdla_device *vdev)
 {
 	struct pci_dev *pdev = vdev->pdev;
 	int ret;
+
+	ret = drmm_add_action(&vdev->drm, check_leaks, NULL);
+	if (ret)
+		return ret;
 
 	ret = pcim_enable_device(pdev);
 	if (ret) {
@@ -94,19 +115,12 @@ int vdla_device_init(struct vdla_device *vdev)
 		return -ENOMEM;
 	}
 
-	spin_lock_init(&vdev->fence_lock);
 	vdla_mmu_restore(vdev);
-	ret = vdla_sched_init(vdev);
-	if (ret) {
-		drm_err(&vdev->drm, "cannot create the scheduler: %d\n", ret);
-		return ret;
-	}
+	vdla_sched_init(vdev);
 
 	ret = vdla_irq_init(vdev);
-	if (ret) {
-		vdla_sched_fini(vdev);
+	if (ret)
 		return ret;
-	}
 
 	drm_info(&vdev->drm, "vDLA %u.%u.%u, caps 0x%08x, compute 0x%04x, %u MSI-X vector(s)\n",
 		 VDLA_VERSION_MAJOR(vdev->hw_version), VDLA_VERSION_MINOR(vdev->hw_version),
@@ -117,7 +131,8 @@ int vdla_device_init(struct vdla_device *vdev)
 
 void vdla_device_fini(struct vdla_device *vdev)
 {
-	vdla_sched_fini(vdev);
+	/* Every job that has not ended ends with ENODEV; nothing starts again. */
+	vdla_sched_unplug(vdev);
 	vdla_irq_fini(vdev);
 	/* Leave the device idle for the next driver. */
 	vdla_write(vdev, VDLA_REG_RESET, VDLA_RESET_SOFT);

@@ -88,10 +88,8 @@ struct vdla_device {
 	/** @sram: the device SRAM and its allocator. */
 	struct vdla_sram sram;
 
-	/** @sched: drm_sched and the dispatcher. */
+	/** @sched: the scheduler and dispatcher. */
 	struct vdla_sched sched;
-	/** @fence_lock: the lock of every job fence of the device. */
-	spinlock_t fence_lock;
 
 	/* MMU contexts and the address spaces bound to them, under fw_lock. */
 	struct vdla_as *mmu_slots[VDLA_MMU_NUM_CONTEXTS];

@@ -14,6 +14,7 @@
 #include <drm/drm_print.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/rcupdate.h>
 
 #include <drm/vdla_accel.h>
 
@@ -27,6 +28,7 @@
 #include "vdla_irq.h"
 #include "vdla_job.h"
 #include "vdla_query.h"
+#include "vdla_sched.h"
 #include "vdla_selftest.h"
 
 #define VDLA_IOCTL(n, func) \
@@ -121,11 +123,18 @@ err_device_fini:
 	return ret;
 }
 
+/*
+ * Unbind or hot-unplug, perhaps with files open and jobs running, queued
+ * or waiting for fences that never signal. drm_dev_unplug() removes the
+ * node and waits for the ioctls inside drm_dev_enter() (SUBMIT among them);
+ * then every job that has not ended ends with ENODEV and nothing touches
+ * the registers again. What the files hold goes when they close; the
+ * vdla_device goes with the last of them and of the jobs.
+ */
 static void vdla_remove(struct pci_dev *pdev)
 {
 	struct vdla_device *vdev = pci_get_drvdata(pdev);
 
-	/* Waits for ioctls inside drm_dev_enter() before the hardware goes. */
 	drm_dev_unplug(&vdev->drm);
 	vdla_device_fini(vdev);
 }
@@ -142,7 +151,29 @@ static struct pci_driver vdla_pci_driver = {
 	.probe = vdla_probe,
 	.remove = vdla_remove,
 };
-module_pci_driver(vdla_pci_driver);
+
+static int __init vdla_init(void)
+{
+	int ret = vdla_sched_module_init();
+
+	if (ret)
+		return ret;
+	ret = pci_register_driver(&vdla_pci_driver);
+	if (ret)
+		vdla_sched_module_exit();
+	return ret;
+}
+
+static void __exit vdla_exit(void)
+{
+	pci_unregister_driver(&vdla_pci_driver);
+	vdla_sched_module_exit();
+	/* The fence whose RCU callback dropped the last module reference (vdla_fence.c). */
+	rcu_barrier();
+}
+
+module_init(vdla_init);
+module_exit(vdla_exit);
 
 MODULE_DESCRIPTION("vDLA deep-learning accelerator driver");
 MODULE_LICENSE("GPL");

@@ -257,7 +257,7 @@ static struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t
 	 */
 	for (int tries = 0; ret == -ENOSPC && atomic_read(&vdev->counters.ended_jobs) > 0
 			    && tries < VDLA_SRAM_REAP_TRIES; tries++) {
-		vdla_sched_reap(vdev);
+		vdla_sched_reap();
 		ret = vdla_sram_alloc(vdev, &bo->sram_node, size);
 		if (ret == -ENOSPC)
 			usleep_range(100, 200);

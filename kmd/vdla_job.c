@@ -2,10 +2,12 @@
 /*
  * SUBMIT: checks everything it can, prepares everything the job needs to
  * run (mappings, the kernel mappings of the descriptor and of the
- * statistics buffer, the firmware's state area, the fence), wires the
+ * statistics buffer, the firmware's state area, the fence), collects the
  * dependencies (in-syncs and the implicit fences of the BOs) and hands the
- * job to drm_sched. It never waits for the device or for a dependency.
+ * job to the scheduler, which starts it at once when nothing is in its way.
+ * It never waits for the device or for a dependency.
  */
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -19,28 +21,15 @@
 #include <drm/vdla_task.h>
 
 #include "vdla_ctx.h"
+#include "vdla_deps.h"
 #include "vdla_device.h"
+#include "vdla_fence.h"
 #include "vdla_file.h"
 #include "vdla_gem.h"
 #include "vdla_job.h"
 #include "vdla_mmu.h"
 #include "vdla_sched.h"
 #include "vdla_trace.h"
-
-static const char *fence_driver_name(struct dma_fence *fence)
-{
-	return "vdla";
-}
-
-static const char *fence_timeline_name(struct dma_fence *fence)
-{
-	return "vdla-context";
-}
-
-static const struct dma_fence_ops vdla_fence_ops = {
-	.get_driver_name = fence_driver_name,
-	.get_timeline_name = fence_timeline_name,
-};
 
 /*
  * Counts @job in its context's and file's queues, or fails with -EAGAIN
@@ -92,19 +81,24 @@ static void uncharge_queues(struct vdla_job *job)
 
 void vdla_job_free(struct vdla_job *job)
 {
+	struct vdla_device *vdev = job->vdev;
+
 	uncharge_queues(job);
+	vdla_deps_release(job);
 	for (u32 i = 0; i < job->count; i++)
 		vdla_mapping_put(job->mappings[i]);
 	for (u32 i = 0; i < job->bo_count; i++)
 		drm_gem_object_put(job->bos[i]);
 	dma_fence_put(job->done);
-	kvfree(job->state);
-	atomic_dec(&job->vdev->counters.jobs);
+	kvfree(job->fw_state);
+	atomic_dec(&vdev->counters.jobs);
 	if (job->ended)
-		atomic_dec(&job->vdev->counters.ended_jobs);
+		atomic_dec(&vdev->counters.ended_jobs);
 	vdla_ctx_put(job->ctx);
 	vdla_as_put(job->as);
 	kvfree(job);
+	/* Last: the device may go with it (after an unplug). */
+	drm_dev_put(&vdev->drm);
 }
 
 static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args)
@@ -246,8 +240,8 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 	}
 	job->num_ops = num_ops;
 	job->state_size = dla_task_state_size(num_ops);
-	job->state = kvzalloc(job->state_size, GFP_KERNEL_ACCOUNT);
-	if (!job->state)
+	job->fw_state = kvzalloc(job->state_size, GFP_KERNEL_ACCOUNT);
+	if (!job->fw_state)
 		return -ENOMEM;
 
 	job->fw_task.buffers = job->buffers;
@@ -256,7 +250,7 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 	config.num_addresses = job->count;
 	config.descriptor = job->descriptor;
 	config.context = VDLA_MMU_FIRST_SLOT;
-	config.state = job->state;
+	config.state = job->fw_state;
 	config.state_size = job->state_size;
 	ret = dla_check_task(vdev->fw_engine, &config, &result);
 	if (ret == DLA_ERR_INVALID_TASK) {
@@ -329,8 +323,7 @@ static int add_in_syncs(struct drm_file *file, struct vdla_job *job,
 			drm_dbg(file->minor->dev, "SUBMIT: in-sync %u: flags must be 0\n", i);
 			return -EINVAL;
 		}
-		ret = drm_sched_job_add_syncobj_dependency(&job->base, file, sync.handle,
-							   sync.point);
+		ret = vdla_deps_add_syncobj(job, file, sync.handle, sync.point);
 		/* The syncobj exists but has no fence (at that point) yet. */
 		if (ret == -EINVAL)
 			ret = -ENOENT;
@@ -353,8 +346,8 @@ static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww)
 	for (u32 i = 0; i < job->bo_count; i++) {
 		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
 		if (!ret)
-			ret = drm_sched_job_add_implicit_dependencies(&job->base, job->bos[i],
-								      test_bit(i, job->bo_writes));
+			ret = vdla_deps_add_implicit(job, job->bos[i],
+						     test_bit(i, job->bo_writes));
 		if (ret) {
 			drm_gem_unlock_reservations(job->bos, job->bo_count, ww);
 			return ret;
@@ -379,11 +372,12 @@ static struct vdla_job *job_alloc(struct vdla_device *vdev, struct vdla_ctx *ctx
 	if (!job)
 		return NULL;
 	job->alloc_size = size;
-	job->done = kzalloc(sizeof(*job->done), GFP_KERNEL_ACCOUNT);
+	job->done = vdla_fence_alloc(GFP_KERNEL_ACCOUNT);
 	if (!job->done) {
 		kvfree(job);
 		return NULL;
 	}
+	drm_dev_get(&vdev->drm);
 	job->vdev = vdev;
 	INIT_LIST_HEAD(&job->link);
 	job->mappings = (void *)((u8 *)job + mappings);
@@ -403,31 +397,44 @@ static struct vdla_job *job_alloc(struct vdla_device *vdev, struct vdla_ctx *ctx
 /* The fence is not initialised yet: free it as plain memory. */
 static void job_free_unarmed(struct vdla_job *job)
 {
-	kfree(job->done);
+	vdla_fence_free_unused(job->done);
 	job->done = NULL;
 	vdla_job_free(job);
 }
 
-int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
+/*
+ * The job's fence goes to its BOs' reservations and its out-sync; its
+ * seqno is the next of its context. Under the context's submit_lock, with
+ * the reservations held.
+ */
+static void publish(struct vdla_job *job, struct drm_vdla_submit *args)
+{
+	struct vdla_ctx *ctx = job->ctx;
+
+	job->seqno = ++ctx->seqno;
+	vdla_fence_init(job->done, ctx->fence_context, job->seqno);
+	for (u32 i = 0; i < job->bo_count; i++)
+		dma_resv_add_fence(job->bos[i]->resv, job->done,
+				   test_bit(i, job->bo_writes) ? DMA_RESV_USAGE_WRITE :
+								 DMA_RESV_USAGE_READ);
+	atomic64_inc(&ctx->jobs_submitted);
+	args->seqno = job->seqno;
+	trace_vdla_job_queue(job);
+}
+
+static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct drm_file *file)
 {
 	struct vdla_device *vdev = to_vdla_device(drm);
 	struct vdla_file *vfile = file->driver_priv;
-	struct drm_vdla_submit *args = data;
 	struct drm_vdla_address small_list[8], *list;
 	struct drm_syncobj *out_sync = NULL;
 	struct dma_fence_chain *chain = NULL;
 	struct ww_acquire_ctx ww;
-	struct dma_fence *finished;
+	struct dma_fence *fence;
 	struct vdla_job *job;
 	struct vdla_ctx *ctx;
-	bool sched_inited = false;
 	int ret;
 
-	args->seqno = 0;
-	args->error_op = 0;
-	args->error_field = 0;
-	args->error_reason = 0;
-	args->error_operand = 0;
 	ret = check_args(drm, args);
 	if (ret)
 		return ret;
@@ -490,10 +497,6 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 		}
 	}
 
-	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, vfile, file->client_id);
-	if (ret)
-		goto out_job;
-	sched_inited = true;
 	ret = add_in_syncs(file, job, args);
 	if (ret)
 		goto out_job;
@@ -502,52 +505,32 @@ int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
 		goto out_job;
 
 	mutex_lock(&ctx->submit_lock);
-	if (ctx->entity_destroyed || READ_ONCE(ctx->banned)) {
+	if (ctx->destroyed || READ_ONCE(ctx->banned)) {
 		mutex_unlock(&ctx->submit_lock);
 		drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
-		ret = ctx->entity_destroyed ? -ENOENT : -ECANCELED;
+		ret = ctx->destroyed ? -ENOENT : -ECANCELED;
 		goto out_job;
 	}
-	job->seqno = ++ctx->seqno;
-	dma_fence_init(job->done, &vdla_fence_ops, &vdev->fence_lock, ctx->fence_context,
-		       job->seqno);
-	drm_sched_job_arm(&job->base);
-	finished = dma_fence_get(&job->base.s_fence->finished);
-	/*
-	 * drm_sched lets a job that depends on another job of the same
-	 * scheduler go as soon as that one is handed to run_job, as a ring
-	 * would run them in order. The dispatcher reorders by priority, so a
-	 * dependent job must wait for the end of the job it depends on.
-	 */
-	set_bit(DRM_SCHED_FENCE_DONT_PIPELINE, &finished->flags);
-	for (u32 i = 0; i < job->bo_count; i++)
-		dma_resv_add_fence(job->bos[i]->resv, finished,
-				   test_bit(i, job->bo_writes) ? DMA_RESV_USAGE_WRITE :
-								 DMA_RESV_USAGE_READ);
-	atomic64_inc(&ctx->jobs_submitted);
-	args->seqno = job->seqno;
-	trace_vdla_job_queue(job);
+	publish(job, args);
 	drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
-	/* From here on the job may run, end and be freed at any moment. */
-	atomic_inc(&ctx->in_entity);
-	drm_sched_entity_push_job(&job->base);
+	/* The out-sync gets the fence even if the job ends at once. */
+	fence = dma_fence_get(job->done);
+	vdla_sched_submit(job);
 	mutex_unlock(&ctx->submit_lock);
 
 	if (out_sync) {
 		if (chain) {
-			drm_syncobj_add_point(out_sync, chain, finished, args->out_sync.point);
+			drm_syncobj_add_point(out_sync, chain, fence, args->out_sync.point);
 			chain = NULL;
 		} else {
-			drm_syncobj_replace_fence(out_sync, finished);
+			drm_syncobj_replace_fence(out_sync, fence);
 		}
 	}
-	dma_fence_put(finished);
+	dma_fence_put(fence);
 	ret = 0;
 	goto out_sync;
 
 out_job:
-	if (sched_inited)
-		drm_sched_job_cleanup(&job->base);
 	job_free_unarmed(job);
 out_sync:
 	dma_fence_chain_free(chain);
@@ -558,5 +541,23 @@ out_list:
 		kvfree(list);
 out_ctx:
 	vdla_ctx_put(ctx);
+	return ret;
+}
+
+int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_vdla_submit *args = data;
+	int ret, idx;
+
+	args->seqno = 0;
+	args->error_op = 0;
+	args->error_field = 0;
+	args->error_reason = 0;
+	args->error_operand = 0;
+	/* An unplug waits for SUBMITs under way, then ends every job queued. */
+	if (!drm_dev_enter(drm, &idx))
+		return -ENODEV;
+	ret = submit(drm, args, file);
+	drm_dev_exit(idx);
 	return ret;
 }

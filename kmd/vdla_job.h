@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A job: one task on one context, from SUBMIT until drm_sched frees it.
+ * A job: one task on one context, from SUBMIT until the scheduler frees it.
  */
 #ifndef __VDLA_JOB_H__
 #define __VDLA_JOB_H__
 
-#include <drm/gpu_scheduler.h>
+#include <linux/dma-fence.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 
 #include "dla_interface.h"
 #include "vdla_fw_port.h"
@@ -18,6 +19,21 @@ struct vdla_file;
 struct vdla_mapping;
 
 /**
+ * enum vdla_job_state - where a job is, under vdev->fw_lock
+ * @VDLA_JOB_WAITING: in its context's waiting list: for a dependency, or
+ *	for an older job of its context that waits for one
+ * @VDLA_JOB_READY: in the ready list of its priority
+ * @VDLA_JOB_RUNNING: the device runs its task
+ * @VDLA_JOB_ENDED: its fence is signalled; it is being freed
+ */
+enum vdla_job_state {
+	VDLA_JOB_WAITING,
+	VDLA_JOB_READY,
+	VDLA_JOB_RUNNING,
+	VDLA_JOB_ENDED,
+};
+
+/**
  * struct vdla_job - a submitted task
  *
  * Everything the job needs to run is prepared at SUBMIT, so that starting
@@ -25,7 +41,7 @@ struct vdla_mapping;
  * nothing. The dispatcher fields are under vdev->fw_lock.
  */
 struct vdla_job {
-	struct drm_sched_job base;
+	/** @vdev: the device; the job holds a reference to its DRM device. */
 	struct vdla_device *vdev;
 	/** @ctx: the context; holds a reference. */
 	struct vdla_ctx *ctx;
@@ -35,10 +51,25 @@ struct vdla_job {
 	struct vdla_as *as;
 	u32 priority;
 	u64 seqno;
-	/** @done: the fence run_job returns, signalled when the task ends. */
+	/** @done: the job's fence (vdla_fence.c), signalled when it ends. */
 	struct dma_fence *done;
 	/** @ended: @done is signalled; counted in counters.ended_jobs. */
 	bool ended;
+
+	/* Dependencies (vdla_deps.c): references, and the one waited on. */
+	struct dma_fence **deps;
+	u32 num_deps;
+	u32 deps_size;
+	u32 next_dep;
+	struct dma_fence_cb dep_cb;
+	/** @dep_armed: @dep_cb is on a fence, or ran and the wake work has not seen it. */
+	bool dep_armed;
+	/** @deps_met: every dependency signalled. */
+	bool deps_met;
+	/** @wake_node: in the wake list, from @dep_cb to the scheduler's work. */
+	struct llist_node wake_node;
+	/** @free_node: in the list of ended jobs the free work frees. */
+	struct llist_node free_node;
 
 	/* The address list: one mapping and one firmware buffer per entry. */
 	u32 count;
@@ -55,7 +86,7 @@ struct vdla_job {
 	/** @charged_bytes: bytes counted in its file's queue; 0 while not counted. */
 	u64 charged_bytes;
 	/* The firmware's state area for the task. */
-	void *state;
+	void *fw_state;
 	size_t state_size;
 	/** @num_ops: the task's operations, as SUBMIT read them. */
 	u32 num_ops;
@@ -67,7 +98,16 @@ struct vdla_job {
 	void *op_stats;
 
 	/* Dispatcher: under vdev->fw_lock. */
+	enum vdla_job_state state;
+	/** @link: in its context's waiting list or in a ready list. */
 	struct list_head link;
+	/**
+	 * @cancel_error: non-zero for a job cancelled while older jobs of its
+	 * context were still to end: it goes through the ready list, so that
+	 * the context's fences still signal in order, and ends with this
+	 * error when its turn comes, without running.
+	 */
+	int cancel_error;
 	ktime_t ready_time;
 	ktime_t start_time;
 	/** @run_ns: device time used so far, across preemptions. */
@@ -76,16 +116,14 @@ struct vdla_job {
 	bool stopped;
 	/** @stopping: a stop was requested. */
 	bool stopping;
-	/** @no_preempt: picked against priority to end starvation. */
-	bool no_preempt;
+	/**
+	 * @no_preempt_until: picked against priority to end starvation, the
+	 * job is not preempted before this time (0: no such protection).
+	 */
+	ktime_t no_preempt_until;
 };
 
-static inline struct vdla_job *to_vdla_job(struct drm_sched_job *job)
-{
-	return container_of(job, struct vdla_job, base);
-}
-
-/* Frees a job that drm_sched_job_arm() was never called for, or from free_job. */
+/* Frees a job: one never queued, or, from the scheduler, one that ended. */
 void vdla_job_free(struct vdla_job *job);
 
 int vdla_ioctl_submit(struct drm_device *drm, void *data, struct drm_file *file);

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The dispatcher. drm_sched (one scheduler per device, an entity per
- * context, in the entity's priority) resolves each job's dependencies and
- * calls run_job once they have signalled; run_job puts the job in the ready
- * list of its priority. The dispatcher runs one task at a time through the
- * firmware core:
+ * The scheduler. A job SUBMIT queued waits in its context's waiting list
+ * until its dependencies have signalled (vdla_deps.c) and every older job of
+ * its context has left the list; it then enters the ready list of its
+ * priority. A job with nothing to wait for goes straight to the ready list
+ * and, if the device is idle, starts within SUBMIT itself. The dispatcher
+ * runs one task at a time through the firmware core:
  *
  *  - it starts a ready job of the highest priority, the files with ready
  *    jobs of that priority taking turns (fairest()), except that a ready
  *    job that has waited more than starvation_ms goes first whatever its
- *    priority (and is then not preempted), so that low priority is
- *    delayed, never starved;
+ *    priority, and is then not preempted for starvation_ms, so that low
+ *    priority is delayed, never starved, and high priority waits at most
+ *    that long for it;
  *  - when a job of higher priority than the running one becomes ready, it
  *    asks the firmware to stop the running task at the next operation
  *    boundary; the stopped job goes back to the head of its ready list and
@@ -21,16 +23,24 @@
  *  - an MMU fault or an operation error fails the job (the firmware resets
  *    the device) and bans its context.
  *
- * Locking: vdev->fw_lock protects the firmware engine, the ready lists, the
- * running job, the counters and the MMU context bindings. Nothing under it
- * allocates memory or drops the last reference of a job, context, mapping
- * or address space: those are freed from free_job.
+ * Jobs of one context go through the waiting list, the ready list and the
+ * device in submission order, and their fences, which share the context's
+ * timeline, signal in that order, also when they are cancelled.
+ *
+ * Locking: vdev->fw_lock protects the firmware engine, the waiting and
+ * ready lists, the running job, the counters and the MMU context bindings.
+ * Nothing under it allocates memory or drops the last reference of a job,
+ * context, mapping or address space: ended jobs are freed by the module's
+ * work queue (free_work), which also moves on jobs whose dependency
+ * signalled (wake_work), since fence callbacks cannot take fw_lock.
  */
 #include <drm/drm_drv.h>
 #include <drm/drm_print.h>
+#include <linux/llist.h>
 #include <linux/module.h>
 
 #include "vdla_ctx.h"
+#include "vdla_deps.h"
 #include "vdla_device.h"
 #include "vdla_file.h"
 #include "vdla_job.h"
@@ -45,14 +55,26 @@ MODULE_PARM_DESC(job_timeout_ms, "Device time a job may use before it is aborted
 static unsigned int starvation_ms = 100;
 module_param(starvation_ms, uint, 0644);
 MODULE_PARM_DESC(starvation_ms,
-		 "A ready job waiting this long runs next whatever its priority (ms, default 100)");
+		 "A ready job waiting this long runs next whatever its priority, for at least as long (ms, default 100)");
 
 static bool preempt = true;
 module_param(preempt, bool, 0644);
 MODULE_PARM_DESC(preempt, "Stop a running job at an operation boundary for a higher-priority one");
 
-/* drm_sched hands over up to this many jobs; the ready lists hold them. */
-#define VDLA_SCHED_CREDITS	4096
+/*
+ * The module's work queue: jobs woken by a dependency, ended jobs to free,
+ * watchdogs. One for every device, so that a device's release (which the
+ * last job freed may cause) never waits for its own work; the module's exit
+ * drains it.
+ */
+static struct workqueue_struct *vdla_wq;
+static LLIST_HEAD(woken_jobs);
+static LLIST_HEAD(ended_jobs);
+
+static void wake_work_fn(struct work_struct *work);
+static void free_work_fn(struct work_struct *work);
+static DECLARE_WORK(wake_work, wake_work_fn);
+static DECLARE_WORK(free_work, free_work_fn);
 
 static struct vdla_sched *sched_of(struct vdla_device *vdev)
 {
@@ -61,11 +83,27 @@ static struct vdla_sched *sched_of(struct vdla_device *vdev)
 
 /* ---- Ending jobs ------------------------------------------------------- */
 
+/*
+ * The job's fence is signalled: it goes to the free work, unless its
+ * dependency callback ran and the wake work has it still (dep_armed): that
+ * work frees it then.
+ */
+static void release_ended(struct vdla_job *job)
+{
+	if (job->dep_armed)
+		return;
+	if (llist_add(&job->free_node, &ended_jobs))
+		queue_work(vdla_wq, &free_work);
+}
+
 static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error)
 {
 	struct vdla_sched_stats *stats = &sched_of(vdev)->stats;
 	struct vdla_ctx *ctx = job->ctx;
+	struct dma_fence *fence;
 
+	if (job->state == VDLA_JOB_READY || job->state == VDLA_JOB_RUNNING)
+		ctx->active--;
 	if (error) {
 		dma_fence_set_error(job->done, error);
 		ctx->jobs_failed++;
@@ -78,9 +116,18 @@ static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error
 		stats->jobs_completed++;
 	}
 	trace_vdla_job_done(job, error);
+	job->state = VDLA_JOB_ENDED;
 	job->ended = true;
 	atomic_inc(&vdev->counters.ended_jobs);
-	dma_fence_signal(job->done);
+	/*
+	 * To the free work before the fence signals: whoever waited for the
+	 * fence and then needs what the job holds (SRAM, vdla_sched_reap())
+	 * finds it on its way. The job may be gone after release_ended().
+	 */
+	fence = dma_fence_get(job->done);
+	release_ended(job);
+	dma_fence_signal(fence);
+	dma_fence_put(fence);
 }
 
 static void unqueue(struct vdla_sched *s, struct vdla_job *job)
@@ -89,7 +136,7 @@ static void unqueue(struct vdla_sched *s, struct vdla_job *job)
 	s->queued--;
 }
 
-/* Moves the queued jobs @match selects to @out, in queue order. */
+/* Moves the ready jobs @match selects to @out, in queue order. */
 static void take_queued(struct vdla_device *vdev,
 			bool (*match)(const struct vdla_job *job, const void *what),
 			const void *what, struct list_head *out)
@@ -107,14 +154,17 @@ static void take_queued(struct vdla_device *vdev,
 	}
 }
 
-/* Ends every job of @jobs with @error. */
+/*
+ * Ends every job of @jobs with @error, or with the error it was cancelled
+ * with before (that cause comes first).
+ */
 static void signal_list(struct vdla_device *vdev, struct list_head *jobs, int error)
 {
 	struct vdla_job *job, *next;
 
 	list_for_each_entry_safe(job, next, jobs, link) {
 		list_del_init(&job->link);
-		signal_job(vdev, job, error);
+		signal_job(vdev, job, job->cancel_error ?: error);
 	}
 }
 
@@ -131,6 +181,34 @@ static bool job_of_file(const struct vdla_job *job, const void *file)
 static bool any_job(const struct vdla_job *job, const void *unused)
 {
 	return true;
+}
+
+static void make_ready(struct vdla_device *vdev, struct vdla_job *job);
+
+/*
+ * Ends the jobs of @ctx's waiting list with @error. Those behind an older
+ * job of the context that has not ended (ctx->active) go through the ready
+ * list with the error recorded, so that they end after it.
+ */
+static void cancel_waiting(struct vdla_device *vdev, struct vdla_ctx *ctx, int error)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job, *next;
+
+	list_for_each_entry_safe(job, next, &ctx->waiting, link) {
+		list_del_init(&job->link);
+		s->waiting--;
+		ctx->num_waiting--;
+		vdla_deps_disarm(job);
+		if (ctx->active) {
+			job->cancel_error = error;
+			job->deps_met = true;
+			make_ready(vdev, job);
+		} else {
+			signal_job(vdev, job, error);
+		}
+	}
+	wake_up_all(&s->drained);
 }
 
 static void account(struct vdla_job *job)
@@ -172,26 +250,38 @@ static void write_op_stats(struct vdla_device *vdev, struct vdla_job *job)
 
 /*
  * The running job ended with @error; the firmware's task is forgotten. A
- * fault or a hang bans the context: later submits fail and its queued jobs
- * are cancelled, after the job itself so that the context's fences signal
- * in order. Once its fence is signalled drm_sched may free the job (and
- * with it the last reference to the context): nothing touches them after.
+ * fault or a hang bans the context: later submits fail and its queued and
+ * waiting jobs are cancelled, after the job itself so that the context's
+ * fences signal in order. Once its fence is signalled the free work may
+ * free the job (and with it the last reference to the context): nothing
+ * touches them after.
  */
 static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
 {
+	struct vdla_ctx *ctx = job->ctx;
 	LIST_HEAD(cancelled);
+	bool ban = error == -EFAULT || error == -EIO || error == -ETIMEDOUT;
 
 	sched_of(vdev)->running = NULL;
 	account(job);
 	if (!error && job->op_stats)
 		write_op_stats(vdev, job);
 	dla_clear_task(vdev->fw_engine);
-	if (error == -EFAULT || error == -EIO || error == -ETIMEDOUT) {
-		WRITE_ONCE(job->ctx->banned, true);
-		take_queued(vdev, job_of_ctx, job->ctx, &cancelled);
+	if (ban) {
+		WRITE_ONCE(ctx->banned, true);
+		take_queued(vdev, job_of_ctx, ctx, &cancelled);
 	}
 	signal_job(vdev, job, error);
-	signal_list(vdev, &cancelled, -ECANCELED);
+	/*
+	 * The job may be freed from here on, and its reference to the
+	 * context with it, but a context leaves the device's list under
+	 * fw_lock before it is freed (vdla_sched_remove_ctx): it is still
+	 * there.
+	 */
+	if (ban) {
+		signal_list(vdev, &cancelled, -ECANCELED);
+		cancel_waiting(vdev, ctx, -ECANCELED);
+	}
 }
 
 /* After a device reset: the MMU contexts are re-programmed. */
@@ -242,6 +332,7 @@ static void task_ended(struct vdla_device *vdev)
 		s->running = NULL;
 		account(job);
 		dla_clear_task(vdev->fw_engine);
+		job->state = VDLA_JOB_READY;
 		job->stopped = true;
 		job->stopping = false;
 		/* Its wait for the device starts again, for starvation_ms. */
@@ -284,7 +375,8 @@ static struct vdla_job *fairest(struct list_head *ready)
 
 static struct vdla_job *pick_next(struct vdla_sched *s)
 {
-	ktime_t limit = ktime_sub_ms(ktime_get(), READ_ONCE(starvation_ms));
+	ktime_t now = ktime_get();
+	ktime_t limit = ktime_sub_ms(now, READ_ONCE(starvation_ms));
 	struct vdla_job *starved = NULL;
 
 	/* A lower-priority job that waited too long goes first. */
@@ -299,7 +391,9 @@ static struct vdla_job *pick_next(struct vdla_sched *s)
 	if (starved) {
 		for (int p = starved->priority + 1; p < DRM_VDLA_PRIORITIES; p++) {
 			if (!list_empty(&s->ready[p])) {
-				starved->no_preempt = true;
+				/* Its turn lasts starvation_ms before it can be preempted. */
+				starved->no_preempt_until = ktime_add_ms(now,
+									 READ_ONCE(starvation_ms));
 				return starved;
 			}
 		}
@@ -311,12 +405,21 @@ static struct vdla_job *pick_next(struct vdla_sched *s)
 	return NULL;
 }
 
+/*
+ * The watchdog fires when the running job's device time reaches
+ * job_timeout_ms, or earlier when its protection from preemption ends.
+ */
 static void arm_watchdog(struct vdla_device *vdev, struct vdla_job *job)
 {
 	u64 limit = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
 	u64 left = limit > job->run_ns ? limit - job->run_ns : 0;
 
-	mod_delayed_work(system_wq, &sched_of(vdev)->watchdog, nsecs_to_jiffies(left) + 1);
+	if (job->no_preempt_until) {
+		s64 protected = ktime_to_ns(ktime_sub(job->no_preempt_until, ktime_get()));
+
+		left = min_t(u64, left, max_t(s64, protected, 0));
+	}
+	mod_delayed_work(vdla_wq, &sched_of(vdev)->watchdog, nsecs_to_jiffies(left) + 1);
 }
 
 static void start(struct vdla_device *vdev, struct vdla_job *job)
@@ -324,6 +427,11 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 	struct dla_task_result r;
 	int slot, ret;
 
+	/* Cancelled behind an older job of its context, which has ended now. */
+	if (job->cancel_error) {
+		signal_job(vdev, job, job->cancel_error);
+		return;
+	}
 	slot = vdla_mmu_bind(vdev, job->as);
 	job->file->last_start = ++sched_of(vdev)->starts;
 	job->start_time = ktime_get();
@@ -331,10 +439,11 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 	job->file->running_since = job->start_time;
 	spin_unlock(&job->file->busy_lock);
 	sched_of(vdev)->running = job;
+	job->state = VDLA_JOB_RUNNING;
 	trace_vdla_job_run(job);
 	if (job->stopped) {
 		job->stopped = false;
-		ret = dla_switch_task(vdev->fw_engine, job->state, slot);
+		ret = dla_switch_task(vdev->fw_engine, job->fw_state, slot);
 		if (!ret)
 			ret = dla_resume_task(vdev->fw_engine);
 	} else {
@@ -344,7 +453,7 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 			.num_addresses = job->count,
 			.descriptor = job->descriptor,
 			.context = slot,
-			.state = job->state,
+			.state = job->fw_state,
 			.state_size = job->state_size,
 		};
 
@@ -381,7 +490,7 @@ static void dispatch(struct vdla_device *vdev)
 	struct vdla_job *job;
 
 	lockdep_assert_held(&vdev->fw_lock);
-	while (!s->running && !s->paused && (job = pick_next(s))) {
+	while (!s->running && !s->paused && !s->gone && (job = pick_next(s))) {
 		unqueue(s, job);
 		start(vdev, job);
 	}
@@ -395,63 +504,136 @@ static void maybe_preempt(struct vdla_device *vdev, const struct vdla_job *waiti
 	struct vdla_job *running = sched_of(vdev)->running;
 	u32 ended = 0;
 
-	if (!READ_ONCE(preempt) || !running || running->stopping || running->no_preempt ||
+	if (!READ_ONCE(preempt) || !running || running->stopping ||
 	    waiting->priority <= running->priority)
+		return;
+	/* Picked to end its starvation: the watchdog comes back when that turn is over. */
+	if (running->no_preempt_until && ktime_before(ktime_get(), running->no_preempt_until))
 		return;
 	if (dla_request_stop(vdev->fw_engine))
 		return;
 	running->stopping = true;
+	running->no_preempt_until = 0;
 	/* With nothing enabled it stops at once, and no interrupt says so. */
 	dla_process_events(vdev->fw_engine, &ended);
 	if (ended)
 		task_ended(vdev);
 }
 
-/* ---- drm_sched backend ------------------------------------------------- */
-
-static struct dma_fence *vdla_run_job(struct drm_sched_job *sched_job)
+/* The highest-priority ready job, for a preemption check. */
+static struct vdla_job *most_urgent(struct vdla_sched *s)
 {
-	struct vdla_job *job = to_vdla_job(sched_job);
+	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
+		if (!list_empty(&s->ready[p]))
+			return list_first_entry(&s->ready[p], struct vdla_job, link);
+	}
+	return NULL;
+}
+
+/* ---- Waiting for dependencies ------------------------------------------ */
+
+static void make_ready(struct vdla_device *vdev, struct vdla_job *job)
+{
+	struct vdla_sched *s = sched_of(vdev);
+
+	job->state = VDLA_JOB_READY;
+	job->ctx->active++;
+	job->ready_time = ktime_get();
+	list_add_tail(&job->link, &s->ready[job->priority]);
+	s->queued++;
+	if (!job->cancel_error)
+		maybe_preempt(vdev, job);
+}
+
+/* Moves the context's jobs whose turn has come to the ready lists. */
+static void promote(struct vdla_device *vdev, struct vdla_ctx *ctx)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job;
+
+	while ((job = list_first_entry_or_null(&ctx->waiting, struct vdla_job, link)) &&
+	       job->deps_met) {
+		list_del_init(&job->link);
+		s->waiting--;
+		ctx->num_waiting--;
+		make_ready(vdev, job);
+	}
+	if (!ctx->num_waiting)
+		wake_up_all(&s->drained);
+}
+
+/* A dependency signalled: the fence's lock is held, so the work goes on. */
+static void dependency_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct vdla_job *job = container_of(cb, struct vdla_job, dep_cb);
+
+	if (llist_add(&job->wake_node, &woken_jobs))
+		queue_work(vdla_wq, &wake_work);
+}
+
+/* Under fw_lock: the job waits for its next dependency, or is ready. */
+static void wait_or_promote(struct vdla_device *vdev, struct vdla_job *job)
+{
+	if (!vdla_deps_wait(job, dependency_signalled))
+		return;
+	job->deps_met = true;
+	promote(vdev, job->ctx);
+}
+
+static void wake_work_fn(struct work_struct *work)
+{
+	struct llist_node *woken = llist_reverse_order(llist_del_all(&woken_jobs));
+	struct vdla_job *job, *next;
+
+	llist_for_each_entry_safe(job, next, woken, wake_node) {
+		struct vdla_device *vdev = job->vdev;
+
+		/* Ending the job may free it, and it holds the device. */
+		drm_dev_get(&vdev->drm);
+		mutex_lock(&vdev->fw_lock);
+		job->dep_armed = false;
+		if (job->state == VDLA_JOB_ENDED) {
+			release_ended(job);
+		} else if (job->state == VDLA_JOB_WAITING) {
+			wait_or_promote(vdev, job);
+			dispatch(vdev);
+		}
+		mutex_unlock(&vdev->fw_lock);
+		drm_dev_put(&vdev->drm);
+	}
+}
+
+static void free_work_fn(struct work_struct *work)
+{
+	struct llist_node *ended = llist_del_all(&ended_jobs);
+	struct vdla_job *job, *next;
+
+	llist_for_each_entry_safe(job, next, ended, free_node)
+		vdla_job_free(job);
+}
+
+void vdla_sched_submit(struct vdla_job *job)
+{
 	struct vdla_device *vdev = job->vdev;
 	struct vdla_sched *s = sched_of(vdev);
-	struct dma_fence *fence = dma_fence_get(job->done);
-	int error = sched_job->s_fence->finished.error;
+	struct vdla_ctx *ctx = job->ctx;
 
-	if (atomic_dec_and_test(&job->ctx->in_entity))
-		wake_up_all(&s->handed);
 	mutex_lock(&vdev->fw_lock);
-	if (!error && (READ_ONCE(job->ctx->banned) || job->file->closed))
-		error = -ECANCELED;
-	if (error) {
-		signal_job(vdev, job, error);
+	job->state = VDLA_JOB_WAITING;
+	if (s->gone) {
+		signal_job(vdev, job, -ENODEV);
+	} else if (READ_ONCE(ctx->banned)) {
+		/* Banned since SUBMIT checked: its older jobs are cancelled already. */
+		signal_job(vdev, job, -ECANCELED);
 	} else {
-		job->ready_time = ktime_get();
-		list_add_tail(&job->link, &s->ready[job->priority]);
-		s->queued++;
-		maybe_preempt(vdev, job);
+		list_add_tail(&job->link, &ctx->waiting);
+		s->waiting++;
+		ctx->num_waiting++;
+		wait_or_promote(vdev, job);
 		dispatch(vdev);
 	}
 	mutex_unlock(&vdev->fw_lock);
-	return fence;
 }
-
-static enum drm_gpu_sched_stat vdla_timedout_job(struct drm_sched_job *sched_job)
-{
-	/* Not armed (timeout MAX_SCHEDULE_TIMEOUT): the watchdog times jobs. */
-	return DRM_GPU_SCHED_STAT_NOMINAL;
-}
-
-static void vdla_free_job(struct drm_sched_job *sched_job)
-{
-	drm_sched_job_cleanup(sched_job);
-	vdla_job_free(to_vdla_job(sched_job));
-}
-
-static const struct drm_sched_backend_ops vdla_sched_ops = {
-	.run_job = vdla_run_job,
-	.timedout_job = vdla_timedout_job,
-	.free_job = vdla_free_job,
-};
 
 /* ---- Events ------------------------------------------------------------ */
 
@@ -484,9 +666,11 @@ static void watchdog_work(struct work_struct *work)
 	struct vdla_device *vdev = container_of(to_delayed_work(work), struct vdla_device,
 						sched.watchdog);
 	struct vdla_sched *s = sched_of(vdev);
-	struct vdla_job *job;
+	struct vdla_job *job, *urgent;
 
 	mutex_lock(&vdev->fw_lock);
+	if (s->gone)
+		goto out;
 	/*
 	 * The device's state first: an interrupt can be lost (the message or
 	 * the DONE bit), and a job the device finished must complete, not be
@@ -505,25 +689,33 @@ static void watchdog_work(struct work_struct *work)
 			s->stats.timeouts++;
 			abort_running(vdev, -ETIMEDOUT);
 		} else {
-			mod_delayed_work(system_wq, &s->watchdog,
-					 nsecs_to_jiffies(limit - used) + 1);
+			/* A starved job's turn may be over: a waiting job may preempt it. */
+			urgent = most_urgent(s);
+			if (urgent)
+				maybe_preempt(vdev, urgent);
+			if (s->running)
+				arm_watchdog(vdev, s->running);
 		}
 	}
 	dispatch(vdev);
+out:
 	mutex_unlock(&vdev->fw_lock);
 }
 
 void vdla_sched_irq(struct vdla_device *vdev)
 {
 	mutex_lock(&vdev->fw_lock);
-	process_events(vdev);
-	dispatch(vdev);
+	if (!sched_of(vdev)->gone) {
+		process_events(vdev);
+		dispatch(vdev);
+	}
 	mutex_unlock(&vdev->fw_lock);
 }
 
 void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile)
 {
 	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_ctx *ctx;
 	LIST_HEAD(cancelled);
 
 	mutex_lock(&vdev->fw_lock);
@@ -533,6 +725,38 @@ void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile)
 		abort_running(vdev, -ECANCELED);
 	take_queued(vdev, job_of_file, vfile, &cancelled);
 	signal_list(vdev, &cancelled, -ECANCELED);
+	list_for_each_entry(ctx, &s->contexts, sched_link) {
+		if (ctx->file == vfile)
+			cancel_waiting(vdev, ctx, -ESRCH);
+	}
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+void vdla_sched_add_ctx(struct vdla_ctx *ctx)
+{
+	struct vdla_device *vdev = ctx->vdev;
+
+	mutex_lock(&vdev->fw_lock);
+	list_add_tail(&ctx->sched_link, &sched_of(vdev)->contexts);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+void vdla_sched_remove_ctx(struct vdla_ctx *ctx)
+{
+	struct vdla_device *vdev = ctx->vdev;
+
+	mutex_lock(&vdev->fw_lock);
+	list_del(&ctx->sched_link);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+void vdla_sched_cancel_waiting(struct vdla_ctx *ctx, int error)
+{
+	struct vdla_device *vdev = ctx->vdev;
+
+	mutex_lock(&vdev->fw_lock);
+	cancel_waiting(vdev, ctx, error);
 	dispatch(vdev);
 	mutex_unlock(&vdev->fw_lock);
 }
@@ -551,21 +775,6 @@ int vdla_sched_pause(struct vdla_device *vdev)
 	return ret;
 }
 
-void vdla_sched_reap(struct vdla_device *vdev)
-{
-	int idx;
-
-	/*
-	 * The scheduler frees finished jobs from work on its own queue,
-	 * which vdla_sched_fini() destroys after an unplug: flush it only
-	 * while the device is there.
-	 */
-	if (!drm_dev_enter(&vdev->drm, &idx))
-		return;
-	flush_workqueue(sched_of(vdev)->base.submit_wq);
-	drm_dev_exit(idx);
-}
-
 void vdla_sched_unpause(struct vdla_device *vdev)
 {
 	mutex_lock(&vdev->fw_lock);
@@ -574,38 +783,54 @@ void vdla_sched_unpause(struct vdla_device *vdev)
 	mutex_unlock(&vdev->fw_lock);
 }
 
-int vdla_sched_init(struct vdla_device *vdev)
+void vdla_sched_reap(void)
+{
+	flush_work(&free_work);
+}
+
+void vdla_sched_init(struct vdla_device *vdev)
 {
 	struct vdla_sched *s = sched_of(vdev);
-	const struct drm_sched_init_args args = {
-		.ops = &vdla_sched_ops,
-		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
-		.credit_limit = VDLA_SCHED_CREDITS,
-		.timeout = MAX_SCHEDULE_TIMEOUT,
-		.name = dev_name(vdev->drm.dev),
-		.dev = vdev->drm.dev,
-	};
 
+	INIT_LIST_HEAD(&s->contexts);
 	for (int p = 0; p < DRM_VDLA_PRIORITIES; p++)
 		INIT_LIST_HEAD(&s->ready[p]);
 	init_waitqueue_head(&s->idle);
-	init_waitqueue_head(&s->handed);
+	init_waitqueue_head(&s->drained);
 	INIT_DELAYED_WORK(&s->watchdog, watchdog_work);
-	return drm_sched_init(&s->base, &args);
 }
 
-void vdla_sched_fini(struct vdla_device *vdev)
+void vdla_sched_unplug(struct vdla_device *vdev)
 {
 	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_ctx *ctx;
 	LIST_HEAD(cancelled);
 
 	mutex_lock(&vdev->fw_lock);
-	s->paused++;
+	if (s->gone) {
+		mutex_unlock(&vdev->fw_lock);
+		return;
+	}
+	s->gone = true;
+	/* The running job, the ready ones, then the waiting ones: each context in order. */
 	if (s->running)
 		abort_running(vdev, -ENODEV);
 	take_queued(vdev, any_job, NULL, &cancelled);
 	signal_list(vdev, &cancelled, -ENODEV);
+	list_for_each_entry(ctx, &s->contexts, sched_link)
+		cancel_waiting(vdev, ctx, -ENODEV);
 	mutex_unlock(&vdev->fw_lock);
 	cancel_delayed_work_sync(&s->watchdog);
-	drm_sched_fini(&s->base);
+}
+
+int vdla_sched_module_init(void)
+{
+	vdla_wq = alloc_workqueue("vdla", WQ_HIGHPRI, 0);
+	return vdla_wq ? 0 : -ENOMEM;
+}
+
+void vdla_sched_module_exit(void)
+{
+	/* Every device is gone: what is left are jobs being freed. */
+	destroy_workqueue(vdla_wq);
 }

@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Scheduling: drm_sched holds each job until its dependencies signalled,
- * then hands it to the dispatcher, which runs one task at a time on the
- * device through the firmware core, by priority, with preemption at
- * operation boundaries, starvation avoidance and a per-job timeout.
+ * Scheduling: each job waits in its context until its dependencies have
+ * signalled, then the dispatcher runs it on the device through the firmware
+ * core, one task at a time, by priority, with preemption at operation
+ * boundaries, starvation avoidance and a per-job timeout.
  */
 #ifndef __VDLA_SCHED_H__
 #define __VDLA_SCHED_H__
 
-#include <drm/gpu_scheduler.h>
 #include <linux/list.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include <drm/vdla_accel.h>
 
+struct vdla_ctx;
 struct vdla_device;
 struct vdla_file;
 struct vdla_job;
@@ -35,30 +35,56 @@ struct vdla_sched_stats {
 /**
  * struct vdla_sched - the scheduler of one device
  *
- * Everything but @base is protected by vdev->fw_lock.
+ * Everything is protected by vdev->fw_lock.
  */
 struct vdla_sched {
-	struct drm_gpu_scheduler base;
+	/** @contexts: every context of the device (vdla_ctx.sched_link). */
+	struct list_head contexts;
 	/** @ready: jobs whose dependencies signalled, per priority, oldest first. */
 	struct list_head ready[DRM_VDLA_PRIORITIES];
 	u32 queued;
+	/** @waiting: jobs in their contexts' waiting lists. */
+	u32 waiting;
 	/** @starts: jobs started so far; a file's last_start is one of these. */
 	u64 starts;
 	/** @running: the job whose task the firmware runs, or NULL. */
 	struct vdla_job *running;
 	/** @paused: while non-zero no job starts (TEST_BDMA owns the device). */
 	unsigned int paused;
+	/** @gone: the device was unplugged; no job starts, no register is written. */
+	bool gone;
 	/** @idle: woken when nothing runs any more. */
 	wait_queue_head_t idle;
-	/** @handed: woken when drm_sched hands a job to run_job (vdla_ctx.in_entity). */
-	wait_queue_head_t handed;
-	/** @watchdog: ends the running job when it exceeds job_timeout_ms. */
+	/** @drained: woken when a context's waiting list empties. */
+	wait_queue_head_t drained;
+	/** @watchdog: ends the running job past job_timeout_ms; ends starvation protection. */
 	struct delayed_work watchdog;
 	struct vdla_sched_stats stats;
 };
 
-int vdla_sched_init(struct vdla_device *vdev);
-void vdla_sched_fini(struct vdla_device *vdev);
+/* The module's work queue, for every device. */
+int vdla_sched_module_init(void);
+void vdla_sched_module_exit(void);
+
+void vdla_sched_init(struct vdla_device *vdev);
+/*
+ * The device is going (after drm_dev_unplug): every job that has not ended
+ * ends with ENODEV, the running one aborted, and nothing starts any more.
+ */
+void vdla_sched_unplug(struct vdla_device *vdev);
+
+/*
+ * Queues a job SUBMIT prepared (its fence initialised and published): it
+ * runs once its dependencies signalled and the older jobs of its context
+ * are ready. From here on it may run, end and be freed at any moment.
+ */
+void vdla_sched_submit(struct vdla_job *job);
+
+/* A new context, and the end of one: see vdla_ctx.c. */
+void vdla_sched_add_ctx(struct vdla_ctx *ctx);
+void vdla_sched_remove_ctx(struct vdla_ctx *ctx);
+/* Ends the context's jobs that still wait for dependencies with @error. */
+void vdla_sched_cancel_waiting(struct vdla_ctx *ctx, int error);
 
 /* The threaded interrupt handler's part: firmware events, job ends. */
 void vdla_sched_irq(struct vdla_device *vdev);
@@ -67,12 +93,11 @@ void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile);
 
 /* Waits until no job runs and keeps jobs from starting, for TEST_BDMA. */
 int vdla_sched_pause(struct vdla_device *vdev);
-/*
- * Waits for the scheduler to free the jobs it has seen end (it does so
- * from its work queue, after their fences signal). Not to be called with
- * a lock that freeing a job takes.
- */
-void vdla_sched_reap(struct vdla_device *vdev);
 void vdla_sched_unpause(struct vdla_device *vdev);
+/*
+ * Waits for the jobs that have ended so far to be freed (with what they
+ * hold, SRAM BOs among it). Not to be called with a lock freeing takes.
+ */
+void vdla_sched_reap(void);
 
 #endif /* __VDLA_SCHED_H__ */

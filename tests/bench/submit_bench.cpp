@@ -5,6 +5,7 @@
  *
  *  null_task_us_p50, _p99   SUBMIT of an empty task with a binary out-syncobj,
  *                           then drmSyncobjWait: the whole round trip
+ *  submit_ioctl_us_p50      the SUBMIT ioctl alone, in that round trip
  *  noop_ioctl_us_p50        DRM_IOCTL_VDLA_QUERY asking for a size, the
  *                           cheapest ioctl, timed in the same run
  *  null_task_vs_noop_ioctl  the ratio of the two p50s
@@ -171,14 +172,16 @@ int main(int argc, char **argv)
 		return fail("syncobj", out.error());
 	const Submission nullJob = empty.submission(ctx.id(), out.sync());
 	uint32_t outHandle = out.handle();
-	std::vector<double> nullTask, noop;
+	std::vector<double> nullTask, submitOnly, noop;
 	nullTask.reserve(count);
+	submitOnly.reserve(count);
 	noop.reserve(count);
 	for (int i = 0; i < count + 100; i++) {
 		auto start = clock_type::now();
 		int ret = submit(fd, nullJob);
 		if (ret)
 			return fail("SUBMIT", ret);
+		auto submitted = clock_type::now();
 		ret = drmSyncobjWait(fd, &outHandle, 1, INT64_MAX, 0, nullptr);
 		if (ret)
 			return fail("drmSyncobjWait", -ret);
@@ -193,6 +196,7 @@ int main(int argc, char **argv)
 			return fail("QUERY", ret);
 		if (i >= 100) { /* the first ones warm caches and the TB cache */
 			nullTask.push_back(micros(end - start));
+			submitOnly.push_back(micros(submitted - start));
 			noop.push_back(micros(qend - qstart));
 		}
 	}
@@ -200,6 +204,9 @@ int main(int argc, char **argv)
 		std::printf("{\"bench\": \"null_task_us_p%d\", \"value\": %.1f, \"unit\": \"us\", "
 			    "\"samples\": %d, \"pinned_to_irq_cpu\": %s}\n",
 			int(p * 100), percentile(nullTask, p), count, cpu >= 0 ? "true" : "false");
+	std::printf("{\"bench\": \"submit_ioctl_us_p50\", \"value\": %.1f, \"unit\": \"us\", "
+		    "\"samples\": %d}\n",
+		percentile(submitOnly, 0.50), count);
 	double noopP50 = percentile(noop, 0.50);
 	std::printf("{\"bench\": \"noop_ioctl_us_p50\", \"value\": %.2f, \"unit\": \"us\", "
 		    "\"samples\": %d}\n",
