@@ -226,6 +226,57 @@ TEST_F(Scheduling, LowPriorityJobIsNotStarved)
 				     << kHigh << " high-priority jobs";
 }
 
+/*
+ * A job picked against priority to end its starvation is protected from
+ * preemption for starvation_ms, not for the rest of its run: a
+ * high-priority job that arrives during that turn waits for the end of the
+ * turn (and one operation), not for the whole long job.
+ */
+TEST_F(Scheduling, StarvedJobIsPreemptedAfterItsTurn)
+{
+	ParamOverride starvation("starvation_ms", "50");
+	ASSERT_EQ(starvation.error(), 0);
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 20000), 0);
+	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), normal(fd(), DRM_VDLA_PRIORITY_NORMAL),
+		high(fd(), DRM_VDLA_PRIORITY_HIGH);
+	/* 24 operations of 20 ms: far longer than a turn. */
+	ChainJob chain(fd(), 24, 88);
+	ASSERT_EQ(chain.error(), 0);
+	Syncobj chainDone(fd()), urgentDone(fd());
+	Rng rng(89);
+	SmallJob urgent(fd());
+	urgent.prepare(rng, WorkKind::Sdp);
+	/* A stream of normal-priority jobs keeps the low one waiting until it starves. */
+	prepareMany(40, WorkKind::Copy, rng);
+	ASSERT_FALSE(HasFatalFailure());
+	submitRange(normal.id(), 0, 2);
+	ASSERT_EQ(submit(fd(), chain.submission(low.id(), chainDone.sync())), 0);
+	submitRange(normal.id(), 2, 40);
+	ASSERT_FALSE(HasFatalFailure());
+
+	/* The low job runs: its starvation turn (normal jobs are ready). */
+	ASSERT_TRUE(waitUntil(
+		[&] {
+			std::string jobs;
+			return readFile(debugfsPath(node_.index(), "jobs"), &jobs) == 0
+				&& jobs.find(" low ") != std::string::npos
+				&& jobs.find("running") != std::string::npos
+				&& jobs.find(" low ") < jobs.find("ready");
+		},
+		10000, 2))
+		<< "the low-priority job never ran";
+	ASSERT_EQ(submit(fd(), urgent.submission(high.id(), urgentDone.sync())), 0);
+	EXPECT_TRUE(fenceSucceeds(urgentDone));
+	EXPECT_TRUE(urgent.check());
+	EXPECT_TRUE(fenceSucceeds(chainDone));
+	EXPECT_TRUE(chain.check()) << "the preempted job's result changed";
+	EXPECT_LT(urgentDone.fence().timestampNs, chainDone.fence().timestampNs)
+		<< "the high-priority job waited for the whole starved job";
+	EXPECT_GE(low.query().jobs_preempted, 1u);
+	finishMany();
+}
+
 TEST_F(Scheduling, PrioritiesOfManyContextsKeepEachContextsOrder)
 {
 	FaultInjection fi(node_.index());
