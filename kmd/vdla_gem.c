@@ -317,6 +317,10 @@ int vdla_bo_kernel_map(struct vdla_bo *bo, void **vaddr)
 
 	if (vdla_bo_is_sram(bo))
 		return -EINVAL;
+	/* Made once and kept until the BO is freed: the common case takes no lock. */
+	*vaddr = smp_load_acquire(&bo->kernel_vaddr);
+	if (*vaddr)
+		return 0;
 	mutex_lock(&bo->mappings_lock);
 	if (iosys_map_is_null(&bo->kernel_map)) {
 		ret = drm_gem_vmap_unlocked(&bo->base.base, &map);
@@ -324,8 +328,11 @@ int vdla_bo_kernel_map(struct vdla_bo *bo, void **vaddr)
 			drm_gem_vunmap_unlocked(&bo->base.base, &map);
 			ret = -EINVAL;
 		}
-		if (!ret)
+		if (!ret) {
 			bo->kernel_map = map;
+			/* Pairs with the acquire above: the mapping is complete when seen. */
+			smp_store_release(&bo->kernel_vaddr, map.vaddr);
+		}
 	}
 	if (!ret)
 		*vaddr = bo->kernel_map.vaddr;

@@ -32,6 +32,11 @@ struct vdla_bo {
 	 */
 	struct iosys_map kernel_map;
 	/**
+	 * @kernel_vaddr: @kernel_map's address once made, published with a
+	 * release store: SUBMIT reads it without the lock.
+	 */
+	void *kernel_vaddr;
+	/**
 	 * @sram_node: an SRAM BO's block of the device SRAM; such a BO
 	 * (vdla_bo_is_sram() in vdla_gem.c) uses only the GEM object of @base, no shmem.
 	 */

@@ -429,6 +429,7 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	struct drm_vdla_address small_list[8], *list;
 	struct drm_syncobj *out_sync = NULL;
 	struct dma_fence_chain *chain = NULL;
+	struct llist_node *ended;
 	struct ww_acquire_ctx ww;
 	struct dma_fence *fence;
 	struct vdla_job *job;
@@ -515,8 +516,9 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
 	/* The out-sync gets the fence even if the job ends at once. */
 	fence = dma_fence_get(job->done);
-	vdla_sched_submit(job);
+	ended = vdla_sched_submit(job);
 	mutex_unlock(&ctx->submit_lock);
+	vdla_sched_free_ended(ended);
 
 	if (out_sync) {
 		if (chain) {

@@ -62,10 +62,11 @@ module_param(preempt, bool, 0644);
 MODULE_PARM_DESC(preempt, "Stop a running job at an operation boundary for a higher-priority one");
 
 /*
- * The module's work queue: jobs woken by a dependency, ended jobs to free,
- * watchdogs. One for every device, so that a device's release (which the
- * last job freed may cause) never waits for its own work; the module's exit
- * drains it.
+ * The module's work queue: jobs woken by a dependency, watchdogs. Ended
+ * jobs are freed on the unbound system queue, on whichever CPU is free.
+ * Both serve every device, so that a device's release (which the last job
+ * freed may cause) never waits for its own work; the module's exit drains
+ * them.
  */
 static struct workqueue_struct *vdla_wq;
 static LLIST_HEAD(woken_jobs);
@@ -86,14 +87,21 @@ static struct vdla_sched *sched_of(struct vdla_device *vdev)
 /*
  * The job's fence is signalled: it goes to the free work, unless its
  * dependency callback ran and the wake work has it still (dep_armed): that
- * work frees it then.
+ * work frees it then. Jobs that end within SUBMIT are freed by SUBMIT once
+ * it has let go of its locks, which saves a worker's wake-up per job.
  */
 static void release_ended(struct vdla_job *job)
 {
+	struct vdla_sched *s = sched_of(job->vdev);
+
 	if (job->dep_armed)
 		return;
+	if (s->submitting) {
+		llist_add(&job->free_node, &s->ended_in_submit);
+		return;
+	}
 	if (llist_add(&job->free_node, &ended_jobs))
-		queue_work(vdla_wq, &free_work);
+		queue_work(system_unbound_wq, &free_work);
 }
 
 static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error)
@@ -603,22 +611,32 @@ static void wake_work_fn(struct work_struct *work)
 	}
 }
 
-static void free_work_fn(struct work_struct *work)
+static void free_list(struct llist_node *ended)
 {
-	struct llist_node *ended = llist_del_all(&ended_jobs);
 	struct vdla_job *job, *next;
 
 	llist_for_each_entry_safe(job, next, ended, free_node)
 		vdla_job_free(job);
 }
 
-void vdla_sched_submit(struct vdla_job *job)
+static void free_work_fn(struct work_struct *work)
+{
+	free_list(llist_del_all(&ended_jobs));
+}
+
+void vdla_sched_free_ended(struct llist_node *ended)
+{
+	free_list(ended);
+}
+
+struct llist_node *vdla_sched_submit(struct vdla_job *job)
 {
 	struct vdla_device *vdev = job->vdev;
 	struct vdla_sched *s = sched_of(vdev);
 	struct vdla_ctx *ctx = job->ctx;
 
 	mutex_lock(&vdev->fw_lock);
+	s->submitting = true;
 	job->state = VDLA_JOB_WAITING;
 	if (s->gone) {
 		signal_job(vdev, job, -ENODEV);
@@ -632,7 +650,10 @@ void vdla_sched_submit(struct vdla_job *job)
 		wait_or_promote(vdev, job);
 		dispatch(vdev);
 	}
+	s->submitting = false;
 	mutex_unlock(&vdev->fw_lock);
+	/* Only this SUBMIT added to the list, while it held fw_lock. */
+	return llist_del_all(&s->ended_in_submit);
 }
 
 /* ---- Events ------------------------------------------------------------ */
@@ -797,6 +818,7 @@ void vdla_sched_init(struct vdla_device *vdev)
 		INIT_LIST_HEAD(&s->ready[p]);
 	init_waitqueue_head(&s->idle);
 	init_waitqueue_head(&s->drained);
+	init_llist_head(&s->ended_in_submit);
 	INIT_DELAYED_WORK(&s->watchdog, watchdog_work);
 }
 
@@ -832,5 +854,6 @@ int vdla_sched_module_init(void)
 void vdla_sched_module_exit(void)
 {
 	/* Every device is gone: what is left are jobs being freed. */
+	flush_work(&free_work);
 	destroy_workqueue(vdla_wq);
 }

@@ -9,6 +9,7 @@
 #define __VDLA_SCHED_H__
 
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -53,6 +54,9 @@ struct vdla_sched {
 	unsigned int paused;
 	/** @gone: the device was unplugged; no job starts, no register is written. */
 	bool gone;
+	/** @submitting: SUBMIT holds fw_lock: jobs that end go to @ended_in_submit. */
+	bool submitting;
+	struct llist_head ended_in_submit;
 	/** @idle: woken when nothing runs any more. */
 	wait_queue_head_t idle;
 	/** @drained: woken when a context's waiting list empties. */
@@ -77,8 +81,12 @@ void vdla_sched_unplug(struct vdla_device *vdev);
  * Queues a job SUBMIT prepared (its fence initialised and published): it
  * runs once its dependencies signalled and the older jobs of its context
  * are ready. From here on it may run, end and be freed at any moment.
+ * Returns the jobs that ended meanwhile (the job itself, if it ran at
+ * once), for the caller to free with vdla_sched_free_ended() once it holds
+ * no lock that freeing takes.
  */
-void vdla_sched_submit(struct vdla_job *job);
+struct llist_node *vdla_sched_submit(struct vdla_job *job);
+void vdla_sched_free_ended(struct llist_node *ended);
 
 /* A new context, and the end of one: see vdla_ctx.c. */
 void vdla_sched_add_ctx(struct vdla_ctx *ctx);
