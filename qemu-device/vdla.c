@@ -28,7 +28,7 @@
 #include "system/dma.h"
 
 #include "core/vdla_core.h"
-#include "core/vdla_regs.h"
+#include "vdla_regs.h"
 #include "trace.h"
 
 #define TYPE_VDLA "vdla"

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vDLA register map: the hardware's published header.
+ * vDLA register map: the hardware's published header, the contract between
+ * the device (qemu-device/ implements it) and the software that programs
+ * it (firmware/, kmd/, tests). It lives beside the UAPI rather than in the
+ * device model's tree so that the driver depends on the contract, not on
+ * the emulator.
  *
  * This file is the machine-readable half of docs/hw-spec.md; the two are kept
- * in step. It is plain C with no dependencies so that the device model, the
- * firmware core, the kernel driver and the tests include the same
- * definitions.
+ * in step. It is plain C with no dependencies so that every part includes
+ * the same definitions.
  */
 #ifndef VDLA_REGS_H
 #define VDLA_REGS_H
@@ -127,8 +130,10 @@ enum vdla_engine {
 #define VDLA_NUM_GROUPS			2
 
 /* ---- Device address space ---------------------------------------------- */
-/* Addresses below 2^39 go through the MMU (or are guest-physical with the
- * MMU off); [VDLA_SRAM_BASE, + SRAM_SIZE) is the device SRAM. */
+/*
+ * Addresses below 2^39 go through the MMU (or are guest-physical with the
+ * MMU off); [VDLA_SRAM_BASE, + SRAM_SIZE) is the device SRAM.
+ */
 #define VDLA_VA_BITS			39
 #define VDLA_SRAM_BASE			(1ull << 48)
 
