@@ -81,7 +81,7 @@ struct vdla_device {
 	/**
 	 * @fw_lock: serialises the firmware entry points other than
 	 * dla_isr_handler and dla_check_task; protects the dispatcher and
-	 * the MMU context bindings. See docs/kmd.md for the lock order.
+	 * the MMU slot bindings. See docs/kmd.md for the lock order.
 	 */
 	struct mutex fw_lock;
 
@@ -91,7 +91,7 @@ struct vdla_device {
 	/** @sched: the scheduler and dispatcher. */
 	struct vdla_sched sched;
 
-	/* MMU contexts and the address spaces bound to them, under fw_lock. */
+	/* MMU slots and the address spaces bound to them, under fw_lock. */
 	struct vdla_as *mmu_slots[VDLA_MMU_NUM_CONTEXTS];
 	u64 mmu_slot_used[VDLA_MMU_NUM_CONTEXTS];
 	u64 mmu_clock;

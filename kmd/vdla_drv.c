@@ -24,6 +24,7 @@
 #include "vdla_device.h"
 #include "vdla_drv.h"
 #include "vdla_file.h"
+#include "vdla_bo_ioctl.h"
 #include "vdla_gem.h"
 #include "vdla_irq.h"
 #include "vdla_job.h"

@@ -27,6 +27,7 @@
 #include "vdla_file.h"
 #include "vdla_gem.h"
 #include "vdla_job.h"
+#include "vdla_mapping.h"
 #include "vdla_mmu.h"
 #include "vdla_sched.h"
 #include "vdla_trace.h"
@@ -213,7 +214,7 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 			struct drm_vdla_submit *args)
 {
 	struct vdla_device *vdev = job->vdev;
-	struct drm_gem_object *obj = &job->mappings[job->descriptor]->bo->base.base;
+	struct drm_gem_object *obj = job->mappings[job->descriptor]->obj;
 	u64 offset = job->buffers[job->descriptor].device_address -
 		     vdla_mapping_address(job->mappings[job->descriptor]);
 	struct vdla_fw_buffer *desc = &job->buffers[job->descriptor];
@@ -224,7 +225,7 @@ static int prepare_task(struct drm_device *drm, struct vdla_job *job,
 	int ret;
 
 	/* Kept by the BO (job->bos holds it) until the BO is freed. */
-	ret = vdla_bo_kernel_map(to_vdla_bo(obj), &desc->cpu);
+	ret = vdla_gem_kernel_map(obj, &desc->cpu);
 	if (ret) {
 		drm_dbg(drm, "SUBMIT: the descriptor BO has no kernel mapping: %d\n", ret);
 		return ret;
@@ -299,7 +300,7 @@ static int prepare_op_stats(struct drm_device *drm, struct vdla_job *job,
 	if (!job->num_ops)
 		return 0;
 	/* Kept by the BO (job->bos holds it) until the BO is freed. */
-	ret = vdla_bo_kernel_map(job->mappings[index]->bo, &vaddr);
+	ret = vdla_gem_kernel_map(job->mappings[index]->obj, &vaddr);
 	if (ret) {
 		drm_dbg(drm, "SUBMIT: the op_stats BO has no kernel mapping: %d\n", ret);
 		return ret;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Device address spaces and the MMU contexts they are bound to.
+ * Device address spaces and the MMU slots they are bound to. A slot is one of
+ * the device's 16 MMU contexts (docs/hw-spec.md, "MMU"); the driver says slot
+ * so that "context" only ever means a user's context (vdla_ctx.c).
  *
  * A table is one 4 KiB page of 512 little-endian entries, allocated
  * coherent so that the device sees the driver's writes. Tables are created
@@ -9,7 +11,7 @@
  * 1 + 512 + 512 * 512 of them can exist.
  *
  * Locking: as->lock protects the tables and the address allocator; the
- * binding of address spaces to the 15 MMU contexts is protected by
+ * binding of address spaces to the 15 MMU slots is protected by
  * vdev->fw_lock, which is taken after as->lock when both are needed.
  */
 #include <drm/drm_print.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Device address spaces: one per open file, each a three-level device page
- * table the driver builds, bound to one of the device's MMU contexts while
+ * table the driver builds, bound to one of the device's MMU slots (the
+ * hardware's MMU contexts) while
  * its jobs run.
  */
 #ifndef __VDLA_MMU_H__
@@ -23,7 +24,7 @@ struct vdla_pt;
 #define VDLA_AS_START		(2ull << 20)
 #define VDLA_AS_END		(1ull << 39)
 
-/* MMU context 0 is the TEST_BDMA self-test's; address spaces use the rest. */
+/* MMU slot 0 is the TEST_BDMA self-test's; address spaces use the rest. */
 #define VDLA_MMU_SELFTEST_SLOT	0
 #define VDLA_MMU_FIRST_SLOT	1
 
@@ -40,7 +41,7 @@ struct vdla_as {
 	struct drm_mm va;
 	/** @root: the level-0 table. */
 	struct vdla_pt *root;
-	/** @slot: the MMU context bound to, or -1; under vdev->fw_lock. */
+	/** @slot: the MMU slot bound to, or -1; under vdev->fw_lock. */
 	int slot;
 };
 
@@ -54,13 +55,13 @@ void vdla_as_put(struct vdla_as *as);
  */
 int vdla_as_map(struct vdla_as *as, struct drm_mm_node *node, u64 size,
 		struct sg_table *sgt, bool writable);
-/* The bus address of the level-0 table, for an MMU context base. */
+/* The bus address of the level-0 table, for an MMU slot's base register. */
 dma_addr_t vdla_as_table(const struct vdla_as *as);
 /* Unmaps @node, invalidates the device TLB, then frees the addresses. */
 void vdla_as_unmap(struct vdla_as *as, struct drm_mm_node *node);
 
 /*
- * MMU contexts. All called with vdev->fw_lock held and no job running on
+ * MMU slots. All called with vdev->fw_lock held and no job running on
  * the device (bind), or at any time (unbind, restore).
  */
 int vdla_mmu_bind(struct vdla_device *vdev, struct vdla_as *as);

@@ -28,7 +28,7 @@
  * timeline, signal in that order, also when they are cancelled.
  *
  * Locking: vdev->fw_lock protects the firmware engine, the waiting and
- * ready lists, the running job, the counters and the MMU context bindings.
+ * ready lists, the running job, the counters and the MMU slot bindings.
  * Nothing under it allocates memory or drops the last reference of a job,
  * context, mapping or address space: ended jobs are freed by the module's
  * work queue (free_work), which also moves on jobs whose dependency
@@ -292,7 +292,7 @@ static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
 	}
 }
 
-/* After a device reset: the MMU contexts are re-programmed. */
+/* After a device reset: the MMU slots are re-programmed. */
 static void device_was_reset(struct vdla_device *vdev)
 {
 	sched_of(vdev)->stats.resets++;
@@ -460,7 +460,7 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 			.flags = job->op_stats ? DLA_TASK_STATISTICS : 0,
 			.num_addresses = job->count,
 			.descriptor = job->descriptor,
-			.context = slot,
+			.context = slot,	/* the firmware's name for the MMU slot */
 			.state = job->fw_state,
 			.state_size = job->state_size,
 		};

@@ -3,7 +3,7 @@
  * DRM_IOCTL_VDLA_TEST_BDMA: an end-to-end test of the data path before
  * SUBMIT existed, kept as a bring-up check. The caller's pages are pinned and
  * mapped into a device address space of their own (vdla_mmu.c), bound to
- * MMU context 0 (reserved for it), and a one-operation BDMA task runs
+ * MMU slot 0 (reserved for it), and a one-operation BDMA task runs
  * through the firmware core with the MMU on while the scheduler is paused.
  */
 #include <drm/drm_drv.h>

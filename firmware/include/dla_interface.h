@@ -95,7 +95,7 @@ struct dla_task_config {
 	uint32_t flags;		/* DLA_TASK_*; others are DLA_ERR_BAD_ARGUMENT */
 	uint16_t num_addresses;	/* entries in the task's address list */
 	uint16_t descriptor;	/* address-list index of the descriptor buffer */
-	uint32_t context;	/* MMU context of the task's operations, 0..15 */
+	uint32_t context;	/* MMU context (the driver's MMU slot) of the task's operations, 0..15 */
 	void *state;		/* host memory for the task's state */
 	size_t state_size;	/* bytes at @state, >= dla_task_state_size(num_ops) */
 };
