@@ -23,10 +23,10 @@
  *
  *   mkdir -p /tmp/fuzz && for f in firmware/[a-z]*.c; do
  *     clang -std=c11 -g -O1 -fsanitize=fuzzer-no-link,address,undefined \
- *       -Ifirmware/include -Iuapi -Iqemu-device/core -c $f \
+ *       -Ifirmware/include -Iuapi -Iuapi/hw -c $f \
  *       -o /tmp/fuzz/$(basename $f .c).o; done
  *   clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined \
- *     -Ifirmware/include -Iuapi -Iqemu-device/core \
+ *     -Ifirmware/include -Iuapi -Iuapi/hw \
  *     tests/host/firmware/fuzz_validate.cpp /tmp/fuzz/[a-z]*.o -o /tmp/fuzz/fuzz_validate
  *   mkdir -p /tmp/fuzz/corpus
  *   /tmp/fuzz/fuzz_validate -max_len=16384 -runs=2000000 \

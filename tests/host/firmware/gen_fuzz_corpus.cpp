@@ -6,7 +6,7 @@
  * invalid ones. The input layout is fuzz_validate.cpp's. No device or
  * firmware needed:
  *
- *   g++ -std=c++17 -Iuapi -Iqemu-device/core tests/host/firmware/gen_fuzz_corpus.cpp \
+ *   g++ -std=c++17 -Iuapi -Iuapi/hw tests/host/firmware/gen_fuzz_corpus.cpp \
  *     -o /tmp/gen_fuzz_corpus && /tmp/gen_fuzz_corpus tests/host/firmware/fuzz_corpus
  */
 #include <cstdint>
