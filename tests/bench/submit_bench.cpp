@@ -10,7 +10,8 @@
  *                           cheapest ioctl, timed in the same run
  *  null_task_vs_noop_ioctl  the ratio of the two p50s
  *  jobs_per_s_qd64          empty jobs kept 64 in flight on one context
- *                           (timeline syncobj), for about 2 s
+ *                           (timeline syncobj), for about 2 s; with the mean
+ *                           time of its SUBMITs and of its timeline waits
  *  prio_start_latency_us_p99  a high-priority empty task submitted while a
  *                           long low-priority task runs (its BDMA operations
  *                           slowed by fault injection): submit to fence
@@ -222,6 +223,7 @@ int main(int argc, char **argv)
 		if (timeline.error())
 			return fail("syncobj", timeline.error());
 		uint64_t submitted = 0, measuredFrom = 0, endedAtStart = 0;
+		clock_type::duration inSubmit {}, inWait {};
 		clock_type::time_point start;
 		const std::chrono::milliseconds warmUp(200), run(2000);
 		auto begin = clock_type::now();
@@ -234,15 +236,21 @@ int main(int argc, char **argv)
 			}
 			if (measuredFrom && now - start >= run)
 				break;
+			auto waitStart = clock_type::now();
 			if (submitted >= kDepth) {
 				int ret = timeline.waitPoint(submitted + 1 - kDepth, 10000);
 				if (ret)
 					return fail("timeline wait", -ret);
 			}
+			auto submitStart = clock_type::now();
 			int ret = submit(
 				fd, empty.submission(ctx.id(), timeline.sync(submitted + 1)));
 			if (ret)
 				return fail("SUBMIT", ret);
+			if (measuredFrom) {
+				inWait += submitStart - waitStart;
+				inSubmit += clock_type::now() - submitStart;
+			}
 			submitted++;
 		}
 		/* The jobs that ended in the measured window. */
@@ -250,8 +258,11 @@ int main(int argc, char **argv)
 		double seconds = std::chrono::duration<double>(clock_type::now() - start).count();
 		std::printf(
 			"{\"bench\": \"jobs_per_s_qd64\", \"value\": %.0f, \"unit\": \"jobs/s\", "
-			"\"jobs\": %llu, \"seconds\": %.2f}\n",
-			double(ended) / seconds, static_cast<unsigned long long>(ended), seconds);
+			"\"jobs\": %llu, \"seconds\": %.2f, \"submit_us_mean\": %.1f, "
+			"\"wait_us_mean\": %.1f}\n",
+			double(ended) / seconds, static_cast<unsigned long long>(ended), seconds,
+			micros(inSubmit) / double(std::max<uint64_t>(submitted - measuredFrom, 1)),
+			micros(inWait) / double(std::max<uint64_t>(submitted - measuredFrom, 1)));
 		std::fflush(stdout);
 		int ret = timeline.waitPoint(submitted, 10000);
 		if (ret)
