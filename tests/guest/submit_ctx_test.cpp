@@ -226,5 +226,52 @@ TEST_F(CtxIoctl, DestroyLetsQueuedJobsRun)
 	}
 }
 
+/*
+ * CTX_DESTROY while a job of the context waits for another context's long
+ * job, a job waits behind it, and an older job of the context is ready but
+ * cannot run yet: the destroy gives up after its bounded wait, the two
+ * waiting jobs end with ESRCH, and the context's fences still signal in
+ * submission order (the ready job first, with its result).
+ */
+TEST_F(CtxIoctl, DestroyEndsWaitingJobsAfterTheOlderOnes)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 40000), 0);
+	Ctx gateCtx(fd()), ctx(fd());
+	/* About 1.6 s of device time: longer than CTX_DESTROY waits. */
+	ChainJob gate(fd(), 40, 24);
+	ASSERT_EQ(gate.error(), 0);
+	Syncobj gateDone(fd());
+	ASSERT_EQ(submit(fd(), gate.submission(gateCtx.id(), gateDone.sync())), 0);
+
+	Rng rng(25);
+	std::vector<std::unique_ptr<SmallJob>> jobs;
+	std::vector<Syncobj> done;
+	for (int i = 0; i < 3; i++) {
+		jobs.push_back(std::make_unique<SmallJob>(fd()));
+		ASSERT_EQ(jobs.back()->error(), 0);
+		jobs.back()->prepare(rng, WorkKind::Copy);
+		done.emplace_back(fd());
+		Submission s = jobs.back()->submission(ctx.id(), done.back().sync());
+		/* Job 0 is ready behind the gate; job 1 waits for it; job 2 is behind job 1. */
+		if (i == 1)
+			s.inSyncs = { gateDone.sync() };
+		ASSERT_EQ(submit(fd(), s), 0) << "job " << i;
+	}
+	ASSERT_EQ(ctx.destroy(), 0);
+	EXPECT_FALSE(gateDone.signalled()) << "the gate job ended too early for this test";
+
+	EXPECT_TRUE(fenceSucceeds(done[0]));
+	EXPECT_TRUE(jobs[0]->check());
+	EXPECT_TRUE(fenceFails(done[1], ESRCH));
+	EXPECT_TRUE(fenceFails(done[2], ESRCH));
+	uint64_t ends[3];
+	for (int i = 0; i < 3; i++)
+		ends[i] = done[i].fence().timestampNs;
+	EXPECT_LE(ends[0], ends[1]) << "a cancelled job's fence signalled before an older one's";
+	EXPECT_LE(ends[1], ends[2]);
+	EXPECT_TRUE(fenceSucceeds(gateDone));
+}
+
 } /* namespace */
 } /* namespace guest */
