@@ -5,8 +5,9 @@
  * signals: every fence ends with ENODEV at once, the old node answers
  * ENODEV, closing it frees everything (the driver WARNs at the device's
  * release if a BO, mapping, job or context is left, and the harness fails
- * the run on a WARN), and the device bound again works. A job's fence
- * outlives its device and keeps the module loaded while it exists.
+ * the run on a WARN), the device bound again works, and then the module
+ * unloads and loads again. A job's fence outlives its device and keeps the
+ * module loaded while it exists.
  *
  * Part of vdla-module-tests: it takes a device away, so it runs last.
  */
@@ -113,10 +114,13 @@ std::pair<std::string, std::string> fenceNames(int syncFile)
 	return { fence.driver_name, fence.obj_name };
 }
 
-TEST(Unplug, UnbindWithLiveWorkEndsEveryFenceWithEnodevAndRebindWorks)
+/*
+ * Unbinds the device of @paths[0] under live work, checks every fence,
+ * closes everything of it, binds it again and checks it works. Everything
+ * the test opened is closed when this returns.
+ */
+void unbindWithLiveWorkAndRebind(const std::vector<std::string> &paths)
 {
-	std::vector<std::string> paths = nodePaths();
-	ASSERT_GE(paths.size(), 2u) << "needs a vDLA to unplug and one whose job never ends";
 	/* The second device's hung job stays pending for the whole test. */
 	ParamOverride timeout("job_timeout_ms", "60000");
 	ASSERT_EQ(timeout.error(), 0);
@@ -244,6 +248,30 @@ TEST(Unplug, UnbindWithLiveWorkEndsEveryFenceWithEnodevAndRebindWorks)
 	hangB.clear();
 }
 
+/* Waits for the fences the driver made to be freed (after an RCU grace period), then unloads. */
+int unloadWhenFree()
+{
+	int ret = EWOULDBLOCK;
+	for (int i = 0; i < 200 && ret == EWOULDBLOCK; i++) {
+		std::this_thread::sleep_for(10ms);
+		ret = unloadDriver();
+	}
+	return ret;
+}
+
+TEST(Unplug, UnbindWithLiveWorkEndsEveryFenceWithEnodevAndRebindWorks)
+{
+	std::vector<std::string> paths = nodePaths();
+	ASSERT_GE(paths.size(), 2u) << "needs a vDLA to unplug and one whose job never ends";
+	unbindWithLiveWorkAndRebind(paths);
+	if (HasFatalFailure())
+		return;
+	/* Then the module unloads cleanly and comes back with every device. */
+	ASSERT_EQ(unloadWhenFree(), 0);
+	ASSERT_EQ(loadDriver(), 0);
+	ASSERT_TRUE(waitForNodes(expectedDevices(), 5000ms));
+}
+
 TEST(Unplug, AFenceKeepsTheModuleLoadedAndOutlivesItsDevice)
 {
 	std::vector<std::string> paths = nodePaths();
@@ -269,12 +297,7 @@ TEST(Unplug, AFenceKeepsTheModuleLoadedAndOutlivesItsDevice)
 	::close(syncFile);
 
 	/* The fence is freed after an RCU grace period; then the module goes. */
-	int ret = EWOULDBLOCK;
-	for (int i = 0; i < 200 && ret == EWOULDBLOCK; i++) {
-		std::this_thread::sleep_for(10ms);
-		ret = unloadDriver();
-	}
-	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(unloadWhenFree(), 0);
 	ASSERT_EQ(loadDriver(), 0);
 	ASSERT_TRUE(waitForNodes(expectedDevices(), 5000ms));
 }
