@@ -64,12 +64,15 @@ void vdla_postclose(struct drm_device *drm, struct drm_file *file)
 	struct vdla_ctx *ctx;
 	unsigned long id;
 
-	/* Jobs still waiting in the entities are killed with them. */
+	/*
+	 * Jobs still waiting for dependencies get a bounded time to become
+	 * ready (none in a killed process), then end with ESRCH.
+	 */
 	xa_for_each(&vfile->contexts, id, ctx) {
 		xa_erase(&vfile->contexts, id);
 		vdla_ctx_destroy(ctx);
 	}
-	/* Jobs already handed to the device queue are cancelled there. */
+	/* The running job is aborted, the ready ones cancelled. */
 	vdla_sched_cancel_file(vfile->vdev, vfile);
 	vdla_file_put(vfile);
 }
