@@ -19,7 +19,10 @@
 #include "vdla_file.h"
 #include "vdla_sched.h"
 
-/* How long destroying a context waits for jobs held by their dependencies. */
+/*
+ * How long destroying a context, or closing a file with all its contexts,
+ * waits for jobs held by their dependencies.
+ */
 #define VDLA_CTX_DRAIN_MS	1000
 
 struct vdla_ctx *vdla_ctx_lookup(struct vdla_file *file, u32 id)
@@ -57,20 +60,34 @@ void vdla_ctx_put(struct vdla_ctx *ctx)
 		kref_put(&ctx->ref, ctx_release);
 }
 
-void vdla_ctx_destroy(struct vdla_ctx *ctx)
+unsigned long vdla_ctx_drain_budget(void)
 {
+	/* A process that a signal is ending (or has ended) does not wait at all. */
+	if (fatal_signal_pending(current) ||
+	    ((current->flags & PF_EXITING) && (current->exit_code & 0x7f)))
+		return 0;
+	return msecs_to_jiffies(VDLA_CTX_DRAIN_MS);
+}
+
+void vdla_ctx_destroy(struct vdla_ctx *ctx, unsigned long *budget)
+{
+	long left;
+
 	mutex_lock(&ctx->submit_lock);
 	ctx->destroyed = true;
 	mutex_unlock(&ctx->submit_lock);
 	/*
-	 * Jobs whose dependencies signalled have moved on to the ready lists
-	 * and still run; those still waiting for theirs are given a bounded
-	 * time (none if the process was killed), then fail with ESRCH.
+	 * Jobs that have left the waiting list still run; those still in it
+	 * (waiting for dependencies, or behind a job of the context that
+	 * does) are given what is left of @budget, shared by every context
+	 * of one call, and a fatal signal ends the wait; then they fail with
+	 * ESRCH.
 	 */
-	if (!fatal_signal_pending(current) &&
-	    !((current->flags & PF_EXITING) && current->exit_code == SIGKILL))
-		wait_event_timeout(ctx->vdev->sched.drained, !READ_ONCE(ctx->num_waiting),
-				   msecs_to_jiffies(VDLA_CTX_DRAIN_MS));
+	if (*budget) {
+		left = wait_event_killable_timeout(ctx->vdev->sched.drained,
+						   !READ_ONCE(ctx->num_waiting), *budget);
+		*budget = left > 0 ? left : 0;
+	}
 	vdla_sched_cancel_waiting(ctx, -ESRCH);
 	vdla_ctx_put(ctx);
 }
@@ -127,7 +144,7 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 				DRM_VDLA_MAX_CONTEXTS);
 			ret = -EMFILE;
 		}
-		vdla_ctx_destroy(ctx);
+		vdla_ctx_put(ctx);
 		return ret;
 	}
 	ctx->id = id;
@@ -138,7 +155,7 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 	 */
 	ret = xa_err(xa_store(&vfile->contexts, id, ctx, GFP_KERNEL));
 	if (ret)
-		vdla_ctx_destroy(ctx);
+		vdla_ctx_put(ctx); /* never visible: no job can have been queued on it */
 	return ret;
 }
 
@@ -146,6 +163,7 @@ int vdla_ioctl_ctx_destroy(struct drm_device *drm, void *data, struct drm_file *
 {
 	struct vdla_file *vfile = file->driver_priv;
 	struct drm_vdla_ctx_destroy *args = data;
+	unsigned long budget = vdla_ctx_drain_budget();
 	struct vdla_ctx *ctx;
 
 	if (args->pad) {
@@ -155,7 +173,7 @@ int vdla_ioctl_ctx_destroy(struct drm_device *drm, void *data, struct drm_file *
 	ctx = xa_erase(&vfile->contexts, args->ctx_id);
 	if (!ctx)
 		return -ENOENT;
-	vdla_ctx_destroy(ctx);
+	vdla_ctx_destroy(ctx, &budget);
 	return 0;
 }
 

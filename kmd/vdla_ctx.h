@@ -41,6 +41,8 @@ struct vdla_ctx {
 	u32 num_waiting;
 	/** @active: jobs of the context ready or running; under fw_lock. */
 	u32 active;
+	/** @cancelled: of those, ready ones only to end with their cancel_error; under fw_lock. */
+	u32 cancelled;
 	/** @queued_jobs: jobs submitted and not yet freed (DRM_VDLA_MAX_QUEUED_JOBS_PER_CONTEXT). */
 	atomic_t queued_jobs;
 	/** @fence_context: the timeline of the context's job fences. */
@@ -68,10 +70,13 @@ struct vdla_ctx *vdla_ctx_lookup(struct vdla_file *file, u32 id);
 void vdla_ctx_get(struct vdla_ctx *ctx);
 void vdla_ctx_put(struct vdla_ctx *ctx);
 /*
- * Ends the context (its waiting jobs given a bounded time to become ready)
- * and drops the table's reference.
+ * Ends the context and drops the table's reference. Its jobs still waiting
+ * for dependencies get the rest of @budget (jiffies, shared by the calls of
+ * one CTX_DESTROY or close, and decreased by the wait) to become ready.
  */
-void vdla_ctx_destroy(struct vdla_ctx *ctx);
+void vdla_ctx_destroy(struct vdla_ctx *ctx, unsigned long *budget);
+/* The budget for one CTX_DESTROY or close: none if a signal is ending the process. */
+unsigned long vdla_ctx_drain_budget(void);
 
 int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *file);
 int vdla_ioctl_ctx_destroy(struct drm_device *drm, void *data, struct drm_file *file);

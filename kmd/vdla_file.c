@@ -61,16 +61,17 @@ void vdla_file_put(struct vdla_file *vfile)
 void vdla_postclose(struct drm_device *drm, struct drm_file *file)
 {
 	struct vdla_file *vfile = file->driver_priv;
+	unsigned long budget = vdla_ctx_drain_budget();
 	struct vdla_ctx *ctx;
 	unsigned long id;
 
 	/*
-	 * Jobs still waiting for dependencies get a bounded time to become
-	 * ready (none in a killed process), then end with ESRCH.
+	 * Jobs still waiting for dependencies get one bounded time in all to
+	 * become ready (none in a process a signal ended), then end with ESRCH.
 	 */
 	xa_for_each(&vfile->contexts, id, ctx) {
 		xa_erase(&vfile->contexts, id);
-		vdla_ctx_destroy(ctx);
+		vdla_ctx_destroy(ctx, &budget);
 	}
 	/* The running job is aborted, the ready ones cancelled. */
 	vdla_sched_cancel_file(vfile->vdev, vfile);

@@ -45,8 +45,6 @@ struct vdla_file {
 	ktime_t running_since;
 	/** @last_start: when a job of the file last started (sched.starts); under fw_lock. */
 	u64 last_start;
-	/** @closed: the file is gone: its jobs are cancelled, not run. */
-	bool closed;
 	/** @pid: the opening process, for debugfs. */
 	pid_t pid;
 	char comm[TASK_COMM_LEN];

@@ -87,8 +87,10 @@ static struct vdla_sched *sched_of(struct vdla_device *vdev)
 /*
  * The job's fence is signalled: it goes to the free work, unless its
  * dependency callback ran and the wake work has it still (dep_armed): that
- * work frees it then. Jobs that end within SUBMIT are freed by SUBMIT once
- * it has let go of its locks, which saves a worker's wake-up per job.
+ * work frees it then. A job that ends within its own SUBMIT is freed by that
+ * SUBMIT once it has let go of its locks, which saves a worker's wake-up
+ * per job; others that end meanwhile go to the free work, which
+ * vdla_sched_reap() can wait for.
  */
 static void release_ended(struct vdla_job *job)
 {
@@ -96,7 +98,7 @@ static void release_ended(struct vdla_job *job)
 
 	if (job->dep_armed)
 		return;
-	if (s->submitting) {
+	if (s->submitting == job) {
 		llist_add(&job->free_node, &s->ended_in_submit);
 		return;
 	}
@@ -112,11 +114,13 @@ static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error
 
 	if (job->state == VDLA_JOB_READY || job->state == VDLA_JOB_RUNNING)
 		ctx->active--;
+	if (job->cancel_error && job->state == VDLA_JOB_READY)
+		ctx->cancelled--;
 	if (error) {
 		dma_fence_set_error(job->done, error);
 		ctx->jobs_failed++;
 		/* The jobs a ban cancels keep the cause of the ban on record. */
-		if (!(error == -ECANCELED && ctx->banned))
+		if (!(ctx->banned && (error == -ECANCELED || error == -ESRCH)))
 			ctx->last_error = error;
 		stats->jobs_failed++;
 	} else {
@@ -211,6 +215,7 @@ static void cancel_waiting(struct vdla_device *vdev, struct vdla_ctx *ctx, int e
 		if (ctx->active) {
 			job->cancel_error = error;
 			job->deps_met = true;
+			ctx->cancelled++;
 			make_ready(vdev, job);
 		} else {
 			signal_job(vdev, job, error);
@@ -289,6 +294,10 @@ static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
 	if (ban) {
 		signal_list(vdev, &cancelled, -ECANCELED);
 		cancel_waiting(vdev, ctx, -ECANCELED);
+	} else if (ctx->cancelled && ctx->active == ctx->cancelled) {
+		/* Only jobs cancelled behind this one are left: they end now, in order. */
+		take_queued(vdev, job_of_ctx, ctx, &cancelled);
+		signal_list(vdev, &cancelled, -ECANCELED);
 	}
 }
 
@@ -634,9 +643,10 @@ struct llist_node *vdla_sched_submit(struct vdla_job *job)
 	struct vdla_device *vdev = job->vdev;
 	struct vdla_sched *s = sched_of(vdev);
 	struct vdla_ctx *ctx = job->ctx;
+	struct llist_node *ended;
 
 	mutex_lock(&vdev->fw_lock);
-	s->submitting = true;
+	s->submitting = job;
 	job->state = VDLA_JOB_WAITING;
 	if (s->gone) {
 		signal_job(vdev, job, -ENODEV);
@@ -650,10 +660,11 @@ struct llist_node *vdla_sched_submit(struct vdla_job *job)
 		wait_or_promote(vdev, job);
 		dispatch(vdev);
 	}
-	s->submitting = false;
+	s->submitting = NULL;
+	/* Only this job can be on the list, and only this SUBMIT put it there. */
+	ended = llist_del_all(&s->ended_in_submit);
 	mutex_unlock(&vdev->fw_lock);
-	/* Only this SUBMIT added to the list, while it held fw_lock. */
-	return llist_del_all(&s->ended_in_submit);
+	return ended;
 }
 
 /* ---- Events ------------------------------------------------------------ */
@@ -740,7 +751,6 @@ void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile)
 	LIST_HEAD(cancelled);
 
 	mutex_lock(&vdev->fw_lock);
-	vfile->closed = true;
 	/* The running job first: it is older than its context's queued ones. */
 	if (s->running && s->running->file == vfile)
 		abort_running(vdev, -ECANCELED);
@@ -806,6 +816,8 @@ void vdla_sched_unpause(struct vdla_device *vdev)
 
 void vdla_sched_reap(void)
 {
+	/* Jobs cancelled while their dependency callback ran are freed by the wake work. */
+	flush_work(&wake_work);
 	flush_work(&free_work);
 }
 
@@ -847,7 +859,11 @@ void vdla_sched_unplug(struct vdla_device *vdev)
 
 int vdla_sched_module_init(void)
 {
-	vdla_wq = alloc_workqueue("vdla", WQ_HIGHPRI, 0);
+	/*
+	 * Fences wait on it (a job's dependencies, the watchdog): it must make
+	 * progress under memory pressure, whoever waits on them in reclaim.
+	 */
+	vdla_wq = alloc_workqueue("vdla", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	return vdla_wq ? 0 : -ENOMEM;
 }
 

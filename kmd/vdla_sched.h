@@ -54,8 +54,8 @@ struct vdla_sched {
 	unsigned int paused;
 	/** @gone: the device was unplugged; no job starts, no register is written. */
 	bool gone;
-	/** @submitting: SUBMIT holds fw_lock: jobs that end go to @ended_in_submit. */
-	bool submitting;
+	/** @submitting: the job SUBMIT queues while it holds fw_lock; if it ends, to @ended_in_submit. */
+	struct vdla_job *submitting;
 	struct llist_head ended_in_submit;
 	/** @idle: woken when nothing runs any more. */
 	wait_queue_head_t idle;

@@ -13,6 +13,11 @@
 #include <set>
 #include <thread>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
 #include "submit_test.h"
 
 namespace guest {
@@ -271,6 +276,119 @@ TEST_F(CtxIoctl, DestroyEndsWaitingJobsAfterTheOlderOnes)
 	EXPECT_LE(ends[0], ends[1]) << "a cancelled job's fence signalled before an older one's";
 	EXPECT_LE(ends[1], ends[2]);
 	EXPECT_TRUE(fenceSucceeds(gateDone));
+}
+
+/*
+ * Closing a file whose contexts all have jobs waiting for a long job waits
+ * one second in all for them, not one per context, and a process a signal
+ * ends does not wait at all: its exit is not held up by its contexts.
+ */
+class BlockedContexts : public SubmitTest
+{
+protected:
+	static constexpr int kContexts = 6;
+
+	void SetUp() override
+	{
+		SubmitTest::SetUp();
+		ASSERT_FALSE(HasFatalFailure());
+		gateCtx_ = Ctx(fd());
+		ASSERT_EQ(gateCtx_.error(), 0);
+		fi_ = std::make_unique<FaultInjection>(node_.index());
+		ASSERT_EQ(fi_->set("bdma", "delay", 0, 50000), 0);
+		/* 8 s of device time: longer than any wait here. */
+		gate_ = std::make_unique<ChainJob>(fd(), 160, 27);
+		ASSERT_EQ(gate_->error(), 0);
+		gateDone_ = std::make_unique<Syncobj>(fd());
+		ASSERT_EQ(submit(fd(), gate_->submission(gateCtx_.id(), gateDone_->sync())), 0);
+	}
+
+	void TearDown() override
+	{
+		/* The gate's file closes with the fixture: its job is cancelled then. */
+		fi_.reset();
+	}
+
+	/* Queues on @fd one job per new context, each waiting for the gate; their sync files. */
+	std::vector<int> queueBlocked(int fd, std::vector<std::unique_ptr<SmallJob>> &jobs)
+	{
+		std::vector<int> syncFiles;
+		int gateFile = gateDone_->exportSyncFile();
+		Syncobj gate(fd);
+		if (gateFile < 0 || drmSyncobjImportSyncFile(fd, gate.handle(), gateFile))
+			return {};
+		::close(gateFile);
+		Rng rng(28);
+		for (int i = 0; i < kContexts; i++) {
+			drm_vdla_ctx_create args = {};
+			if (ioctlError(fd, DRM_IOCTL_VDLA_CTX_CREATE, &args))
+				return {};
+			jobs.push_back(std::make_unique<SmallJob>(fd));
+			jobs.back()->prepare(rng, WorkKind::Copy);
+			Syncobj out(fd);
+			Submission s = jobs.back()->submission(args.ctx_id, out.sync());
+			s.inSyncs = { gate.sync() };
+			if (submit(fd, s))
+				return {};
+			syncFiles.push_back(out.exportSyncFile());
+		}
+		return syncFiles;
+	}
+
+	Ctx gateCtx_;
+	std::unique_ptr<FaultInjection> fi_;
+	std::unique_ptr<ChainJob> gate_;
+	std::unique_ptr<Syncobj> gateDone_;
+};
+
+TEST_F(BlockedContexts, CloseWaitsOneSecondInAllThenEndsThemWithEsrch)
+{
+	auto other = std::make_unique<Node>(paths_.front());
+	ASSERT_TRUE(other->valid());
+	std::vector<std::unique_ptr<SmallJob>> jobs;
+	std::vector<int> syncFiles = queueBlocked(other->fd(), jobs);
+	ASSERT_EQ(int(syncFiles.size()), kContexts);
+	jobs.clear();
+	int64_t start = monotonicNs();
+	other.reset();
+	int64_t closing = monotonicNs() - start;
+	/* One second in all, and slack for a slow guest; a second per context would be 6. */
+	EXPECT_LT(closing, 3000000000ll) << "close took " << closing / 1000000 << " ms";
+	for (int i = 0; i < kContexts; i++) {
+		FenceInfo info = syncFileInfo(syncFiles[i]);
+		EXPECT_EQ(info.status, -ESRCH) << "job " << i;
+		::close(syncFiles[i]);
+	}
+	EXPECT_FALSE(gateDone_->signalled()) << "the gate job ended too early for this test";
+}
+
+TEST_F(BlockedContexts, AProcessEndedByASignalDoesNotWaitForThem)
+{
+	int ready[2];
+	ASSERT_EQ(::pipe(ready), 0);
+	const std::string path = paths_.front();
+	pid_t pid = forkChild([&]() -> int {
+		::close(ready[0]);
+		Node node(path);
+		std::vector<std::unique_ptr<SmallJob>> jobs;
+		if (int(queueBlocked(node.fd(), jobs).size()) != kContexts)
+			return 2;
+		if (::write(ready[1], "r", 1) != 1)
+			return 3;
+		for (;;)
+			::pause();
+	});
+	ASSERT_GT(pid, 0);
+	::close(ready[1]);
+	char byte = 0;
+	ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "the child did not queue its jobs";
+	::close(ready[0]);
+	int64_t start = monotonicNs();
+	ASSERT_EQ(::kill(pid, SIGTERM), 0);
+	EXPECT_EQ(waitChild(pid), 128 + SIGTERM);
+	int64_t exiting = monotonicNs() - start;
+	EXPECT_LT(exiting, 1500000000ll) << "the child took " << exiting / 1000000 << " ms to exit";
+	EXPECT_FALSE(gateDone_->signalled()) << "the gate job ended too early for this test";
 }
 
 } /* namespace */
