@@ -85,7 +85,7 @@ void vdla_ctx_destroy(struct vdla_ctx *ctx, unsigned long *budget)
 	 */
 	if (*budget) {
 		left = wait_event_killable_timeout(ctx->vdev->sched.drained,
-						   !READ_ONCE(ctx->num_waiting), *budget);
+						   list_empty_careful(&ctx->waiting), *budget);
 		*budget = left > 0 ? left : 0;
 	}
 	vdla_sched_cancel_waiting(ctx, -ESRCH);

@@ -35,10 +35,9 @@ struct vdla_ctx {
 	struct list_head sched_link;
 	/**
 	 * @waiting: jobs waiting for their dependencies or behind one that
-	 * does, in submission order; @num_waiting of them. Under fw_lock.
+	 * does, in submission order. Under fw_lock.
 	 */
 	struct list_head waiting;
-	u32 num_waiting;
 	/** @active: jobs of the context ready or running; under fw_lock. */
 	u32 active;
 	/** @cancelled: of those, ready ones only to end with their cancel_error; under fw_lock. */

@@ -94,9 +94,13 @@ bool vdla_deps_wait(struct vdla_job *job, dma_fence_func_t woken)
 	return true;
 }
 
-bool vdla_deps_disarm(struct vdla_job *job)
+bool vdla_deps_met(const struct vdla_job *job)
+{
+	return job->next_dep == job->num_deps;
+}
+
+void vdla_deps_disarm(struct vdla_job *job)
 {
 	if (job->dep_armed && dma_fence_remove_callback(job->deps[job->next_dep], &job->dep_cb))
 		job->dep_armed = false;
-	return !job->dep_armed;
 }

@@ -27,11 +27,13 @@ void vdla_deps_release(struct vdla_job *job);
 /*
  * Waiting, under the device's fw_lock. vdla_deps_wait() arms @woken on the
  * first dependency that has not signalled and returns false, or returns
- * true when none is left. @woken runs in the signaller's context, with the
- * fence's lock held. vdla_deps_disarm() takes the callback back; it returns
- * false when the callback has run already (then it has handed the job on).
+ * true when none is left (vdla_deps_met() says so from then on). @woken runs
+ * in the signaller's context, with the fence's lock held.
+ * vdla_deps_disarm() takes the callback back; if the callback has run
+ * already, job->dep_armed stays set: it has handed the job on.
  */
 bool vdla_deps_wait(struct vdla_job *job, dma_fence_func_t woken);
-bool vdla_deps_disarm(struct vdla_job *job);
+bool vdla_deps_met(const struct vdla_job *job);
+void vdla_deps_disarm(struct vdla_job *job);
 
 #endif /* __VDLA_DEPS_H__ */

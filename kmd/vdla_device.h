@@ -90,6 +90,11 @@ struct vdla_device {
 
 	/** @sched: the scheduler and dispatcher. */
 	struct vdla_sched sched;
+	/**
+	 * @gone: the device was unplugged: no job starts and no register is
+	 * written any more; set and read under fw_lock.
+	 */
+	bool gone;
 
 	/* MMU slots and the address spaces bound to them, under fw_lock. */
 	struct vdla_as *mmu_slots[VDLA_MMU_NUM_CONTEXTS];

@@ -13,7 +13,7 @@
 #include "vdla_ctx.h"
 #include "vdla_device.h"
 #include "vdla_file.h"
-#include "vdla_gem.h"
+#include "vdla_sram_bo.h"
 #include "vdla_mmu.h"
 #include "vdla_sched.h"
 
@@ -85,7 +85,7 @@ static int add_bo_size(int id, void *ptr, void *data)
 	u64 *bytes = data;
 
 	if (obj)
-		bytes[vdla_gem_is_sram(obj)] += obj->size;
+		bytes[vdla_sram_bo_is(obj)] += obj->size;
 	return 0;
 }
 

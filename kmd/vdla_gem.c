@@ -51,11 +51,6 @@ struct vdla_bo *vdla_bo_of(struct drm_gem_object *obj)
 	return vdla_sram_bo_is(obj) ? &to_vdla_sram_bo(obj)->bo : &to_shmem_bo(obj)->bo;
 }
 
-bool vdla_gem_is_sram(struct drm_gem_object *obj)
-{
-	return vdla_sram_bo_is(obj);
-}
-
 void vdla_bo_init(struct vdla_bo *bo, struct drm_gem_object *obj)
 {
 	bo->obj = obj;

@@ -36,9 +36,6 @@ void vdla_bo_fini(struct vdla_bo *bo);
 /* The GEM .close of every type: the file's last handle drops its mapping. */
 void vdla_bo_close(struct drm_gem_object *obj, struct drm_file *file);
 
-/* Whether @obj is an SRAM BO (device SRAM, no pages). */
-bool vdla_gem_is_sram(struct drm_gem_object *obj);
-
 /* Shmem BOs. drm_driver.gem_create_object: the shmem helper's objects are ours. */
 struct drm_gem_object *vdla_gem_create_object(struct drm_device *drm, size_t size);
 /* Whether @obj was imported from a dma-buf without write access. */

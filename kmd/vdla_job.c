@@ -93,7 +93,7 @@ void vdla_job_free(struct vdla_job *job)
 	dma_fence_put(job->done);
 	kvfree(job->fw_state);
 	atomic_dec(&vdev->counters.jobs);
-	if (job->ended)
+	if (job->state == VDLA_JOB_ENDED)
 		atomic_dec(&vdev->counters.ended_jobs);
 	vdla_ctx_put(job->ctx);
 	vdla_as_put(job->as);
@@ -430,8 +430,8 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	struct drm_vdla_address small_list[8], *list;
 	struct drm_syncobj *out_sync = NULL;
 	struct dma_fence_chain *chain = NULL;
-	struct llist_node *ended;
 	struct ww_acquire_ctx ww;
+	bool ended;
 	struct dma_fence *fence;
 	struct vdla_job *job;
 	struct vdla_ctx *ctx;
@@ -519,7 +519,8 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	fence = dma_fence_get(job->done);
 	ended = vdla_sched_submit(job);
 	mutex_unlock(&ctx->submit_lock);
-	vdla_sched_free_ended(ended);
+	if (ended)
+		vdla_job_free(job);
 
 	if (out_sync) {
 		if (chain) {

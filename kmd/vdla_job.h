@@ -24,7 +24,8 @@ struct vdla_mapping;
  *	for an older job of its context that waits for one
  * @VDLA_JOB_READY: in the ready list of its priority
  * @VDLA_JOB_RUNNING: the device runs its task
- * @VDLA_JOB_ENDED: its fence is signalled; it is being freed
+ * @VDLA_JOB_ENDED: its fence is signalled; it is being freed (counted in
+ *	counters.ended_jobs until it is)
  */
 enum vdla_job_state {
 	VDLA_JOB_WAITING,
@@ -51,10 +52,8 @@ struct vdla_job {
 	struct vdla_as *as;
 	u32 priority;
 	u64 seqno;
-	/** @done: the job's fence (vdla_fence.c), signalled when it ends. */
+	/** @done: the job's fence (vdla_fence.c), signalled when it ends (VDLA_JOB_ENDED). */
 	struct dma_fence *done;
-	/** @ended: @done is signalled; counted in counters.ended_jobs. */
-	bool ended;
 
 	/* Dependencies (vdla_deps.c): references, and the one waited on. */
 	struct dma_fence **deps;
@@ -64,8 +63,6 @@ struct vdla_job {
 	struct dma_fence_cb dep_cb;
 	/** @dep_armed: @dep_cb is on a fence, or ran and the wake work has not seen it. */
 	bool dep_armed;
-	/** @deps_met: every dependency signalled. */
-	bool deps_met;
 	/** @wake_node: in the wake list, from @dep_cb to the scheduler's work. */
 	struct llist_node wake_node;
 	/** @free_node: in the list of ended jobs the free work frees. */

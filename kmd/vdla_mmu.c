@@ -135,7 +135,7 @@ static void unbind(struct vdla_device *vdev, struct vdla_as *as)
 	mutex_lock(&vdev->fw_lock);
 	if (as->slot >= 0) {
 		/* After an unplug the registers are gone, and so is the device. */
-		if (!vdev->sched.gone) {
+		if (!vdev->gone) {
 			vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_LO(as->slot), 0);
 			vdla_write(vdev, VDLA_REG_MMU_CTX_BASE_HI(as->slot), 0);
 			vdla_write(vdev, VDLA_REG_MMU_INVALIDATE, as->slot);
@@ -214,7 +214,7 @@ void vdla_as_unmap(struct vdla_as *as, struct drm_mm_node *node)
 	/* The cleared entries reach memory before the device re-walks. */
 	wmb();
 	mutex_lock(&vdev->fw_lock);
-	if (as->slot >= 0 && !vdev->sched.gone)
+	if (as->slot >= 0 && !vdev->gone)
 		vdla_write(vdev, VDLA_REG_MMU_INVALIDATE, as->slot);
 	mutex_unlock(&vdev->fw_lock);
 	/* Only now may the addresses, and the pages, be used again. */

@@ -99,7 +99,7 @@ static void release_ended(struct vdla_job *job)
 	if (job->dep_armed)
 		return;
 	if (s->submitting == job) {
-		llist_add(&job->free_node, &s->ended_in_submit);
+		s->submitted_ended = true;
 		return;
 	}
 	if (llist_add(&job->free_node, &ended_jobs))
@@ -129,7 +129,6 @@ static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error
 	}
 	trace_vdla_job_done(job, error);
 	job->state = VDLA_JOB_ENDED;
-	job->ended = true;
 	atomic_inc(&vdev->counters.ended_jobs);
 	/*
 	 * To the free work before the fence signals: whoever waited for the
@@ -210,11 +209,9 @@ static void cancel_waiting(struct vdla_device *vdev, struct vdla_ctx *ctx, int e
 	list_for_each_entry_safe(job, next, &ctx->waiting, link) {
 		list_del_init(&job->link);
 		s->waiting--;
-		ctx->num_waiting--;
 		vdla_deps_disarm(job);
 		if (ctx->active) {
 			job->cancel_error = error;
-			job->deps_met = true;
 			ctx->cancelled++;
 			make_ready(vdev, job);
 		} else {
@@ -392,34 +389,31 @@ static struct vdla_job *fairest(struct list_head *ready)
 
 static struct vdla_job *pick_next(struct vdla_sched *s)
 {
-	ktime_t now = ktime_get();
-	ktime_t limit = ktime_sub_ms(now, READ_ONCE(starvation_ms));
-	struct vdla_job *starved = NULL;
+	struct vdla_job *oldest = NULL;
+	int top = DRM_VDLA_PRIORITIES - 1;
+	ktime_t now;
 
-	/* A lower-priority job that waited too long goes first. */
-	for (int p = 0; p < DRM_VDLA_PRIORITIES - 1; p++) {
+	while (top >= 0 && list_empty(&s->ready[top]))
+		top--;
+	if (top < 0)
+		return NULL;
+	/* The oldest waiting job of lower priority goes first if it waited too long. */
+	for (int p = 0; p < top; p++) {
 		struct vdla_job *head = list_first_entry_or_null(&s->ready[p], struct vdla_job,
 								 link);
 
-		if (head && ktime_before(head->ready_time, limit) &&
-		    (!starved || ktime_before(head->ready_time, starved->ready_time)))
-			starved = head;
+		if (head && (!oldest || ktime_before(head->ready_time, oldest->ready_time)))
+			oldest = head;
 	}
-	if (starved) {
-		for (int p = starved->priority + 1; p < DRM_VDLA_PRIORITIES; p++) {
-			if (!list_empty(&s->ready[p])) {
-				/* Its turn lasts starvation_ms before it can be preempted. */
-				starved->no_preempt_until = ktime_add_ms(now,
-									 READ_ONCE(starvation_ms));
-				return starved;
-			}
+	if (oldest) {
+		now = ktime_get();
+		if (ktime_before(oldest->ready_time, ktime_sub_ms(now, READ_ONCE(starvation_ms)))) {
+			/* Its turn lasts starvation_ms before it can be preempted. */
+			oldest->no_preempt_until = ktime_add_ms(now, READ_ONCE(starvation_ms));
+			return oldest;
 		}
 	}
-	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
-		if (!list_empty(&s->ready[p]))
-			return fairest(&s->ready[p]);
-	}
-	return NULL;
+	return fairest(&s->ready[top]);
 }
 
 /*
@@ -507,7 +501,7 @@ static void dispatch(struct vdla_device *vdev)
 	struct vdla_job *job;
 
 	lockdep_assert_held(&vdev->fw_lock);
-	while (!s->running && !s->paused && !s->gone && (job = pick_next(s))) {
+	while (!s->running && !s->paused && !vdev->gone && (job = pick_next(s))) {
 		unqueue(s, job);
 		start(vdev, job);
 	}
@@ -569,13 +563,12 @@ static void promote(struct vdla_device *vdev, struct vdla_ctx *ctx)
 	struct vdla_job *job;
 
 	while ((job = list_first_entry_or_null(&ctx->waiting, struct vdla_job, link)) &&
-	       job->deps_met) {
+	       vdla_deps_met(job)) {
 		list_del_init(&job->link);
 		s->waiting--;
-		ctx->num_waiting--;
 		make_ready(vdev, job);
 	}
-	if (!ctx->num_waiting)
+	if (list_empty(&ctx->waiting))
 		wake_up_all(&s->drained);
 }
 
@@ -591,10 +584,8 @@ static void dependency_signalled(struct dma_fence *fence, struct dma_fence_cb *c
 /* Under fw_lock: the job waits for its next dependency, or is ready. */
 static void wait_or_promote(struct vdla_device *vdev, struct vdla_job *job)
 {
-	if (!vdla_deps_wait(job, dependency_signalled))
-		return;
-	job->deps_met = true;
-	promote(vdev, job->ctx);
+	if (vdla_deps_wait(job, dependency_signalled))
+		promote(vdev, job->ctx);
 }
 
 static void wake_work_fn(struct work_struct *work)
@@ -620,35 +611,26 @@ static void wake_work_fn(struct work_struct *work)
 	}
 }
 
-static void free_list(struct llist_node *ended)
+static void free_work_fn(struct work_struct *work)
 {
+	struct llist_node *ended = llist_del_all(&ended_jobs);
 	struct vdla_job *job, *next;
 
 	llist_for_each_entry_safe(job, next, ended, free_node)
 		vdla_job_free(job);
 }
 
-static void free_work_fn(struct work_struct *work)
-{
-	free_list(llist_del_all(&ended_jobs));
-}
-
-void vdla_sched_free_ended(struct llist_node *ended)
-{
-	free_list(ended);
-}
-
-struct llist_node *vdla_sched_submit(struct vdla_job *job)
+bool vdla_sched_submit(struct vdla_job *job)
 {
 	struct vdla_device *vdev = job->vdev;
 	struct vdla_sched *s = sched_of(vdev);
 	struct vdla_ctx *ctx = job->ctx;
-	struct llist_node *ended;
+	bool ended;
 
 	mutex_lock(&vdev->fw_lock);
 	s->submitting = job;
 	job->state = VDLA_JOB_WAITING;
-	if (s->gone) {
+	if (vdev->gone) {
 		signal_job(vdev, job, -ENODEV);
 	} else if (READ_ONCE(ctx->banned)) {
 		/* Banned since SUBMIT checked: its older jobs are cancelled already. */
@@ -656,13 +638,12 @@ struct llist_node *vdla_sched_submit(struct vdla_job *job)
 	} else {
 		list_add_tail(&job->link, &ctx->waiting);
 		s->waiting++;
-		ctx->num_waiting++;
 		wait_or_promote(vdev, job);
 		dispatch(vdev);
 	}
+	ended = s->submitted_ended;
 	s->submitting = NULL;
-	/* Only this job can be on the list, and only this SUBMIT put it there. */
-	ended = llist_del_all(&s->ended_in_submit);
+	s->submitted_ended = false;
 	mutex_unlock(&vdev->fw_lock);
 	return ended;
 }
@@ -701,7 +682,7 @@ static void watchdog_work(struct work_struct *work)
 	struct vdla_job *job, *urgent;
 
 	mutex_lock(&vdev->fw_lock);
-	if (s->gone)
+	if (vdev->gone)
 		goto out;
 	/*
 	 * The device's state first: an interrupt can be lost (the message or
@@ -737,7 +718,7 @@ out:
 void vdla_sched_irq(struct vdla_device *vdev)
 {
 	mutex_lock(&vdev->fw_lock);
-	if (!sched_of(vdev)->gone) {
+	if (!vdev->gone) {
 		process_events(vdev);
 		dispatch(vdev);
 	}
@@ -830,7 +811,6 @@ void vdla_sched_init(struct vdla_device *vdev)
 		INIT_LIST_HEAD(&s->ready[p]);
 	init_waitqueue_head(&s->idle);
 	init_waitqueue_head(&s->drained);
-	init_llist_head(&s->ended_in_submit);
 	INIT_DELAYED_WORK(&s->watchdog, watchdog_work);
 }
 
@@ -841,11 +821,11 @@ void vdla_sched_unplug(struct vdla_device *vdev)
 	LIST_HEAD(cancelled);
 
 	mutex_lock(&vdev->fw_lock);
-	if (s->gone) {
+	if (vdev->gone) {
 		mutex_unlock(&vdev->fw_lock);
 		return;
 	}
-	s->gone = true;
+	vdev->gone = true;
 	/* The running job, the ready ones, then the waiting ones: each context in order. */
 	if (s->running)
 		abort_running(vdev, -ENODEV);

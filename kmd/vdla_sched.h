@@ -9,7 +9,6 @@
 #define __VDLA_SCHED_H__
 
 #include <linux/list.h>
-#include <linux/llist.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -52,11 +51,12 @@ struct vdla_sched {
 	struct vdla_job *running;
 	/** @paused: while non-zero no job starts (TEST_BDMA owns the device). */
 	unsigned int paused;
-	/** @gone: the device was unplugged; no job starts, no register is written. */
-	bool gone;
-	/** @submitting: the job SUBMIT queues while it holds fw_lock; if it ends, to @ended_in_submit. */
+	/**
+	 * @submitting: the job SUBMIT queues while it holds fw_lock;
+	 * @submitted_ended: it ended meanwhile, and SUBMIT frees it.
+	 */
 	struct vdla_job *submitting;
-	struct llist_head ended_in_submit;
+	bool submitted_ended;
 	/** @idle: woken when nothing runs any more. */
 	wait_queue_head_t idle;
 	/** @drained: woken when a context's waiting list empties. */
@@ -80,13 +80,12 @@ void vdla_sched_unplug(struct vdla_device *vdev);
 /*
  * Queues a job SUBMIT prepared (its fence initialised and published): it
  * runs once its dependencies signalled and the older jobs of its context
- * are ready. From here on it may run, end and be freed at any moment.
- * Returns the jobs that ended meanwhile (the job itself, if it ran at
- * once), for the caller to free with vdla_sched_free_ended() once it holds
- * no lock that freeing takes.
+ * are ready. Returns true if it ended already (it ran at once, or was
+ * refused): then the caller frees it with vdla_job_free() once it holds no
+ * lock that freeing takes. Otherwise it may run, end and be freed at any
+ * moment from here on.
  */
-struct llist_node *vdla_sched_submit(struct vdla_job *job);
-void vdla_sched_free_ended(struct llist_node *ended);
+bool vdla_sched_submit(struct vdla_job *job);
 
 /* A new context, and the end of one: see vdla_ctx.c. */
 void vdla_sched_add_ctx(struct vdla_ctx *ctx);
