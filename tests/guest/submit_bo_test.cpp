@@ -105,14 +105,7 @@ TEST_F(BoIoctl, CloseRacingFirstUseOfPredictedHandlesLeaksNothing)
 		EXPECT_GT(made, 100);
 		EXPECT_GT(closed.load(), 0) << "the race never happened";
 	}
-	std::map<std::string, long> now;
-	EXPECT_TRUE(waitUntil(
-		[&] {
-			now = objectCounts(index);
-			return now == baseline;
-		},
-		5000))
-		<< "before: " << describeCounts(baseline) << "; after closing: " << describeCounts(now);
+	EXPECT_TRUE(countsReturnTo(index, baseline, 5000)) << "after closing";
 }
 
 TEST_F(BoIoctl, CreateRoundsUpToPagesAndZeroFills)

@@ -364,25 +364,16 @@ TEST_F(BlockedContexts, CloseWaitsOneSecondInAllThenEndsThemWithEsrch)
 
 TEST_F(BlockedContexts, AProcessEndedByASignalDoesNotWaitForThem)
 {
-	int ready[2];
-	ASSERT_EQ(::pipe(ready), 0);
 	const std::string path = paths_.front();
-	pid_t pid = forkChild([&]() -> int {
-		::close(ready[0]);
+	pid_t pid = forkReadyChild([&](const std::function<void()> &ready) -> int {
 		Node node(path);
 		std::vector<std::unique_ptr<SmallJob>> jobs;
 		if (int(queueBlocked(node.fd(), jobs).size()) != kContexts)
 			return 2;
-		if (::write(ready[1], "r", 1) != 1)
-			return 3;
-		for (;;)
-			::pause();
+		ready();
+		return 0;
 	});
-	ASSERT_GT(pid, 0);
-	::close(ready[1]);
-	char byte = 0;
-	ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "the child did not queue its jobs";
-	::close(ready[0]);
+	ASSERT_GT(pid, 0) << "the child did not queue its jobs";
 	int64_t start = monotonicNs();
 	ASSERT_EQ(::kill(pid, SIGTERM), 0);
 	EXPECT_EQ(waitChild(pid), 128 + SIGTERM);

@@ -58,18 +58,10 @@ TEST_F(Debugfs, StateFollowsObjectsAndJobs)
 		EXPECT_EQ(after["jobs_completed"], before["jobs_completed"] + 4);
 		EXPECT_EQ(after["jobs_failed"], before["jobs_failed"]);
 	}
-	std::map<std::string, long> now;
 	auto baseline = objectCounts(index);
 	for (auto &[key, value] : baseline)
 		value = before[key];
-	EXPECT_TRUE(waitUntil(
-		[&] {
-			now = objectCounts(index);
-			return now == baseline;
-		},
-		5000))
-		<< "before: " << describeCounts(baseline)
-		<< "; after closing: " << describeCounts(now);
+	EXPECT_TRUE(countsReturnTo(index, baseline, 5000)) << "after closing";
 }
 
 TEST_F(Debugfs, DumpsAreReadable)

@@ -228,14 +228,7 @@ TEST_F(SubmitTest, DependentJobsRacingDestroyAndCloseAllEndInOrder)
 		EXPECT_EQ(results[t], "") << "thread " << t;
 	fi.clear();
 
-	std::map<std::string, long> now;
-	EXPECT_TRUE(waitUntil(
-		[&] {
-			now = objectCounts(index);
-			return now == baseline;
-		},
-		10000))
-		<< "before: " << describeCounts(baseline) << " after: " << describeCounts(now);
+	EXPECT_TRUE(countsReturnTo(index, baseline, 10000));
 	auto state = readState(index);
 	EXPECT_EQ(state["waiting"], 0);
 	EXPECT_EQ(state["queued"], 0);

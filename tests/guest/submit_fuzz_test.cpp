@@ -353,14 +353,7 @@ TEST_F(Fuzz, RandomIoctlsFromThreadsAndProcessesLeaveNothingBehind)
 	}
 	EXPECT_GT(calls, 1000);
 	std::printf("[ FUZZ     ] %ld ioctls from 3 threads (and 3 processes)\n", calls);
-	std::map<std::string, long> now;
-	EXPECT_TRUE(waitUntil(
-		[&] {
-			now = objectCounts(index);
-			return now == baseline;
-		},
-		20000))
-		<< "before: " << describeCounts(baseline) << "; after: " << describeCounts(now);
+	EXPECT_TRUE(countsReturnTo(index, baseline, 20000));
 
 	/* A known-good job still computes the right result. */
 	Ctx ctx(fd());

@@ -129,14 +129,7 @@ TEST_F(Limits, KernelMemoryOfQueuedJobsPerFileIsBounded)
 		jobs.clear();
 		node.close();
 	}
-	std::map<std::string, long> now;
-	EXPECT_TRUE(waitUntil(
-		[&] {
-			now = objectCounts(node_.index());
-			return now == baseline;
-		},
-		20000))
-		<< "before: " << describeCounts(baseline) << "; after closing: " << describeCounts(now);
+	EXPECT_TRUE(countsReturnTo(node_.index(), baseline, 20000)) << "after closing";
 }
 
 } /* namespace */

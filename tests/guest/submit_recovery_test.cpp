@@ -357,11 +357,8 @@ TEST_F(Recovery, KilledProcessReleasesEverything)
 	int gateFd = gateDone.exportFd();
 	ASSERT_GE(gateFd, 0);
 
-	int ready[2];
-	ASSERT_EQ(::pipe(ready), 0);
 	const std::string path = paths_.front();
-	pid_t pid = forkChild([&]() -> int {
-		::close(ready[0]);
+	pid_t pid = forkReadyChild([&](const std::function<void()> &ready) -> int {
 		Node node(path);
 		Ctx cctx(node.fd(), DRM_VDLA_PRIORITY_HIGH);
 		uint32_t gateHandle = 0;
@@ -389,16 +386,10 @@ TEST_F(Recovery, KilledProcessReleasesEverything)
 		for (const auto &s : submissions)
 			if (submit(node.fd(), s))
 				return 4;
-		if (::write(ready[1], "r", 1) != 1)
-			return 5;
-		for (;;)
-			::pause();
+		ready();
+		return 0;
 	});
-	ASSERT_GT(pid, 0);
-	::close(ready[1]);
-	char byte = 0;
-	ASSERT_EQ(::read(ready[0], &byte, 1), 1) << "the child did not submit its jobs";
-	::close(ready[0]);
+	ASSERT_GT(pid, 0) << "the child did not submit its jobs";
 	::close(gateFd);
 	for (int fdToClose : childFds)
 		::close(fdToClose);
@@ -435,14 +426,7 @@ TEST_F(Recovery, KilledProcessReleasesEverything)
 	gate.reset();
 	ours.clear();
 	ctx.destroy();
-	std::map<std::string, long> now;
-	auto settled = [&] {
-		now = objectCounts(index);
-		return now == baseline;
-	};
-	EXPECT_TRUE(waitUntil(settled, 20000, 50))
-		<< "before the child: " << describeCounts(baseline)
-		<< "; 20 s after its death: " << describeCounts(now);
+	EXPECT_TRUE(countsReturnTo(index, baseline, 20000)) << "after the child's death";
 }
 
 /*
@@ -503,15 +487,7 @@ TEST_F(Recovery, ClosingAFileCancelsItsJobsAndReleasesEverything)
 	}
 	fi.clear();
 
-	std::map<std::string, long> now;
-	bool back = waitUntil(
-		[&] {
-			now = objectCounts(index);
-			return now == baseline;
-		},
-		20000, 50);
-	EXPECT_TRUE(back) << "before: " << describeCounts(baseline)
-			  << "; 20 s after the close: " << describeCounts(now);
+	EXPECT_TRUE(countsReturnTo(index, baseline, 20000)) << "after the close";
 }
 
 } /* namespace */

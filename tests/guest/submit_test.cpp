@@ -142,6 +142,31 @@ pid_t forkChild(const std::function<int()> &body)
 	return pid;
 }
 
+pid_t forkReadyChild(const std::function<int(const std::function<void()> &ready)> &body)
+{
+	int ready[2];
+	if (::pipe(ready))
+		return -1;
+	pid_t pid = forkChild([&]() -> int {
+		::close(ready[0]);
+		return body([&] {
+			if (::write(ready[1], "r", 1) != 1)
+				::_exit(1);
+			for (;;)
+				::pause();
+		});
+	});
+	::close(ready[1]);
+	char byte = 0;
+	bool isReady = pid > 0 && ::read(ready[0], &byte, 1) == 1;
+	::close(ready[0]);
+	if (isReady)
+		return pid;
+	if (pid > 0)
+		waitChild(pid);
+	return -1;
+}
+
 int waitChild(pid_t pid, int timeoutMs)
 {
 	int status = 0;
@@ -208,6 +233,21 @@ std::map<std::string, long> objectCounts(int index)
 	for (const char *key : { "bos", "mappings", "jobs", "contexts" })
 		counts[key] = state.count(key) ? state[key] : -1;
 	return counts;
+}
+
+::testing::AssertionResult countsReturnTo(
+	int index, const std::map<std::string, long> &baseline, int timeoutMs)
+{
+	std::map<std::string, long> now;
+	if (waitUntil(
+		    [&] {
+			    now = objectCounts(index);
+			    return now == baseline;
+		    },
+		    timeoutMs, 20))
+		return ::testing::AssertionSuccess();
+	return ::testing::AssertionFailure() << "before: " << describeCounts(baseline) << "; "
+					     << timeoutMs << " ms later: " << describeCounts(now);
 }
 
 std::string describeCounts(const std::map<std::string, long> &counts)

@@ -72,6 +72,13 @@ bool waitUntil(const std::function<bool()> &done, int timeoutMs, int stepMs = 10
  */
 pid_t forkChild(const std::function<int()> &body);
 /*
+ * forkChild() for a child that prepares something and then waits, with
+ * all it holds, to be killed: @body calls its argument once it is ready
+ * (that call does not return), or returns an exit status. Returns the pid
+ * once the child is ready; -1 if it failed (it is reaped then).
+ */
+pid_t forkReadyChild(const std::function<int(const std::function<void()> &ready)> &body);
+/*
  * Waits up to @timeoutMs for child @pid and returns its exit status,
  * 128 + signal if a signal ended it, or -1 on timeout (the child is then
  * killed).
@@ -86,5 +93,11 @@ std::vector<int> receiveFds(int sock, size_t count);
 /* The debugfs counters whose leaks the tests look for. */
 std::map<std::string, long> objectCounts(int index);
 std::string describeCounts(const std::map<std::string, long> &counts);
+/*
+ * The counters of device @index come back to @baseline within @timeoutMs:
+ * objects go shortly after their last user.
+ */
+::testing::AssertionResult countsReturnTo(
+	int index, const std::map<std::string, long> &baseline, int timeoutMs);
 
 } /* namespace guest */
