@@ -21,6 +21,16 @@ void SubmitTest::SetUp()
 	ASSERT_FALSE(paths_.empty()) << "no vdla node";
 	node_ = Node(paths_.front());
 	ASSERT_TRUE(node_.valid()) << paths_.front() << ": " << std::strerror(errno);
+	/*
+	 * Jobs of an earlier test's closed file end, and free what they hold,
+	 * after its close returned: wait for them, or a baseline taken now
+	 * would count them and never be met again.
+	 */
+	const std::map<std::string, long> idle = {
+		{ "bos", 0 }, { "contexts", 0 }, { "jobs", 0 }, { "mappings", 0 }
+	};
+	ASSERT_TRUE(countsReturnTo(node_.index(), idle, 30000))
+		<< "work of an earlier test is still held";
 }
 
 HandJob::HandJob(int fd_, uint32_t ctx) : fd(fd_), done(fd_)
