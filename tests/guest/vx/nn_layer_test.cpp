@@ -205,21 +205,32 @@ TEST_F(NnLayer, UnsharedBiasConvolutionMatchesCpu)
 				}
 }
 
+/* The shapes of a fully connected layer: input, weights, output. */
+struct FullyConnectedShape {
+	const char *name;
+	std::vector<vx_size> in, weights, out;
+};
+
+const FullyConnectedShape kFullyConnectedShapes[] = {
+	{ "[IFM, batch]", { 60, 2 }, { 60, 10 }, { 10, 2 } },
+	{ "[W, H, C, batch]", { 4, 3, 5, 2 }, { 60, 10 }, { 10, 2 } },
+	{ "[IFM, b0, b1]", { 60, 2, 3 }, { 60, 10 }, { 10, 2, 3 } },
+	{ "4-D weights", { 4, 3, 5, 2 }, { 4, 3, 5, 10 }, { 10, 2 } },
+};
+
 TEST_F(NnLayer, FullyConnectedSweepMatchesCpu)
 {
 	for (const Types &t : kTypes)
-		for (bool spatial : { false, true })
+		for (const FullyConnectedShape &shape : kFullyConnectedShapes)
 			for (int policy = 0; policy < 2; policy++)
 				for (bool bias : { false, true }) {
-	SCOPED_TRACE(::testing::Message() << typeName(t.type) << " spatial" << spatial
+	SCOPED_TRACE(::testing::Message() << typeName(t.type) << " " << shape.name
 					  << " policy" << policy << " bias" << bias);
-	const vx_size batch = 2, outputs = 10;
-	std::vector<vx_size> inDims = spatial ? std::vector<vx_size>{ 4, 3, 5, batch }
-					      : std::vector<vx_size>{ 60, batch };
-	vx_tensor in = input({ inDims, t.type, t.in }, t.lo, t.hi);
-	vx_tensor wgt = input({ { 60, outputs }, t.type, t.weights }, t.wlo, t.whi);
+	const vx_size outputs = shape.out[0];
+	vx_tensor in = input({ shape.in, t.type, t.in }, t.lo, t.hi);
+	vx_tensor wgt = input({ shape.weights, t.type, t.weights }, t.wlo, t.whi);
 	vx_tensor b = bias ? input({ { outputs }, t.type, t.out }, t.lo, t.hi) : nullptr;
-	TensorSpec outSpec{ { outputs, batch }, t.type, t.out };
+	TensorSpec outSpec{ shape.out, t.type, t.out };
 	vx_tensor dla = output(outSpec), cpu = output(outSpec);
 	const vx_enum overflow = policy ? VX_CONVERT_POLICY_SATURATE : VX_CONVERT_POLICY_WRAP;
 	const vx_enum rounding = policy ? VX_ROUND_POLICY_TO_NEAREST_EVEN : VX_ROUND_POLICY_TO_ZERO;
@@ -699,6 +710,22 @@ TEST_F(NnLayer, SoftmaxOfEqualAndDominantInputsMatchesCpu)
 	printf("softmax FLOAT32, equal and dominant inputs: worst error %.3g of the largest "
 	       "output\n",
 		floatWorst);
+}
+
+/* The DLA multiplies signed integers: UINT8 layers run on the CPU, exactly. */
+TEST_F(NnLayer, Uint8ConvolutionStaysOnCpu)
+{
+	vx_tensor in = input({ { 5, 4, 3 }, VX_TYPE_UINT8, 0 }, 0, 255);
+	vx_tensor wgt = input({ { 3, 3, 3, 2 }, VX_TYPE_UINT8, 0 }, 0, 3);
+	TensorSpec outSpec{ { 3, 2, 2 }, VX_TYPE_UINT8, 0 };
+	vx_tensor out = output(outSpec);
+	vx_graph graph = vxCreateGraph(context_);
+	const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_WRAP,
+		VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
+	vx_node conv = vxConvolutionLayer(graph, in, wgt, nullptr, &params, sizeof(params), out);
+	EXPECT_TRUE(refusedOnDlaRunsOnCpu(graph, conv));
+	vxReleaseNode(&conv);
+	vxReleaseGraph(&graph);
 }
 
 TEST_F(NnLayer, SoftmaxBeyondTheHardwareStaysOnCpu)

@@ -27,7 +27,7 @@ namespace {
 
 vx_size elementSize(vx_enum type)
 {
-	return type == VX_TYPE_INT8 ? 1 : type == VX_TYPE_INT16 ? 2 : 4;
+	return type == VX_TYPE_INT8 || type == VX_TYPE_UINT8 ? 1 : type == VX_TYPE_INT16 ? 2 : 4;
 }
 
 std::vector<vx_size> shapeOf(vx_tensor tensor)
@@ -73,6 +73,8 @@ std::vector<double> readValues(vx_tensor tensor)
 	for (vx_size i = 0; i < count; i++) {
 		if (type == VX_TYPE_INT8)
 			values[i] = reinterpret_cast<int8_t *>(bytes.data())[i];
+		else if (type == VX_TYPE_UINT8)
+			values[i] = bytes[i];
 		else if (type == VX_TYPE_INT16)
 			values[i] = reinterpret_cast<int16_t *>(bytes.data())[i];
 		else
@@ -137,6 +139,8 @@ vx_tensor VxTest::inputFrom(const TensorSpec &spec, const std::vector<double> &r
 	for (vx_size i = 0; i < count && i < raw.size(); i++) {
 		if (spec.type == VX_TYPE_INT8)
 			reinterpret_cast<int8_t *>(bytes.data())[i] = int8_t(raw[i]);
+		else if (spec.type == VX_TYPE_UINT8)
+			bytes[i] = uint8_t(raw[i]);
 		else if (spec.type == VX_TYPE_INT16)
 			reinterpret_cast<int16_t *>(bytes.data())[i] = int16_t(raw[i]);
 		else

@@ -568,7 +568,9 @@ bool checkFullyConnected(const nn::FullyConnected &l, Refusal &refuse)
 		return refuse("the DLA computes INT8, INT16 and FLOAT32 tensors only");
 	if (!sameType({ l.input, l.weights, l.bias, l.output }, refuse))
 		return false;
-	if (dim(l.weights, 0) > 65536 || dim(l.weights, 0) > kMaxDim || dim(l.weights, 1) > kMaxDim
+	/* Weights [#IFM, #OFM] or [W, H, #IFM, #OFM]: features by outputs. */
+	const vx_size features = dimProduct(l.input, 0, l.sampleRank);
+	if (features > kMaxDim || l.weights->dims.back() > kMaxDim
 		|| dimProduct(l.output, 1, l.output->dims.size()) > kMaxDim)
 		return refuse("fully connected layer too large for one CONV operation");
 	if (!isInteger(l.input))
@@ -923,11 +925,11 @@ vx_status Lowering::lowerFullyConnected(vx_node node)
 {
 	auto l = std::get<nn::FullyConnected>(*nn::describeLayer(node));
 
-	/* [IFM, batch] or [W, H, C, batch]: the features are the leading dims. */
-	const size_t featureDims = l.input->dims.size() >= 3 ? 3 : 1;
+	/* [IFM, batch...] or [W, H, C, batch...]: the features are the leading dims. */
+	const size_t featureDims = l.sampleRank;
 	const uint32_t features = uint32_t(dimProduct(l.input, 0, featureDims));
 	const uint32_t batch = uint32_t(dimProduct(l.input, featureDims, l.input->dims.size()));
-	const uint32_t outputs = uint32_t(dim(l.weights, 1));
+	const uint32_t outputs = uint32_t(l.weights->dims.back());
 
 	/* Views whose features no one stride walks (a range of columns of
 	 * [W, H, C]) are copied packed first, by a unit carrying the node. */

@@ -70,7 +70,14 @@ public:
 
 	int64_t raw(vx_size offset) const
 	{
-		return type_ == VX_TYPE_INT8 ? load<int8_t>(offset) : load<int16_t>(offset);
+		switch (type_) {
+		case VX_TYPE_INT8:
+			return load<int8_t>(offset);
+		case VX_TYPE_UINT8:
+			return load<uint8_t>(offset);
+		default:
+			return load<int16_t>(offset);
+		}
 	}
 
 	double real(vx_size offset) const
@@ -82,10 +89,17 @@ public:
 	/* value must fit the type: callers narrow with convert or quantize. */
 	void storeRaw(vx_size offset, int64_t value)
 	{
-		if (type_ == VX_TYPE_INT8)
+		switch (type_) {
+		case VX_TYPE_INT8:
 			store(offset, static_cast<int8_t>(value));
-		else
+			break;
+		case VX_TYPE_UINT8:
+			store(offset, static_cast<uint8_t>(value));
+			break;
+		default:
 			store(offset, static_cast<int16_t>(value));
+			break;
+		}
 	}
 
 	/* Stored as float, or quantized to the tensor's format. */
@@ -301,19 +315,21 @@ vx_status compute(const FullyConnected &fc, Bindings &bound)
 	Elements *bias = fc.bias ? &bound.of(fc.bias) : nullptr;
 	Products products(in, weights, bias, out, fc.overflow, fc.rounding);
 
-	/* The output is [#OFM, batch...]; what precedes the batch in the
-	 * input is one sample. */
-	const size_t sampleRank = in.rank() - (out.rank() - 1);
+	/* The output is [#OFM, batch...]; the weights [#IFM, #OFM] or
+	 * [W, H, #IFM, #OFM], their last dimension the output's. */
+	const size_t sampleRank = fc.sampleRank, weightRank = weights.rank();
 	const vx_size inputs = in.count(0, sampleRank);
 	for (vx_size b = 0; b < out.count(1, out.rank()); b++) {
 		const vx_size inputBatch = in.flat(b, sampleRank, in.rank());
 		const vx_size outputBatch = out.flat(b, 1, out.rank());
 		for (vx_size o = 0; o < out.dim(0); o++) {
+			const vx_size weightBase = o * weights.stride(weightRank - 1);
 			products.store(
 				outputBatch + out.at(o), bias ? bias->at(o) : 0, [&](auto tap) {
 					for (vx_size i = 0; i < inputs; i++)
 						tap(inputBatch + in.flat(i, 0, sampleRank),
-							weights.at(i, o));
+							weightBase
+								+ weights.flat(i, 0, weightRank - 1));
 				});
 		}
 	}

@@ -102,7 +102,8 @@ bool rankFits(vx_tensor output, size_t rank)
 vx_status checkTypes(vx_tensor input, std::initializer_list<vx_tensor> others)
 {
 	const vx_enum type = input->dataType;
-	if (type != VX_TYPE_INT8 && type != VX_TYPE_INT16 && type != VX_TYPE_FLOAT32)
+	if (type != VX_TYPE_INT8 && type != VX_TYPE_UINT8 && type != VX_TYPE_INT16
+		&& type != VX_TYPE_FLOAT32)
 		return VX_ERROR_INVALID_FORMAT;
 	for (vx_tensor tensor : others) {
 		if (tensor && tensor->resolved() && tensor->dataType != type)
@@ -232,6 +233,32 @@ vx_size product(const Dims &dims, size_t first, size_t last)
 	return result;
 }
 
+/*
+ * How many leading input dimensions make one sample of a fully connected
+ * layer: weights [W, H, #IFM, #OFM] take [W, H, #IFM]; weights [#IFM, #OFM]
+ * take [W, H, #IFM] or [#IFM], whichever holds #IFM elements and gives a
+ * given output's rank; the first when both do (feature maps whose H and
+ * #IFM are 1). Batch dimensions follow, four dimensions in all at most.
+ * nullopt when nothing fits.
+ */
+std::optional<size_t> fullyConnectedSampleRank(const Dims &in, const Dims &w, vx_tensor output)
+{
+	const auto fits = [&](size_t rank) {
+		if (in.size() < rank || in.size() > 4)
+			return false;
+		if (output->resolved() && output->dims.size() != 1 + in.size() - rank)
+			return false;
+		if (w.size() == 4)
+			return rank == 3 && w[0] == in[0] && w[1] == in[1] && w[2] == in[2];
+		return w.size() == 2 && product(in, 0, rank) == w[0];
+	};
+	if (fits(3))
+		return 3;
+	if (fits(1))
+		return 1;
+	return std::nullopt;
+}
+
 vx_status resolveFullyConnected(const vx_reference parameters[], Resolved &resolved)
 {
 	ScalarReader scalars(parameters);
@@ -250,16 +277,16 @@ vx_status resolveFullyConnected(const vx_reference parameters[], Resolved &resol
 	if (status != VX_SUCCESS)
 		return status;
 
-	/* One sample is [#IFM] when the input has up to two dimensions,
-	 * [W, H, C] otherwise; the rest is the batch. */
 	const Dims &in = fc.input->dims, &w = fc.weights->dims;
-	const size_t sampleRank = in.size() <= 2 ? 1 : 3;
-	if (in.size() > 4 || w.size() != 2 || product(in, 0, sampleRank) != w[0])
+	const std::optional<size_t> sampleRank = fullyConnectedSampleRank(in, w, fc.output);
+	if (!sampleRank)
 		return VX_ERROR_INVALID_DIMENSION;
-	if (fc.bias && fc.bias->dims != Dims{ w[1] })
+	fc.sampleRank = *sampleRank;
+	const vx_size outputs = w.back();
+	if (fc.bias && fc.bias->dims != Dims{ outputs })
 		return VX_ERROR_INVALID_DIMENSION;
-	Dims out{ w[1] };
-	out.insert(out.end(), in.begin() + sampleRank, in.end());
+	Dims out{ outputs };
+	out.insert(out.end(), in.begin() + fc.sampleRank, in.end());
 	resolved = { fc, out };
 	return VX_SUCCESS;
 }

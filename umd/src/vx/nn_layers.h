@@ -28,6 +28,10 @@ struct Convolution {
 struct FullyConnected {
 	vx_tensor input, weights, bias /* nullptr if none */, output;
 	vx_enum overflow, rounding;
+	/* The input's leading dimensions that make one sample: 1 for
+	 * [#IFM, batch...], 3 for [W, H, #IFM, batch...]; the rest is the
+	 * batch, four dimensions in all at most. */
+	size_t sampleRank;
 };
 
 struct Pooling {
@@ -72,7 +76,7 @@ vx_status runOnCpu(const Layer &layer);
  * VX_ROUND_POLICY_TO_NEAREST_EVEN rounds ties to even.
  */
 int64_t roundShift(int64_t value, unsigned shift, vx_enum roundingPolicy);
-/* Narrows to VX_TYPE_INT8 or VX_TYPE_INT16: saturates or wraps. */
+/* Narrows to VX_TYPE_INT8, VX_TYPE_UINT8 or VX_TYPE_INT16: saturates or wraps. */
 int64_t convert(int64_t value, vx_enum type, vx_enum overflowPolicy);
 /* round(real * 2^position), ties to even, saturated to type; NaN gives 0. */
 int64_t quantize(double real, vx_enum type, vx_int8 fixedPointPosition);

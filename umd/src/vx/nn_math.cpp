@@ -23,6 +23,8 @@ Range rangeOf(vx_enum type)
 {
 	if (type == VX_TYPE_INT8)
 		return { std::numeric_limits<int8_t>::min(), std::numeric_limits<int8_t>::max() };
+	if (type == VX_TYPE_UINT8)
+		return { 0, std::numeric_limits<uint8_t>::max() };
 	return { std::numeric_limits<int16_t>::min(), std::numeric_limits<int16_t>::max() };
 }
 
@@ -69,8 +71,11 @@ int64_t convert(int64_t value, vx_enum type, vx_enum overflowPolicy)
 	const Range range = rangeOf(type);
 	if (overflowPolicy == VX_CONVERT_POLICY_SATURATE)
 		return std::clamp(value, range.min, range.max);
+	/* Wrapping keeps the low bits: modulo 2^8 or 2^16 into the range. */
 	if (type == VX_TYPE_INT8)
 		return static_cast<int8_t>(static_cast<uint8_t>(value));
+	if (type == VX_TYPE_UINT8)
+		return static_cast<uint8_t>(value);
 	return static_cast<int16_t>(static_cast<uint16_t>(value));
 }
 
