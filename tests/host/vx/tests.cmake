@@ -26,6 +26,7 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/user_struct_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_uint8_test.cpp
+	${VDLA_VX_TEST_DIR}/nn_upsampling_test.cpp
 	${VDLA_VX_TEST_DIR}/dla_lrn_table_test.cpp
 	${VDLA_VX_TEST_DIR}/dla_lut_test.cpp
 	${VDLA_VX_TEST_DIR}/dla_softmax_math_test.cpp

@@ -105,8 +105,7 @@ typedef struct _vx_nn_convolution_params_t {
 	vx_size dilation_y;
 } vx_nn_convolution_params_t;
 
-/* The settings of a deconvolution (declared for source compatibility; vdla
- * has no deconvolution layer). */
+/* The settings of a deconvolution. */
 typedef struct _vx_nn_deconvolution_params_t {
 	vx_size padding_x; /* elements removed left and right of the output */
 	vx_size padding_y; /* elements removed above and below the output */
@@ -116,8 +115,7 @@ typedef struct _vx_nn_deconvolution_params_t {
 	vx_size a_y; /* picks one of the possible output heights */
 } vx_nn_deconvolution_params_t;
 
-/* The settings of an ROI pooling (declared for source compatibility; vdla
- * has no ROI pooling layer). */
+/* The settings of an ROI pooling. */
 typedef struct _vx_nn_roi_pool_params_t {
 	vx_enum pool_type; /* vx_nn_pooling_type_e; only VX_NN_POOLING_MAX */
 } vx_nn_roi_pool_params_t;
@@ -157,6 +155,26 @@ VX_API_ENTRY vx_node VX_API_CALL vxNormalizationLayer(vx_graph graph, vx_tensor 
 VX_API_ENTRY vx_node VX_API_CALL vxLocalResponseNormalizationLayer(vx_graph graph, vx_tensor inputs,
 	vx_enum type, vx_size normalization_size, vx_float32 alpha, vx_float32 beta,
 	vx_float32 bias, vx_tensor outputs);
+
+/*
+ * inputs [W, H, #IFM, (batch)], weights [KX, KY, #IFM, #OFM], biases [#OFM],
+ * [W', H', #OFM] or NULL, outputs [W', H', #OFM, (batch)] with
+ * W' = (W - 1) * upscale_x + KX + a_x - 2 * padding_x: the upscale is
+ * inferred from the output size; size_of_deconv_params must be
+ * sizeof(vx_nn_deconvolution_params_t).
+ */
+VX_API_ENTRY vx_node VX_API_CALL vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs,
+	vx_tensor weights, vx_tensor biases, const vx_nn_deconvolution_params_t *deconvolution_params,
+	vx_size size_of_deconv_params, vx_tensor outputs);
+
+/*
+ * input_data [W, H, C, (batch)], input_rois [4, #ROI, (batch)] holding
+ * x0, y0, x1, y1 (inclusive corners, as raw integers), output_arr
+ * [W', H', C, #ROI, (batch)]: each ROI max-pooled into W' x H' bins.
+ */
+VX_API_ENTRY vx_node VX_API_CALL vxROIPoolingLayer(vx_graph graph, vx_tensor input_data,
+	vx_tensor input_rois, const vx_nn_roi_pool_params_t *roi_pool_params,
+	vx_size size_of_roi_params, vx_tensor output_arr);
 
 /* function is a vx_nn_activation_function_e; a and b are its parameters. */
 VX_API_ENTRY vx_node VX_API_CALL vxActivationLayer(vx_graph graph, vx_tensor inputs,

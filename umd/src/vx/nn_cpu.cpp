@@ -182,10 +182,13 @@ template <typename L> void bindTensors(const L &l, Bindings &b)
 {
 	b.bind(l.input);
 	b.bind(l.output);
-	if constexpr (std::is_same_v<L, Convolution> || std::is_same_v<L, FullyConnected>) {
+	if constexpr (std::is_same_v<L, Convolution> || std::is_same_v<L, FullyConnected>
+		|| std::is_same_v<L, Deconvolution>) {
 		b.bind(l.weights);
 		b.bind(l.bias);
 	}
+	if constexpr (std::is_same_v<L, RoiPooling>)
+		b.bind(l.rois);
 }
 
 /* Calls fn(x, y, c, n) for every element of a [W, H, C, (batch)] tensor. */
@@ -336,6 +339,51 @@ vx_status compute(const FullyConnected &fc, Bindings &bound)
 	return VX_SUCCESS;
 }
 
+/*
+ * The input element a deconvolution tap reads along one axis: output j,
+ * kernel tap m read the upscaled input at j + m - (kernel - 1 - pad), where
+ * only multiples of the upscale inside (in - 1) * upscale hold elements.
+ * -1 for the zeros between and around them.
+ */
+int64_t upscaledTap(vx_size output, vx_size tap, vx_size kernel, vx_size pad, vx_size upscale,
+	vx_size input)
+{
+	const int64_t at = int64_t(output) + int64_t(tap) - (int64_t(kernel) - 1 - int64_t(pad));
+	if (at < 0 || at % int64_t(upscale))
+		return -1;
+	const int64_t element = at / int64_t(upscale);
+	return element < int64_t(input) ? element : -1;
+}
+
+vx_status compute(const Deconvolution &deconv, Bindings &bound)
+{
+	Elements &in = bound.of(deconv.input), &weights = bound.of(deconv.weights),
+		 &out = bound.of(deconv.output);
+	Elements *bias = deconv.bias ? &bound.of(deconv.bias) : nullptr;
+	const bool unshared = bias && bias->rank() == 3;
+	Products products(in, weights, bias, out, deconv.overflow, deconv.rounding);
+
+	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
+		const vx_size biasOffset = !bias ? 0 : unshared ? bias->at(ox, oy, o) : bias->at(o);
+		products.store(out.at(ox, oy, o, n), biasOffset, [&](auto tap) {
+			for (vx_size c = 0; c < weights.dim(2); c++)
+				for (vx_size ky = 0; ky < weights.dim(1); ky++) {
+					const int64_t iy = upscaledTap(oy, ky, weights.dim(1),
+						deconv.padY, deconv.upscaleY, in.dim(1));
+					if (iy < 0)
+						continue;
+					for (vx_size kx = 0; kx < weights.dim(0); kx++) {
+						const int64_t ix = upscaledTap(ox, kx, weights.dim(0),
+							deconv.padX, deconv.upscaleX, in.dim(0));
+						if (ix >= 0)
+							tap(in.at(ix, iy, c, n), weights.at(kx, ky, c, o));
+					}
+				}
+		});
+	});
+	return VX_SUCCESS;
+}
+
 /* One output's pooling window along an axis: input elements [first, last)
  * and how many positions count for the average (elements and padding,
  * not what lies past the padding). */
@@ -395,6 +443,61 @@ vx_status compute(const Pooling &pooling, Bindings &bound)
 					return in.raw(in.at(x, y, c, n));
 				}));
 	});
+	return VX_SUCCESS;
+}
+
+/*
+ * Bin b of n over an ROI from first to last (inclusive; a reversed ROI is
+ * one element wide): elements [first + floor(b * w / n),
+ * first + ceil((b + 1) * w / n)) with w = its width, clipped to the input.
+ */
+std::pair<int64_t, int64_t> roiBin(int64_t first, int64_t last, vx_size bin, vx_size bins,
+	vx_size extent)
+{
+	const int64_t width = std::max<int64_t>(last - first, 0) + 1;
+	const int64_t n = int64_t(bins), b = int64_t(bin);
+	const int64_t begin = first + b * width / n;
+	const int64_t end = first + ((b + 1) * width + n - 1) / n;
+	return { std::clamp<int64_t>(begin, 0, int64_t(extent)),
+		std::clamp<int64_t>(end, 0, int64_t(extent)) };
+}
+
+vx_status compute(const RoiPooling &roi, Bindings &bound)
+{
+	Elements &in = bound.of(roi.input), &rois = bound.of(roi.rois), &out = bound.of(roi.output);
+	const bool batched = in.rank() == 4;
+	for (vx_size n = 0; n < in.dim(3); n++)
+		for (vx_size r = 0; r < rois.dim(1); r++) {
+			const vx_size roiBase = r * rois.stride(1) + (batched ? n * rois.stride(2) : 0);
+			int64_t corner[4];
+			for (vx_size k = 0; k < 4; k++)
+				corner[k] = rois.isFloat()
+					? int64_t(std::floor(rois.real(roiBase + k * rois.stride(0))))
+					: rois.raw(roiBase + k * rois.stride(0));
+			const vx_size outBase
+				= r * out.stride(3) + (batched ? n * out.stride(4) : 0);
+			for (vx_size c = 0; c < in.dim(2); c++)
+				for (vx_size y = 0; y < out.dim(1); y++) {
+					const auto [y0, y1] = roiBin(corner[1], corner[3], y, out.dim(1),
+						in.dim(1));
+					for (vx_size x = 0; x < out.dim(0); x++) {
+						const auto [x0, x1] = roiBin(corner[0], corner[2], x,
+							out.dim(0), in.dim(0));
+						const vx_size offset = outBase + out.at(x, y, c);
+						/* An empty bin gives 0. */
+						double best = 0;
+						for (int64_t yy = y0; yy < y1; yy++)
+							for (int64_t xx = x0; xx < x1; xx++) {
+								const double value
+									= in.real(in.at(xx, yy, c, n));
+								best = yy == y0 && xx == x0
+									? value
+									: std::max(best, value);
+							}
+						out.storeReal(offset, best);
+					}
+				}
+		}
 	return VX_SUCCESS;
 }
 

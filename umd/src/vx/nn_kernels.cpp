@@ -50,6 +50,14 @@ public:
 	{
 		return read<vx_nn_convolution_params_t>(index, VX_TYPE_NN_CONVOLUTION_PARAMS);
 	}
+	vx_nn_deconvolution_params_t deconvolutionParams(vx_uint32 index)
+	{
+		return read<vx_nn_deconvolution_params_t>(index, VX_TYPE_NN_DECONVOLUTION_PARAMS);
+	}
+	vx_nn_roi_pool_params_t roiPoolParams(vx_uint32 index)
+	{
+		return read<vx_nn_roi_pool_params_t>(index, VX_TYPE_NN_ROI_POOL_PARAMS);
+	}
 	vx_status status() const { return status_; }
 
 private:
@@ -426,6 +434,113 @@ vx_status resolveLocalResponseNormalization(const vx_reference parameters[], Res
 	return resolveNormalization(parameters, true, resolved);
 }
 
+/*
+ * The upscale of a deconvolution along one axis, from the output's extent
+ * (out = (in - 1) * upscale + kernel + a - 2 * pad, with a < upscale), or
+ * a + 1 for an output still to be derived; nullopt when no upscale gives
+ * the extent or the extent would not be positive.
+ */
+std::optional<vx_size> deconvolutionUpscale(
+	vx_size in, vx_size kernel, vx_size pad, vx_size a, vx_tensor output, size_t axis)
+{
+	constexpr int64_t kLimit = int64_t(1) << 40;
+	if (in == 0 || in > kLimit || kernel > kLimit || pad > kLimit || a > kLimit)
+		return std::nullopt;
+	const int64_t fixed = int64_t(kernel) + int64_t(a) - 2 * int64_t(pad);
+	if (!output->resolved()) {
+		const int64_t extent = (int64_t(in) - 1) * (int64_t(a) + 1) + fixed;
+		return extent > 0 ? std::optional<vx_size>(a + 1) : std::nullopt;
+	}
+	const int64_t spread = int64_t(output->dims[axis]) - fixed;
+	if (in == 1)
+		return spread == 0 ? std::optional<vx_size>(a + 1) : std::nullopt;
+	if (spread <= 0 || spread % (int64_t(in) - 1))
+		return std::nullopt;
+	const vx_size upscale = vx_size(spread / (int64_t(in) - 1));
+	return a < upscale ? std::optional<vx_size>(upscale) : std::nullopt;
+}
+
+vx_status resolveDeconvolution(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	Deconvolution deconv{};
+	deconv.input = tensorAt(parameters, 0);
+	deconv.weights = tensorAt(parameters, 1);
+	deconv.bias = tensorAt(parameters, 2);
+	const vx_nn_deconvolution_params_t params = scalars.deconvolutionParams(3);
+	deconv.output = tensorAt(parameters, 4);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	deconv.padX = params.padding_x;
+	deconv.padY = params.padding_y;
+	deconv.aX = params.a_x;
+	deconv.aY = params.a_y;
+	deconv.overflow = params.overflow_policy;
+	deconv.rounding = params.rounding_policy;
+	if (!isConvertPolicy(deconv.overflow) || !isRoundPolicy(deconv.rounding))
+		return VX_ERROR_INVALID_VALUE;
+	vx_status status = checkTypes(deconv.input, { deconv.weights, deconv.bias, deconv.output });
+	if (status != VX_SUCCESS)
+		return status;
+
+	const Dims &in = deconv.input->dims, &w = deconv.weights->dims;
+	if (!isFeatureMap(in) || w.size() != 4 || w[2] != in[2]
+		|| !rankFits(deconv.output, in.size()))
+		return VX_ERROR_INVALID_DIMENSION;
+	/* The input's padding is kernel - 1 - pad: the kernel must be wider than the pad. */
+	if (w[0] <= deconv.padX || w[1] <= deconv.padY)
+		return VX_ERROR_INVALID_VALUE;
+	const std::optional<vx_size> upscaleX
+		= deconvolutionUpscale(in[0], w[0], deconv.padX, deconv.aX, deconv.output, 0);
+	const std::optional<vx_size> upscaleY
+		= deconvolutionUpscale(in[1], w[1], deconv.padY, deconv.aY, deconv.output, 1);
+	if (!upscaleX || !upscaleY)
+		return VX_ERROR_INVALID_DIMENSION;
+	deconv.upscaleX = *upscaleX;
+	deconv.upscaleY = *upscaleY;
+	Dims out = in;
+	out[0] = (in[0] - 1) * deconv.upscaleX + w[0] + deconv.aX - 2 * deconv.padX;
+	out[1] = (in[1] - 1) * deconv.upscaleY + w[1] + deconv.aY - 2 * deconv.padY;
+	out[2] = w[3];
+	if (deconv.bias && !isConvolutionBias(deconv.bias->dims, out))
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { deconv, out };
+	return VX_SUCCESS;
+}
+
+/* Input [W, H, C, (batch)], ROIs [4, #ROI, (batch)], output [W', H', C, #ROI, (batch)]:
+ * W' and H' come from a given output only. */
+vx_status resolveRoiPooling(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	RoiPooling roi{ tensorAt(parameters, 0), tensorAt(parameters, 1), tensorAt(parameters, 3) };
+	const vx_nn_roi_pool_params_t params = scalars.roiPoolParams(2);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	if (params.pool_type != VX_NN_POOLING_MAX)
+		return VX_ERROR_INVALID_VALUE;
+	vx_status status = checkTypes(roi.input, { roi.rois, roi.output });
+	if (status != VX_SUCCESS)
+		return status;
+	if (roi.output->resolved()
+		&& roi.output->fixedPointPosition != roi.input->fixedPointPosition)
+		return VX_ERROR_INVALID_FORMAT;
+
+	const Dims &in = roi.input->dims, &rois = roi.rois->dims;
+	const bool batched = in.size() == 4;
+	if (!isFeatureMap(in) || rois.size() != in.size() - 1 || rois[0] != 4
+		|| (batched && rois[2] != in[3]) || !roi.output->resolved())
+		return VX_ERROR_INVALID_DIMENSION;
+	Dims out{ roi.output->dims[0], roi.output->dims.size() > 1 ? roi.output->dims[1] : 0,
+		in[2], rois[1] };
+	if (batched)
+		out.push_back(in[3]);
+	if (roi.output->dims.size() != out.size() || out[0] == 0 || out[1] == 0)
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { roi, out };
+	return VX_SUCCESS;
+}
+
 constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
@@ -461,6 +576,11 @@ const std::vector<LayerKernel> &layerKernels()
 			resolveNormalizationLayer },
 		{ "org.khronos.nn_extension.activation_layer", VX_KERNEL_ACTIVATION_LAYER,
 			{ kTensor, kScalar, kScalar, kScalar, kOutput }, resolveActivation },
+		{ "org.khronos.nn_extension.roi_pooling_layer", VX_KERNEL_ROI_POOLING_LAYER,
+			{ kTensor, kTensor, kScalar, kOutput }, resolveRoiPooling },
+		{ "org.khronos.nn_extension.deconvolution_layer", VX_KERNEL_DECONVOLUTION_LAYER,
+			{ kTensor, kTensor, kOptionalTensor, kScalar, kOutput },
+			resolveDeconvolution },
 		{ "org.khronos.nn_extension.local_response_normalization_layer",
 			VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
 			{ kTensor, kScalar, kScalar, kScalar, kScalar, kScalar, kOutput },
@@ -560,6 +680,14 @@ public:
 	{
 		return make(VX_TYPE_NN_CONVOLUTION_PARAMS, &value);
 	}
+	vx_reference deconvolutionParams(const vx_nn_deconvolution_params_t &value)
+	{
+		return make(VX_TYPE_NN_DECONVOLUTION_PARAMS, &value);
+	}
+	vx_reference roiPoolParams(const vx_nn_roi_pool_params_t &value)
+	{
+		return make(VX_TYPE_NN_ROI_POOL_PARAMS, &value);
+	}
 
 private:
 	vx_reference make(vx_enum type, const void *value)
@@ -649,6 +777,36 @@ vx_node vxConvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, 
 	return createLayerNode(graph, VX_KERNEL_CONVOLUTION_LAYER,
 		{ asReference(inputs), asReference(weights), asReference(biases),
 			scalars.convolutionParams(*convolution_params), asReference(outputs) });
+}
+
+vx_node vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights,
+	vx_tensor biases, const vx_nn_deconvolution_params_t *deconvolution_params,
+	vx_size size_of_deconv_params, vx_tensor outputs)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (!deconvolution_params || size_of_deconv_params != sizeof(*deconvolution_params))
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+	ScalarArguments scalars(graph->context);
+	return createLayerNode(graph, VX_KERNEL_DECONVOLUTION_LAYER,
+		{ asReference(inputs), asReference(weights), asReference(biases),
+			scalars.deconvolutionParams(*deconvolution_params), asReference(outputs) });
+}
+
+vx_node vxROIPoolingLayer(vx_graph graph, vx_tensor input_data, vx_tensor input_rois,
+	const vx_nn_roi_pool_params_t *roi_pool_params, vx_size size_of_roi_params,
+	vx_tensor output_arr)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (!roi_pool_params || size_of_roi_params != sizeof(*roi_pool_params))
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+	ScalarArguments scalars(graph->context);
+	return createLayerNode(graph, VX_KERNEL_ROI_POOLING_LAYER,
+		{ asReference(input_data), asReference(input_rois),
+			scalars.roiPoolParams(*roi_pool_params), asReference(output_arr) });
 }
 
 vx_node vxFullyConnectedLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, vx_tensor biases,

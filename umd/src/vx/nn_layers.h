@@ -58,8 +58,28 @@ struct Normalization {
 	vx_float32 alpha, beta, bias;
 };
 
-using Layer
-	= std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax, Normalization>;
+/*
+ * A convolution of the input upscaled with upscale - 1 zeros between its
+ * elements and padded by kernel - 1 - pad before (and kernel - 1 - pad + a
+ * after), with stride 1, as the specification writes it: out[j] = sum of
+ * upscaled[j + m] * weights[m].
+ */
+struct Deconvolution {
+	vx_tensor input, weights, bias /* nullptr if none */, output;
+	vx_size padX, padY, aX, aY;
+	/* Inferred from the output size. */
+	vx_size upscaleX, upscaleY;
+	vx_enum overflow, rounding;
+};
+
+/* MAX pooling of each ROI [x0, y0, x1, y1] (the elements' raw integers)
+ * into the output's W' x H' bins; the output is [W', H', C, #ROI, (batch)]. */
+struct RoiPooling {
+	vx_tensor input, rois, output;
+};
+
+using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
+	Normalization, Deconvolution, RoiPooling>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

@@ -203,6 +203,10 @@ vx_size typeSize(vx_enum type)
 		return sizeof(vx_coordinates2d_t);
 	case VX_TYPE_NN_CONVOLUTION_PARAMS:
 		return sizeof(vx_nn_convolution_params_t);
+	case VX_TYPE_NN_DECONVOLUTION_PARAMS:
+		return sizeof(vx_nn_deconvolution_params_t);
+	case VX_TYPE_NN_ROI_POOL_PARAMS:
+		return sizeof(vx_nn_roi_pool_params_t);
 	default:
 		return 0;
 	}
