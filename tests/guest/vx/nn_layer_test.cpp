@@ -728,6 +728,47 @@ TEST_F(NnLayer, Uint8ConvolutionStaysOnCpu)
 	vxReleaseGraph(&graph);
 }
 
+/* A kernel without a DLA implementation refuses "dla" at once and runs on the CPU. */
+::testing::AssertionResult cpuOnlyKernel(vx_graph graph, vx_node node)
+{
+	if (vx_status status = vxSetNodeTarget(node, VX_TARGET_STRING, "dla");
+		status != VX_ERROR_NOT_SUPPORTED)
+		return ::testing::AssertionFailure() << "setting \"dla\" gave " << status;
+	if (vx_status status = vxProcessGraph(graph))
+		return ::testing::AssertionFailure() << "running gave " << status;
+	vx_enum target = VX_VDLA_TARGET_DLA;
+	if (vx_status status = vxQueryNode(node, VX_NODE_VDLA_TARGET, &target, sizeof(target)))
+		return ::testing::AssertionFailure() << "querying the target gave " << status;
+	if (target != VX_VDLA_TARGET_CPU)
+		return ::testing::AssertionFailure() << "the node runs on the DLA, not the CPU";
+	return ::testing::AssertionSuccess();
+}
+
+/* Deconvolution and ROI pooling have no DLA lowering yet. */
+TEST_F(NnLayer, DeconvolutionAndRoiPoolingStayOnCpu)
+{
+	vx_tensor in = input({ { 4, 3, 2 }, VX_TYPE_INT8, 0 }, -8, 8);
+	vx_tensor wgt = input({ { 3, 3, 2, 2 }, VX_TYPE_INT8, 0 }, -3, 3);
+	vx_tensor deconvOut = output({ { 9, 7, 2 }, VX_TYPE_INT8, 0 });
+	vx_tensor rois = inputFrom({ { 4, 1 }, VX_TYPE_INT8, 0 }, { 0, 0, 3, 2 });
+	vx_tensor roiOut = output({ { 2, 2, 2, 1 }, VX_TYPE_INT8, 0 });
+	vx_graph graph = vxCreateGraph(context_);
+	const vx_nn_deconvolution_params_t deconvParams = { 0, 0, VX_CONVERT_POLICY_SATURATE,
+		VX_ROUND_POLICY_TO_ZERO, 0, 0 };
+	vx_node deconv = vxDeconvolutionLayer(
+		graph, in, wgt, nullptr, &deconvParams, sizeof(deconvParams), deconvOut);
+	EXPECT_TRUE(cpuOnlyKernel(graph, deconv));
+	vxReleaseNode(&deconv);
+	vxReleaseGraph(&graph);
+
+	graph = vxCreateGraph(context_);
+	const vx_nn_roi_pool_params_t roiParams = { VX_NN_POOLING_MAX };
+	vx_node roi = vxROIPoolingLayer(graph, in, rois, &roiParams, sizeof(roiParams), roiOut);
+	EXPECT_TRUE(cpuOnlyKernel(graph, roi));
+	vxReleaseNode(&roi);
+	vxReleaseGraph(&graph);
+}
+
 TEST_F(NnLayer, SoftmaxBeyondTheHardwareStaysOnCpu)
 {
 	/* 70000 classes: more channels than a tensor descriptor holds. */

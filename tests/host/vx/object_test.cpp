@@ -43,7 +43,7 @@ TEST_F(Context, AdvertisesTheNeuralNetworkExtension)
 	std::string extensions(size, '\0');
 	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_EXTENSIONS, extensions.data(), size),
 		VX_SUCCESS);
-	EXPECT_STREQ(extensions.c_str(), OPENVX_KHR_NN);
+	EXPECT_STREQ(extensions.c_str(), OPENVX_KHR_NN " KHR_NN_8 KHR_NN_16");
 }
 
 TEST_F(Context, QueryWithWrongSizeIsInvalidParameters)

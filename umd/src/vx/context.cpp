@@ -13,8 +13,12 @@ using namespace vdla::vx;
 namespace {
 
 constexpr char kImplementation[] = "vdla";
-/* Space-separated, as programs search it before using an extension. */
-constexpr char kExtensions[] = "vx_khr_nn";
+/*
+ * Space-separated, as programs search it before using an extension. The NN
+ * extension's data type strings: KHR_NN_8 for its 8-bit tensors (UINT8 and
+ * INT8), KHR_NN_16 for Q7.8 (INT16 at position 8), in every layer.
+ */
+constexpr char kExtensions[] = "vx_khr_nn KHR_NN_8 KHR_NN_16";
 constexpr vx_size kMaxTensorDims = 6;
 constexpr vx_uint32 kUserKernelPoolSize = 4096;
 constexpr vx_uint32 kUserLibraryIdMax = 255;
