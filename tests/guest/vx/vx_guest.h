@@ -70,6 +70,8 @@ vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow = VX_CONVERT_POL
  * the CPU.
  */
 ::testing::AssertionResult refusedOnDlaRunsOnCpu(vx_graph graph, vx_node node);
+/* vxProcessGraph() succeeds and @node ran on the CPU. */
+::testing::AssertionResult runsOnCpu(vx_graph graph, vx_node node);
 
 /* Integer tensors: equal element for element; float: |a-b| <= tolerance. */
 ::testing::AssertionResult sameValues(vx_tensor a, vx_tensor b, double tolerance = 0);
