@@ -119,8 +119,6 @@ TEST_F(TensorHandle, BadArgumentsAreRefusedWithTheirStatus)
 	const Case cases[] = {
 		{ "memory type none", { 4 }, VX_TYPE_INT16, { 2 }, memory, VX_MEMORY_TYPE_NONE,
 			VX_ERROR_INVALID_PARAMETERS },
-		{ "null memory", { 4 }, VX_TYPE_INT16, { 2 }, nullptr, VX_MEMORY_TYPE_HOST,
-			VX_ERROR_INVALID_PARAMETERS },
 		{ "overlapping rows", { 4, 2 }, VX_TYPE_INT16, { 2, 4 }, memory,
 			VX_MEMORY_TYPE_HOST, VX_ERROR_INVALID_PARAMETERS },
 		{ "elements overlapping", { 4 }, VX_TYPE_INT16, { 1 }, memory, VX_MEMORY_TYPE_HOST,
@@ -218,6 +216,30 @@ TEST_F(TensorHandle, SwapIsRefusedForOtherTensorsAndWhileMapped)
 
 	vxReleaseTensor(&plain);
 	vxReleaseTensor(&view);
+	vxReleaseTensor(&tensor);
+}
+
+/* Created without memory: as if swapped out, until a swap gives it some. */
+TEST_F(TensorHandle, NullMemoryMakesATensorWithoutMemoryUntilASwap)
+{
+	const vx_size dims[] = { 4 }, strides[] = { 2 };
+	vx_tensor tensor = vxCreateTensorFromHandle(
+		context, 1, dims, VX_TYPE_INT16, 0, strides, nullptr, VX_MEMORY_TYPE_HOST);
+	ASSERT_EQ(VX_SUCCESS, vxGetStatus(ref(tensor)));
+	int16_t values[4] = {};
+	const vx_size start[] = { 0 };
+	EXPECT_EQ(VX_ERROR_NO_MEMORY,
+		vxCopyTensorPatch(
+			tensor, 1, start, dims, strides, values, VX_READ_ONLY, VX_MEMORY_TYPE_HOST));
+	int16_t memory[4] = { 7, 8, 9, 10 };
+	void *previous = memory;
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(tensor, memory, &previous));
+	EXPECT_EQ(nullptr, previous);
+	ASSERT_EQ(VX_SUCCESS,
+		vxCopyTensorPatch(
+			tensor, 1, start, dims, strides, values, VX_READ_ONLY, VX_MEMORY_TYPE_HOST));
+	EXPECT_EQ(7, values[0]);
+	EXPECT_EQ(10, values[3]);
 	vxReleaseTensor(&tensor);
 }
 

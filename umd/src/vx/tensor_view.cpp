@@ -58,11 +58,16 @@ vx_tensor vxCreateTensorFromHandle(vx_context context, vx_size number_of_dims, c
 		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
 	if (!isTensorType(data_type))
 		return errorAs<vx_tensor>(context, VX_ERROR_NOT_SUPPORTED);
-	if (memory_type != VX_MEMORY_TYPE_HOST || !stride || !ptr) {
+	/*
+	 * A NULL ptr makes a tensor without memory, as vxSwapTensorHandle with
+	 * NULL leaves one: maps, copies and graphs give VX_ERROR_NO_MEMORY
+	 * until a swap gives it memory.
+	 */
+	if (memory_type != VX_MEMORY_TYPE_HOST || !stride) {
 		log(context, VX_ERROR_INVALID_PARAMETERS, "vxCreateTensorFromHandle: %s",
 			memory_type != VX_MEMORY_TYPE_HOST
 				? "the memory type must be VX_MEMORY_TYPE_HOST"
-				: "no strides or no memory");
+				: "no strides");
 		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_PARAMETERS);
 	}
 	const vx_size element = typeSize(data_type);
