@@ -356,6 +356,18 @@ TEST_F(LocalDataGraph, KernelSizeGivesNodeBufferBeforeValidate)
 	EXPECT_NE(probe().ptrAtValidate, nullptr);
 }
 
+/* The node reports its kernel's size from creation on; the area comes with verification. */
+TEST_F(LocalDataGraph, NewNodeHasItsKernelsSize)
+{
+	build(256);
+	vx_size size = 0;
+	void *ptr = &size;
+	ASSERT_EQ(vxQueryNode(node, VX_NODE_LOCAL_DATA_SIZE, &size, sizeof(size)), VX_SUCCESS);
+	EXPECT_EQ(size, 256u);
+	ASSERT_EQ(vxQueryNode(node, VX_NODE_LOCAL_DATA_PTR, &ptr, sizeof(ptr)), VX_SUCCESS);
+	EXPECT_EQ(ptr, nullptr);
+}
+
 TEST_F(LocalDataGraph, KernelSizeZeroGivesNullBeforeValidateAndInit)
 {
 	build(0);

@@ -41,12 +41,13 @@ const KernelParameter &declared(vx_node node, vx_uint32 index)
 	return node->kernel->parameters[index];
 }
 
+/* The size goes back to the kernel's: what the next verification allocates. */
 void freeLocalData(vx_node node)
 {
 	if (node->localDataOwned)
 		free(node->localDataPtr);
 	node->localDataPtr = nullptr;
-	node->localDataSize = 0;
+	node->localDataSize = node->kernel->localDataSize;
 	node->localDataOwned = false;
 }
 
@@ -680,6 +681,9 @@ vx_node vxCreateGenericNode(vx_graph graph, vx_kernel kernel)
 	node->graph = graph;
 	node->parameters.assign(kernel->parameters.size(), nullptr);
 	node->border.mode = VX_BORDER_UNDEFINED;
+	/* A node has its kernel's local data size from the start (the area
+	 * itself comes with verification). */
+	node->localDataSize = kernel->localDataSize;
 	retain(kernel, Count::Internal);
 	registerReference(node, Count::External);
 	retain(node, Count::Internal);

@@ -84,7 +84,14 @@ vx_status vxGetUserStructNameByEnum(
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
-	if (!type_name)
+	/*
+	 * OpenVX 1.3.1: VX_ERROR_INVALID_PARAMETERS when user_struct_type "was
+	 * not a valid user struct enumeration" (outside the range user structs
+	 * are numbered in), VX_FAILURE when it "does not have an associated
+	 * type name" (not registered, or registered without a name).
+	 */
+	if (!type_name || user_struct_type < VX_TYPE_USER_STRUCT_START
+		|| user_struct_type > VX_TYPE_USER_STRUCT_END)
 		return VX_ERROR_INVALID_PARAMETERS;
 	const _vx_context::UserStruct *registered = findUserStruct(context, user_struct_type);
 	if (!registered || registered->name.empty())
@@ -102,8 +109,12 @@ vx_status vxGetUserStructEnumByName(
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
-	if (!type_name || !user_struct_type)
+	if (!user_struct_type)
 		return VX_ERROR_INVALID_PARAMETERS;
+	/* No name (NULL or empty) matches no user struct: VX_FAILURE, the one
+	 * error the specification lists. */
+	if (!type_name)
+		return VX_FAILURE;
 	for (size_t i = 0; *type_name && i < context->userStructs.size(); i++) {
 		if (context->userStructs[i].name == type_name) {
 			*user_struct_type = VX_TYPE_USER_STRUCT_START + vx_enum(i);
