@@ -9,6 +9,7 @@
 #include "vx_guest.h"
 
 #include <VX/vx_vdla.h>
+#include <VX/vxu.h>
 
 #include <algorithm>
 #include <cmath>
@@ -760,6 +761,17 @@ TEST_F(NnLayer, DeconvolutionAndRoiPoolingStayOnCpu)
 	EXPECT_TRUE(cpuOnlyKernel(graph, roi));
 	vxReleaseNode(&roi);
 	vxReleaseGraph(&graph);
+}
+
+/* The immediate target applies to vxu calls: tensor add has no DLA implementation. */
+TEST_F(NnLayer, ImmediateTargetAppliesToVxuCalls)
+{
+	vx_tensor a = input({ { 8 }, VX_TYPE_INT16, 0 }, -100, 100);
+	vx_tensor out = output({ { 8 }, VX_TYPE_INT16, 0 });
+	ASSERT_EQ(VX_SUCCESS, vxSetImmediateModeTarget(context_, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxuTensorAdd(context_, a, a, VX_CONVERT_POLICY_WRAP, out));
+	ASSERT_EQ(VX_SUCCESS, vxSetImmediateModeTarget(context_, VX_TARGET_STRING, "cpu"));
+	EXPECT_EQ(VX_SUCCESS, vxuTensorAdd(context_, a, a, VX_CONVERT_POLICY_WRAP, out));
 }
 
 TEST_F(NnLayer, SoftmaxBeyondTheHardwareStaysOnCpu)

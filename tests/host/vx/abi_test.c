@@ -6,7 +6,9 @@
  * C, which also keeps the headers C-clean.
  */
 #include <VX/vx.h>
+#include <VX/vx_compatibility.h>
 #include <VX/vx_khr_nn.h>
+#include <VX/vxu.h>
 
 #include <stddef.h>
 
@@ -14,6 +16,11 @@ _Static_assert(sizeof(vx_imagepatch_addressing_t) == 32, "image patch size");
 _Static_assert(offsetof(vx_imagepatch_addressing_t, step_y) == 28, "step_y is 16 bits");
 _Static_assert(offsetof(vx_imagepatch_addressing_t, stride_x_bits) == 30, "stride_x_bits");
 _Static_assert(sizeof(vx_nn_convolution_params_t) == 48, "convolution settings");
+_Static_assert(sizeof(vx_nn_deconvolution_params_t) == 40, "deconvolution settings");
+_Static_assert(offsetof(vx_nn_deconvolution_params_t, a_x) == 24, "a_x");
+_Static_assert(sizeof(vx_nn_roi_pool_params_t) == 4, "ROI pooling settings");
+_Static_assert(VX_CONTEXT_ATTRIBUTE_IMMEDIATE_BORDER_MODE == VX_CONTEXT_IMMEDIATE_BORDER,
+	"the 1.0 names are the current attributes");
 _Static_assert(offsetof(vx_nn_convolution_params_t, dilation_x) == 32, "dilation_x");
 _Static_assert(sizeof(vx_perf_t) == 64, "performance record");
 _Static_assert(sizeof(vx_rectangle_t) == 16, "rectangle");

@@ -21,6 +21,10 @@ VX_API_ENTRY vx_status VX_API_CALL vxSetContextAttribute(
 	vx_context context, vx_enum attribute, const void *ptr, vx_size size);
 VX_API_ENTRY vx_status VX_API_CALL vxQueryContext(
 	vx_context context, vx_enum attribute, void *ptr, vx_size size);
+/* The target of the vxu functions (VX/vxu.h): VX_TARGET_ANY, or
+ * VX_TARGET_STRING with "any", "cpu" or "dla". */
+VX_API_ENTRY vx_status VX_API_CALL vxSetImmediateModeTarget(
+	vx_context context, vx_enum target_enum, const char *target_string);
 VX_API_ENTRY vx_status VX_API_CALL vxAllocateUserKernelId(
 	vx_context context, vx_enum *pKernelEnumId);
 VX_API_ENTRY vx_status VX_API_CALL vxAllocateUserKernelLibraryId(

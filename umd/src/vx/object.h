@@ -125,10 +125,11 @@ struct _vx_context : _vx_reference {
 	 * that saw another count checks its MemoryGroups again. */
 	uint64_t handleSwaps = 0;
 
-	/* Settable for the immediate mode functions (vxSetContextAttribute),
-	 * which this implementation does not provide; kept and reported. */
+	/* The immediate mode functions' border (vxSetContextAttribute) and
+	 * target (vxSetImmediateModeTarget: "any", "cpu" or "dla"). */
 	vx_border_t immediateBorder = { VX_BORDER_UNDEFINED, {} };
 	vx_enum immediateBorderPolicy = VX_BORDER_POLICY_DEFAULT_TO_UNDEFINED;
+	std::string immediateTarget = "any";
 };
 
 struct _vx_scalar : _vx_reference {

@@ -18,6 +18,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/image.cpp
 	src/vx/image_bits.cpp
 	src/vx/image_view.cpp
+	src/vx/immediate.cpp
 	src/vx/kernel.cpp
 	src/vx/nn_cpu.cpp
 	src/vx/nn_kernels.cpp

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The names OpenVX 1.0.1 used for what OpenVX 1.1 and later renamed, for
+ * programs written against the older names. Only the names of objects and
+ * attributes vdla implements are here; each expands to the current one.
+ */
+#ifndef VX_COMPATIBILITY_H
+#define VX_COMPATIBILITY_H
+
+#include <VX/vx.h>
+#include <VX/vx_khr_nn.h>
+
+#define VX_1_0_1_NAMING_COMPATIBILITY
+
+/* The enumeration and struct tags of borders, under their 1.0 names. */
+#define vx_border_mode_e vx_border_e
+#define vx_border_mode_policy_e vx_border_policy_e
+#define _vx_border_mode_t _vx_border_t
+
+/* Border modes: OpenVX 1.0 called them modes. */
+#define vx_border_mode_t                                       vx_border_t
+#define VX_ENUM_BORDER_MODE                                    VX_ENUM_BORDER
+#define VX_BORDER_MODE_UNDEFINED                               VX_BORDER_UNDEFINED
+#define VX_BORDER_MODE_CONSTANT                                VX_BORDER_CONSTANT
+#define VX_BORDER_MODE_REPLICATE                               VX_BORDER_REPLICATE
+#define VX_BORDER_MODE_UNSUPPORTED_POLICY_DEFAULT_TO_UNDEFINED VX_BORDER_POLICY_DEFAULT_TO_UNDEFINED
+#define VX_BORDER_MODE_UNSUPPORTED_POLICY_RETURN_ERROR         VX_BORDER_POLICY_RETURN_ERROR
+#define VX_CONTEXT_ATTRIBUTE_IMMEDIATE_BORDER_MODE             VX_CONTEXT_IMMEDIATE_BORDER
+#define VX_NODE_ATTRIBUTE_BORDER_MODE                          VX_NODE_BORDER
+
+/* Reference attributes. */
+#define VX_REF_ATTRIBUTE_COUNT VX_REFERENCE_COUNT
+#define VX_REF_ATTRIBUTE_TYPE  VX_REFERENCE_TYPE
+#define VX_REF_ATTRIBUTE_NAME  VX_REFERENCE_NAME
+
+/* Context attributes. */
+#define VX_CONTEXT_ATTRIBUTE_VENDOR_ID                             VX_CONTEXT_VENDOR_ID
+#define VX_CONTEXT_ATTRIBUTE_VERSION                               VX_CONTEXT_VERSION
+#define VX_CONTEXT_ATTRIBUTE_UNIQUE_KERNELS                        VX_CONTEXT_UNIQUE_KERNELS
+#define VX_CONTEXT_ATTRIBUTE_MODULES                               VX_CONTEXT_MODULES
+#define VX_CONTEXT_ATTRIBUTE_REFERENCES                            VX_CONTEXT_REFERENCES
+#define VX_CONTEXT_ATTRIBUTE_IMPLEMENTATION                        VX_CONTEXT_IMPLEMENTATION
+#define VX_CONTEXT_ATTRIBUTE_EXTENSIONS_SIZE                       VX_CONTEXT_EXTENSIONS_SIZE
+#define VX_CONTEXT_ATTRIBUTE_EXTENSIONS                            VX_CONTEXT_EXTENSIONS
+#define VX_CONTEXT_ATTRIBUTE_CONVOLUTION_MAXIMUM_DIMENSION         VX_CONTEXT_CONVOLUTION_MAX_DIMENSION
+#define VX_CONTEXT_ATTRIBUTE_OPTICAL_FLOW_WINDOW_MAXIMUM_DIMENSION VX_CONTEXT_OPTICAL_FLOW_MAX_WINDOW_DIMENSION
+#define VX_CONTEXT_ATTRIBUTE_UNIQUE_KERNEL_TABLE                   VX_CONTEXT_UNIQUE_KERNEL_TABLE
+
+/* Kernel attributes. */
+#define VX_KERNEL_ATTRIBUTE_PARAMETERS      VX_KERNEL_PARAMETERS
+#define VX_KERNEL_ATTRIBUTE_NAME            VX_KERNEL_NAME
+#define VX_KERNEL_ATTRIBUTE_ENUM            VX_KERNEL_ENUM
+#define VX_KERNEL_ATTRIBUTE_LOCAL_DATA_SIZE VX_KERNEL_LOCAL_DATA_SIZE
+
+/* Node attributes. */
+#define VX_NODE_ATTRIBUTE_STATUS          VX_NODE_STATUS
+#define VX_NODE_ATTRIBUTE_PERFORMANCE     VX_NODE_PERFORMANCE
+#define VX_NODE_ATTRIBUTE_LOCAL_DATA_SIZE VX_NODE_LOCAL_DATA_SIZE
+#define VX_NODE_ATTRIBUTE_LOCAL_DATA_PTR  VX_NODE_LOCAL_DATA_PTR
+
+/* Parameter attributes. */
+#define VX_PARAMETER_ATTRIBUTE_INDEX     VX_PARAMETER_INDEX
+#define VX_PARAMETER_ATTRIBUTE_DIRECTION VX_PARAMETER_DIRECTION
+#define VX_PARAMETER_ATTRIBUTE_TYPE      VX_PARAMETER_TYPE
+#define VX_PARAMETER_ATTRIBUTE_STATE     VX_PARAMETER_STATE
+#define VX_PARAMETER_ATTRIBUTE_REF       VX_PARAMETER_REF
+
+/* Image attributes. */
+#define VX_IMAGE_ATTRIBUTE_WIDTH  VX_IMAGE_WIDTH
+#define VX_IMAGE_ATTRIBUTE_HEIGHT VX_IMAGE_HEIGHT
+#define VX_IMAGE_ATTRIBUTE_FORMAT VX_IMAGE_FORMAT
+#define VX_IMAGE_ATTRIBUTE_PLANES VX_IMAGE_PLANES
+#define VX_IMAGE_ATTRIBUTE_SPACE  VX_IMAGE_SPACE
+#define VX_IMAGE_ATTRIBUTE_RANGE  VX_IMAGE_RANGE
+
+/* Scalar attributes. */
+#define VX_SCALAR_ATTRIBUTE_TYPE VX_SCALAR_TYPE
+
+/* Graph attributes. */
+#define VX_GRAPH_ATTRIBUTE_NUMNODES      VX_GRAPH_NUMNODES
+#define VX_GRAPH_ATTRIBUTE_PERFORMANCE   VX_GRAPH_PERFORMANCE
+#define VX_GRAPH_ATTRIBUTE_NUMPARAMETERS VX_GRAPH_NUMPARAMETERS
+
+/* Memory types: OpenVX 1.0 called them import types. */
+#define VX_ENUM_IMPORT_MEM  VX_ENUM_MEMORY_TYPE
+#define VX_IMPORT_TYPE_NONE VX_MEMORY_TYPE_NONE
+#define VX_IMPORT_TYPE_HOST VX_MEMORY_TYPE_HOST
+
+/* Type ranges. */
+#define VX_TYPE_OBJECT_MAX VX_TYPE_KHRONOS_OBJECT_END
+#define VX_TYPE_STRUCT_MAX VX_TYPE_KHRONOS_STRUCT_MAX
+
+#endif /* VX_COMPATIBILITY_H */

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The immediate mode (VX/vxu.h): each function makes a graph of one node
+ * on the application's objects, with the context's immediate border and
+ * target, processes it, releases both and returns the status.
+ */
+
+#include <VX/vxu.h>
+
+#include "dla_device.h"
+#include "object.h"
+
+#include <strings.h>
+
+using namespace vdla::vx;
+
+namespace {
+
+/*
+ * Runs the node @makeNode creates in a new graph of @context. The graph
+ * and node go whatever happens; the status is the first failure.
+ */
+template <typename MakeNode> vx_status runImmediate(vx_context context, MakeNode makeNode)
+{
+	std::string target;
+	vx_border_t border;
+	{
+		ApiLock lock(apiLock());
+		if (!isValid(context, VX_TYPE_CONTEXT))
+			return VX_ERROR_INVALID_REFERENCE;
+		target = context->immediateTarget;
+		border = context->immediateBorder;
+	}
+	vx_graph graph = vxCreateGraph(context);
+	vx_status status = vxGetStatus(reinterpret_cast<vx_reference>(graph));
+	if (status != VX_SUCCESS)
+		return status;
+	vx_node node = makeNode(graph);
+	status = vxGetStatus(reinterpret_cast<vx_reference>(node));
+	if (status == VX_SUCCESS)
+		status = vxSetNodeTarget(node, VX_TARGET_STRING, target.c_str());
+	if (status == VX_SUCCESS)
+		status = vxSetNodeAttribute(node, VX_NODE_BORDER, &border, sizeof(border));
+	if (status == VX_SUCCESS)
+		status = vxProcessGraph(graph);
+	if (node && vxGetStatus(reinterpret_cast<vx_reference>(node)) == VX_SUCCESS)
+		vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	return status;
+}
+
+} /* namespace */
+
+extern "C" {
+
+vx_status vxSetImmediateModeTarget(vx_context context, vx_enum target_enum, const char *target_string)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(context, VX_TYPE_CONTEXT))
+		return VX_ERROR_INVALID_REFERENCE;
+	std::string target;
+	if (target_enum == VX_TARGET_ANY)
+		target = "any";
+	else if (target_enum != VX_TARGET_STRING || !target_string)
+		return VX_ERROR_NOT_SUPPORTED;
+	else if (!strcasecmp(target_string, "any") || !strcasecmp(target_string, "cpu"))
+		target = strcasecmp(target_string, "any") ? "cpu" : "any";
+	else if (!strcasecmp(target_string, "dla") && dla::device(context))
+		target = "dla";
+	else
+		return VX_ERROR_NOT_SUPPORTED;
+	context->immediateTarget = target;
+	return VX_SUCCESS;
+}
+
+vx_status vxuTensorAdd(vx_context context, vx_tensor input1, vx_tensor input2, vx_enum policy,
+	vx_tensor output)
+{
+	return runImmediate(context, [&](vx_graph graph) {
+		return vxTensorAddNode(graph, input1, input2, policy, output);
+	});
+}
+
+} /* extern "C" */
