@@ -16,9 +16,21 @@
 extern "C" {
 #endif
 
-/* output = input1 + input2 element-wise; policy is a vx_convert_policy_e. */
+/* The tensor kernels of <VX/vx_nodes.h>, with the same parameters. */
 VX_API_ENTRY vx_status VX_API_CALL vxuTensorAdd(vx_context context, vx_tensor input1,
 	vx_tensor input2, vx_enum policy, vx_tensor output);
+VX_API_ENTRY vx_status VX_API_CALL vxuTensorSubtract(vx_context context, vx_tensor input1,
+	vx_tensor input2, vx_enum policy, vx_tensor output);
+VX_API_ENTRY vx_status VX_API_CALL vxuTensorMultiply(vx_context context, vx_tensor input1,
+	vx_tensor input2, vx_scalar scale, vx_enum overflow_policy, vx_enum rounding_policy,
+	vx_tensor output);
+VX_API_ENTRY vx_status VX_API_CALL vxuTensorTranspose(vx_context context, vx_tensor input,
+	vx_tensor output, vx_size dimension1, vx_size dimension2);
+VX_API_ENTRY vx_status VX_API_CALL vxuTensorConvertDepth(vx_context context, vx_tensor input,
+	vx_enum policy, vx_scalar norm, vx_scalar offset, vx_tensor output);
+VX_API_ENTRY vx_status VX_API_CALL vxuTensorMatrixMultiply(vx_context context, vx_tensor input1,
+	vx_tensor input2, vx_tensor input3,
+	const vx_tensor_matrix_multiply_params_t *matrix_multiply_params, vx_tensor output);
 
 #ifdef __cplusplus
 }

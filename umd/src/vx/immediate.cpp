@@ -81,4 +81,47 @@ vx_status vxuTensorAdd(vx_context context, vx_tensor input1, vx_tensor input2, v
 	});
 }
 
+vx_status vxuTensorSubtract(vx_context context, vx_tensor input1, vx_tensor input2, vx_enum policy,
+	vx_tensor output)
+{
+	return runImmediate(context, [&](vx_graph graph) {
+		return vxTensorSubtractNode(graph, input1, input2, policy, output);
+	});
+}
+
+vx_status vxuTensorMultiply(vx_context context, vx_tensor input1, vx_tensor input2, vx_scalar scale,
+	vx_enum overflow_policy, vx_enum rounding_policy, vx_tensor output)
+{
+	return runImmediate(context, [&](vx_graph graph) {
+		return vxTensorMultiplyNode(
+			graph, input1, input2, scale, overflow_policy, rounding_policy, output);
+	});
+}
+
+vx_status vxuTensorTranspose(vx_context context, vx_tensor input, vx_tensor output,
+	vx_size dimension1, vx_size dimension2)
+{
+	return runImmediate(context, [&](vx_graph graph) {
+		return vxTensorTransposeNode(graph, input, output, dimension1, dimension2);
+	});
+}
+
+vx_status vxuTensorConvertDepth(vx_context context, vx_tensor input, vx_enum policy,
+	vx_scalar norm, vx_scalar offset, vx_tensor output)
+{
+	return runImmediate(context, [&](vx_graph graph) {
+		return vxTensorConvertDepthNode(graph, input, policy, norm, offset, output);
+	});
+}
+
+vx_status vxuTensorMatrixMultiply(vx_context context, vx_tensor input1, vx_tensor input2,
+	vx_tensor input3, const vx_tensor_matrix_multiply_params_t *matrix_multiply_params,
+	vx_tensor output)
+{
+	return runImmediate(context, [&](vx_graph graph) {
+		return vxTensorMatrixMultiplyNode(
+			graph, input1, input2, input3, matrix_multiply_params, output);
+	});
+}
+
 } /* extern "C" */

@@ -207,6 +207,8 @@ vx_size typeSize(vx_enum type)
 		return sizeof(vx_nn_deconvolution_params_t);
 	case VX_TYPE_NN_ROI_POOL_PARAMS:
 		return sizeof(vx_nn_roi_pool_params_t);
+	case VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS:
+		return sizeof(vx_tensor_matrix_multiply_params_t);
 	default:
 		return 0;
 	}

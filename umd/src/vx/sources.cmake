@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The OpenVX 1.3.1 layer (headers in include/VX), paths relative to umd/.
 list(APPEND VDLA_SOURCES
-	src/vx/builtin.cpp
 	src/vx/context.cpp
 	src/vx/data.cpp
 	src/vx/dla_device.cpp
@@ -25,5 +24,6 @@ list(APPEND VDLA_SOURCES
 	src/vx/nn_math.cpp
 	src/vx/reference.cpp
 	src/vx/tensor_layout.cpp
+	src/vx/tensor_ops.cpp
 	src/vx/tensor_view.cpp
 	src/vx/user_struct.cpp)

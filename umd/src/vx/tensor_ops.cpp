@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The standard tensor kernels of <VX/vx_nodes.h> on the host CPU: add,
+ * subtract and multiply element-wise (a dimension of 1 in either input is
+ * repeated along the other's), transpose, convert depth and matrix
+ * multiply. Integer tensors hold raw * 2^-fixed_point_position; rounding
+ * never depends on the caller's floating-point environment. docs/openvx.md
+ * ("Tensor kernels") states the arithmetic.
+ */
+
+#include "nn_layers.h"
+#include "object.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+using namespace vdla::vx;
+
+namespace {
+
+using Dims = std::vector<vx_size>;
+
+/* A tensor's elements by index, through its storage and strides. */
+class Access
+{
+public:
+	explicit Access(vx_tensor tensor)
+		: base_(tensor->storage()), strides_(tensor->strides()), type_(tensor->dataType),
+		  position_(tensor->fixedPointPosition)
+	{
+	}
+
+	bool hasMemory() const { return base_ != nullptr; }
+	bool isFloat() const { return type_ == VX_TYPE_FLOAT32; }
+	vx_enum type() const { return type_; }
+	int position() const { return position_; }
+
+	/* Byte offset of @index; a dimension of extent 1 (broadcast) reads index 0. */
+	vx_size offset(const Dims &index, const Dims *extents = nullptr) const
+	{
+		vx_size offset = 0;
+		for (size_t d = 0; d < strides_.size(); d++)
+			if (!extents || (*extents)[d] != 1)
+				offset += index[d] * strides_[d];
+		return offset;
+	}
+
+	int64_t raw(vx_size offset) const
+	{
+		switch (type_) {
+		case VX_TYPE_INT8:
+			return load<int8_t>(offset);
+		case VX_TYPE_UINT8:
+			return load<uint8_t>(offset);
+		default:
+			return load<int16_t>(offset);
+		}
+	}
+
+	double real(vx_size offset) const
+	{
+		return isFloat() ? load<float>(offset) : std::ldexp(double(raw(offset)), -position_);
+	}
+
+	/* @value fits the type: callers narrow with nn::convert(). */
+	void storeRaw(vx_size offset, int64_t value)
+	{
+		switch (type_) {
+		case VX_TYPE_INT8:
+			store(offset, int8_t(value));
+			break;
+		case VX_TYPE_UINT8:
+			store(offset, uint8_t(value));
+			break;
+		default:
+			store(offset, int16_t(value));
+			break;
+		}
+	}
+
+	void storeFloat(vx_size offset, double value) { store(offset, float(value)); }
+
+private:
+	template <typename T> T load(vx_size offset) const
+	{
+		T value;
+		memcpy(&value, base_ + offset, sizeof(value));
+		return value;
+	}
+	template <typename T> void store(vx_size offset, T value)
+	{
+		memcpy(base_ + offset, &value, sizeof(value));
+	}
+
+	uint8_t *base_;
+	Dims strides_;
+	vx_enum type_;
+	int position_;
+};
+
+/* Calls fn(index) for every index of @dims, dimension 0 fastest. */
+void forEachIndex(const Dims &dims, const std::function<void(const Dims &)> &fn)
+{
+	for (vx_size extent : dims)
+		if (extent == 0)
+			return;
+	Dims index(dims.size(), 0);
+	for (;;) {
+		fn(index);
+		size_t d = 0;
+		while (d < dims.size() && ++index[d] == dims[d])
+			index[d++] = 0;
+		if (d == dims.size())
+			return;
+	}
+}
+
+/* Round to nearest, ties to even, or towards zero, whatever the FPU's mode. */
+double roundReal(double value, vx_enum rounding)
+{
+	if (rounding == VX_ROUND_POLICY_TO_ZERO)
+		return std::trunc(value);
+	const double floor = std::floor(value), fraction = value - floor;
+	if (fraction > 0.5 || (fraction == 0.5 && std::fmod(floor, 2.0) != 0))
+		return floor + 1;
+	return floor;
+}
+
+/* An integer-valued double to the type: saturated or wrapped. */
+int64_t narrow(double value, vx_enum type, vx_enum overflow)
+{
+	/* Beyond +-2^62 only saturation makes sense, and int64 must not overflow. */
+	constexpr double kLimit = 4.611686018427387904e18;
+	const int64_t whole = int64_t(std::clamp(value, -kLimit, kLimit));
+	return vdla::vx::nn::convert(whole, type, overflow);
+}
+
+vx_tensor tensorAt(const vx_reference parameters[], vx_uint32 index)
+{
+	return reinterpret_cast<vx_tensor>(parameters[index]);
+}
+
+/* The scalar's value if it holds a T of @type. */
+template <typename T> bool scalarValue(vx_reference ref, vx_enum type, T &value)
+{
+	auto scalar = reinterpret_cast<vx_scalar>(ref);
+	if (!scalar || scalar->dataType != type || scalar->value.size() != sizeof(T))
+		return false;
+	memcpy(&value, scalar->value.data(), sizeof(T));
+	return true;
+}
+
+bool isTensorElementType(vx_enum type)
+{
+	return type == VX_TYPE_INT8 || type == VX_TYPE_UINT8 || type == VX_TYPE_INT16
+		|| type == VX_TYPE_FLOAT32;
+}
+
+/* The output a validator derived, for the framework to complete or check. */
+vx_status describe(vx_meta_format meta, const Dims &dims, vx_tensor format)
+{
+	meta->dims = dims;
+	meta->tensorType = format->dataType;
+	meta->fixedPointPosition = format->fixedPointPosition;
+	meta->fixedPointSet = true;
+	return VX_SUCCESS;
+}
+
+/* The output's type and position when given, else those of @input. */
+vx_tensor outputFormat(vx_tensor output, vx_tensor input)
+{
+	return output->resolved() ? output : input;
+}
+
+/* ---- Add, subtract, multiply ---------------------------------------- */
+
+enum class Elementwise { Add, Subtract, Multiply };
+
+/*
+ * Dimension by dimension the inputs' extents are equal, or one of them is
+ * 1 and repeats along the other; nullopt otherwise.
+ */
+std::optional<Dims> broadcastDims(const Dims &a, const Dims &b)
+{
+	if (a.size() != b.size())
+		return std::nullopt;
+	Dims out(a.size());
+	for (size_t d = 0; d < a.size(); d++) {
+		if (a[d] != b[d] && a[d] != 1 && b[d] != 1)
+			return std::nullopt;
+		out[d] = std::max(a[d], b[d]);
+	}
+	return out;
+}
+
+struct ElementwiseParameters {
+	vx_tensor a, b, out;
+	vx_enum overflow, rounding = VX_ROUND_POLICY_TO_ZERO;
+	vx_float32 scale = 1;
+};
+
+/* Reads and checks a node's parameters: add and subtract (a, b, policy,
+ * out), multiply (a, b, scale, overflow, rounding, out). */
+vx_status elementwiseParameters(
+	Elementwise op, const vx_reference parameters[], ElementwiseParameters &p)
+{
+	const bool multiply = op == Elementwise::Multiply;
+	p.a = tensorAt(parameters, 0);
+	p.b = tensorAt(parameters, 1);
+	p.out = tensorAt(parameters, multiply ? 5 : 3);
+	const bool scalarsTyped = multiply
+		? scalarValue(parameters[2], VX_TYPE_FLOAT32, p.scale)
+			&& scalarValue(parameters[3], VX_TYPE_ENUM, p.overflow)
+			&& scalarValue(parameters[4], VX_TYPE_ENUM, p.rounding)
+		: scalarValue(parameters[2], VX_TYPE_ENUM, p.overflow);
+	if (!scalarsTyped)
+		return VX_ERROR_INVALID_TYPE;
+	if ((p.overflow != VX_CONVERT_POLICY_WRAP && p.overflow != VX_CONVERT_POLICY_SATURATE)
+		|| (p.rounding != VX_ROUND_POLICY_TO_ZERO
+			&& p.rounding != VX_ROUND_POLICY_TO_NEAREST_EVEN)
+		|| !std::isfinite(p.scale))
+		return VX_ERROR_INVALID_VALUE;
+	/* Add and subtract work on raw values: one position for all three. */
+	if (!isTensorElementType(p.a->dataType) || p.a->dataType != p.b->dataType
+		|| (!multiply && p.a->fixedPointPosition != p.b->fixedPointPosition))
+		return VX_ERROR_INVALID_FORMAT;
+	if (p.out->resolved()
+		&& (p.out->dataType != p.a->dataType
+			|| (!multiply && p.out->fixedPointPosition != p.a->fixedPointPosition)))
+		return VX_ERROR_INVALID_FORMAT;
+	return VX_SUCCESS;
+}
+
+template <Elementwise op>
+vx_status VX_CALLBACK validateElementwise(
+	vx_node, const vx_reference parameters[], vx_uint32 num, vx_meta_format metas[])
+{
+	ElementwiseParameters p;
+	vx_status status = elementwiseParameters(op, parameters, p);
+	if (status != VX_SUCCESS)
+		return status;
+	const std::optional<Dims> dims = broadcastDims(p.a->dims, p.b->dims);
+	if (!dims)
+		return VX_ERROR_INVALID_DIMENSION;
+	return describe(metas[num - 1], *dims, outputFormat(p.out, p.a));
+}
+
+/*
+ * Add and subtract: the raw values' sum or difference, saturated or
+ * wrapped. Multiply: a * b * scale moved to the output's position, rounded,
+ * then saturated or wrapped. Floats: in double, stored as float.
+ */
+double combine(Elementwise op, const ElementwiseParameters &p, const Access &a, vx_size ia,
+	const Access &b, vx_size ib, const Access &out)
+{
+	if (out.isFloat()) {
+		const double x = a.real(ia), y = b.real(ib);
+		return op == Elementwise::Add ? x + y
+			: op == Elementwise::Subtract ? x - y
+						      : x * y * double(p.scale);
+	}
+	if (op != Elementwise::Multiply) {
+		const int64_t x = a.raw(ia), y = b.raw(ib);
+		return double(op == Elementwise::Add ? x + y : x - y);
+	}
+	/* |raw a * raw b| < 2^31: exact in a double, and so is the scaling by 2^n. */
+	const double product = double(a.raw(ia)) * double(b.raw(ib)) * double(p.scale);
+	const int shift = out.position() - a.position() - b.position();
+	return roundReal(std::ldexp(product, shift), p.rounding);
+}
+
+template <Elementwise op>
+vx_status VX_CALLBACK runElementwise(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	ApiLock lock(apiLock());
+	ElementwiseParameters p;
+	vx_status status = elementwiseParameters(op, parameters, p);
+	if (status != VX_SUCCESS)
+		return status;
+	Access a(p.a), b(p.b), out(p.out);
+	if (!a.hasMemory() || !b.hasMemory() || !out.hasMemory())
+		return VX_ERROR_NO_MEMORY;
+	forEachIndex(p.out->dims, [&](const Dims &index) {
+		const double value = combine(op, p, a, a.offset(index, &p.a->dims), b,
+			b.offset(index, &p.b->dims), out);
+		const vx_size offset = out.offset(index);
+		if (out.isFloat())
+			out.storeFloat(offset, value);
+		else
+			out.storeRaw(offset, narrow(value, out.type(), p.overflow));
+	});
+	return VX_SUCCESS;
+}
+
+/* ---- Transpose --------------------------------------------------------- */
+
+vx_status transposeParameters(const vx_reference parameters[], vx_size &first, vx_size &second)
+{
+	vx_tensor in = tensorAt(parameters, 0), out = tensorAt(parameters, 1);
+	if (!scalarValue(parameters[2], VX_TYPE_SIZE, first)
+		|| !scalarValue(parameters[3], VX_TYPE_SIZE, second))
+		return VX_ERROR_INVALID_TYPE;
+	if (first >= in->dims.size() || second >= in->dims.size())
+		return VX_ERROR_INVALID_PARAMETERS;
+	if (out->resolved()
+		&& (out->dataType != in->dataType
+			|| out->fixedPointPosition != in->fixedPointPosition))
+		return VX_ERROR_INVALID_FORMAT;
+	return VX_SUCCESS;
+}
+
+vx_status VX_CALLBACK validateTranspose(
+	vx_node, const vx_reference parameters[], vx_uint32, vx_meta_format metas[])
+{
+	vx_size first, second;
+	vx_status status = transposeParameters(parameters, first, second);
+	if (status != VX_SUCCESS)
+		return status;
+	vx_tensor in = tensorAt(parameters, 0);
+	Dims dims = in->dims;
+	std::swap(dims[first], dims[second]);
+	return describe(metas[1], dims, in);
+}
+
+/* out[..., i, ..., j, ...] = in[..., j, ..., i, ...]; the same dimension twice copies. */
+vx_status VX_CALLBACK runTranspose(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	ApiLock lock(apiLock());
+	vx_size first, second;
+	vx_status status = transposeParameters(parameters, first, second);
+	if (status != VX_SUCCESS)
+		return status;
+	vx_tensor in = tensorAt(parameters, 0), out = tensorAt(parameters, 1);
+	Access source(in), target(out);
+	if (!source.hasMemory() || !target.hasMemory())
+		return VX_ERROR_NO_MEMORY;
+	const vx_size size = in->elementSize();
+	forEachIndex(out->dims, [&](const Dims &index) {
+		Dims from = index;
+		std::swap(from[first], from[second]);
+		memcpy(out->storage() + target.offset(index), in->storage() + source.offset(from),
+			size);
+	});
+	return VX_SUCCESS;
+}
+
+/* ---- Convert depth ----------------------------------------------------- */
+
+struct ConvertDepthParameters {
+	vx_tensor in, out;
+	vx_enum overflow;
+	vx_float32 norm, offset;
+};
+
+vx_status convertDepthParameters(const vx_reference parameters[], ConvertDepthParameters &p)
+{
+	p.in = tensorAt(parameters, 0);
+	p.out = tensorAt(parameters, 4);
+	if (!scalarValue(parameters[1], VX_TYPE_ENUM, p.overflow)
+		|| !scalarValue(parameters[2], VX_TYPE_FLOAT32, p.norm)
+		|| !scalarValue(parameters[3], VX_TYPE_FLOAT32, p.offset))
+		return VX_ERROR_INVALID_TYPE;
+	if ((p.overflow != VX_CONVERT_POLICY_WRAP && p.overflow != VX_CONVERT_POLICY_SATURATE)
+		|| !std::isfinite(p.norm) || p.norm == 0 || !std::isfinite(p.offset))
+		return VX_ERROR_INVALID_VALUE;
+	if (!isTensorElementType(p.in->dataType)
+		|| (p.out->resolved() && !isTensorElementType(p.out->dataType)))
+		return VX_ERROR_INVALID_FORMAT;
+	return VX_SUCCESS;
+}
+
+vx_status VX_CALLBACK validateConvertDepth(
+	vx_node, const vx_reference parameters[], vx_uint32, vx_meta_format metas[])
+{
+	ConvertDepthParameters p;
+	vx_status status = convertDepthParameters(parameters, p);
+	if (status != VX_SUCCESS)
+		return status;
+	return describe(metas[4], p.in->dims, outputFormat(p.out, p.in));
+}
+
+/*
+ * out = (in - offset) / norm in real values; into an integer output it is
+ * scaled to the output's position, truncated towards zero, then saturated
+ * or wrapped.
+ */
+vx_status VX_CALLBACK runConvertDepth(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	ApiLock lock(apiLock());
+	ConvertDepthParameters p;
+	vx_status status = convertDepthParameters(parameters, p);
+	if (status != VX_SUCCESS)
+		return status;
+	Access in(p.in), out(p.out);
+	if (!in.hasMemory() || !out.hasMemory())
+		return VX_ERROR_NO_MEMORY;
+	forEachIndex(p.out->dims, [&](const Dims &index) {
+		const double value = (in.real(in.offset(index)) - double(p.offset)) / double(p.norm);
+		const vx_size offset = out.offset(index);
+		if (out.isFloat())
+			out.storeFloat(offset, value);
+		else
+			out.storeRaw(offset, narrow(std::trunc(std::ldexp(value, out.position())),
+						     out.type(), p.overflow));
+	});
+	return VX_SUCCESS;
+}
+
+/* ---- Matrix multiply --------------------------------------------------- */
+
+/* A [columns, rows] tensor seen as a matrix, transposed or not. */
+struct Matrix {
+	vx_tensor tensor;
+	bool transposed;
+	vx_size rows() const { return tensor->dims[transposed ? 0 : 1]; }
+	vx_size columns() const { return tensor->dims[transposed ? 1 : 0]; }
+	/* The tensor index of element (row, column). */
+	Dims at(vx_size row, vx_size column) const
+	{
+		return transposed ? Dims{ row, column } : Dims{ column, row };
+	}
+};
+
+struct MatrixMultiplyParameters {
+	Matrix a, b, c; /* c.tensor null when there is none */
+	vx_tensor out;
+};
+
+vx_status matrixMultiplyParameters(const vx_reference parameters[], MatrixMultiplyParameters &p)
+{
+	vx_tensor_matrix_multiply_params_t settings;
+	if (!scalarValue(parameters[3], VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS, settings))
+		return VX_ERROR_INVALID_TYPE;
+	p.a = { tensorAt(parameters, 0), settings.transpose_input1 == vx_true_e };
+	p.b = { tensorAt(parameters, 1), settings.transpose_input2 == vx_true_e };
+	p.c = { tensorAt(parameters, 2), settings.transpose_input3 == vx_true_e };
+	p.out = tensorAt(parameters, 4);
+	const vx_enum type = p.a.tensor->dataType;
+	if (!isTensorElementType(type) || p.b.tensor->dataType != type
+		|| (p.c.tensor && p.c.tensor->dataType != type)
+		|| (p.out->resolved() && p.out->dataType != type))
+		return VX_ERROR_INVALID_FORMAT;
+	if (p.a.tensor->dims.size() != 2 || p.b.tensor->dims.size() != 2
+		|| (p.c.tensor && p.c.tensor->dims.size() != 2)
+		|| p.a.columns() != p.b.rows())
+		return VX_ERROR_INVALID_DIMENSION;
+	if (p.c.tensor && (p.c.rows() != p.a.rows() || p.c.columns() != p.b.columns()))
+		return VX_ERROR_INVALID_DIMENSION;
+	return VX_SUCCESS;
+}
+
+vx_status VX_CALLBACK validateMatrixMultiply(
+	vx_node, const vx_reference parameters[], vx_uint32, vx_meta_format metas[])
+{
+	MatrixMultiplyParameters p;
+	vx_status status = matrixMultiplyParameters(parameters, p);
+	if (status != VX_SUCCESS)
+		return status;
+	return describe(metas[4], { p.b.columns(), p.a.rows() }, outputFormat(p.out, p.a.tensor));
+}
+
+/*
+ * out = A' B' (+ C'). Integers: the exact sum at position pos(A) + pos(B),
+ * C moved there, then to the output's position rounded to nearest (ties
+ * to even) and saturated. Floats: in double.
+ */
+vx_status VX_CALLBACK runMatrixMultiply(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	ApiLock lock(apiLock());
+	MatrixMultiplyParameters p;
+	vx_status status = matrixMultiplyParameters(parameters, p);
+	if (status != VX_SUCCESS)
+		return status;
+	Access a(p.a.tensor), b(p.b.tensor), out(p.out);
+	std::optional<Access> c;
+	if (p.c.tensor)
+		c.emplace(p.c.tensor);
+	if (!a.hasMemory() || !b.hasMemory() || !out.hasMemory() || (c && !c->hasMemory()))
+		return VX_ERROR_NO_MEMORY;
+	const int position = a.position() + b.position();
+	for (vx_size row = 0; row < p.a.rows(); row++)
+		for (vx_size column = 0; column < p.b.columns(); column++) {
+			const vx_size target = out.offset({ column, row });
+			if (out.isFloat()) {
+				double sum = c ? c->real(c->offset(p.c.at(row, column))) : 0;
+				for (vx_size i = 0; i < p.a.columns(); i++)
+					sum += a.real(a.offset(p.a.at(row, i)))
+						* b.real(b.offset(p.b.at(i, column)));
+				out.storeFloat(target, sum);
+				continue;
+			}
+			/* At most 2^30 per product and 2^32 products: no overflow. */
+			int64_t sum = 0;
+			for (vx_size i = 0; i < p.a.columns(); i++)
+				sum += a.raw(a.offset(p.a.at(row, i))) * b.raw(b.offset(p.b.at(i, column)));
+			if (c)
+				sum += vdla::vx::nn::rescale(c->raw(c->offset(p.c.at(row, column))),
+					c->position(), position, VX_ROUND_POLICY_TO_NEAREST_EVEN);
+			const int64_t scaled = vdla::vx::nn::rescale(
+				sum, position, out.position(), VX_ROUND_POLICY_TO_NEAREST_EVEN);
+			out.storeRaw(target, vdla::vx::nn::convert(scaled, out.type(),
+						     VX_CONVERT_POLICY_SATURATE));
+		}
+	return VX_SUCCESS;
+}
+
+/* ---- Registration and node creation ------------------------------------ */
+
+constexpr KernelParameter kIn{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
+constexpr KernelParameter kOptionalIn{ true, VX_INPUT, VX_TYPE_TENSOR,
+	VX_PARAMETER_STATE_OPTIONAL };
+constexpr KernelParameter kScalar{ true, VX_INPUT, VX_TYPE_SCALAR, VX_PARAMETER_STATE_REQUIRED };
+constexpr KernelParameter kOut{ true, VX_OUTPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
+
+struct TensorKernel {
+	const char *name;
+	vx_enum enumeration;
+	vx_kernel_f run;
+	vx_kernel_validate_f validate;
+	std::vector<KernelParameter> parameters;
+};
+
+const std::vector<TensorKernel> &tensorKernels()
+{
+	static const std::vector<TensorKernel> kernels = {
+		{ "org.khronos.openvx.tensor_add", VX_KERNEL_TENSOR_ADD,
+			runElementwise<Elementwise::Add>, validateElementwise<Elementwise::Add>,
+			{ kIn, kIn, kScalar, kOut } },
+		{ "org.khronos.openvx.tensor_subtract", VX_KERNEL_TENSOR_SUBTRACT,
+			runElementwise<Elementwise::Subtract>,
+			validateElementwise<Elementwise::Subtract>, { kIn, kIn, kScalar, kOut } },
+		{ "org.khronos.openvx.tensor_multiply", VX_KERNEL_TENSOR_MULTIPLY,
+			runElementwise<Elementwise::Multiply>,
+			validateElementwise<Elementwise::Multiply>,
+			{ kIn, kIn, kScalar, kScalar, kScalar, kOut } },
+		{ "org.khronos.openvx.tensor_transpose", VX_KERNEL_TENSOR_TRANSPOSE, runTranspose,
+			validateTranspose, { kIn, kOut, kScalar, kScalar } },
+		{ "org.khronos.openvx.tensor_convert_depth", VX_KERNEL_TENSOR_CONVERT_DEPTH,
+			runConvertDepth, validateConvertDepth,
+			{ kIn, kScalar, kScalar, kScalar, kOut } },
+		{ "org.khronos.openvx.tensor_matrix_multiply", VX_KERNEL_TENSOR_MATRIX_MULTIPLY,
+			runMatrixMultiply, validateMatrixMultiply,
+			{ kIn, kIn, kOptionalIn, kScalar, kOut } },
+	};
+	return kernels;
+}
+
+template <typename T> vx_reference asReference(T object)
+{
+	return reinterpret_cast<vx_reference>(object);
+}
+
+/*
+ * A node of @kernelEnum with @parameters set in order; the scalars it made
+ * for the call (@owned) are released, the node holding its own references.
+ * An error object, and no node left behind, on failure.
+ */
+vx_node createNode(vx_graph graph, vx_enum kernelEnum,
+	std::initializer_list<vx_reference> parameters, std::vector<vx_scalar> owned = {})
+{
+	vx_kernel kernel = vxGetKernelByEnum(graph->context, kernelEnum);
+	vx_node node = vxCreateGenericNode(graph, kernel);
+	vxReleaseKernel(&kernel);
+	vx_status status = vxGetStatus(asReference(node));
+	vx_uint32 index = 0;
+	for (vx_reference parameter : parameters) {
+		if (status != VX_SUCCESS)
+			break;
+		status = vxSetParameterByIndex(node, index++, parameter);
+	}
+	for (vx_scalar &scalar : owned)
+		vxReleaseScalar(&scalar);
+	if (status == VX_SUCCESS)
+		return node;
+	if (vxGetStatus(asReference(node)) == VX_SUCCESS)
+		vxRemoveNode(&node);
+	return errorAs<vx_node>(graph->context, status);
+}
+
+} /* namespace */
+
+namespace vdla::vx {
+
+void addBuiltinKernels(vx_context context)
+{
+	for (const TensorKernel &tensorKernel : tensorKernels()) {
+		auto kernel = new _vx_kernel(context);
+		kernel->kernelName = tensorKernel.name;
+		kernel->enumeration = tensorKernel.enumeration;
+		kernel->function = tensorKernel.run;
+		kernel->validate = tensorKernel.validate;
+		kernel->parameters = tensorKernel.parameters;
+		kernel->finalized = true;
+		kernel->user = false;
+		registerReference(kernel, Count::Internal);
+		context->kernels.push_back(kernel);
+	}
+}
+
+} /* namespace vdla::vx */
+
+extern "C" {
+
+vx_node vxTensorAddNode(
+	vx_graph graph, vx_tensor input1, vx_tensor input2, vx_enum policy, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	vx_scalar scalar = vxCreateScalar(graph->context, VX_TYPE_ENUM, &policy);
+	return createNode(graph, VX_KERNEL_TENSOR_ADD,
+		{ asReference(input1), asReference(input2), asReference(scalar), asReference(output) },
+		{ scalar });
+}
+
+vx_node vxTensorSubtractNode(
+	vx_graph graph, vx_tensor input1, vx_tensor input2, vx_enum policy, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	vx_scalar scalar = vxCreateScalar(graph->context, VX_TYPE_ENUM, &policy);
+	return createNode(graph, VX_KERNEL_TENSOR_SUBTRACT,
+		{ asReference(input1), asReference(input2), asReference(scalar), asReference(output) },
+		{ scalar });
+}
+
+vx_node vxTensorMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2, vx_scalar scale,
+	vx_enum overflow_policy, vx_enum rounding_policy, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	vx_scalar overflow = vxCreateScalar(graph->context, VX_TYPE_ENUM, &overflow_policy);
+	vx_scalar rounding = vxCreateScalar(graph->context, VX_TYPE_ENUM, &rounding_policy);
+	return createNode(graph, VX_KERNEL_TENSOR_MULTIPLY,
+		{ asReference(input1), asReference(input2), asReference(scale), asReference(overflow),
+			asReference(rounding), asReference(output) },
+		{ overflow, rounding });
+}
+
+vx_node vxTensorTransposeNode(
+	vx_graph graph, vx_tensor input, vx_tensor output, vx_size dimension1, vx_size dimension2)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	vx_scalar first = vxCreateScalar(graph->context, VX_TYPE_SIZE, &dimension1);
+	vx_scalar second = vxCreateScalar(graph->context, VX_TYPE_SIZE, &dimension2);
+	return createNode(graph, VX_KERNEL_TENSOR_TRANSPOSE,
+		{ asReference(input), asReference(output), asReference(first), asReference(second) },
+		{ first, second });
+}
+
+vx_node vxTensorConvertDepthNode(vx_graph graph, vx_tensor input, vx_enum policy, vx_scalar norm,
+	vx_scalar offset, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	vx_scalar overflow = vxCreateScalar(graph->context, VX_TYPE_ENUM, &policy);
+	return createNode(graph, VX_KERNEL_TENSOR_CONVERT_DEPTH,
+		{ asReference(input), asReference(overflow), asReference(norm), asReference(offset),
+			asReference(output) },
+		{ overflow });
+}
+
+vx_node vxTensorMatrixMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2,
+	vx_tensor input3, const vx_tensor_matrix_multiply_params_t *matrix_multiply_params,
+	vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (!matrix_multiply_params)
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+	vx_scalar settings = vxCreateScalarWithSize(graph->context,
+		VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS, matrix_multiply_params,
+		sizeof(*matrix_multiply_params));
+	return createNode(graph, VX_KERNEL_TENSOR_MATRIX_MULTIPLY,
+		{ asReference(input1), asReference(input2), asReference(input3),
+			asReference(settings), asReference(output) },
+		{ settings });
+}
+
+} /* extern "C" */
