@@ -28,6 +28,7 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/tensor_ops_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_uint8_test.cpp
+	${VDLA_VX_TEST_DIR}/nn_rounding_mode_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_upsampling_test.cpp
 	${VDLA_VX_TEST_DIR}/dla_lrn_table_test.cpp
 	${VDLA_VX_TEST_DIR}/dla_lut_test.cpp

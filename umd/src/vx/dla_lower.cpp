@@ -388,7 +388,7 @@ bool exactLinear(const nn::Activation &layer, vx_tensor in, vx_tensor out, Activ
 	}
 	/* |B| below 2^28 keeps (x + B) a, the CPU's sum in double, exact. */
 	const double scaledB = std::ldexp(double(layer.b), in->fixedPointPosition);
-	const double bias = std::nearbyint(scaledB / double(layer.a));
+	const double bias = nn::roundHalfEven(scaledB / double(layer.a));
 	if (shift > 63 || std::fabs(bias) >= std::ldexp(1.0, 28)
 		|| bias * double(layer.a) != scaledB)
 		return false;

@@ -22,6 +22,7 @@
  */
 
 #include "dla_lower_lrn.h"
+#include "nn_layers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -115,7 +116,8 @@ bool integerLrnTable(const IntegerLrnParameters &p, IntegerLrnTable &table, std:
 
 	for (size_t i = 0; i < IntegerLrnTable::kEntries; i++) {
 		const double value
-			= std::nearbyint(std::ldexp(g(double(uint64_t(i) << lutShift)), exponent));
+			= vdla::vx::nn::roundHalfEven(
+				std::ldexp(g(double(uint64_t(i) << lutShift)), exponent));
 		table.entries[i] = int32_t(std::min(value, double(kInt32Max)));
 	}
 	table.lutShift = lutShift;

@@ -98,6 +98,9 @@ vx_status runOnCpu(const Layer &layer);
 int64_t roundShift(int64_t value, unsigned shift, vx_enum roundingPolicy);
 /* Narrows to VX_TYPE_INT8, VX_TYPE_UINT8 or VX_TYPE_INT16: saturates or wraps. */
 int64_t convert(int64_t value, vx_enum type, vx_enum overflowPolicy);
+/* To the nearest integer, ties to even, whatever the floating-point
+ * environment's rounding mode (infinities and NaN unchanged). */
+double roundHalfEven(double value);
 /* round(real * 2^position), ties to even, saturated to type; NaN gives 0. */
 int64_t quantize(double real, vx_enum type, vx_int8 fixedPointPosition);
 /* The real-valued activation function. */

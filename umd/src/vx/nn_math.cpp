@@ -79,14 +79,22 @@ int64_t convert(int64_t value, vx_enum type, vx_enum overflowPolicy)
 	return static_cast<int16_t>(static_cast<uint16_t>(value));
 }
 
+double roundHalfEven(double value)
+{
+	/* Not std::nearbyint: it follows the caller's rounding mode. */
+	const double floor = std::floor(value), fraction = value - floor;
+	if (fraction > 0.5 || (fraction == 0.5 && std::fmod(floor, 2.0) != 0))
+		return floor + 1;
+	return floor;
+}
+
 int64_t quantize(double real, vx_enum type, vx_int8 fixedPointPosition)
 {
 	if (std::isnan(real))
 		return 0;
 	const Range range = rangeOf(type);
-	/* Clamp before converting: the double may not fit an int64. The
-	 * default floating-point environment rounds ties to even. */
-	const double scaled = std::nearbyint(std::ldexp(real, fixedPointPosition));
+	/* Clamp before converting: the double may not fit an int64. */
+	const double scaled = roundHalfEven(std::ldexp(real, fixedPointPosition));
 	return static_cast<int64_t>(std::clamp(scaled, double(range.min), double(range.max)));
 }
 

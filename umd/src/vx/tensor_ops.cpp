@@ -121,12 +121,8 @@ void forEachIndex(const Dims &dims, const std::function<void(const Dims &)> &fn)
 /* Round to nearest, ties to even, or towards zero, whatever the FPU's mode. */
 double roundReal(double value, vx_enum rounding)
 {
-	if (rounding == VX_ROUND_POLICY_TO_ZERO)
-		return std::trunc(value);
-	const double floor = std::floor(value), fraction = value - floor;
-	if (fraction > 0.5 || (fraction == 0.5 && std::fmod(floor, 2.0) != 0))
-		return floor + 1;
-	return floor;
+	return rounding == VX_ROUND_POLICY_TO_ZERO ? std::trunc(value)
+						    : vdla::vx::nn::roundHalfEven(value);
 }
 
 /* An integer-valued double to the type: saturated or wrapped. */
