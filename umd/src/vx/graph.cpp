@@ -918,3 +918,26 @@ vx_parameter vxGetGraphParameterByIndex(vx_graph graph, vx_uint32 index)
 }
 
 } /* extern "C" */
+
+namespace vdla::vx {
+
+vx_node createKernelNode(
+	vx_graph graph, vx_enum kernelEnum, std::initializer_list<vx_reference> parameters)
+{
+	vx_kernel kernel = vxGetKernelByEnum(graph->context, kernelEnum);
+	vx_node node = vxCreateGenericNode(graph, kernel);
+	vxReleaseKernel(&kernel);
+	if (vxGetStatus(reinterpret_cast<vx_reference>(node)) != VX_SUCCESS)
+		return node;
+	vx_uint32 index = 0;
+	for (vx_reference parameter : parameters) {
+		vx_status status = vxSetParameterByIndex(node, index++, parameter);
+		if (status != VX_SUCCESS) {
+			vxRemoveNode(&node);
+			return errorAs<vx_node>(graph->context, status);
+		}
+	}
+	return node;
+}
+
+} /* namespace vdla::vx */

@@ -437,3 +437,23 @@ vx_status vxSetMetaFormatFromReference(vx_meta_format meta, vx_reference exempla
 }
 
 } /* extern "C" */
+
+namespace vdla::vx {
+
+void addStandardKernel(vx_context context, const char *name, vx_enum enumeration,
+	vx_kernel_f function, vx_kernel_validate_f validate,
+	const std::vector<KernelParameter> &parameters)
+{
+	auto kernel = new _vx_kernel(context);
+	kernel->kernelName = name;
+	kernel->enumeration = enumeration;
+	kernel->function = function;
+	kernel->validate = validate;
+	kernel->parameters = parameters;
+	kernel->finalized = true;
+	kernel->user = false;
+	registerReference(kernel, Count::Internal);
+	context->kernels.push_back(kernel);
+}
+
+} /* namespace vdla::vx */

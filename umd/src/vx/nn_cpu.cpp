@@ -7,6 +7,7 @@
 
 #include "nn_layers.h"
 #include "object.h"
+#include "tensor_elements.h"
 
 #include <algorithm>
 #include <cmath>
@@ -68,17 +69,7 @@ public:
 		return offset;
 	}
 
-	int64_t raw(vx_size offset) const
-	{
-		switch (type_) {
-		case VX_TYPE_INT8:
-			return load<int8_t>(offset);
-		case VX_TYPE_UINT8:
-			return load<uint8_t>(offset);
-		default:
-			return load<int16_t>(offset);
-		}
-	}
+	int64_t raw(vx_size offset) const { return loadRawElement(base_ + offset, type_); }
 
 	double real(vx_size offset) const
 	{
@@ -87,20 +78,7 @@ public:
 	}
 
 	/* value must fit the type: callers narrow with convert or quantize. */
-	void storeRaw(vx_size offset, int64_t value)
-	{
-		switch (type_) {
-		case VX_TYPE_INT8:
-			store(offset, static_cast<int8_t>(value));
-			break;
-		case VX_TYPE_UINT8:
-			store(offset, static_cast<uint8_t>(value));
-			break;
-		default:
-			store(offset, static_cast<int16_t>(value));
-			break;
-		}
-	}
+	void storeRaw(vx_size offset, int64_t value) { storeRawElement(base_ + offset, type_, value); }
 
 	/* Stored as float, or quantized to the tensor's format. */
 	void storeReal(vx_size offset, double value)

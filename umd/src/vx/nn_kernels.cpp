@@ -700,47 +700,15 @@ private:
 	std::vector<vx_scalar> scalars_;
 };
 
-/* A node of the kernel with all its parameters set, or an error object
- * (and no node left behind). */
-vx_node createLayerNode(
-	vx_graph graph, vx_enum kernelEnum, std::initializer_list<vx_reference> parameters)
-{
-	vx_kernel kernel = vxGetKernelByEnum(graph->context, kernelEnum);
-	vx_node node = vxCreateGenericNode(graph, kernel);
-	vxReleaseKernel(&kernel);
-	if (vxGetStatus(asReference(node)) != VX_SUCCESS)
-		return node;
-
-	vx_status status = VX_SUCCESS;
-	vx_uint32 index = 0;
-	for (vx_reference parameter : parameters) {
-		status = vxSetParameterByIndex(node, index++, parameter);
-		if (status != VX_SUCCESS) {
-			vxRemoveNode(&node);
-			return errorAs<vx_node>(graph->context, status);
-		}
-	}
-	return node;
-}
-
 } /* namespace */
 
 namespace vdla::vx {
 
 void addLayerKernels(vx_context context)
 {
-	for (const LayerKernel &layer : layerKernels()) {
-		auto kernel = new _vx_kernel(context);
-		kernel->kernelName = layer.name;
-		kernel->enumeration = layer.enumeration;
-		kernel->function = runLayer;
-		kernel->validate = validateLayer;
-		kernel->parameters = layer.parameters;
-		kernel->finalized = true;
-		kernel->user = false;
-		registerReference(kernel, Count::Internal);
-		context->kernels.push_back(kernel);
-	}
+	for (const LayerKernel &layer : layerKernels())
+		addStandardKernel(context, layer.name, layer.enumeration, runLayer, validateLayer,
+			layer.parameters);
 }
 
 } /* namespace vdla::vx */
@@ -774,7 +742,7 @@ vx_node vxConvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, 
 	if (!convolution_params || size_of_convolution_params != sizeof(*convolution_params))
 		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
 	ScalarArguments scalars(graph->context);
-	return createLayerNode(graph, VX_KERNEL_CONVOLUTION_LAYER,
+	return createKernelNode(graph, VX_KERNEL_CONVOLUTION_LAYER,
 		{ asReference(inputs), asReference(weights), asReference(biases),
 			scalars.convolutionParams(*convolution_params), asReference(outputs) });
 }
@@ -789,7 +757,7 @@ vx_node vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights
 	if (!deconvolution_params || size_of_deconv_params != sizeof(*deconvolution_params))
 		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
 	ScalarArguments scalars(graph->context);
-	return createLayerNode(graph, VX_KERNEL_DECONVOLUTION_LAYER,
+	return createKernelNode(graph, VX_KERNEL_DECONVOLUTION_LAYER,
 		{ asReference(inputs), asReference(weights), asReference(biases),
 			scalars.deconvolutionParams(*deconvolution_params), asReference(outputs) });
 }
@@ -804,7 +772,7 @@ vx_node vxROIPoolingLayer(vx_graph graph, vx_tensor input_data, vx_tensor input_
 	if (!roi_pool_params || size_of_roi_params != sizeof(*roi_pool_params))
 		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
 	ScalarArguments scalars(graph->context);
-	return createLayerNode(graph, VX_KERNEL_ROI_POOLING_LAYER,
+	return createKernelNode(graph, VX_KERNEL_ROI_POOLING_LAYER,
 		{ asReference(input_data), asReference(input_rois),
 			scalars.roiPoolParams(*roi_pool_params), asReference(output_arr) });
 }
@@ -816,7 +784,7 @@ vx_node vxFullyConnectedLayer(vx_graph graph, vx_tensor inputs, vx_tensor weight
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
 	ScalarArguments scalars(graph->context);
-	return createLayerNode(graph, VX_KERNEL_FULLY_CONNECTED_LAYER,
+	return createKernelNode(graph, VX_KERNEL_FULLY_CONNECTED_LAYER,
 		{ asReference(inputs), asReference(weights), asReference(biases),
 			scalars.enumeration(overflow_policy), scalars.enumeration(rounding_policy),
 			asReference(outputs) });
@@ -830,7 +798,7 @@ vx_node vxPoolingLayer(vx_graph graph, vx_tensor inputs, vx_enum pooling_type,
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
 	ScalarArguments scalars(graph->context);
-	return createLayerNode(graph, VX_KERNEL_POOLING_LAYER,
+	return createKernelNode(graph, VX_KERNEL_POOLING_LAYER,
 		{ asReference(inputs), scalars.enumeration(pooling_type),
 			scalars.size(pooling_size_x), scalars.size(pooling_size_y),
 			scalars.size(pooling_padding_x), scalars.size(pooling_padding_y),
@@ -842,7 +810,7 @@ vx_node vxSoftmaxLayer(vx_graph graph, vx_tensor inputs, vx_tensor outputs)
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
-	return createLayerNode(
+	return createKernelNode(
 		graph, VX_KERNEL_SOFTMAX_LAYER, { asReference(inputs), asReference(outputs) });
 }
 
@@ -861,7 +829,7 @@ vx_node vxLocalResponseNormalizationLayer(vx_graph graph, vx_tensor inputs, vx_e
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
 	ScalarArguments scalars(graph->context);
-	return createLayerNode(graph, VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
+	return createKernelNode(graph, VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
 		{ asReference(inputs), scalars.enumeration(type), scalars.size(normalization_size),
 			scalars.float32(alpha), scalars.float32(beta), scalars.float32(bias),
 			asReference(outputs) });
@@ -874,7 +842,7 @@ vx_node vxActivationLayer(vx_graph graph, vx_tensor inputs, vx_enum function, vx
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
 	ScalarArguments scalars(graph->context);
-	return createLayerNode(graph, VX_KERNEL_ACTIVATION_LAYER,
+	return createKernelNode(graph, VX_KERNEL_ACTIVATION_LAYER,
 		{ asReference(inputs), scalars.enumeration(function), scalars.float32(a),
 			scalars.float32(b), asReference(outputs) });
 }

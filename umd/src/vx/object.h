@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -391,6 +392,19 @@ template <typename T> T errorAs(vx_context context, vx_status status)
 {
 	return reinterpret_cast<T>(errorObject(context, status));
 }
+
+/* Publishes one of the context's own kernels (not a user kernel), finalized. */
+void addStandardKernel(vx_context context, const char *name, vx_enum enumeration,
+	vx_kernel_f function, vx_kernel_validate_f validate,
+	const std::vector<KernelParameter> &parameters);
+
+/*
+ * A node of the kernel @kernelEnum in @graph with @parameters set in order
+ * (the creation functions of the standard kernels); when one is refused,
+ * an error object with its status, and no node left behind.
+ */
+vx_node createKernelNode(
+	vx_graph graph, vx_enum kernelEnum, std::initializer_list<vx_reference> parameters);
 
 void log(vx_reference ref, vx_status status, const char *format, ...)
 	__attribute__((format(printf, 3, 4)));

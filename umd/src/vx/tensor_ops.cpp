@@ -10,6 +10,7 @@
 
 #include "nn_layers.h"
 #include "object.h"
+#include "tensor_elements.h"
 
 #include <algorithm>
 #include <cmath>
@@ -48,17 +49,7 @@ public:
 		return offset;
 	}
 
-	int64_t raw(vx_size offset) const
-	{
-		switch (type_) {
-		case VX_TYPE_INT8:
-			return load<int8_t>(offset);
-		case VX_TYPE_UINT8:
-			return load<uint8_t>(offset);
-		default:
-			return load<int16_t>(offset);
-		}
-	}
+	int64_t raw(vx_size offset) const { return loadRawElement(base_ + offset, type_); }
 
 	double real(vx_size offset) const
 	{
@@ -66,20 +57,7 @@ public:
 	}
 
 	/* @value fits the type: callers narrow with nn::convert(). */
-	void storeRaw(vx_size offset, int64_t value)
-	{
-		switch (type_) {
-		case VX_TYPE_INT8:
-			store(offset, int8_t(value));
-			break;
-		case VX_TYPE_UINT8:
-			store(offset, uint8_t(value));
-			break;
-		default:
-			store(offset, int16_t(value));
-			break;
-		}
-	}
+	void storeRaw(vx_size offset, int64_t value) { storeRawElement(base_ + offset, type_, value); }
 
 	void storeFloat(vx_size offset, double value) { store(offset, float(value)); }
 
@@ -549,31 +527,15 @@ template <typename T> vx_reference asReference(T object)
 	return reinterpret_cast<vx_reference>(object);
 }
 
-/*
- * A node of @kernelEnum with @parameters set in order; the scalars it made
- * for the call (@owned) are released, the node holding its own references.
- * An error object, and no node left behind, on failure.
- */
+/* createKernelNode(), then the scalars the creation function made for the
+ * call go: the node holds its own references. */
 vx_node createNode(vx_graph graph, vx_enum kernelEnum,
 	std::initializer_list<vx_reference> parameters, std::vector<vx_scalar> owned = {})
 {
-	vx_kernel kernel = vxGetKernelByEnum(graph->context, kernelEnum);
-	vx_node node = vxCreateGenericNode(graph, kernel);
-	vxReleaseKernel(&kernel);
-	vx_status status = vxGetStatus(asReference(node));
-	vx_uint32 index = 0;
-	for (vx_reference parameter : parameters) {
-		if (status != VX_SUCCESS)
-			break;
-		status = vxSetParameterByIndex(node, index++, parameter);
-	}
+	vx_node node = createKernelNode(graph, kernelEnum, parameters);
 	for (vx_scalar &scalar : owned)
 		vxReleaseScalar(&scalar);
-	if (status == VX_SUCCESS)
-		return node;
-	if (vxGetStatus(asReference(node)) == VX_SUCCESS)
-		vxRemoveNode(&node);
-	return errorAs<vx_node>(graph->context, status);
+	return node;
 }
 
 } /* namespace */
@@ -582,18 +544,9 @@ namespace vdla::vx {
 
 void addBuiltinKernels(vx_context context)
 {
-	for (const TensorKernel &tensorKernel : tensorKernels()) {
-		auto kernel = new _vx_kernel(context);
-		kernel->kernelName = tensorKernel.name;
-		kernel->enumeration = tensorKernel.enumeration;
-		kernel->function = tensorKernel.run;
-		kernel->validate = tensorKernel.validate;
-		kernel->parameters = tensorKernel.parameters;
-		kernel->finalized = true;
-		kernel->user = false;
-		registerReference(kernel, Count::Internal);
-		context->kernels.push_back(kernel);
-	}
+	for (const TensorKernel &kernel : tensorKernels())
+		addStandardKernel(context, kernel.name, kernel.enumeration, kernel.run,
+			kernel.validate, kernel.parameters);
 }
 
 } /* namespace vdla::vx */
