@@ -53,6 +53,46 @@ protected:
 	vx_tensor in_ = nullptr, wgt_ = nullptr, bias_ = nullptr;
 };
 
+std::vector<std::string> capturedLog;
+
+void VX_CALLBACK captureLog(vx_context, vx_reference, vx_status, const vx_char string[])
+{
+	capturedLog.push_back(string);
+}
+
+/*
+ * A DLA task that fails (an operation error injected into the device) is
+ * waited for once: the end of the run does not wait for it again, which
+ * for a task that never ended meant a second 120 s wait.
+ */
+TEST_F(NnGraph, AFailedDlaTaskIsWaitedForOnce)
+{
+	vx_tensor in = input({ { 6, 5, 3 }, VX_TYPE_INT8, 0 }, -20, 20);
+	vx_tensor weights = input({ { 3, 3, 3, 4 }, VX_TYPE_INT8, 0 }, -3, 3);
+	vx_tensor out = output({ { 4, 3, 4 }, VX_TYPE_INT8, 0 });
+	vx_graph graph = vxCreateGraph(context_);
+	const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
+		VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
+	vx_node conv = vxConvolutionLayer(graph, in, weights, nullptr, &params, sizeof(params), out);
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
+	/* A callback makes the run wait for the task where it was submitted;
+	 * the end of the run then waits for what is still outstanding. */
+	ASSERT_EQ(VX_SUCCESS,
+		vxAssignNodeCallback(conv, [](vx_node) -> vx_action { return VX_ACTION_CONTINUE; }));
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
+
+	capturedLog.clear();
+	vxRegisterLogCallback(context_, captureLog, vx_false_e);
+	ASSERT_EQ(0, faultInjectFirstDevice("conv op_error 1"));
+	EXPECT_EQ(VX_FAILURE, vxProcessGraph(graph));
+	faultInjectFirstDevice("conv none 0");
+	const auto failures = std::count_if(capturedLog.begin(), capturedLog.end(),
+		[](const std::string &line) { return line.find("DLA task failed") == 0; });
+	EXPECT_EQ(failures, 1) << "the failed task was waited for " << failures << " times";
+	vxReleaseNode(&conv);
+	vxReleaseGraph(&graph);
+}
+
 TEST_F(NnGraph, FusionOnAndOffGiveIdenticalResults)
 {
 	makeNetwork();

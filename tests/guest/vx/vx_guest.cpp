@@ -251,6 +251,17 @@ std::unique_ptr<vdla::Device> firstDevice()
 	return device ? std::move(device.value()) : nullptr;
 }
 
+int faultInjectFirstDevice(const std::string &command)
+{
+	auto device = firstDevice();
+	if (!device)
+		return ENODEV;
+	std::ofstream file("/sys/kernel/debug/accel/" + device->info().pciAddress + "/fault_inject");
+	file << command;
+	file.flush();
+	return file ? 0 : EIO;
+}
+
 /* jobs_completed of the first device, from debugfs; -1 if unreadable. */
 long jobsCompleted()
 {

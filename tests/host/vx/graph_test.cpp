@@ -167,6 +167,34 @@ TEST_F(Execution, ScheduleReturnsBeforeTheKernelFinishes)
 	vxReleaseKernel(&kernel);
 }
 
+/* A running graph's nodes keep their target, border and graph parameters. */
+TEST_F(Execution, ChangesToARunningGraphAreRefused)
+{
+	std::promise<void> release;
+	std::shared_future<void> released = release.get_future().share();
+	probe().duringRun = [released] { released.wait(); };
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	vx_parameter parameter = vxGetParameterByIndex(node, 0);
+	ASSERT_EQ(vxScheduleGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(vxSetNodeTarget(node, VX_TARGET_STRING, "cpu"), VX_ERROR_GRAPH_SCHEDULED);
+	const vx_border_t border = { VX_BORDER_REPLICATE, {} };
+	EXPECT_EQ(vxSetNodeAttribute(node, VX_NODE_BORDER, &border, sizeof(border)),
+		VX_ERROR_GRAPH_SCHEDULED);
+	EXPECT_EQ(vxAddParameterToGraph(graph, parameter), VX_ERROR_GRAPH_SCHEDULED);
+	release.set_value();
+	EXPECT_EQ(vxWaitGraph(graph), VX_SUCCESS);
+	/* Once it has ended, they are accepted again. */
+	EXPECT_EQ(vxSetNodeTarget(node, VX_TARGET_STRING, "cpu"), VX_SUCCESS);
+	EXPECT_EQ(vxSetNodeAttribute(node, VX_NODE_BORDER, &border, sizeof(border)), VX_SUCCESS);
+	EXPECT_EQ(vxAddParameterToGraph(graph, parameter), VX_SUCCESS);
+	vxReleaseParameter(&parameter);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
 TEST_F(Execution, RebindingToAnotherObjectOfTheSameMetaDataReordersTheGraph)
 {
 	vx_kernel kernel = addCopyKernel(context);

@@ -396,18 +396,23 @@ vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
 	lock.unlock();
 	auto waited = timeline_->waitPoint(step.point, kWaitLimit);
 	lock.lock();
+	/*
+	 * Waited for once, whatever the outcome: the final waitBefore() of a
+	 * failed run must not wait for this step again (up to kWaitLimit more).
+	 */
+	const uint64_t point = step.point;
+	step.point = 0;
 	if (!waited) {
 		log(graph, VX_FAILURE, "waiting for the DLA: %s", waited.error().message().c_str());
 		return VX_FAILURE;
 	}
-	auto status = timeline_->status(step.point);
+	auto status = timeline_->status(point);
 	if (!status || status->error) {
 		std::string reason = status ? strerror(status->error) : status.error().message();
 		log(step.units.front().nodes.front(), VX_FAILURE, "DLA task failed: %s",
 			reason.c_str());
 		return VX_FAILURE;
 	}
-	step.point = 0;
 	if (!step.statsRequested)
 		return VX_SUCCESS;
 	/*

@@ -773,6 +773,9 @@ vx_status vxSetNodeAttribute(vx_node node, vx_enum attribute, const void *ptr, v
 
 	switch (attribute) {
 	case VX_NODE_BORDER: {
+		/* Its kernel may be reading the border right now. */
+		if (node->graph && node->graph->scheduled)
+			return VX_ERROR_GRAPH_SCHEDULED;
 		vx_border_t border;
 		vx_status status = readBorder(ptr, size, border);
 		if (status != VX_SUCCESS)
@@ -852,6 +855,9 @@ vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_
 	ApiLock lock(apiLock());
 	if (!isValid(node, VX_TYPE_NODE))
 		return VX_ERROR_INVALID_REFERENCE;
+	/* The running graph placed its nodes at verification. */
+	if (node->graph && node->graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
 	NodeTarget target;
 	if (target_enum == VX_TARGET_ANY) {
 		target = NodeTarget::Any;
@@ -891,6 +897,8 @@ vx_status vxAddParameterToGraph(vx_graph graph, vx_parameter parameter)
 	if (!isValid(parameter, VX_TYPE_PARAMETER) || !parameter->node
 		|| parameter->node->graph != graph)
 		return VX_ERROR_INVALID_PARAMETERS;
+	if (graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
 	graph->parameters.push_back({ parameter->node, parameter->index });
 	return VX_SUCCESS;
 }
