@@ -32,6 +32,16 @@ std::vector<vx_size> _vx_tensor_t::strides() const
 	return packedStrides(dims, elementSize());
 }
 
+bool vdla::vx::tensorSizeFits(const vx_size *dims, vx_size count, vx_size elementSize)
+{
+	constexpr vx_size kLimit = vx_size(1) << 48;
+	vx_size bytes = elementSize;
+	for (vx_size i = 0; i < count; i++)
+		if (__builtin_mul_overflow(bytes, dims[i], &bytes) || bytes >= kLimit)
+			return false;
+	return true;
+}
+
 uint8_t *_vx_tensor_t::storage()
 {
 	if (root) {
@@ -42,8 +52,14 @@ uint8_t *_vx_tensor_t::storage()
 		return handle;
 	if (buffer && buffer->data() && buffer->size() >= byteSize())
 		return buffer->data();
-	if (data.size() != byteSize())
-		data.assign(byteSize(), 0);
+	/* Memory the system cannot give is VX_ERROR_NO_MEMORY for the caller,
+	 * never an exception through the C API. */
+	try {
+		if (data.size() != byteSize())
+			data.assign(byteSize(), 0);
+	} catch (const std::bad_alloc &) {
+		return nullptr;
+	}
 	return data.data();
 }
 
@@ -122,9 +138,16 @@ vx_scalar vxCreateScalarWithSize(
 	if (!isScalarType(data_type) || (expected && size != expected) || size == 0)
 		return errorAs<vx_scalar>(context, VX_ERROR_INVALID_TYPE);
 
+	std::vector<uint8_t> value;
+	try {
+		value.assign(size, 0);
+	} catch (const std::exception &) {
+		/* bad_alloc or length_error: a size no memory holds. */
+		return errorAs<vx_scalar>(context, VX_ERROR_NO_MEMORY);
+	}
 	auto scalar = new _vx_scalar(context);
 	scalar->dataType = data_type;
-	scalar->value.assign(size, 0);
+	scalar->value = std::move(value);
 	if (ptr)
 		memcpy(scalar->value.data(), ptr, size);
 	registerReference(scalar, Count::External);
@@ -214,6 +237,8 @@ vx_tensor vxCreateTensor(vx_context context, vx_size number_of_dims, const vx_si
 	}
 	if (!isTensorType(data_type))
 		return errorAs<vx_tensor>(context, VX_ERROR_NOT_SUPPORTED);
+	if (!tensorSizeFits(dims, number_of_dims, typeSize(data_type)))
+		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
 	return newTensor(context, number_of_dims, dims, data_type, fixed_point_position);
 }
 
@@ -227,6 +252,10 @@ vx_tensor vxCreateVirtualTensor(vx_graph graph, vx_size number_of_dims, const vx
 		return errorAs<vx_tensor>(graph->context, VX_ERROR_INVALID_DIMENSION);
 	if (data_type != VX_TYPE_INVALID && !isTensorType(data_type))
 		return errorAs<vx_tensor>(graph->context, VX_ERROR_NOT_SUPPORTED);
+	/* Element size 1 when the type is left open: its own check comes at verification. */
+	if (dims && !tensorSizeFits(dims, number_of_dims,
+			    data_type == VX_TYPE_INVALID ? 1 : typeSize(data_type)))
+		return errorAs<vx_tensor>(graph->context, VX_ERROR_INVALID_DIMENSION);
 
 	vx_tensor tensor
 		= newTensor(graph->context, number_of_dims, dims, data_type, fixed_point_position);

@@ -124,6 +124,8 @@ vx_status applyTensorMeta(vx_meta_format meta, vx_tensor tensor)
 		if (meta->dims.empty() || !isTensorType(meta->tensorType)
 			|| std::find(meta->dims.begin(), meta->dims.end(), 0) != meta->dims.end())
 			return VX_ERROR_INVALID_PARAMETERS;
+		if (!tensorSizeFits(meta->dims.data(), meta->dims.size(), typeSize(meta->tensorType)))
+			return VX_ERROR_INVALID_DIMENSION;
 		tensor->dims = meta->dims;
 		tensor->dataType = meta->tensorType;
 		tensor->fixedPointPosition = meta->fixedPointPosition;

@@ -437,6 +437,13 @@ vx_size typeSize(vx_enum type);
  * for a user struct (user_struct.cpp); 0 when neither knows it. */
 vx_size scalarTypeSize(vx_context context, vx_enum type);
 bool isTensorType(vx_enum type);
+/*
+ * Whether a tensor of @count dimensions @dims of @elementSize-byte
+ * elements has a byte size vx_size holds, below 2^48: larger requests
+ * (whose size would wrap around) are refused with VX_ERROR_INVALID_DIMENSION
+ * instead of indexing past a wrapped allocation.
+ */
+bool tensorSizeFits(const vx_size *dims, vx_size count, vx_size elementSize);
 /* Same object type and the same meta data (dimensions, element types,
  * image size and format). */
 bool sameMetaData(vx_reference a, vx_reference b);

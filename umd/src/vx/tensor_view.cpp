@@ -58,6 +58,8 @@ vx_tensor vxCreateTensorFromHandle(vx_context context, vx_size number_of_dims, c
 		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
 	if (!isTensorType(data_type))
 		return errorAs<vx_tensor>(context, VX_ERROR_NOT_SUPPORTED);
+	if (!tensorSizeFits(dims, number_of_dims, typeSize(data_type)))
+		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
 	/*
 	 * A NULL ptr makes a tensor without memory, as vxSwapTensorHandle with
 	 * NULL leaves one: maps, copies and graphs give VX_ERROR_NO_MEMORY
