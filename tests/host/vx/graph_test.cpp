@@ -3,6 +3,7 @@
 #include "vx_test.h"
 
 #include <future>
+#include <thread>
 
 using Graph = VxTest;
 using Execution = VxTest;
@@ -192,6 +193,40 @@ TEST_F(Execution, ChangesToARunningGraphAreRefused)
 	vxReleaseParameter(&parameter);
 	vxReleaseNode(&node);
 	vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
+/*
+ * Releasing a graph, or its context, while another thread is in
+ * vxProcessGraph with it would free the graph under that thread: it is
+ * refused, and both work once the processing has ended.
+ */
+TEST_F(Execution, ReleasingAGraphBeingProcessedIsRefused)
+{
+	std::promise<void> release, started;
+	std::shared_future<void> released = release.get_future().share();
+	probe().duringRun = [released, &started] {
+		started.set_value();
+		released.wait();
+	};
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = copyNode(graph, kernel);
+	vx_status processed = VX_FAILURE;
+	std::thread processing([&] { processed = vxProcessGraph(graph); });
+	started.get_future().wait();
+
+	vx_graph handle = graph;
+	EXPECT_EQ(vxReleaseGraph(&handle), VX_ERROR_GRAPH_SCHEDULED);
+	EXPECT_EQ(handle, graph) << "the handle stays";
+	vx_context contextHandle = context;
+	EXPECT_EQ(vxReleaseContext(&contextHandle), VX_ERROR_GRAPH_SCHEDULED);
+
+	release.set_value();
+	processing.join();
+	EXPECT_EQ(processed, VX_SUCCESS);
+	vxReleaseNode(&node);
+	EXPECT_EQ(vxReleaseGraph(&graph), VX_SUCCESS);
 	vxReleaseKernel(&kernel);
 }
 

@@ -62,6 +62,12 @@ vx_status vxReleaseContext(vx_context *context)
 	if (!context || !isValid(*context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
 	vx_context ctx = *context;
+	/* Not while one of its graphs is in vxProcessGraph on another thread. */
+	if (ctx->externalCount == 1) {
+		for (vx_reference ref : referencesOf(ctx))
+			if (ref->type == VX_TYPE_GRAPH && reinterpret_cast<vx_graph>(ref)->processing)
+				return VX_ERROR_GRAPH_SCHEDULED;
+	}
 	if (--ctx->externalCount == 0) {
 		for (vx_reference ref : referencesOf(ctx)) {
 			if (ref->type == VX_TYPE_GRAPH)

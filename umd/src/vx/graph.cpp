@@ -567,6 +567,10 @@ vx_status vxReleaseGraph(vx_graph *graph)
 	if (!graph || !isValid(*graph, VX_TYPE_GRAPH) || (*graph)->externalCount == 0)
 		return VX_ERROR_INVALID_REFERENCE;
 	vx_graph g = *graph;
+	/* Another thread is in vxProcessGraph with it: freeing it now would
+	 * pull the graph from under that thread. */
+	if (g->externalCount == 1 && g->processing)
+		return VX_ERROR_GRAPH_SCHEDULED;
 	if (g->externalCount == 1) {
 		waitForWorker(g, lock);
 		g->scheduled = false;
@@ -595,7 +599,9 @@ vx_status vxProcessGraph(vx_graph graph)
 	if (prepared != VX_SUCCESS)
 		return prepared;
 	graph->scheduled = true;
+	graph->processing = true;
 	vx_status status = execute(graph, lock);
+	graph->processing = false;
 	graph->scheduled = false;
 	return status;
 }

@@ -367,6 +367,9 @@ struct _vx_graph : _vx_reference {
 
 	std::thread worker;
 	bool scheduled = false;
+	/* In vxProcessGraph on some thread (which drops the API lock while
+	 * kernels run): the graph and its context must not go meanwhile. */
+	bool processing = false;
 	vx_status asyncStatus = VX_SUCCESS;
 };
 
