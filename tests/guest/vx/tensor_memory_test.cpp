@@ -72,6 +72,38 @@ protected:
 	}
 };
 
+/*
+ * A tensor the application has mapped keeps its host memory: verifying a
+ * graph that would move it to the DLA (freeing that memory under the
+ * mapped pointer) fails until it is unmapped, then works.
+ */
+TEST_F(TensorMemory, AMappedTensorIsNotMovedToTheDevice)
+{
+	vx_tensor in = input({ { 6, 5, 3 }, VX_TYPE_INT8, 0 }, -20, 20);
+	vx_tensor weights = input({ { 3, 3, 3, 4 }, VX_TYPE_INT8, 0 }, -3, 3);
+	vx_tensor out = output({ { 4, 3, 4 }, VX_TYPE_INT8, 0 });
+	vx_map_id map = 0;
+	vx_size strides[3] = {};
+	void *mapped = nullptr;
+	const vx_size start[] = { 0, 0, 0 }, end[] = { 6, 5, 3 };
+	ASSERT_EQ(VX_SUCCESS, vxMapTensorPatch(in, 3, start, end, &map, strides, &mapped,
+				      VX_READ_AND_WRITE, VX_MEMORY_TYPE_HOST));
+	const int8_t first = *static_cast<int8_t *>(mapped);
+
+	vx_graph graph = vxCreateGraph(context_);
+	const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
+		VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
+	vx_node conv = vxConvolutionLayer(graph, in, weights, nullptr, &params, sizeof(params), out);
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_FAILURE, vxVerifyGraph(graph));
+	/* The mapping still reads the tensor's values. */
+	EXPECT_EQ(first, *static_cast<int8_t *>(mapped));
+	ASSERT_EQ(VX_SUCCESS, vxUnmapTensorPatch(in, map));
+	EXPECT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	vxReleaseNode(&conv);
+	vxReleaseGraph(&graph);
+}
+
 TEST_F(TensorMemory, ConvolutionOnPaddedHandleAndViewsMatchesCpu)
 {
 	/* 12 x 10 x 3 inputs, rows padded to 32 bytes and planes to 384. */

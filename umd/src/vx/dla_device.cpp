@@ -60,6 +60,17 @@ vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 	Device *dla = device(tensor->context);
 	if (!dla)
 		return VX_ERROR_NOT_SUPPORTED;
+	/*
+	 * Moving a tensor's own memory to the device frees its host copy:
+	 * pointers the application holds from vxMapTensorPatch would dangle.
+	 * The verification that wants it on the device fails instead.
+	 */
+	if (ownsPackedMemory(tensor) && memoryOwner(tensor)->openMaps) {
+		log(tensor, VX_FAILURE,
+			"the tensor is mapped: unmap it before verifying a graph that runs it "
+			"on the DLA");
+		return VX_FAILURE;
+	}
 
 	if (placement == Buffer::Placement::Sram) {
 		/* SRAM is shared by every process: when it is full, memory
