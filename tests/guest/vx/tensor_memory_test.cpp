@@ -88,7 +88,6 @@ TEST_F(TensorMemory, AMappedTensorIsNotMovedToTheDevice)
 	const vx_size start[] = { 0, 0, 0 }, end[] = { 6, 5, 3 };
 	ASSERT_EQ(VX_SUCCESS, vxMapTensorPatch(in, 3, start, end, &map, strides, &mapped,
 				      VX_READ_AND_WRITE, VX_MEMORY_TYPE_HOST));
-	const int8_t first = *static_cast<int8_t *>(mapped);
 
 	vx_graph graph = vxCreateGraph(context_);
 	const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
@@ -96,8 +95,6 @@ TEST_F(TensorMemory, AMappedTensorIsNotMovedToTheDevice)
 	vx_node conv = vxConvolutionLayer(graph, in, weights, nullptr, &params, sizeof(params), out);
 	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
 	EXPECT_EQ(VX_FAILURE, vxVerifyGraph(graph));
-	/* The mapping still reads the tensor's values. */
-	EXPECT_EQ(first, *static_cast<int8_t *>(mapped));
 	ASSERT_EQ(VX_SUCCESS, vxUnmapTensorPatch(in, map));
 	EXPECT_EQ(VX_SUCCESS, vxProcessGraph(graph));
 	vxReleaseNode(&conv);

@@ -112,6 +112,31 @@ TEST_F(Upsampling, DeconvolutionValidation)
 		vxReleaseNode(&node);
 		vxReleaseGraph(&own);
 	}
+	/* Checked in the documented order: the padding (a value) before the weights' rank. */
+	{
+		vx_graph own = vxCreateGraph(context);
+		const vx_nn_deconvolution_params_t wide = { 5, 0, kSaturate, kZero, 0, 0 };
+		vx_node node = vxDeconvolutionLayer(own, tensor(VX_TYPE_INT8, { 3, 1, 1 }),
+			tensor(VX_TYPE_INT8, { 2, 1, 1 }), nullptr, &wide, sizeof(wide),
+			tensor(VX_TYPE_INT8, { 3, 1, 1 }));
+		EXPECT_EQ(vxVerifyGraph(own), VX_ERROR_INVALID_VALUE);
+		vxReleaseNode(&node);
+		vxReleaseGraph(&own);
+	}
+	/* An output width that would not fit: refused, not wrapped around. */
+	{
+		vx_graph own = vxCreateGraph(context);
+		const vx_nn_deconvolution_params_t huge = { 0, 0, kSaturate, kZero,
+			(vx_size(1) << 32) - 1, 0 };
+		vx_tensor wideInput = tensor(VX_TYPE_INT8, { (vx_size(1) << 32) + 1, 1, 1 });
+		vx_tensor middle = vxCreateVirtualTensor(own, 0, nullptr, VX_TYPE_INVALID, 0);
+		vx_node node = vxDeconvolutionLayer(own, wideInput,
+			tensor(VX_TYPE_INT8, { 1, 1, 1, 1 }), nullptr, &huge, sizeof(huge), middle);
+		EXPECT_EQ(vxVerifyGraph(own), VX_ERROR_INVALID_DIMENSION);
+		vxReleaseNode(&node);
+		vxReleaseTensor(&middle);
+		vxReleaseGraph(&own);
+	}
 	const vx_nn_deconvolution_params_t params = {};
 	vx_node node = vxDeconvolutionLayer(graph, tensor(VX_TYPE_INT8, { 1, 1, 1 }),
 		tensor(VX_TYPE_INT8, { 1, 1, 1, 1 }), nullptr, &params, sizeof(params) - 1,
@@ -160,6 +185,20 @@ TEST_F(Upsampling, RoiPoolingEmptyBinIsZero)
 	roiPooling(in, rois, out);
 	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 	EXPECT_EQ(read(out), Values({ -6, 0 }));
+}
+
+/*
+ * FLOAT32 ROI corners far outside any tensor (+-1e18) are cropped like
+ * any other: 2^41 + 1 wide in 4 bins, the middle two reach the input.
+ */
+TEST_F(Upsampling, RoiPoolingOfHugeFloatCorners)
+{
+	vx_tensor in = tensor(VX_TYPE_FLOAT32, { 4, 1, 1 }, 0, { 1, 2, 3, 4 });
+	vx_tensor rois = tensor(VX_TYPE_FLOAT32, { 4, 1 }, 0, { -1e18, 0, 1e18, 0 });
+	vx_tensor out = tensor(VX_TYPE_FLOAT32, { 4, 1, 1, 1 });
+	roiPooling(in, rois, out);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(read(out), Values({ 0, 1, 4, 0 }));
 }
 
 /* Batch n pools with its own ROIs. */

@@ -41,13 +41,16 @@ const KernelParameter &declared(vx_node node, vx_uint32 index)
 	return node->kernel->parameters[index];
 }
 
-/* The size goes back to the kernel's: what the next verification allocates. */
+/*
+ * Not node->kernel: the node's destructor runs this after its reference
+ * to the kernel went, which may have been the last.
+ */
 void freeLocalData(vx_node node)
 {
 	if (node->localDataOwned)
 		free(node->localDataPtr);
 	node->localDataPtr = nullptr;
-	node->localDataSize = node->kernel->localDataSize;
+	node->localDataSize = 0;
 	node->localDataOwned = false;
 }
 

@@ -440,6 +440,17 @@ std::pair<int64_t, int64_t> roiBin(int64_t first, int64_t last, vx_size bin, vx_
 		std::clamp<int64_t>(end, 0, int64_t(extent)) };
 }
 
+/*
+ * A FLOAT32 ROI corner, floored, within +-2^40 (far outside any tensor,
+ * so the bins stay what they would be, and their arithmetic in int64
+ * cannot overflow); NaN is 0.
+ */
+int64_t floatCorner(double value)
+{
+	constexpr double kLimit = 1099511627776.0;
+	return std::isnan(value) ? 0 : int64_t(std::floor(std::clamp(value, -kLimit, kLimit)));
+}
+
 vx_status compute(const RoiPooling &roi, Bindings &bound)
 {
 	Elements &in = bound.of(roi.input), &rois = bound.of(roi.rois), &out = bound.of(roi.output);
@@ -450,7 +461,7 @@ vx_status compute(const RoiPooling &roi, Bindings &bound)
 			int64_t corner[4];
 			for (vx_size k = 0; k < 4; k++)
 				corner[k] = rois.isFloat()
-					? int64_t(std::floor(rois.real(roiBase + k * rois.stride(0))))
+					? floatCorner(rois.real(roiBase + k * rois.stride(0)))
 					: rois.raw(roiBase + k * rois.stride(0));
 			const vx_size outBase
 				= r * out.stride(3) + (batched ? n * out.stride(4) : 0);

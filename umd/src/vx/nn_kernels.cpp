@@ -448,7 +448,10 @@ std::optional<vx_size> deconvolutionUpscale(
 		return std::nullopt;
 	const int64_t fixed = int64_t(kernel) + int64_t(a) - 2 * int64_t(pad);
 	if (!output->resolved()) {
-		const int64_t extent = (int64_t(in) - 1) * (int64_t(a) + 1) + fixed;
+		int64_t extent;
+		if (__builtin_mul_overflow(int64_t(in) - 1, int64_t(a) + 1, &extent)
+			|| __builtin_add_overflow(extent, fixed, &extent) || extent > kLimit)
+			return std::nullopt;
 		return extent > 0 ? std::optional<vx_size>(a + 1) : std::nullopt;
 	}
 	const int64_t spread = int64_t(output->dims[axis]) - fixed;
@@ -477,19 +480,17 @@ vx_status resolveDeconvolution(const vx_reference parameters[], Resolved &resolv
 	deconv.aY = params.a_y;
 	deconv.overflow = params.overflow_policy;
 	deconv.rounding = params.rounding_policy;
-	if (!isConvertPolicy(deconv.overflow) || !isRoundPolicy(deconv.rounding))
+	const Dims &in = deconv.input->dims, &w = deconv.weights->dims;
+	/* The input's padding is kernel - 1 - pad: the kernel must be wider than the pad. */
+	if (!isConvertPolicy(deconv.overflow) || !isRoundPolicy(deconv.rounding)
+		|| (w.size() >= 2 && (w[0] <= deconv.padX || w[1] <= deconv.padY)))
 		return VX_ERROR_INVALID_VALUE;
 	vx_status status = checkTypes(deconv.input, { deconv.weights, deconv.bias, deconv.output });
 	if (status != VX_SUCCESS)
 		return status;
-
-	const Dims &in = deconv.input->dims, &w = deconv.weights->dims;
 	if (!isFeatureMap(in) || w.size() != 4 || w[2] != in[2]
 		|| !rankFits(deconv.output, in.size()))
 		return VX_ERROR_INVALID_DIMENSION;
-	/* The input's padding is kernel - 1 - pad: the kernel must be wider than the pad. */
-	if (w[0] <= deconv.padX || w[1] <= deconv.padY)
-		return VX_ERROR_INVALID_VALUE;
 	const std::optional<vx_size> upscaleX
 		= deconvolutionUpscale(in[0], w[0], deconv.padX, deconv.aX, deconv.output, 0);
 	const std::optional<vx_size> upscaleY

@@ -96,11 +96,13 @@ void forEachIndex(const Dims &dims, const std::function<void(const Dims &)> &fn)
 	}
 }
 
-/* Round to nearest, ties to even, or towards zero, whatever the FPU's mode. */
-double roundReal(double value, vx_enum rounding)
+int64_t saturatingAdd(int64_t x, int64_t y)
 {
-	return rounding == VX_ROUND_POLICY_TO_ZERO ? std::trunc(value)
-						    : vdla::vx::nn::roundHalfEven(value);
+	int64_t sum;
+	if (__builtin_add_overflow(x, y, &sum))
+		return y > 0 ? std::numeric_limits<int64_t>::max()
+			     : std::numeric_limits<int64_t>::min();
+	return sum;
 }
 
 /* An integer-valued double to the type: saturated or wrapped. */
@@ -222,28 +224,33 @@ vx_status VX_CALLBACK validateElementwise(
 	return describe(metas[num - 1], *dims, outputFormat(p.out, p.a));
 }
 
+/* Floats: in double, stored as float. */
+double combineReal(Elementwise op, const ElementwiseParameters &p, double x, double y)
+{
+	return op == Elementwise::Add ? x + y
+		: op == Elementwise::Subtract ? x - y
+					      : x * y * double(p.scale);
+}
+
 /*
- * Add and subtract: the raw values' sum or difference, saturated or
- * wrapped. Multiply: a * b * scale moved to the output's position, rounded,
- * then saturated or wrapped. Floats: in double, stored as float.
+ * Integers, before narrowing: add and subtract the raw values; multiply
+ * a * b * scale moved to the output's position and rounded, exactly in
+ * integers. The float scale is m * 2^e with |m| < 2^24, and
+ * |raw a * raw b * m| < 2^55. (Rounding a double product instead could
+ * turn a value just above a tie into a tie, which the caller's rounding
+ * mode would then decide.)
  */
-double combine(Elementwise op, const ElementwiseParameters &p, const Access &a, vx_size ia,
+int64_t combineRaw(Elementwise op, const ElementwiseParameters &p, const Access &a, vx_size ia,
 	const Access &b, vx_size ib, const Access &out)
 {
-	if (out.isFloat()) {
-		const double x = a.real(ia), y = b.real(ib);
-		return op == Elementwise::Add ? x + y
-			: op == Elementwise::Subtract ? x - y
-						      : x * y * double(p.scale);
-	}
-	if (op != Elementwise::Multiply) {
-		const int64_t x = a.raw(ia), y = b.raw(ib);
-		return double(op == Elementwise::Add ? x + y : x - y);
-	}
-	/* |raw a * raw b| < 2^31: exact in a double, and so is the scaling by 2^n. */
-	const double product = double(a.raw(ia)) * double(b.raw(ib)) * double(p.scale);
-	const int shift = out.position() - a.position() - b.position();
-	return roundReal(std::ldexp(product, shift), p.rounding);
+	const int64_t x = a.raw(ia), y = b.raw(ib);
+	if (op != Elementwise::Multiply)
+		return op == Elementwise::Add ? x + y : x - y;
+	int exponent = 0;
+	const double fraction = std::frexp(double(p.scale), &exponent);
+	const int64_t mantissa = int64_t(std::ldexp(fraction, 24));
+	const int shift = exponent - 24 + out.position() - a.position() - b.position();
+	return vdla::vx::nn::rescale(x * y * mantissa, 0, shift, p.rounding);
 }
 
 template <Elementwise op>
@@ -258,13 +265,13 @@ vx_status VX_CALLBACK runElementwise(vx_node, const vx_reference *parameters, vx
 	if (!a.hasMemory() || !b.hasMemory() || !out.hasMemory())
 		return VX_ERROR_NO_MEMORY;
 	forEachIndex(p.out->dims, [&](const Dims &index) {
-		const double value = combine(op, p, a, a.offset(index, &p.a->dims), b,
-			b.offset(index, &p.b->dims), out);
+		const vx_size ia = a.offset(index, &p.a->dims), ib = b.offset(index, &p.b->dims);
 		const vx_size offset = out.offset(index);
 		if (out.isFloat())
-			out.storeFloat(offset, value);
+			out.storeFloat(offset, combineReal(op, p, a.real(ia), b.real(ib)));
 		else
-			out.storeRaw(offset, narrow(value, out.type(), p.overflow));
+			out.storeRaw(offset, vdla::vx::nn::convert(combineRaw(op, p, a, ia, b, ib, out),
+						     out.type(), p.overflow));
 	});
 	return VX_SUCCESS;
 }
@@ -466,13 +473,16 @@ vx_status VX_CALLBACK runMatrixMultiply(vx_node, const vx_reference *parameters,
 				out.storeFloat(target, sum);
 				continue;
 			}
-			/* At most 2^30 per product and 2^32 products: no overflow. */
+			/* Saturating: the result saturates anyway, and int64 must not overflow. */
 			int64_t sum = 0;
 			for (vx_size i = 0; i < p.a.columns(); i++)
-				sum += a.raw(a.offset(p.a.at(row, i))) * b.raw(b.offset(p.b.at(i, column)));
+				sum = saturatingAdd(sum, a.raw(a.offset(p.a.at(row, i)))
+						* b.raw(b.offset(p.b.at(i, column))));
 			if (c)
-				sum += vdla::vx::nn::rescale(c->raw(c->offset(p.c.at(row, column))),
-					c->position(), position, VX_ROUND_POLICY_TO_NEAREST_EVEN);
+				sum = saturatingAdd(sum,
+					vdla::vx::nn::rescale(c->raw(c->offset(p.c.at(row, column))),
+						c->position(), position,
+						VX_ROUND_POLICY_TO_NEAREST_EVEN));
 			const int64_t scaled = vdla::vx::nn::rescale(
 				sum, position, out.position(), VX_ROUND_POLICY_TO_NEAREST_EVEN);
 			out.storeRaw(target, vdla::vx::nn::convert(scaled, out.type(),
