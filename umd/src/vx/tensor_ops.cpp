@@ -24,61 +24,6 @@ namespace {
 
 using Dims = std::vector<vx_size>;
 
-/* A tensor's elements by index, through its storage and strides. */
-class Access
-{
-public:
-	explicit Access(vx_tensor tensor)
-		: base_(tensor->storage()), strides_(tensor->strides()), type_(tensor->dataType),
-		  position_(tensor->fixedPointPosition)
-	{
-	}
-
-	bool hasMemory() const { return base_ != nullptr; }
-	bool isFloat() const { return type_ == VX_TYPE_FLOAT32; }
-	vx_enum type() const { return type_; }
-	int position() const { return position_; }
-
-	/* Byte offset of @index; a dimension of extent 1 (broadcast) reads index 0. */
-	vx_size offset(const Dims &index, const Dims *extents = nullptr) const
-	{
-		vx_size offset = 0;
-		for (size_t d = 0; d < strides_.size(); d++)
-			if (!extents || (*extents)[d] != 1)
-				offset += index[d] * strides_[d];
-		return offset;
-	}
-
-	int64_t raw(vx_size offset) const { return loadRawElement(base_ + offset, type_); }
-
-	double real(vx_size offset) const
-	{
-		return isFloat() ? load<float>(offset) : std::ldexp(double(raw(offset)), -position_);
-	}
-
-	/* @value fits the type: callers narrow with nn::convert(). */
-	void storeRaw(vx_size offset, int64_t value) { storeRawElement(base_ + offset, type_, value); }
-
-	void storeFloat(vx_size offset, double value) { store(offset, float(value)); }
-
-private:
-	template <typename T> T load(vx_size offset) const
-	{
-		T value;
-		memcpy(&value, base_ + offset, sizeof(value));
-		return value;
-	}
-	template <typename T> void store(vx_size offset, T value)
-	{
-		memcpy(base_ + offset, &value, sizeof(value));
-	}
-
-	uint8_t *base_;
-	Dims strides_;
-	vx_enum type_;
-	int position_;
-};
-
 /* Calls fn(index) for every index of @dims, dimension 0 fastest. */
 void forEachIndex(const Dims &dims, const std::function<void(const Dims &)> &fn)
 {
@@ -240,8 +185,8 @@ double combineReal(Elementwise op, const ElementwiseParameters &p, double x, dou
  * turn a value just above a tie into a tie, which the caller's rounding
  * mode would then decide.)
  */
-int64_t combineRaw(Elementwise op, const ElementwiseParameters &p, const Access &a, vx_size ia,
-	const Access &b, vx_size ib, const Access &out)
+int64_t combineRaw(Elementwise op, const ElementwiseParameters &p, const TensorElements &a, vx_size ia,
+	const TensorElements &b, vx_size ib, const TensorElements &out)
 {
 	const int64_t x = a.raw(ia), y = b.raw(ib);
 	if (op != Elementwise::Multiply)
@@ -261,11 +206,11 @@ vx_status VX_CALLBACK runElementwise(vx_node, const vx_reference *parameters, vx
 	vx_status status = elementwiseParameters(op, parameters, p);
 	if (status != VX_SUCCESS)
 		return status;
-	Access a(p.a), b(p.b), out(p.out);
+	TensorElements a(p.a), b(p.b), out(p.out);
 	if (!a.hasMemory() || !b.hasMemory() || !out.hasMemory())
 		return VX_ERROR_NO_MEMORY;
 	forEachIndex(p.out->dims, [&](const Dims &index) {
-		const vx_size ia = a.offset(index, &p.a->dims), ib = b.offset(index, &p.b->dims);
+		const vx_size ia = a.offset(index, true), ib = b.offset(index, true);
 		const vx_size offset = out.offset(index);
 		if (out.isFloat())
 			out.storeFloat(offset, combineReal(op, p, a.real(ia), b.real(ib)));
@@ -315,7 +260,7 @@ vx_status VX_CALLBACK runTranspose(vx_node, const vx_reference *parameters, vx_u
 	if (status != VX_SUCCESS)
 		return status;
 	vx_tensor in = tensorAt(parameters, 0), out = tensorAt(parameters, 1);
-	Access source(in), target(out);
+	TensorElements source(in), target(out);
 	if (!source.hasMemory() || !target.hasMemory())
 		return VX_ERROR_NO_MEMORY;
 	const vx_size size = in->elementSize();
@@ -375,7 +320,7 @@ vx_status VX_CALLBACK runConvertDepth(vx_node, const vx_reference *parameters, v
 	vx_status status = convertDepthParameters(parameters, p);
 	if (status != VX_SUCCESS)
 		return status;
-	Access in(p.in), out(p.out);
+	TensorElements in(p.in), out(p.out);
 	if (!in.hasMemory() || !out.hasMemory())
 		return VX_ERROR_NO_MEMORY;
 	forEachIndex(p.out->dims, [&](const Dims &index) {
@@ -455,8 +400,8 @@ vx_status VX_CALLBACK runMatrixMultiply(vx_node, const vx_reference *parameters,
 	vx_status status = matrixMultiplyParameters(parameters, p);
 	if (status != VX_SUCCESS)
 		return status;
-	Access a(p.a.tensor), b(p.b.tensor), out(p.out);
-	std::optional<Access> c;
+	TensorElements a(p.a.tensor), b(p.b.tensor), out(p.out);
+	std::optional<TensorElements> c;
 	if (p.c.tensor)
 		c.emplace(p.c.tensor);
 	if (!a.hasMemory() || !b.hasMemory() || !out.hasMemory() || (c && !c->hasMemory()))
