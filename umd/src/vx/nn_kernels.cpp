@@ -660,47 +660,6 @@ template <typename T> vx_reference asReference(T object)
 	return reinterpret_cast<vx_reference>(object);
 }
 
-/* The scalars a creation function makes from its arguments. The node
- * holds its own references, so these handles go when the call returns. */
-class ScalarArguments
-{
-public:
-	explicit ScalarArguments(vx_context context) : context_(context) { }
-	ScalarArguments(const ScalarArguments &) = delete;
-	ScalarArguments &operator=(const ScalarArguments &) = delete;
-	~ScalarArguments()
-	{
-		for (vx_scalar &scalar : scalars_)
-			vxReleaseScalar(&scalar);
-	}
-
-	vx_reference size(vx_size value) { return make(VX_TYPE_SIZE, &value); }
-	vx_reference enumeration(vx_enum value) { return make(VX_TYPE_ENUM, &value); }
-	vx_reference float32(vx_float32 value) { return make(VX_TYPE_FLOAT32, &value); }
-	vx_reference convolutionParams(const vx_nn_convolution_params_t &value)
-	{
-		return make(VX_TYPE_NN_CONVOLUTION_PARAMS, &value);
-	}
-	vx_reference deconvolutionParams(const vx_nn_deconvolution_params_t &value)
-	{
-		return make(VX_TYPE_NN_DECONVOLUTION_PARAMS, &value);
-	}
-	vx_reference roiPoolParams(const vx_nn_roi_pool_params_t &value)
-	{
-		return make(VX_TYPE_NN_ROI_POOL_PARAMS, &value);
-	}
-
-private:
-	vx_reference make(vx_enum type, const void *value)
-	{
-		scalars_.push_back(vxCreateScalar(context_, type, value));
-		return asReference(scalars_.back());
-	}
-
-	vx_context context_;
-	std::vector<vx_scalar> scalars_;
-};
-
 } /* namespace */
 
 namespace vdla::vx {
@@ -745,7 +704,7 @@ vx_node vxConvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, 
 	ScalarArguments scalars(graph->context);
 	return createKernelNode(graph, VX_KERNEL_CONVOLUTION_LAYER,
 		{ asReference(inputs), asReference(weights), asReference(biases),
-			scalars.convolutionParams(*convolution_params), asReference(outputs) });
+			scalars.value(VX_TYPE_NN_CONVOLUTION_PARAMS, *convolution_params), asReference(outputs) });
 }
 
 vx_node vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights,
@@ -760,7 +719,7 @@ vx_node vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights
 	ScalarArguments scalars(graph->context);
 	return createKernelNode(graph, VX_KERNEL_DECONVOLUTION_LAYER,
 		{ asReference(inputs), asReference(weights), asReference(biases),
-			scalars.deconvolutionParams(*deconvolution_params), asReference(outputs) });
+			scalars.value(VX_TYPE_NN_DECONVOLUTION_PARAMS, *deconvolution_params), asReference(outputs) });
 }
 
 vx_node vxROIPoolingLayer(vx_graph graph, vx_tensor input_data, vx_tensor input_rois,
@@ -775,7 +734,7 @@ vx_node vxROIPoolingLayer(vx_graph graph, vx_tensor input_data, vx_tensor input_
 	ScalarArguments scalars(graph->context);
 	return createKernelNode(graph, VX_KERNEL_ROI_POOLING_LAYER,
 		{ asReference(input_data), asReference(input_rois),
-			scalars.roiPoolParams(*roi_pool_params), asReference(output_arr) });
+			scalars.value(VX_TYPE_NN_ROI_POOL_PARAMS, *roi_pool_params), asReference(output_arr) });
 }
 
 vx_node vxFullyConnectedLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, vx_tensor biases,

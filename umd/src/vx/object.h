@@ -402,6 +402,37 @@ void addStandardKernel(vx_context context, const char *name, vx_enum enumeration
 	const std::vector<KernelParameter> &parameters);
 
 /*
+ * The scalars a node creation function makes from its arguments. The node
+ * holds its own references, so these handles go when the call returns.
+ */
+class ScalarArguments
+{
+public:
+	explicit ScalarArguments(vx_context context) : context_(context) { }
+	ScalarArguments(const ScalarArguments &) = delete;
+	ScalarArguments &operator=(const ScalarArguments &) = delete;
+	~ScalarArguments()
+	{
+		for (vx_scalar &scalar : scalars_)
+			vxReleaseScalar(&scalar);
+	}
+
+	vx_reference size(vx_size value) { return this->value(VX_TYPE_SIZE, value); }
+	vx_reference enumeration(vx_enum value) { return this->value(VX_TYPE_ENUM, value); }
+	vx_reference float32(vx_float32 value) { return this->value(VX_TYPE_FLOAT32, value); }
+	/* A scalar of @type (a struct type's size must be known) holding @value. */
+	template <typename T> vx_reference value(vx_enum type, const T &value)
+	{
+		scalars_.push_back(vxCreateScalar(context_, type, &value));
+		return reinterpret_cast<vx_reference>(scalars_.back());
+	}
+
+private:
+	vx_context context_;
+	std::vector<vx_scalar> scalars_;
+};
+
+/*
  * A node of the kernel @kernelEnum in @graph with @parameters set in order
  * (the creation functions of the standard kernels); when one is refused,
  * an error object with its status, and no node left behind.

@@ -482,17 +482,6 @@ template <typename T> vx_reference asReference(T object)
 	return reinterpret_cast<vx_reference>(object);
 }
 
-/* createKernelNode(), then the scalars the creation function made for the
- * call go: the node holds its own references. */
-vx_node createNode(vx_graph graph, vx_enum kernelEnum,
-	std::initializer_list<vx_reference> parameters, std::vector<vx_scalar> owned = {})
-{
-	vx_node node = createKernelNode(graph, kernelEnum, parameters);
-	for (vx_scalar &scalar : owned)
-		vxReleaseScalar(&scalar);
-	return node;
-}
-
 } /* namespace */
 
 namespace vdla::vx {
@@ -514,10 +503,10 @@ vx_node vxTensorAddNode(
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
-	vx_scalar scalar = vxCreateScalar(graph->context, VX_TYPE_ENUM, &policy);
-	return createNode(graph, VX_KERNEL_TENSOR_ADD,
-		{ asReference(input1), asReference(input2), asReference(scalar), asReference(output) },
-		{ scalar });
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_TENSOR_ADD,
+		{ asReference(input1), asReference(input2), scalars.enumeration(policy),
+			asReference(output) });
 }
 
 vx_node vxTensorSubtractNode(
@@ -526,10 +515,10 @@ vx_node vxTensorSubtractNode(
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
-	vx_scalar scalar = vxCreateScalar(graph->context, VX_TYPE_ENUM, &policy);
-	return createNode(graph, VX_KERNEL_TENSOR_SUBTRACT,
-		{ asReference(input1), asReference(input2), asReference(scalar), asReference(output) },
-		{ scalar });
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_TENSOR_SUBTRACT,
+		{ asReference(input1), asReference(input2), scalars.enumeration(policy),
+			asReference(output) });
 }
 
 vx_node vxTensorMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2, vx_scalar scale,
@@ -538,12 +527,11 @@ vx_node vxTensorMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2,
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
-	vx_scalar overflow = vxCreateScalar(graph->context, VX_TYPE_ENUM, &overflow_policy);
-	vx_scalar rounding = vxCreateScalar(graph->context, VX_TYPE_ENUM, &rounding_policy);
-	return createNode(graph, VX_KERNEL_TENSOR_MULTIPLY,
-		{ asReference(input1), asReference(input2), asReference(scale), asReference(overflow),
-			asReference(rounding), asReference(output) },
-		{ overflow, rounding });
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_TENSOR_MULTIPLY,
+		{ asReference(input1), asReference(input2), asReference(scale),
+			scalars.enumeration(overflow_policy), scalars.enumeration(rounding_policy),
+			asReference(output) });
 }
 
 vx_node vxTensorTransposeNode(
@@ -552,11 +540,10 @@ vx_node vxTensorTransposeNode(
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
-	vx_scalar first = vxCreateScalar(graph->context, VX_TYPE_SIZE, &dimension1);
-	vx_scalar second = vxCreateScalar(graph->context, VX_TYPE_SIZE, &dimension2);
-	return createNode(graph, VX_KERNEL_TENSOR_TRANSPOSE,
-		{ asReference(input), asReference(output), asReference(first), asReference(second) },
-		{ first, second });
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_TENSOR_TRANSPOSE,
+		{ asReference(input), asReference(output), scalars.size(dimension1),
+			scalars.size(dimension2) });
 }
 
 vx_node vxTensorConvertDepthNode(vx_graph graph, vx_tensor input, vx_enum policy, vx_scalar norm,
@@ -565,11 +552,10 @@ vx_node vxTensorConvertDepthNode(vx_graph graph, vx_tensor input, vx_enum policy
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
-	vx_scalar overflow = vxCreateScalar(graph->context, VX_TYPE_ENUM, &policy);
-	return createNode(graph, VX_KERNEL_TENSOR_CONVERT_DEPTH,
-		{ asReference(input), asReference(overflow), asReference(norm), asReference(offset),
-			asReference(output) },
-		{ overflow });
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_TENSOR_CONVERT_DEPTH,
+		{ asReference(input), scalars.enumeration(policy), asReference(norm),
+			asReference(offset), asReference(output) });
 }
 
 vx_node vxTensorMatrixMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2,
@@ -581,13 +567,11 @@ vx_node vxTensorMatrixMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor i
 		return nullptr;
 	if (!matrix_multiply_params)
 		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
-	vx_scalar settings = vxCreateScalarWithSize(graph->context,
-		VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS, matrix_multiply_params,
-		sizeof(*matrix_multiply_params));
-	return createNode(graph, VX_KERNEL_TENSOR_MATRIX_MULTIPLY,
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_TENSOR_MATRIX_MULTIPLY,
 		{ asReference(input1), asReference(input2), asReference(input3),
-			asReference(settings), asReference(output) },
-		{ settings });
+			scalars.value(VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS, *matrix_multiply_params),
+			asReference(output) });
 }
 
 } /* extern "C" */
