@@ -869,16 +869,11 @@ vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_
 	/* The running graph placed its nodes at verification. */
 	if (node->graph && node->graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
-	NodeTarget target;
-	if (target_enum == VX_TARGET_ANY) {
-		target = NodeTarget::Any;
-	} else if (target_enum != VX_TARGET_STRING || !target_string) {
+	const std::optional<NodeTarget> parsed = parseTarget(target_enum, target_string);
+	if (!parsed)
 		return VX_ERROR_NOT_SUPPORTED;
-	} else if (!strcasecmp(target_string, "any")) {
-		target = NodeTarget::Any;
-	} else if (!strcasecmp(target_string, "cpu")) {
-		target = NodeTarget::Cpu;
-	} else if (!strcasecmp(target_string, "dla")) {
+	const NodeTarget target = *parsed;
+	if (target == NodeTarget::Dla) {
 		/* Whether the parameters fit the hardware is known at verification. */
 		if (!dla::Lowering::kernelSupported(node->kernel)) {
 			log(node, VX_ERROR_NOT_SUPPORTED, "%s has no DLA implementation",
@@ -890,9 +885,6 @@ vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_
 				node->context->dlaError.c_str());
 			return VX_ERROR_NOT_SUPPORTED;
 		}
-		target = NodeTarget::Dla;
-	} else {
-		return VX_ERROR_NOT_SUPPORTED;
 	}
 	if (node->target != target && node->graph)
 		markUnverified(node->graph);
@@ -960,3 +952,18 @@ vx_node createKernelNode(
 }
 
 } /* namespace vdla::vx */
+
+std::optional<NodeTarget> parseTarget(vx_enum targetEnum, const char *targetString)
+{
+	if (targetEnum == VX_TARGET_ANY)
+		return NodeTarget::Any;
+	if (targetEnum != VX_TARGET_STRING || !targetString)
+		return std::nullopt;
+	if (!strcasecmp(targetString, "any"))
+		return NodeTarget::Any;
+	if (!strcasecmp(targetString, "cpu"))
+		return NodeTarget::Cpu;
+	if (!strcasecmp(targetString, "dla"))
+		return NodeTarget::Dla;
+	return std::nullopt;
+}

@@ -10,8 +10,6 @@
 #include "dla_device.h"
 #include "object.h"
 
-#include <strings.h>
-
 using namespace vdla::vx;
 
 namespace {
@@ -22,7 +20,7 @@ namespace {
  */
 template <typename MakeNode> vx_status runImmediate(vx_context context, MakeNode makeNode)
 {
-	std::string target;
+	NodeTarget target;
 	vx_border_t border;
 	{
 		ApiLock lock(apiLock());
@@ -38,7 +36,8 @@ template <typename MakeNode> vx_status runImmediate(vx_context context, MakeNode
 	vx_node node = makeNode(graph);
 	status = vxGetStatus(reinterpret_cast<vx_reference>(node));
 	if (status == VX_SUCCESS)
-		status = vxSetNodeTarget(node, VX_TARGET_STRING, target.c_str());
+		status = vxSetNodeTarget(node, VX_TARGET_STRING,
+			target == NodeTarget::Dla ? "dla" : target == NodeTarget::Cpu ? "cpu" : "any");
 	if (status == VX_SUCCESS)
 		status = vxSetNodeAttribute(node, VX_NODE_BORDER, &border, sizeof(border));
 	if (status == VX_SUCCESS)
@@ -58,18 +57,10 @@ vx_status vxSetImmediateModeTarget(vx_context context, vx_enum target_enum, cons
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
-	std::string target;
-	if (target_enum == VX_TARGET_ANY)
-		target = "any";
-	else if (target_enum != VX_TARGET_STRING || !target_string)
+	const std::optional<NodeTarget> target = parseTarget(target_enum, target_string);
+	if (!target || (*target == NodeTarget::Dla && !dla::device(context)))
 		return VX_ERROR_NOT_SUPPORTED;
-	else if (!strcasecmp(target_string, "any") || !strcasecmp(target_string, "cpu"))
-		target = strcasecmp(target_string, "any") ? "cpu" : "any";
-	else if (!strcasecmp(target_string, "dla") && dla::device(context))
-		target = "dla";
-	else
-		return VX_ERROR_NOT_SUPPORTED;
-	context->immediateTarget = target;
+	context->immediateTarget = *target;
 	return VX_SUCCESS;
 }
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,6 +76,14 @@ struct _vx_kernel : _vx_reference {
 	bool removed = false;
 };
 
+/* Where a node runs (vxSetNodeTarget). */
+enum class NodeTarget { Any, Cpu, Dla };
+
+/* VX_TARGET_ANY, or VX_TARGET_STRING with "any", "cpu" or "dla" in any
+ * case; nullopt for anything else. Whether "dla" is possible is the
+ * caller's to check. */
+std::optional<NodeTarget> parseTarget(vx_enum targetEnum, const char *targetString);
+
 struct _vx_context : _vx_reference {
 	_vx_context() : _vx_reference(VX_TYPE_CONTEXT, this) { }
 
@@ -130,7 +139,7 @@ struct _vx_context : _vx_reference {
 	 * target (vxSetImmediateModeTarget: "any", "cpu" or "dla"). */
 	vx_border_t immediateBorder = { VX_BORDER_UNDEFINED, {} };
 	vx_enum immediateBorderPolicy = VX_BORDER_POLICY_DEFAULT_TO_UNDEFINED;
-	std::string immediateTarget = "any";
+	NodeTarget immediateTarget = NodeTarget::Any;
 };
 
 struct _vx_scalar : _vx_reference {
@@ -288,9 +297,6 @@ struct _vx_meta_format : _vx_reference {
 };
 
 enum class NodeCallbackPhase { None, Initialize, Deinitialize };
-
-/* Where a node runs (vxSetNodeTarget). */
-enum class NodeTarget { Any, Cpu, Dla };
 
 struct _vx_node : _vx_reference {
 	explicit _vx_node(vx_context context) : _vx_reference(VX_TYPE_NODE, context) { }
