@@ -110,44 +110,6 @@ TEST_F(NnGraph, FusionOnAndOffGiveIdenticalResults)
 	EXPECT_TRUE(sameValues(fused, cpu));
 }
 
-/* The first vdla device, as the OpenVX context opens it; null on failure. */
-/* The SRAM of the first vdla device; all zero on failure. */
-vdla::MemoryInfo sram()
-{
-	auto device = firstDevice();
-	if (!device)
-		return {};
-	auto memory = device->memory();
-	return memory ? memory.value() : vdla::MemoryInfo{};
-}
-
-uint64_t sramFree()
-{
-	return sram().sramFree;
-}
-
-/*
- * Bytes of SRAM free once @expected is reached or two seconds have passed.
- * A released graph's SRAM BOs are freed when the last job that used them is
- * freed, which the scheduler does from a worker shortly after the job's
- * fence signals: the process that waited on that fence can look first.
- */
-uint64_t sramFreeOnceJobsRetire(uint64_t expected)
-{
-	uint64_t free = sramFree();
-	for (int i = 0; i < 200 && free != expected; i++) {
-		usleep(10000);
-		free = sramFree();
-	}
-	return free;
-}
-
-/* Bytes of SRAM free once no retiring job of an earlier test holds any. */
-uint64_t sramFreeWhenIdle()
-{
-	return sramFreeOnceJobsRetire(sram().sramSize);
-}
-
 /* conv 3x3 -> (virtual, 12x10x8 Q7.8) -> conv 3x3: the intermediate needs memory. */
 std::vector<vx_node> twoConvolutions(vx_graph g, vx_tensor in, vx_tensor wgt1, vx_tensor wgt2,
 	vx_tensor out)

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 
+#include <unistd.h>
+
 namespace vx_guest {
 
 vx_size elementCount(vx_tensor tensor)
@@ -262,8 +264,7 @@ int faultInjectFirstDevice(const std::string &command)
 	return file ? 0 : EIO;
 }
 
-/* jobs_completed of the first device, from debugfs; -1 if unreadable. */
-long jobsCompleted()
+long deviceState(const std::string &key)
 {
 	auto device = firstDevice();
 	if (!device)
@@ -271,10 +272,49 @@ long jobsCompleted()
 	std::ifstream state("/sys/kernel/debug/accel/" + device->info().pciAddress + "/state");
 	std::string line;
 	while (std::getline(state, line)) {
-		if (line.rfind("jobs_completed:", 0) == 0)
-			return std::stol(line.substr(15));
+		if (line.rfind(key + ":", 0) == 0)
+			return std::stol(line.substr(key.size() + 1));
 	}
 	return -1;
+}
+
+long jobsCompleted()
+{
+	return deviceState("jobs_completed");
+}
+
+vdla::MemoryInfo sram()
+{
+	auto device = firstDevice();
+	if (!device)
+		return {};
+	auto memory = device->memory();
+	return memory ? memory.value() : vdla::MemoryInfo{};
+}
+
+uint64_t sramFree()
+{
+	return sram().sramFree;
+}
+
+/*
+ * A released graph's SRAM BOs are freed when the last job that used them is
+ * freed, which the driver does shortly after the job's fence signals: the
+ * process that waited on that fence can look first.
+ */
+uint64_t sramFreeOnceJobsRetire(uint64_t expected)
+{
+	uint64_t free = sramFree();
+	for (int i = 0; i < 200 && free != expected; i++) {
+		usleep(10000);
+		free = sramFree();
+	}
+	return free;
+}
+
+uint64_t sramFreeWhenIdle()
+{
+	return sramFreeOnceJobsRetire(sram().sramSize);
 }
 
 } /* namespace vx_guest */

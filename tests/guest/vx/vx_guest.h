@@ -81,7 +81,17 @@ int faultInjectFirstDevice(const std::string &command);
 
 /* The first vdla device, or null. */
 std::unique_ptr<vdla::Device> firstDevice();
+/* The value of "@key:" in the first device's debugfs state; -1 if unreadable. */
+long deviceState(const std::string &key);
 /* jobs_completed of the first device, from debugfs; -1 if unreadable. */
 long jobsCompleted();
+
+/* The SRAM of the first vdla device; all zero on failure. */
+vdla::MemoryInfo sram();
+uint64_t sramFree();
+/* Bytes of SRAM free once @expected is reached or two seconds have passed. */
+uint64_t sramFreeOnceJobsRetire(uint64_t expected);
+/* Bytes of SRAM free once no retiring job of an earlier test holds any. */
+uint64_t sramFreeWhenIdle();
 
 } /* namespace vx_guest */

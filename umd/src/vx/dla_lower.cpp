@@ -1153,6 +1153,9 @@ bool Lowering::tryFuse(vx_node node)
 	/* Not into the middle or the end of a node lowered to several units. */
 	if (!last.sdp || last.pdp || last.cdp || last.nodes.empty())
 		return false;
+	/* A callback reads its node's output, which a fused task never writes. */
+	if (last.nodes.back()->callback)
+		return false;
 	const vx_tensor produced = tensors_[last.writes - 1];
 	std::optional<nn::Layer> layer = nn::describeLayer(node);
 

@@ -116,13 +116,8 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 	std::vector<ShareableTensor> lifetimes;
 	for (const auto &[slot, users] : touching) {
 		vx_tensor tensor = lowering.tensors()[slot - 1];
+		/* No SRAM buffer of an earlier plan is left (Plan::build()). */
 		const bool candidate = sram && sramCandidate(graph, tensor);
-		/* An SRAM buffer from an earlier verification may be a shared
-		 * region: never keep it without checking lifetimes again. Its
-		 * values need no keeping: the task writes it before reading. */
-		if (candidate && tensor->buffer
-			&& tensor->buffer->placement() == Buffer::Placement::Sram)
-			tensor->buffer.reset();
 		if (candidate && firstWrites[slot] && usedOnlyBy(graph, tensor, nodes)) {
 			shareable.push_back(slot);
 			lifetimes.push_back({ std::max<size_t>(tensor->byteSize(), 1), users });
@@ -157,6 +152,28 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 		buffers.push_back(tensor->buffer);
 	}
 	return VX_SUCCESS;
+}
+
+void releaseVirtualTensors(vx_graph graph, bool all)
+{
+	for (vx_node node : graph->nodes) {
+		for (vx_reference ref : node->parameters) {
+			if (!ref || ref->type != VX_TYPE_TENSOR)
+				continue;
+			vx_tensor tensor = reinterpret_cast<vx_tensor>(ref);
+			if (tensor->root)
+				tensor = tensor->root;
+			if (!tensor->isVirtual || tensor->scope != graph)
+				continue;
+			if (all) {
+				tensor->buffer.reset();
+				tensor->dropHostData();
+			} else if (tensor->buffer
+				&& tensor->buffer->placement() == Buffer::Placement::Sram) {
+				tensor->buffer.reset();
+			}
+		}
+	}
 }
 
 } /* namespace vdla::vx::dla */

@@ -39,4 +39,12 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 	const std::vector<std::vector<size_t>> &parents, std::vector<std::shared_ptr<Buffer>> &regions,
 	std::vector<std::shared_ptr<Buffer>> &buffers);
 
+/*
+ * The virtual tensors of @graph's nodes give back their device memory:
+ * with @all, every buffer and their host copies (the graph is unreachable,
+ * nothing can read them again); otherwise their SRAM only, which a new
+ * plan places again (a virtual tensor's values need not outlive a run).
+ */
+void releaseVirtualTensors(vx_graph graph, bool all);
+
 } /* namespace vdla::vx::dla */

@@ -196,6 +196,11 @@ Plan::~Plan() = default;
 vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
 {
 	plan.reset();
+	/* An SRAM buffer of the earlier plan may be a region shared by
+	 * tensors whose lifetimes are checked again below, and a graph
+	 * now on the CPU must not hold SRAM, which the CPU cannot read.
+	 * The values need no keeping: a task writes them before reading. */
+	releaseVirtualTensors(graph, false);
 	bool anyNnNode = false;
 	for (vx_node node : graph->order)
 		anyNnNode |= Lowering::kernelSupported(node->kernel);

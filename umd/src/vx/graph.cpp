@@ -10,6 +10,7 @@
 #include <VX/vx_vdla.h>
 
 #include "dla_device.h"
+#include "dla_placement.h"
 #include "dla_plan.h"
 #include "tensor_layout.h"
 
@@ -537,6 +538,11 @@ void _vx_node::teardown()
 
 void _vx_graph::onUnreachable()
 {
+	/* Nothing can run this graph or read its virtual tensors again: its
+	 * SRAM, device memory and kernel context go back now, even while the
+	 * application holds a virtual tensor (which keeps this object). */
+	plan.reset();
+	dla::releaseVirtualTensors(this, true);
 	std::vector<vx_node> detached = std::move(nodes);
 	nodes.clear();
 	order.clear();
@@ -851,6 +857,10 @@ vx_status vxAssignNodeCallback(vx_node node, vx_nodecomplete_f callback)
 		return VX_ERROR_INVALID_REFERENCE;
 	if (callback && node->callback)
 		return VX_ERROR_NOT_SUPPORTED;
+	/* A DLA plan keeps a node's output in SRAM or fuses it away
+	 * unless a callback reads it: plan again before the next run. */
+	if (callback && node->graph && node->graph->verified && node->onDla)
+		node->graph->planStale = true;
 	node->callback = callback;
 	return VX_SUCCESS;
 }
