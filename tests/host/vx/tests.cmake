@@ -25,6 +25,7 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/tensor_view_test.cpp
 	${VDLA_VX_TEST_DIR}/user_struct_test.cpp
 	${VDLA_VX_TEST_DIR}/huge_sizes_test.cpp
+	${VDLA_VX_TEST_DIR}/api_exceptions_test.cpp
 	${VDLA_VX_TEST_DIR}/immediate_test.cpp
 	${VDLA_VX_TEST_DIR}/tensor_ops_test.cpp
 	${VDLA_VX_TEST_DIR}/nn_test.cpp

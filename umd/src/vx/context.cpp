@@ -47,7 +47,7 @@ std::string libraryFileName(const std::string &module)
 extern "C" {
 
 vx_context vxCreateContext(void)
-{
+try {
 	ApiLock lock(apiLock());
 	auto context = new _vx_context();
 	registerReference(context, Count::External);
@@ -55,9 +55,10 @@ vx_context vxCreateContext(void)
 	addLayerKernels(context);
 	return context;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxReleaseContext(vx_context *context)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!context || !isValid(*context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -78,9 +79,10 @@ vx_status vxReleaseContext(vx_context *context)
 	*context = nullptr;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryContext(vx_context context, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -139,10 +141,11 @@ vx_status vxQueryContext(vx_context context, vx_enum attribute, void *ptr, vx_si
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetContextAttribute(
 	vx_context context, vx_enum attribute, const void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -174,9 +177,10 @@ vx_status vxSetContextAttribute(
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxAllocateUserKernelId(vx_context context, vx_enum *pKernelEnumId)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -187,9 +191,10 @@ vx_status vxAllocateUserKernelId(vx_context context, vx_enum *pKernelEnumId)
 	*pKernelEnumId = VX_KERNEL_BASE(VX_ID_USER, 0) + context->userKernelsAllocated++;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxAllocateUserKernelLibraryId(vx_context context, vx_enum *pLibraryId)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -200,10 +205,11 @@ vx_status vxAllocateUserKernelLibraryId(vx_context context, vx_enum *pLibraryId)
 	*pLibraryId = ++context->userLibrariesAllocated;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxRegisterKernelLibrary(vx_context context, const vx_char *module,
 	vx_publish_kernels_f publish, vx_unpublish_kernels_f unpublish)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -217,9 +223,10 @@ vx_status vxRegisterKernelLibrary(vx_context context, const vx_char *module,
 	entry.unpublish = unpublish;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxLoadKernels(vx_context context, const vx_char *module)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -267,9 +274,10 @@ vx_status vxLoadKernels(vx_context context, const vx_char *module)
 	loaded.loaded = true;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxUnloadKernels(vx_context context, const vx_char *module)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -289,5 +297,6 @@ vx_status vxUnloadKernels(vx_context context, const vx_char *module)
 	}
 	return status;
 }
+VX_API_CATCH_STATUS
 
 } /* extern "C" */

@@ -128,7 +128,7 @@ extern "C" {
 
 vx_scalar vxCreateScalarWithSize(
 	vx_context context, vx_enum data_type, const void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -153,9 +153,10 @@ vx_scalar vxCreateScalarWithSize(
 	registerReference(scalar, Count::External);
 	return scalar;
 }
+VX_API_CATCH(nullptr)
 
 vx_scalar vxCreateVirtualScalar(vx_graph graph, vx_enum data_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -167,25 +168,28 @@ vx_scalar vxCreateVirtualScalar(vx_graph graph, vx_enum data_type)
 	retain(graph, Count::Internal);
 	return scalar;
 }
+VX_API_CATCH(nullptr)
 
 vx_scalar vxCreateScalar(vx_context context, vx_enum data_type, const void *ptr)
-{
+try {
 	ApiLock lock(apiLock());
 	const vx_size size
 		= isValid(context, VX_TYPE_CONTEXT) ? scalarTypeSize(context, data_type) : 0;
 	return vxCreateScalarWithSize(context, data_type, ptr, size);
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxReleaseScalar(vx_scalar *scalar)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!scalar || !isValid(*scalar, VX_TYPE_SCALAR))
 		return VX_ERROR_INVALID_REFERENCE;
 	return vxReleaseReference(reinterpret_cast<vx_reference *>(scalar));
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryScalar(vx_scalar scalar, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(scalar, VX_TYPE_SCALAR))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -193,10 +197,11 @@ vx_status vxQueryScalar(vx_scalar scalar, vx_enum attribute, void *ptr, vx_size 
 		return VX_ERROR_NOT_SUPPORTED;
 	return writeAttribute<vx_enum>(ptr, size, scalar->dataType);
 }
+VX_API_CATCH_STATUS
 
 vx_status vxCopyScalarWithSize(
 	vx_scalar scalar, vx_size size, void *user_ptr, vx_enum usage, vx_enum user_mem_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(scalar, VX_TYPE_SCALAR))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -214,18 +219,20 @@ vx_status vxCopyScalarWithSize(
 		memcpy(scalar->value.data(), user_ptr, size);
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxCopyScalar(vx_scalar scalar, void *user_ptr, vx_enum usage, vx_enum user_mem_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(scalar, VX_TYPE_SCALAR))
 		return VX_ERROR_INVALID_REFERENCE;
 	return vxCopyScalarWithSize(scalar, scalar->value.size(), user_ptr, usage, user_mem_type);
 }
+VX_API_CATCH_STATUS
 
 vx_tensor vxCreateTensor(vx_context context, vx_size number_of_dims, const vx_size *dims,
 	vx_enum data_type, vx_int8 fixed_point_position)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -241,10 +248,11 @@ vx_tensor vxCreateTensor(vx_context context, vx_size number_of_dims, const vx_si
 		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
 	return newTensor(context, number_of_dims, dims, data_type, fixed_point_position);
 }
+VX_API_CATCH(nullptr)
 
 vx_tensor vxCreateVirtualTensor(vx_graph graph, vx_size number_of_dims, const vx_size *dims,
 	vx_enum data_type, vx_int8 fixed_point_position)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -265,17 +273,19 @@ vx_tensor vxCreateVirtualTensor(vx_graph graph, vx_size number_of_dims, const vx
 	retain(graph, Count::Internal);
 	return tensor;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxReleaseTensor(vx_tensor *tensor)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!tensor || !isValid(*tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
 	return vxReleaseReference(reinterpret_cast<vx_reference *>(tensor));
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryTensor(vx_tensor tensor, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -295,11 +305,12 @@ vx_status vxQueryTensor(vx_tensor tensor, vx_enum attribute, void *ptr, vx_size 
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_size *view_start,
 	const vx_size *view_end, const vx_size *user_stride, void *user_ptr, vx_enum usage,
 	vx_enum user_memory_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -334,11 +345,12 @@ vx_status vxCopyTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_s
 	}
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_size *view_start,
 	const vx_size *view_end, vx_map_id *map_id, vx_size *stride, void **ptr, vx_enum usage,
 	vx_enum viewer_memory_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -366,9 +378,10 @@ vx_status vxMapTensorPatch(vx_tensor tensor, vx_size number_of_dims, const vx_si
 	memoryOwner(tensor)->openMaps++;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxUnmapTensorPatch(vx_tensor tensor, const vx_map_id map_id)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -382,5 +395,6 @@ vx_status vxUnmapTensorPatch(vx_tensor tensor, const vx_map_id map_id)
 	memoryOwner(tensor)->openMaps--;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 } /* extern "C" */

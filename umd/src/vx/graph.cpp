@@ -311,20 +311,39 @@ vx_status runCpuNode(vx_node node, ApiLock &lock)
 	return action == VX_ACTION_ABANDON ? VX_ERROR_GRAPH_ABANDONED : VX_SUCCESS;
 }
 
-/* Runs the verified graph: CPU nodes in order, DLA tasks through the plan. */
+/* Runs the nodes of a verified graph: CPU nodes in order, DLA tasks through the plan. */
+vx_status runNodes(vx_graph graph, ApiLock &lock)
+{
+	if (std::shared_ptr<dla::Plan> plan = graph->plan)
+		return plan->run(graph, lock, runCpuNode);
+	for (vx_node node : graph->order) {
+		vx_status status = runCpuNode(node, lock);
+		if (status != VX_SUCCESS)
+			return status;
+	}
+	return VX_SUCCESS;
+}
+
+/*
+ * Runs the verified graph. An exception (thrown by a C++ user kernel or
+ * callback, or std::bad_alloc) abandons the run like a failing node: the
+ * graph stays usable, and vxWaitGraph() reports it for a scheduled run,
+ * whose worker thread would otherwise end the process.
+ */
 vx_status execute(vx_graph graph, ApiLock &lock)
 {
 	graph->state = VX_GRAPH_STATE_RUNNING;
 	const vx_uint64 begin = nowNs();
 	vx_status status = VX_SUCCESS;
-	if (std::shared_ptr<dla::Plan> plan = graph->plan) {
-		status = plan->run(graph, lock, runCpuNode);
-	} else {
-		for (vx_node node : graph->order) {
-			status = runCpuNode(node, lock);
-			if (status != VX_SUCCESS)
-				break;
-		}
+	try {
+		status = runNodes(graph, lock);
+	} catch (abi::__forced_unwind &) {
+		throw;
+	} catch (...) {
+		/* User code runs without the lock. */
+		if (!lock.owns_lock())
+			lock.lock();
+		status = statusOfException("vxProcessGraph");
 	}
 	if (status != VX_SUCCESS) {
 		graph->state = VX_GRAPH_STATE_ABANDONED;
@@ -561,7 +580,7 @@ void _vx_graph::teardown()
 extern "C" {
 
 vx_graph vxCreateGraph(vx_context context)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -569,9 +588,10 @@ vx_graph vxCreateGraph(vx_context context)
 	registerReference(graph, Count::External);
 	return graph;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxReleaseGraph(vx_graph *graph)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!graph || !isValid(*graph, VX_TYPE_GRAPH) || (*graph)->externalCount == 0)
 		return VX_ERROR_INVALID_REFERENCE;
@@ -588,17 +608,19 @@ vx_status vxReleaseGraph(vx_graph *graph)
 	*graph = nullptr;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxVerifyGraph(vx_graph graph)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
 	return verify(graph);
 }
+VX_API_CATCH_STATUS
 
 vx_status vxProcessGraph(vx_graph graph)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -614,9 +636,10 @@ vx_status vxProcessGraph(vx_graph graph)
 	graph->scheduled = false;
 	return status;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxScheduleGraph(vx_graph graph)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -634,9 +657,10 @@ vx_status vxScheduleGraph(vx_graph graph)
 	});
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxWaitGraph(vx_graph graph)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -646,9 +670,10 @@ vx_status vxWaitGraph(vx_graph graph)
 	graph->scheduled = false;
 	return graph->asyncStatus;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryGraph(vx_graph graph, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -665,9 +690,10 @@ vx_status vxQueryGraph(vx_graph graph, vx_enum attribute, void *ptr, vx_size siz
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetGraphAttribute(vx_graph graph, vx_enum attribute, const void *, vx_size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -676,15 +702,17 @@ vx_status vxSetGraphAttribute(vx_graph graph, vx_enum attribute, const void *, v
 		unsigned(attribute));
 	return VX_ERROR_NOT_SUPPORTED;
 }
+VX_API_CATCH_STATUS
 
 vx_bool vxIsGraphVerified(vx_graph graph)
-{
+try {
 	ApiLock lock(apiLock());
 	return isValid(graph, VX_TYPE_GRAPH) && graph->verified ? vx_true_e : vx_false_e;
 }
+VX_API_CATCH(vx_false_e)
 
 vx_node vxCreateGenericNode(vx_graph graph, vx_kernel kernel)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -708,9 +736,10 @@ vx_node vxCreateGenericNode(vx_graph graph, vx_kernel kernel)
 	markUnverified(graph);
 	return node;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxSetParameterByIndex(vx_node node, vx_uint32 index, vx_reference value)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!nodeUsable(node))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -743,9 +772,10 @@ vx_status vxSetParameterByIndex(vx_node node, vx_uint32 index, vx_reference valu
 	release(old, Count::Internal);
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryNode(vx_node node, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(node, VX_TYPE_NODE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -781,9 +811,10 @@ vx_status vxQueryNode(vx_node node, vx_enum attribute, void *ptr, vx_size size)
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetNodeAttribute(vx_node node, vx_enum attribute, const void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(node, VX_TYPE_NODE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -817,17 +848,19 @@ vx_status vxSetNodeAttribute(vx_node node, vx_enum attribute, const void *ptr, v
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxReleaseNode(vx_node *node)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!node || !isValid(*node, VX_TYPE_NODE))
 		return VX_ERROR_INVALID_REFERENCE;
 	return vxReleaseReference(reinterpret_cast<vx_reference *>(node));
 }
+VX_API_CATCH_STATUS
 
 vx_status vxRemoveNode(vx_node *node)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!node || !nodeUsable(*node) || (*node)->externalCount == 0)
 		return VX_ERROR_INVALID_REFERENCE;
@@ -849,9 +882,10 @@ vx_status vxRemoveNode(vx_node *node)
 	*node = nullptr;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxAssignNodeCallback(vx_node node, vx_nodecomplete_f callback)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(node, VX_TYPE_NODE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -864,15 +898,17 @@ vx_status vxAssignNodeCallback(vx_node node, vx_nodecomplete_f callback)
 	node->callback = callback;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_nodecomplete_f vxRetrieveNodeCallback(vx_node node)
-{
+try {
 	ApiLock lock(apiLock());
 	return isValid(node, VX_TYPE_NODE) ? node->callback : nullptr;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_string)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(node, VX_TYPE_NODE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -901,9 +937,10 @@ vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_
 	node->target = target;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxAddParameterToGraph(vx_graph graph, vx_parameter parameter)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -915,9 +952,10 @@ vx_status vxAddParameterToGraph(vx_graph graph, vx_parameter parameter)
 	graph->parameters.push_back({ parameter->node, parameter->index });
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetGraphParameterByIndex(vx_graph graph, vx_uint32 index, vx_reference value)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -926,9 +964,10 @@ vx_status vxSetGraphParameterByIndex(vx_graph graph, vx_uint32 index, vx_referen
 	const _vx_graph::Parameter &parameter = graph->parameters[index];
 	return vxSetParameterByIndex(parameter.node, parameter.index, value);
 }
+VX_API_CATCH_STATUS
 
 vx_parameter vxGetGraphParameterByIndex(vx_graph graph, vx_uint32 index)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -937,6 +976,7 @@ vx_parameter vxGetGraphParameterByIndex(vx_graph graph, vx_uint32 index)
 	const _vx_graph::Parameter &parameter = graph->parameters[index];
 	return vxGetParameterByIndex(parameter.node, parameter.index);
 }
+VX_API_CATCH(nullptr)
 
 } /* extern "C" */
 

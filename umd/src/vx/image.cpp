@@ -439,15 +439,16 @@ vx_status updateValidRectangles(vx_node node)
 extern "C" {
 
 vx_image vxCreateImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image color)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
 	return createImage(context, width, height, color);
 }
+VX_API_CATCH(nullptr)
 
 vx_image vxCreateVirtualImage(vx_graph graph, vx_uint32 width, vx_uint32 height, vx_df_image color)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -461,10 +462,11 @@ vx_image vxCreateVirtualImage(vx_graph graph, vx_uint32 width, vx_uint32 height,
 	retain(graph, Count::Internal);
 	return image;
 }
+VX_API_CATCH(nullptr)
 
 vx_image vxCreateUniformImage(vx_context context, vx_uint32 width, vx_uint32 height,
 	vx_df_image color, const vx_pixel_value_t *value)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -483,10 +485,11 @@ vx_image vxCreateUniformImage(vx_context context, vx_uint32 width, vx_uint32 hei
 	image->isUniform = true;
 	return image;
 }
+VX_API_CATCH(nullptr)
 
 vx_image vxCreateImageFromHandle(vx_context context, vx_df_image color,
 	const vx_imagepatch_addressing_t addrs[], void *const ptrs[], vx_enum memory_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -517,10 +520,11 @@ vx_image vxCreateImageFromHandle(vx_context context, vx_df_image color,
 			{ static_cast<uint8_t *>(ptrs[p]), addrs[p].stride_x, addrs[p].stride_y });
 	return image;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxSwapImageHandle(
 	vx_image image, void *const new_ptrs[], void *prev_ptrs[], vx_size num_planes)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -544,9 +548,10 @@ vx_status vxSwapImageHandle(
 	image->context->handleSwaps++;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetImagePixelValues(vx_image image, const vx_pixel_value_t *pixel_value)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE) || image->isUniform || image->isVirtual)
 		return VX_ERROR_INVALID_REFERENCE;
@@ -554,17 +559,19 @@ vx_status vxSetImagePixelValues(vx_image image, const vx_pixel_value_t *pixel_va
 		return VX_ERROR_INVALID_PARAMETERS;
 	return fillPixels(image, *pixel_value);
 }
+VX_API_CATCH_STATUS
 
 vx_status vxReleaseImage(vx_image *image)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!image || !isValid(*image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
 	return vxReleaseReference(reinterpret_cast<vx_reference *>(image));
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryImage(vx_image image, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -594,9 +601,10 @@ vx_status vxQueryImage(vx_image image, vx_enum attribute, void *ptr, vx_size siz
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetImageAttribute(vx_image image, vx_enum attribute, const void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -612,11 +620,12 @@ vx_status vxSetImageAttribute(vx_image image, vx_enum attribute, const void *ptr
 	image->space = space;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxCopyImagePatch(vx_image image, const vx_rectangle_t *image_rect,
 	vx_uint32 image_plane_index, const vx_imagepatch_addressing_t *user_addr, void *user_ptr,
 	vx_enum usage, vx_enum user_mem_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -636,11 +645,12 @@ vx_status vxCopyImagePatch(vx_image image, const vx_rectangle_t *image_rect,
 		user_addr->stride_y, usage == VX_READ_ONLY);
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxMapImagePatch(vx_image image, const vx_rectangle_t *rect, vx_uint32 plane_index,
 	vx_map_id *map_id, vx_imagepatch_addressing_t *addr, void **ptr, vx_enum usage,
 	vx_enum mem_type, vx_uint32 flags)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -673,9 +683,10 @@ vx_status vxMapImagePatch(vx_image image, const vx_rectangle_t *rect, vx_uint32 
 	memoryOwner(image)->openMaps++;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxUnmapImagePatch(vx_image image, vx_map_id map_id)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -696,10 +707,11 @@ vx_status vxUnmapImagePatch(vx_image image, vx_map_id map_id)
 	memoryOwner(image)->openMaps--;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 void *vxFormatImagePatchAddress2d(
 	void *ptr, vx_uint32 x, vx_uint32 y, const vx_imagepatch_addressing_t *addr)
-{
+try {
 	if (!ptr || !addr || x >= addr->dim_x || y >= addr->dim_y)
 		return nullptr;
 	const ptrdiff_t row = vx_uint64(addr->scale_y) * y / VX_SCALE_UNITY;
@@ -711,17 +723,19 @@ void *vxFormatImagePatchAddress2d(
 		: column * addr->stride_x;
 	return static_cast<uint8_t *>(ptr) + row * addr->stride_y + offset;
 }
+VX_API_CATCH(nullptr)
 
 void *vxFormatImagePatchAddress1d(
 	void *ptr, vx_uint32 index, const vx_imagepatch_addressing_t *addr)
-{
+try {
 	if (!addr || index >= vx_uint64(addr->dim_x) * addr->dim_y)
 		return nullptr;
 	return vxFormatImagePatchAddress2d(ptr, index % addr->dim_x, index / addr->dim_x, addr);
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxGetValidRegionImage(vx_image image, vx_rectangle_t *rect)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -732,9 +746,10 @@ vx_status vxGetValidRegionImage(vx_image image, vx_rectangle_t *rect)
 	*rect = image->validRect;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetImageValidRectangle(vx_image image, const vx_rectangle_t *rect)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(image, VX_TYPE_IMAGE))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -745,5 +760,6 @@ vx_status vxSetImageValidRectangle(vx_image image, const vx_rectangle_t *rect)
 	image->validRect = rect ? *rect : fullRectangle(image);
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 } /* extern "C" */

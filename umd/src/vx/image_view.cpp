@@ -171,7 +171,7 @@ bool imagesShareMemory(vx_image a, vx_image b)
 extern "C" {
 
 vx_image vxCreateImageFromROI(vx_image img, const vx_rectangle_t *rect)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(img, VX_TYPE_IMAGE))
 		return nullptr;
@@ -208,9 +208,10 @@ vx_image vxCreateImageFromROI(vx_image img, const vx_rectangle_t *rect)
 	view->validRect = validPart(img, view, rect->start_x, rect->start_y, 1, 1);
 	return view;
 }
+VX_API_CATCH(nullptr)
 
 vx_image vxCreateImageFromChannel(vx_image img, vx_enum channel)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(img, VX_TYPE_IMAGE))
 		return nullptr;
@@ -236,5 +237,6 @@ vx_image vxCreateImageFromChannel(vx_image img, vx_enum channel)
 	view->validRect = validPart(img, view, 0, 0, layout.subsampleX, layout.subsampleY);
 	return view;
 }
+VX_API_CATCH(nullptr)
 
 } /* extern "C" */

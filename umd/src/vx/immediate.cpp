@@ -53,7 +53,7 @@ template <typename MakeNode> vx_status runImmediate(vx_context context, MakeNode
 extern "C" {
 
 vx_status vxSetImmediateModeTarget(vx_context context, vx_enum target_enum, const char *target_string)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -63,56 +63,63 @@ vx_status vxSetImmediateModeTarget(vx_context context, vx_enum target_enum, cons
 	context->immediateTarget = *target;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxuTensorAdd(vx_context context, vx_tensor input1, vx_tensor input2, vx_enum policy,
 	vx_tensor output)
-{
+try {
 	return runImmediate(context, [&](vx_graph graph) {
 		return vxTensorAddNode(graph, input1, input2, policy, output);
 	});
 }
+VX_API_CATCH_STATUS
 
 vx_status vxuTensorSubtract(vx_context context, vx_tensor input1, vx_tensor input2, vx_enum policy,
 	vx_tensor output)
-{
+try {
 	return runImmediate(context, [&](vx_graph graph) {
 		return vxTensorSubtractNode(graph, input1, input2, policy, output);
 	});
 }
+VX_API_CATCH_STATUS
 
 vx_status vxuTensorMultiply(vx_context context, vx_tensor input1, vx_tensor input2, vx_scalar scale,
 	vx_enum overflow_policy, vx_enum rounding_policy, vx_tensor output)
-{
+try {
 	return runImmediate(context, [&](vx_graph graph) {
 		return vxTensorMultiplyNode(
 			graph, input1, input2, scale, overflow_policy, rounding_policy, output);
 	});
 }
+VX_API_CATCH_STATUS
 
 vx_status vxuTensorTranspose(vx_context context, vx_tensor input, vx_tensor output,
 	vx_size dimension1, vx_size dimension2)
-{
+try {
 	return runImmediate(context, [&](vx_graph graph) {
 		return vxTensorTransposeNode(graph, input, output, dimension1, dimension2);
 	});
 }
+VX_API_CATCH_STATUS
 
 vx_status vxuTensorConvertDepth(vx_context context, vx_tensor input, vx_enum policy,
 	vx_scalar norm, vx_scalar offset, vx_tensor output)
-{
+try {
 	return runImmediate(context, [&](vx_graph graph) {
 		return vxTensorConvertDepthNode(graph, input, policy, norm, offset, output);
 	});
 }
+VX_API_CATCH_STATUS
 
 vx_status vxuTensorMatrixMultiply(vx_context context, vx_tensor input1, vx_tensor input2,
 	vx_tensor input3, const vx_tensor_matrix_multiply_params_t *matrix_multiply_params,
 	vx_tensor output)
-{
+try {
 	return runImmediate(context, [&](vx_graph graph) {
 		return vxTensorMatrixMultiplyNode(
 			graph, input1, input2, input3, matrix_multiply_params, output);
 	});
 }
+VX_API_CATCH_STATUS
 
 } /* extern "C" */

@@ -112,7 +112,7 @@ vx_meta_format parameterMeta(vx_parameter parameter)
 extern "C" {
 
 vx_kernel vxGetKernelByName(vx_context context, const vx_char *name)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -122,9 +122,10 @@ vx_kernel vxGetKernelByName(vx_context context, const vx_char *name)
 	retain(kernel, Count::External);
 	return kernel;
 }
+VX_API_CATCH(nullptr)
 
 vx_kernel vxGetKernelByEnum(vx_context context, vx_enum kernel_enum)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -136,9 +137,10 @@ vx_kernel vxGetKernelByEnum(vx_context context, vx_enum kernel_enum)
 	}
 	return errorAs<vx_kernel>(context, VX_ERROR_NOT_IMPLEMENTED);
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxQueryKernel(vx_kernel kernel, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(kernel, VX_TYPE_KERNEL))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -158,19 +160,21 @@ vx_status vxQueryKernel(vx_kernel kernel, vx_enum attribute, void *ptr, vx_size 
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxReleaseKernel(vx_kernel *kernel)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!kernel || !isValid(*kernel, VX_TYPE_KERNEL))
 		return VX_ERROR_INVALID_REFERENCE;
 	return vxReleaseReference(reinterpret_cast<vx_reference *>(kernel));
 }
+VX_API_CATCH_STATUS
 
 vx_kernel vxAddUserKernel(vx_context context, const vx_char name[], vx_enum enumeration,
 	vx_kernel_f func_ptr, vx_uint32 numParams, vx_kernel_validate_f validate,
 	vx_kernel_initialize_f init, vx_kernel_deinitialize_f deinit)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -196,10 +200,11 @@ vx_kernel vxAddUserKernel(vx_context context, const vx_char name[], vx_enum enum
 	context->kernels.push_back(kernel);
 	return kernel;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxAddParameterToKernel(
 	vx_kernel kernel, vx_uint32 index, vx_enum dir, vx_enum data_type, vx_enum state)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(kernel, VX_TYPE_KERNEL))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -211,9 +216,10 @@ vx_status vxAddParameterToKernel(
 	kernel->parameters[index] = { true, dir, data_type, state };
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetKernelAttribute(vx_kernel kernel, vx_enum attribute, const void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(kernel, VX_TYPE_KERNEL))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -221,9 +227,10 @@ vx_status vxSetKernelAttribute(vx_kernel kernel, vx_enum attribute, const void *
 		return VX_ERROR_NOT_SUPPORTED;
 	return readAttribute<vx_size>(ptr, size, kernel->localDataSize);
 }
+VX_API_CATCH_STATUS
 
 vx_status vxFinalizeKernel(vx_kernel kernel)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(kernel, VX_TYPE_KERNEL))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -240,9 +247,10 @@ vx_status vxFinalizeKernel(vx_kernel kernel)
 	kernel->finalized = true;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxRemoveKernel(vx_kernel kernel)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(kernel, VX_TYPE_KERNEL))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -259,9 +267,10 @@ vx_status vxRemoveKernel(vx_kernel kernel)
 	release(kernel, Count::Internal);
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_parameter vxGetKernelParameterByIndex(vx_kernel kernel, vx_uint32 index)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(kernel, VX_TYPE_KERNEL))
 		return nullptr;
@@ -269,9 +278,10 @@ vx_parameter vxGetKernelParameterByIndex(vx_kernel kernel, vx_uint32 index)
 		return errorAs<vx_parameter>(kernel->context, VX_ERROR_INVALID_PARAMETERS);
 	return newParameter(kernel, nullptr, index);
 }
+VX_API_CATCH(nullptr)
 
 vx_parameter vxGetParameterByIndex(vx_node node, vx_uint32 index)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(node, VX_TYPE_NODE))
 		return nullptr;
@@ -279,17 +289,19 @@ vx_parameter vxGetParameterByIndex(vx_node node, vx_uint32 index)
 		return errorAs<vx_parameter>(node->context, VX_ERROR_INVALID_PARAMETERS);
 	return newParameter(node->kernel, node, index);
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxReleaseParameter(vx_parameter *param)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!param || !isValid(*param, VX_TYPE_PARAMETER))
 		return VX_ERROR_INVALID_REFERENCE;
 	return vxReleaseReference(reinterpret_cast<vx_reference *>(param));
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryParameter(vx_parameter parameter, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(parameter, VX_TYPE_PARAMETER))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -321,9 +333,10 @@ vx_status vxQueryParameter(vx_parameter parameter, vx_enum attribute, void *ptr,
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetParameterByReference(vx_parameter parameter, vx_reference value)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(parameter, VX_TYPE_PARAMETER))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -331,10 +344,11 @@ vx_status vxSetParameterByReference(vx_parameter parameter, vx_reference value)
 		return VX_ERROR_INVALID_PARAMETERS;
 	return vxSetParameterByIndex(parameter->node, parameter->index, value);
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetMetaFormatAttribute(
 	vx_meta_format meta, vx_enum attribute, const void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(meta, VX_TYPE_META_FORMAT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -388,10 +402,11 @@ vx_status vxSetMetaFormatAttribute(
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxQueryMetaFormatAttribute(
 	vx_meta_format meta, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(meta, VX_TYPE_META_FORMAT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -427,14 +442,16 @@ vx_status vxQueryMetaFormatAttribute(
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetMetaFormatFromReference(vx_meta_format meta, vx_reference exemplar)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(meta, VX_TYPE_META_FORMAT) || !isValid(exemplar))
 		return VX_ERROR_INVALID_REFERENCE;
 	return describe(meta, exemplar);
 }
+VX_API_CATCH_STATUS
 
 } /* extern "C" */
 

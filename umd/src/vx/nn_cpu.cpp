@@ -35,6 +35,14 @@ class Bindings
 {
 public:
 	Bindings() = default;
+	/* After an exception in compute(), without the API lock. */
+	~Bindings()
+	{
+		if (!elements_.empty()) {
+			ApiLock lock(apiLock());
+			unbind();
+		}
+	}
 	Bindings(const Bindings &) = delete;
 	Bindings &operator=(const Bindings &) = delete;
 

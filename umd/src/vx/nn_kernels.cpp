@@ -695,7 +695,7 @@ extern "C" {
 vx_node vxConvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, vx_tensor biases,
 	const vx_nn_convolution_params_t *convolution_params, vx_size size_of_convolution_params,
 	vx_tensor outputs)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -706,11 +706,12 @@ vx_node vxConvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, 
 		{ asReference(inputs), asReference(weights), asReference(biases),
 			scalars.value(VX_TYPE_NN_CONVOLUTION_PARAMS, *convolution_params), asReference(outputs) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights,
 	vx_tensor biases, const vx_nn_deconvolution_params_t *deconvolution_params,
 	vx_size size_of_deconv_params, vx_tensor outputs)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -721,11 +722,12 @@ vx_node vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights
 		{ asReference(inputs), asReference(weights), asReference(biases),
 			scalars.value(VX_TYPE_NN_DECONVOLUTION_PARAMS, *deconvolution_params), asReference(outputs) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxROIPoolingLayer(vx_graph graph, vx_tensor input_data, vx_tensor input_rois,
 	const vx_nn_roi_pool_params_t *roi_pool_params, vx_size size_of_roi_params,
 	vx_tensor output_arr)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -736,10 +738,11 @@ vx_node vxROIPoolingLayer(vx_graph graph, vx_tensor input_data, vx_tensor input_
 		{ asReference(input_data), asReference(input_rois),
 			scalars.value(VX_TYPE_NN_ROI_POOL_PARAMS, *roi_pool_params), asReference(output_arr) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxFullyConnectedLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, vx_tensor biases,
 	vx_enum overflow_policy, vx_enum rounding_policy, vx_tensor outputs)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -749,11 +752,12 @@ vx_node vxFullyConnectedLayer(vx_graph graph, vx_tensor inputs, vx_tensor weight
 			scalars.enumeration(overflow_policy), scalars.enumeration(rounding_policy),
 			asReference(outputs) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxPoolingLayer(vx_graph graph, vx_tensor inputs, vx_enum pooling_type,
 	vx_size pooling_size_x, vx_size pooling_size_y, vx_size pooling_padding_x,
 	vx_size pooling_padding_y, vx_enum rounding, vx_tensor outputs)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -764,27 +768,30 @@ vx_node vxPoolingLayer(vx_graph graph, vx_tensor inputs, vx_enum pooling_type,
 			scalars.size(pooling_padding_x), scalars.size(pooling_padding_y),
 			scalars.enumeration(rounding), asReference(outputs) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxSoftmaxLayer(vx_graph graph, vx_tensor inputs, vx_tensor outputs)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
 	return createKernelNode(
 		graph, VX_KERNEL_SOFTMAX_LAYER, { asReference(inputs), asReference(outputs) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxNormalizationLayer(vx_graph graph, vx_tensor inputs, vx_enum type,
 	vx_size normalization_size, vx_float32 alpha, vx_float32 beta, vx_tensor outputs)
-{
+try {
 	return vxLocalResponseNormalizationLayer(
 		graph, inputs, type, normalization_size, alpha, beta, 1.0f, outputs);
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxLocalResponseNormalizationLayer(vx_graph graph, vx_tensor inputs, vx_enum type,
 	vx_size normalization_size, vx_float32 alpha, vx_float32 beta, vx_float32 bias,
 	vx_tensor outputs)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -794,10 +801,11 @@ vx_node vxLocalResponseNormalizationLayer(vx_graph graph, vx_tensor inputs, vx_e
 			scalars.float32(alpha), scalars.float32(beta), scalars.float32(bias),
 			asReference(outputs) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxActivationLayer(vx_graph graph, vx_tensor inputs, vx_enum function, vx_float32 a,
 	vx_float32 b, vx_tensor outputs)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -806,5 +814,6 @@ vx_node vxActivationLayer(vx_graph graph, vx_tensor inputs, vx_enum function, vx
 		{ asReference(inputs), scalars.enumeration(function), scalars.float32(a),
 			scalars.float32(b), asReference(outputs) });
 }
+VX_API_CATCH(nullptr)
 
 } /* extern "C" */

@@ -9,6 +9,9 @@
 
 #include <VX/vx.h>
 
+/* Every file defining vx* functions includes this one. */
+#include "api_guard.h"
+
 #include <cstdint>
 #include <functional>
 #include <initializer_list>

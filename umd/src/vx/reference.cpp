@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <numeric>
 #include <unordered_set>
 
@@ -150,6 +152,21 @@ vx_reference errorObject(vx_context context, vx_status status)
 	registerReference(error, Count::Internal);
 	context->errors[status] = error;
 	return error;
+}
+
+vx_status statusOfException(const char *function)
+{
+	try {
+		throw;
+	} catch (const std::bad_alloc &) {
+		fprintf(stderr, "vdla: %s: out of memory\n", function);
+		return VX_ERROR_NO_MEMORY;
+	} catch (const std::exception &exception) {
+		fprintf(stderr, "vdla: %s: exception: %s\n", function, exception.what());
+	} catch (...) {
+		fprintf(stderr, "vdla: %s: exception of unknown type\n", function);
+	}
+	return VX_FAILURE;
 }
 
 void log(vx_reference ref, vx_status status, const char *format, ...)
@@ -383,7 +400,7 @@ _vx_reference::_vx_reference(vx_enum type, vx_context context) : type(type), con
 extern "C" {
 
 vx_status vxGetStatus(vx_reference reference)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!reference)
 		return VX_ERROR_NO_RESOURCES;
@@ -391,17 +408,19 @@ vx_status vxGetStatus(vx_reference reference)
 		return reference->errorStatus;
 	return isValid(reference) ? VX_SUCCESS : VX_ERROR_INVALID_REFERENCE;
 }
+VX_API_CATCH_STATUS
 
 vx_context vxGetContext(vx_reference reference)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(reference) && !isValid(reference, VX_TYPE_ERROR))
 		return nullptr;
 	return reference->context;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxQueryReference(vx_reference ref, vx_enum attribute, void *ptr, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(ref))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -418,27 +437,30 @@ vx_status vxQueryReference(vx_reference ref, vx_enum attribute, void *ptr, vx_si
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 vx_status vxSetReferenceName(vx_reference ref, const vx_char *name)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(ref))
 		return VX_ERROR_INVALID_REFERENCE;
 	ref->name = name ? std::string(name, strnlen(name, VX_MAX_REFERENCE_NAME - 1)) : "";
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxRetainReference(vx_reference ref)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(ref))
 		return VX_ERROR_INVALID_REFERENCE;
 	retain(ref, Count::External);
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxReleaseReference(vx_reference *ref_ptr)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!ref_ptr || !isValid(*ref_ptr) || (*ref_ptr)->externalCount == 0)
 		return VX_ERROR_INVALID_REFERENCE;
@@ -455,18 +477,20 @@ vx_status vxReleaseReference(vx_reference *ref_ptr)
 	*ref_ptr = nullptr;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 void vxRegisterLogCallback(vx_context context, vx_log_callback_f callback, vx_bool reentrant)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return;
 	context->logCallback = callback;
 	context->logReentrant = reentrant == vx_true_e;
 }
+VX_API_CATCH_VOID
 
 void vxAddLogEntry(vx_reference ref, vx_status status, const char *message, ...)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!message || (!isValid(ref) && !isValid(ref, VX_TYPE_ERROR)))
 		return;
@@ -481,13 +505,14 @@ void vxAddLogEntry(vx_reference ref, vx_status status, const char *message, ...)
 	va_end(args);
 	log(ref, status, "%s", text);
 }
+VX_API_CATCH_VOID
 
 /*
  * Logging directives apply to the context of @reference, whatever its type;
  * performance directives only to a context, as the specification requires.
  */
 vx_status vxDirective(vx_reference reference, vx_enum directive)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(reference))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -512,13 +537,14 @@ vx_status vxDirective(vx_reference reference, vx_enum directive)
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 /*
  * The performance hints are accepted and change nothing: the DLA has one
  * operating point, and the runtime always takes the fastest path it has.
  */
 vx_status vxHint(vx_reference reference, vx_enum hint, const void *data, vx_size data_size)
-{
+try {
 	(void)data;
 	(void)data_size;
 	ApiLock lock(apiLock());
@@ -534,5 +560,6 @@ vx_status vxHint(vx_reference reference, vx_enum hint, const void *data, vx_size
 		return VX_ERROR_NOT_SUPPORTED;
 	}
 }
+VX_API_CATCH_STATUS
 
 } /* extern "C" */

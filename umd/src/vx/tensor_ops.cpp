@@ -499,7 +499,7 @@ extern "C" {
 
 vx_node vxTensorAddNode(
 	vx_graph graph, vx_tensor input1, vx_tensor input2, vx_enum policy, vx_tensor output)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -508,10 +508,11 @@ vx_node vxTensorAddNode(
 		{ asReference(input1), asReference(input2), scalars.enumeration(policy),
 			asReference(output) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxTensorSubtractNode(
 	vx_graph graph, vx_tensor input1, vx_tensor input2, vx_enum policy, vx_tensor output)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -520,10 +521,11 @@ vx_node vxTensorSubtractNode(
 		{ asReference(input1), asReference(input2), scalars.enumeration(policy),
 			asReference(output) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxTensorMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2, vx_scalar scale,
 	vx_enum overflow_policy, vx_enum rounding_policy, vx_tensor output)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -533,10 +535,11 @@ vx_node vxTensorMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2,
 			scalars.enumeration(overflow_policy), scalars.enumeration(rounding_policy),
 			asReference(output) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxTensorTransposeNode(
 	vx_graph graph, vx_tensor input, vx_tensor output, vx_size dimension1, vx_size dimension2)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -545,10 +548,11 @@ vx_node vxTensorTransposeNode(
 		{ asReference(input), asReference(output), scalars.size(dimension1),
 			scalars.size(dimension2) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxTensorConvertDepthNode(vx_graph graph, vx_tensor input, vx_enum policy, vx_scalar norm,
 	vx_scalar offset, vx_tensor output)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -557,11 +561,12 @@ vx_node vxTensorConvertDepthNode(vx_graph graph, vx_tensor input, vx_enum policy
 		{ asReference(input), scalars.enumeration(policy), asReference(norm),
 			asReference(offset), asReference(output) });
 }
+VX_API_CATCH(nullptr)
 
 vx_node vxTensorMatrixMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor input2,
 	vx_tensor input3, const vx_tensor_matrix_multiply_params_t *matrix_multiply_params,
 	vx_tensor output)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
@@ -573,5 +578,6 @@ vx_node vxTensorMatrixMultiplyNode(vx_graph graph, vx_tensor input1, vx_tensor i
 			scalars.value(VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS, *matrix_multiply_params),
 			asReference(output) });
 }
+VX_API_CATCH(nullptr)
 
 } /* extern "C" */

@@ -49,7 +49,7 @@ extern "C" {
 vx_tensor vxCreateTensorFromHandle(vx_context context, vx_size number_of_dims, const vx_size *dims,
 	vx_enum data_type, vx_int8 fixed_point_position, const vx_size *stride, void *ptr,
 	vx_enum memory_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
@@ -90,9 +90,10 @@ vx_tensor vxCreateTensorFromHandle(vx_context context, vx_size number_of_dims, c
 	tensor->handleStrides.assign(stride, stride + number_of_dims);
 	return tensor;
 }
+VX_API_CATCH(nullptr)
 
 vx_status vxSwapTensorHandle(vx_tensor tensor, void *new_ptr, void **prev_ptr)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -111,10 +112,11 @@ vx_status vxSwapTensorHandle(vx_tensor tensor, void *new_ptr, void **prev_ptr)
 	tensor->context->handleSwaps++;
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_tensor vxCreateTensorFromView(vx_tensor tensor, vx_size number_of_dims,
 	const vx_size *view_start, const vx_size *view_end)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(tensor, VX_TYPE_TENSOR))
 		return nullptr;
@@ -144,5 +146,6 @@ vx_tensor vxCreateTensorFromView(vx_tensor tensor, vx_size number_of_dims,
 	retain(reinterpret_cast<vx_reference>(view->root), Count::Internal);
 	return view;
 }
+VX_API_CATCH(nullptr)
 
 } /* extern "C" */

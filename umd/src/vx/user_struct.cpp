@@ -67,20 +67,22 @@ vx_size scalarTypeSize(vx_context context, vx_enum type)
 extern "C" {
 
 vx_enum vxRegisterUserStruct(vx_context context, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	return registerStruct(context, size, nullptr);
 }
+VX_API_CATCH(VX_TYPE_INVALID)
 
 vx_enum vxRegisterUserStructWithName(vx_context context, vx_size size, const vx_char *type_name)
-{
+try {
 	ApiLock lock(apiLock());
 	return registerStruct(context, size, type_name);
 }
+VX_API_CATCH(VX_TYPE_INVALID)
 
 vx_status vxGetUserStructNameByEnum(
 	vx_context context, vx_enum user_struct_type, vx_char *type_name, vx_size size)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -102,10 +104,11 @@ vx_status vxGetUserStructNameByEnum(
 	memcpy(type_name, name.c_str(), name.size() + 1);
 	return VX_SUCCESS;
 }
+VX_API_CATCH_STATUS
 
 vx_status vxGetUserStructEnumByName(
 	vx_context context, const vx_char *type_name, vx_enum *user_struct_type)
-{
+try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
@@ -123,5 +126,6 @@ vx_status vxGetUserStructEnumByName(
 	}
 	return VX_FAILURE;
 }
+VX_API_CATCH_STATUS
 
 } /* extern "C" */
