@@ -2,6 +2,7 @@
 /* Graph structure, execution (synchronous and scheduled), nodes, targets. */
 #include "vx_test.h"
 
+#include <chrono>
 #include <future>
 #include <thread>
 
@@ -228,6 +229,52 @@ TEST_F(Execution, ReleasingAGraphBeingProcessedIsRefused)
 	vxReleaseNode(&node);
 	EXPECT_EQ(vxReleaseGraph(&graph), VX_SUCCESS);
 	vxReleaseKernel(&kernel);
+}
+
+/*
+ * vxReleaseContext() joins the workers of scheduled graphs without the API
+ * lock before it deletes everything. A run that another thread starts in
+ * that window, on an idle graph of the context, is refused: it would be
+ * deleted under that thread.
+ */
+TEST_F(Execution, NoRunStartsWhileTheContextIsBeingReleased)
+{
+	std::promise<void> release, started;
+	std::shared_future<void> released = release.get_future().share();
+	int runs = 0;
+	probe().duringRun = [released, &started, &runs] {
+		if (runs++ == 0) {
+			started.set_value();
+			released.wait();
+		}
+	};
+	vx_kernel kernel = addCopyKernel(context);
+	vx_graph scheduled = vxCreateGraph(context), idle = vxCreateGraph(context);
+	copyNode(scheduled, kernel);
+	copyNode(idle, kernel);
+	ASSERT_EQ(vxVerifyGraph(idle), VX_SUCCESS);
+	ASSERT_EQ(vxScheduleGraph(scheduled), VX_SUCCESS);
+	started.get_future().wait();
+
+	vx_status releasedStatus = VX_FAILURE;
+	vx_context handle = context;
+	std::thread releasing([&] { releasedStatus = vxReleaseContext(&handle); });
+	/* The count drops to 0 before the join, which waits for the kernel. */
+	vx_uint32 count = 1;
+	for (int i = 0; i < 500 && count != 0; i++) {
+		vxQueryReference(ref(context), VX_REFERENCE_COUNT, &count, sizeof(count));
+		if (count)
+			std::this_thread::sleep_for(std::chrono::milliseconds(10));
+	}
+	EXPECT_EQ(count, 0u) << "vxReleaseContext did not start";
+	EXPECT_EQ(vxProcessGraph(idle), VX_ERROR_INVALID_REFERENCE);
+	EXPECT_EQ(vxScheduleGraph(idle), VX_ERROR_INVALID_REFERENCE);
+
+	release.set_value();
+	releasing.join();
+	EXPECT_EQ(releasedStatus, VX_SUCCESS);
+	EXPECT_EQ(runs, 1) << "a run started on a context being released";
+	context = nullptr;
 }
 
 TEST_F(Execution, RebindingToAnotherObjectOfTheSameMetaDataReordersTheGraph)

@@ -415,6 +415,17 @@ vx_status prepare(vx_graph graph)
 	return VX_SUCCESS;
 }
 
+/*
+ * Whether @graph may start a run: a live graph whose context is not being
+ * released. vxReleaseContext() joins the graphs' workers without the API
+ * lock before it deletes everything; a run started meanwhile would be
+ * deleted under its thread.
+ */
+bool runnable(vx_graph graph)
+{
+	return isValid(graph, VX_TYPE_GRAPH) && graph->context->externalCount > 0;
+}
+
 bool nodeUsable(vx_node node)
 {
 	return isValid(node, VX_TYPE_NODE) && node->graph;
@@ -622,7 +633,7 @@ VX_API_CATCH_STATUS
 vx_status vxProcessGraph(vx_graph graph)
 try {
 	ApiLock lock(apiLock());
-	if (!isValid(graph, VX_TYPE_GRAPH))
+	if (!runnable(graph))
 		return VX_ERROR_INVALID_REFERENCE;
 	if (graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
@@ -641,14 +652,19 @@ VX_API_CATCH_STATUS
 vx_status vxScheduleGraph(vx_graph graph)
 try {
 	ApiLock lock(apiLock());
-	if (!isValid(graph, VX_TYPE_GRAPH))
+	if (!runnable(graph))
 		return VX_ERROR_INVALID_REFERENCE;
 	if (graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
 	vx_status prepared = prepare(graph);
 	if (prepared != VX_SUCCESS)
 		return prepared;
+	/* The join drops the lock: the graph or its context may be gone after it. */
 	waitForWorker(graph, lock);
+	if (!runnable(graph))
+		return VX_ERROR_INVALID_REFERENCE;
+	if (graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
 	graph->scheduled = true;
 	graph->state = VX_GRAPH_STATE_RUNNING;
 	graph->worker = std::thread([graph] {
