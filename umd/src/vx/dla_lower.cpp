@@ -635,49 +635,88 @@ bool checkNormalization(const nn::Normalization &n, Refusal &refuse)
 
 } /* namespace */
 
+namespace {
+
+bool checkActivation(const nn::Activation &a, Refusal &refuse)
+{
+	ActivationStage stage;
+	return shapeFits(a.input, refuse)
+		&& activationStage(a, a.input, a.output, false, stage, refuse);
+}
+
+bool checkSoftmax(const nn::Softmax &s, Refusal &refuse)
+{
+	std::string reason;
+	return softmaxFits(s, reason) || refuse(reason);
+}
+
+/* check() of the layer kind @L, taking any layer. */
+template <typename L, bool (*check)(const L &, Refusal &)>
+bool checkAs(const nn::Layer &layer, Refusal &refuse)
+{
+	const L *parameters = std::get_if<L>(&layer);
+	return parameters ? check(*parameters, refuse)
+			  : refuse("the node's parameters are not those of its kernel");
+}
+
+} /* namespace */
+
+/*
+ * Every kernel the DLA runs: whether a node's parameters fit the hardware
+ * (everything lower() needs), and how it is lowered. A layer the DLA
+ * learns to run is one more entry here.
+ */
+struct Lowering::Operation {
+	vx_enum kernel;
+	bool (*fits)(const nn::Layer &layer, Refusal &refuse);
+	vx_status (Lowering::*lower)(vx_node node);
+};
+
+const Lowering::Operation *Lowering::operation(vx_kernel kernel)
+{
+	static const Operation operations[] = {
+		{ VX_KERNEL_CONVOLUTION_LAYER, checkAs<nn::Convolution, checkConvolution>,
+			&Lowering::lowerConvolution },
+		{ VX_KERNEL_FULLY_CONNECTED_LAYER, checkAs<nn::FullyConnected, checkFullyConnected>,
+			&Lowering::lowerFullyConnected },
+		{ VX_KERNEL_POOLING_LAYER, checkAs<nn::Pooling, checkPooling>,
+			&Lowering::lowerPooling },
+		{ VX_KERNEL_ACTIVATION_LAYER, checkAs<nn::Activation, checkActivation>,
+			&Lowering::lowerActivation },
+		{ VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
+			checkAs<nn::Normalization, checkNormalization>,
+			&Lowering::lowerNormalization },
+		{ VX_KERNEL_NORMALIZATION_LAYER, checkAs<nn::Normalization, checkNormalization>,
+			&Lowering::lowerNormalization },
+		{ VX_KERNEL_SOFTMAX_LAYER, checkAs<nn::Softmax, checkSoftmax>,
+			&Lowering::lowerSoftmax },
+	};
+	/* User kernels may take any enumeration. */
+	if (kernel->user)
+		return nullptr;
+	for (const Operation &entry : operations)
+		if (entry.kernel == kernel->enumeration)
+			return &entry;
+	return nullptr;
+}
+
 Lowering::Lowering() = default;
 
 bool Lowering::kernelSupported(vx_kernel kernel)
 {
-	switch (kernel->enumeration) {
-	case VX_KERNEL_CONVOLUTION_LAYER:
-	case VX_KERNEL_FULLY_CONNECTED_LAYER:
-	case VX_KERNEL_POOLING_LAYER:
-	case VX_KERNEL_ACTIVATION_LAYER:
-	case VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER:
-	case VX_KERNEL_NORMALIZATION_LAYER:
-	case VX_KERNEL_SOFTMAX_LAYER:
-		return !kernel->user;
-	default:
-		return false;
-	}
+	return operation(kernel) != nullptr;
 }
 
 bool Lowering::supported(vx_node node, std::string &why)
 {
 	Refusal refuse;
+	const Operation *entry = operation(node->kernel);
 	std::optional<nn::Layer> layer = nn::describeLayer(node);
 	bool ok = false;
-	if (!layer || !kernelSupported(node->kernel)) {
+	if (!entry || !layer)
 		refuse(std::string(node->kernel->kernelName) + " has no DLA implementation");
-	} else if (auto *c = std::get_if<nn::Convolution>(&*layer)) {
-		ok = checkConvolution(*c, refuse);
-	} else if (auto *l = std::get_if<nn::FullyConnected>(&*layer)) {
-		ok = checkFullyConnected(*l, refuse);
-	} else if (auto *p = std::get_if<nn::Pooling>(&*layer)) {
-		ok = checkPooling(*p, refuse);
-	} else if (auto *a = std::get_if<nn::Activation>(&*layer)) {
-		ActivationStage stage;
-		ok = shapeFits(a->input, refuse)
-			&& activationStage(*a, a->input, a->output, false, stage, refuse);
-	} else if (auto *n = std::get_if<nn::Normalization>(&*layer)) {
-		ok = checkNormalization(*n, refuse);
-	} else if (auto *s = std::get_if<nn::Softmax>(&*layer)) {
-		std::string reason;
-		ok = softmaxFits(*s, reason) || refuse(reason);
-	} else {
-		refuse(std::string(node->kernel->kernelName) + " runs on the CPU");
-	}
+	else
+		ok = entry->fits(*layer, refuse);
 	why = refuse.why;
 	return ok;
 }
@@ -782,21 +821,7 @@ vx_status Lowering::lower(vx_node node, bool fuse)
 	}
 	if (fuse && tryFuse(node))
 		return VX_SUCCESS;
-
-	switch (node->kernel->enumeration) {
-	case VX_KERNEL_CONVOLUTION_LAYER:
-		return lowerConvolution(node);
-	case VX_KERNEL_FULLY_CONNECTED_LAYER:
-		return lowerFullyConnected(node);
-	case VX_KERNEL_POOLING_LAYER:
-		return lowerPooling(node);
-	case VX_KERNEL_ACTIVATION_LAYER:
-		return lowerActivation(node);
-	case VX_KERNEL_SOFTMAX_LAYER:
-		return lowerSoftmax(node);
-	default:
-		return lowerNormalization(node);
-	}
+	return (this->*operation(node->kernel)->lower)(node);
 }
 
 namespace {

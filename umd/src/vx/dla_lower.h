@@ -197,6 +197,9 @@ private:
 		vx_tensor tensor, uint32_t n, uint32_t c, uint32_t h, uint32_t w, vx_node &node);
 	bool tryFuse(vx_node node);
 
+	/* The table of kernels the DLA runs (dla_lower.cpp); null for any other. */
+	struct Operation;
+	static const Operation *operation(vx_kernel kernel);
 	vx_status lowerConvolution(vx_node node);
 	vx_status lowerFullyConnected(vx_node node);
 	vx_status lowerPooling(vx_node node);
