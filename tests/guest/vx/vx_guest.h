@@ -2,7 +2,7 @@
 /*
  * The in-guest suite of the OpenVX layer on the DLA (vdla-vx-guest-tests).
  * Each layer runs twice on the same inputs: its nodes set to target "dla"
- * and to target "cpu". The CPU path (umd/src/vx/nn_cpu.cpp) is checked
+ * and to target "cpu". The CPU path (umd/src/vx/targets/cpu/nn_cpu.cpp) is checked
  * against hand-computed answers by the host suite; here the DLA must agree
  * with it bit for bit on integer tensors and within the stated tolerance on
  * float ones.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CDP table of fixed-point LRN (umd/src/vx/dla_lower_lrn.cpp) against
+ * The CDP table of fixed-point LRN (umd/src/vx/targets/dla/dla_lower_lrn.cpp) against
  * the CPU's formula, without a device: a model of the CDP integer path
  * written from docs/hw-spec.md ("Arithmetic", "CDP") computes each output
  * from the table, and the CPU reference (docs/openvx.md, nn::quantize) the
@@ -10,8 +10,8 @@
  * share of exact outputs are printed (they go into docs/openvx.md).
  */
 #include "device_rounding.h"
-#include "dla_lower_lrn.h"
-#include "nn_layers.h"
+#include "targets/dla/dla_lower_lrn.h"
+#include "nn/nn_layers.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * INT16 activations as SDP LUT passes (umd/src/vx/dla_lower_lut.cpp)
+ * INT16 activations as SDP LUT passes (umd/src/vx/targets/dla/dla_lower_lut.cpp)
  * against the CPU's formula, without a device: a model of the SDP's LUT
  * stage and EW MAX written here from docs/hw-spec.md computes what the DLA
  * outputs for every INT16 input, nn::quantize(nn::activate()) what the CPU
@@ -9,8 +9,8 @@
  * positions is printed (it goes into docs/openvx.md).
  */
 #include "device_rounding.h"
-#include "dla_lower_lut.h"
-#include "nn_layers.h"
+#include "targets/dla/dla_lower_lut.h"
+#include "nn/nn_layers.h"
 
 #include <VX/vx_khr_nn.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The arithmetic of softmax on the DLA (umd/src/vx/dla_lower_softmax.h)
+ * The arithmetic of softmax on the DLA (umd/src/vx/targets/dla/dla_lower_softmax.h)
  * through a model of the SDP float path written from docs/hw-spec.md
  * ("SDP": FP32 bias, scale, element-wise operand, LUT), without a device:
  * the exponential's tables against e^x in double for every INT8 and INT16
@@ -9,7 +9,7 @@
  * dla_lower_softmax.cpp and docs/openvx.md adds up; the worst cases are
  * printed.
  */
-#include "dla_lower_softmax.h"
+#include "targets/dla/dla_lower_softmax.h"
 
 #include <gtest/gtest.h>
 

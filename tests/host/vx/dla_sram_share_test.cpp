@@ -11,7 +11,7 @@
 #include <random>
 #include <set>
 
-#include "dla_sram_share.h"
+#include "targets/dla/dla_sram_share.h"
 
 using vdla::vx::dla::ShareableTensor;
 using vdla::vx::dla::shareSram;

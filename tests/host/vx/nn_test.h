@@ -8,8 +8,8 @@
 
 #include "vx_test.h"
 
-#include "nn_layers.h"
-#include "object.h"
+#include "nn/nn_layers.h"
+#include "framework/object.h"
 
 #include <VX/vx_khr_nn.h>
 #include <VX/vx_vdla.h>

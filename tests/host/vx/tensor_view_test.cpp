@@ -8,7 +8,7 @@
  * tensor. The expected bytes are worked out here from those rules, not by
  * the implementation's layout code.
  */
-#include "tensor_layout.h"
+#include "objects/tensor_layout.h"
 #include "vx_test.h"
 
 #include <VX/vx_khr_nn.h>

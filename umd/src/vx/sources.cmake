@@ -1,29 +1,30 @@
 # SPDX-License-Identifier: MIT
-# The OpenVX 1.3.1 layer (headers in include/VX), paths relative to umd/.
+# The OpenVX 1.3.1 layer (headers in include/VX), paths relative to umd/;
+# docs/architecture.md says what each folder holds.
 list(APPEND VDLA_SOURCES
-	src/vx/context.cpp
-	src/vx/data.cpp
-	src/vx/dla_device.cpp
-	src/vx/dla_lower.cpp
-	src/vx/dla_lower_lrn.cpp
-	src/vx/dla_lower_lrn_float.cpp
-	src/vx/dla_lower_lut.cpp
-	src/vx/dla_lower_softmax.cpp
-	src/vx/dla_lower_sqrt.cpp
-	src/vx/dla_placement.cpp
-	src/vx/dla_plan.cpp
-	src/vx/dla_sram_share.cpp
-	src/vx/graph.cpp
-	src/vx/image.cpp
-	src/vx/image_bits.cpp
-	src/vx/image_view.cpp
-	src/vx/immediate.cpp
-	src/vx/kernel.cpp
-	src/vx/nn_cpu.cpp
-	src/vx/nn_kernels.cpp
-	src/vx/nn_math.cpp
-	src/vx/reference.cpp
-	src/vx/tensor_layout.cpp
-	src/vx/tensor_ops.cpp
-	src/vx/tensor_view.cpp
-	src/vx/user_struct.cpp)
+	src/vx/framework/context.cpp
+	src/vx/framework/graph.cpp
+	src/vx/framework/immediate.cpp
+	src/vx/framework/kernel.cpp
+	src/vx/framework/reference.cpp
+	src/vx/framework/user_struct.cpp
+	src/vx/nn/nn_kernels.cpp
+	src/vx/nn/nn_math.cpp
+	src/vx/nn/tensor_ops.cpp
+	src/vx/objects/data.cpp
+	src/vx/objects/image.cpp
+	src/vx/objects/image_bits.cpp
+	src/vx/objects/image_view.cpp
+	src/vx/objects/tensor_layout.cpp
+	src/vx/objects/tensor_view.cpp
+	src/vx/targets/cpu/nn_cpu.cpp
+	src/vx/targets/dla/dla_device.cpp
+	src/vx/targets/dla/dla_lower.cpp
+	src/vx/targets/dla/dla_lower_lrn.cpp
+	src/vx/targets/dla/dla_lower_lrn_float.cpp
+	src/vx/targets/dla/dla_lower_lut.cpp
+	src/vx/targets/dla/dla_lower_softmax.cpp
+	src/vx/targets/dla/dla_lower_sqrt.cpp
+	src/vx/targets/dla/dla_placement.cpp
+	src/vx/targets/dla/dla_plan.cpp
+	src/vx/targets/dla/dla_sram_share.cpp)

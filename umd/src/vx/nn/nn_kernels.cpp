@@ -1,0 +1,819 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernels of the neural-network extension: registration, validation
+ * (which resolves a node's parameters into an nn::Layer, inferring strides
+ * from the output size), the CPU node function and the node creation
+ * functions of <VX/vx_khr_nn.h>. Kernel parameter numbering and the checks
+ * are listed in docs/openvx.md.
+ */
+
+#include "nn/nn_layers.h"
+#include "framework/object.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace vdla::vx;
+using namespace vdla::vx::nn;
+
+namespace {
+
+constexpr vx_size kMaxStride = 16;
+constexpr vx_size kMaxPoolingSize = 16;
+constexpr vx_size kMaxNormalizationSize = 15;
+
+using Dims = std::vector<vx_size>;
+
+/* A node's layer and the output dimensions the validator derived. */
+struct Resolved {
+	Layer layer;
+	Dims outputDims;
+};
+
+using Resolver = vx_status (*)(const vx_reference parameters[], Resolved &resolved);
+
+vx_tensor tensorAt(const vx_reference parameters[], vx_uint32 index)
+{
+	return reinterpret_cast<vx_tensor>(parameters[index]);
+}
+
+/* Reads scalar parameters, remembering the first one of the wrong type. */
+class ScalarReader
+{
+public:
+	explicit ScalarReader(const vx_reference parameters[]) : parameters_(parameters) { }
+
+	vx_size size(vx_uint32 index) { return read<vx_size>(index, VX_TYPE_SIZE); }
+	vx_enum enumeration(vx_uint32 index) { return read<vx_enum>(index, VX_TYPE_ENUM); }
+	vx_float32 float32(vx_uint32 index) { return read<vx_float32>(index, VX_TYPE_FLOAT32); }
+	vx_nn_convolution_params_t convolutionParams(vx_uint32 index)
+	{
+		return read<vx_nn_convolution_params_t>(index, VX_TYPE_NN_CONVOLUTION_PARAMS);
+	}
+	vx_nn_deconvolution_params_t deconvolutionParams(vx_uint32 index)
+	{
+		return read<vx_nn_deconvolution_params_t>(index, VX_TYPE_NN_DECONVOLUTION_PARAMS);
+	}
+	vx_nn_roi_pool_params_t roiPoolParams(vx_uint32 index)
+	{
+		return read<vx_nn_roi_pool_params_t>(index, VX_TYPE_NN_ROI_POOL_PARAMS);
+	}
+	vx_status status() const { return status_; }
+
+private:
+	template <typename T> T read(vx_uint32 index, vx_enum type)
+	{
+		auto scalar = reinterpret_cast<vx_scalar>(parameters_[index]);
+		T value{};
+		if (scalar->dataType == type && scalar->value.size() == sizeof(T))
+			memcpy(&value, scalar->value.data(), sizeof(T));
+		else if (status_ == VX_SUCCESS)
+			status_ = VX_ERROR_INVALID_TYPE;
+		return value;
+	}
+
+	const vx_reference *parameters_;
+	vx_status status_ = VX_SUCCESS;
+};
+
+bool isConvertPolicy(vx_enum policy)
+{
+	return policy == VX_CONVERT_POLICY_WRAP || policy == VX_CONVERT_POLICY_SATURATE;
+}
+
+bool isRoundPolicy(vx_enum policy)
+{
+	return policy == VX_ROUND_POLICY_TO_ZERO || policy == VX_ROUND_POLICY_TO_NEAREST_EVEN;
+}
+
+bool isSizeRounding(vx_enum rounding)
+{
+	return rounding == VX_NN_DS_SIZE_ROUNDING_FLOOR
+		|| rounding == VX_NN_DS_SIZE_ROUNDING_CEILING;
+}
+
+/* [W, H, C] or [W, H, C, batch]. */
+bool isFeatureMap(const Dims &dims)
+{
+	return dims.size() == 3 || dims.size() == 4;
+}
+
+/* A given output must have as many dimensions as the derived ones before
+ * the strides can be read from it. */
+bool rankFits(vx_tensor output, size_t rank)
+{
+	return !output->resolved() || output->dims.size() == rank;
+}
+
+/* Every tensor of a layer has the input's element type, one of those
+ * the layers support; outputs still to be derived take it over. */
+vx_status checkTypes(vx_tensor input, std::initializer_list<vx_tensor> others)
+{
+	const vx_enum type = input->dataType;
+	if (type != VX_TYPE_INT8 && type != VX_TYPE_UINT8 && type != VX_TYPE_INT16
+		&& type != VX_TYPE_FLOAT32)
+		return VX_ERROR_INVALID_FORMAT;
+	for (vx_tensor tensor : others) {
+		if (tensor && tensor->resolved() && tensor->dataType != type)
+			return VX_ERROR_INVALID_FORMAT;
+	}
+	return VX_SUCCESS;
+}
+
+enum class SizeRounding {
+	Floor,
+	Ceil,
+	/* Pooling's ceil mode: no window may start in the right padding. */
+	CeilNoWindowInPadding,
+};
+
+/* A sliding window along one spatial axis. */
+struct Window {
+	vx_size input, pad;
+	vx_size padded; /* input + 2 * pad */
+	vx_size span; /* taps and the dilation gaps between them */
+
+	vx_size outputs(vx_size stride, SizeRounding rounding) const
+	{
+		const vx_size n = padded - span;
+		vx_size size = n / stride + 1;
+		if (rounding != SizeRounding::Floor && n % stride)
+			size++;
+		if (rounding == SizeRounding::CeilNoWindowInPadding
+			&& (size - 1) * stride >= input + pad)
+			size--;
+		return size;
+	}
+};
+
+/* The window, or nullopt if it is larger than the padded input (sizes
+ * that overflow included). */
+std::optional<Window> makeWindow(vx_size input, vx_size taps, vx_size dilation, vx_size pad)
+{
+	vx_size span, padded;
+	/* (taps - 1) * (dilation + 1) + 1, without overflowing dilation + 1. */
+	if (taps == 0 || __builtin_mul_overflow(taps - 1, dilation, &span)
+		|| __builtin_add_overflow(span, taps, &span)
+		|| __builtin_mul_overflow(pad, 2, &padded)
+		|| __builtin_add_overflow(padded, input, &padded) || span > padded)
+		return std::nullopt;
+	return Window{ input, pad, padded, span };
+}
+
+/* The stride along one axis and the output extent: stride 1 when the
+ * output is still to be derived, otherwise the smallest stride that gives
+ * the output's extent. */
+vx_status slide(const std::optional<Window> &window, SizeRounding rounding, vx_tensor output,
+	size_t axis, vx_size &stride, vx_size &extent)
+{
+	if (!window)
+		return VX_ERROR_INVALID_DIMENSION;
+	if (!output->resolved()) {
+		stride = 1;
+		extent = window->outputs(stride, rounding);
+		return VX_SUCCESS;
+	}
+	extent = output->dims[axis];
+	for (stride = 1; stride <= kMaxStride; stride++) {
+		if (window->outputs(stride, rounding) == extent)
+			return VX_SUCCESS;
+	}
+	return VX_ERROR_INVALID_DIMENSION;
+}
+
+/* Shared: one per output channel; unshared: one per output element. */
+bool isConvolutionBias(const Dims &bias, const Dims &output)
+{
+	return bias == Dims{ output[2] } || bias == Dims{ output[0], output[1], output[2] };
+}
+
+vx_status resolveConvolution(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	Convolution conv{};
+	conv.input = tensorAt(parameters, 0);
+	conv.weights = tensorAt(parameters, 1);
+	conv.bias = tensorAt(parameters, 2);
+	const vx_nn_convolution_params_t params = scalars.convolutionParams(3);
+	conv.output = tensorAt(parameters, 4);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	conv.padX = params.padding_x;
+	conv.padY = params.padding_y;
+	conv.overflow = params.overflow_policy;
+	conv.rounding = params.rounding_policy;
+	const vx_enum sizeRounding = params.down_scale_size_rounding;
+	conv.dilationX = params.dilation_x;
+	conv.dilationY = params.dilation_y;
+	if (!isConvertPolicy(conv.overflow) || !isRoundPolicy(conv.rounding)
+		|| !isSizeRounding(sizeRounding))
+		return VX_ERROR_INVALID_VALUE;
+	conv.ceil = sizeRounding == VX_NN_DS_SIZE_ROUNDING_CEILING;
+	vx_status status = checkTypes(conv.input, { conv.weights, conv.bias, conv.output });
+	if (status != VX_SUCCESS)
+		return status;
+
+	const Dims &in = conv.input->dims, &w = conv.weights->dims;
+	if (!isFeatureMap(in) || w.size() != 4 || w[2] != in[2]
+		|| !rankFits(conv.output, in.size()))
+		return VX_ERROR_INVALID_DIMENSION;
+	const SizeRounding rounding = conv.ceil ? SizeRounding::Ceil : SizeRounding::Floor;
+	Dims out = in;
+	status = slide(makeWindow(in[0], w[0], conv.dilationX, conv.padX), rounding, conv.output, 0,
+		conv.strideX, out[0]);
+	if (status == VX_SUCCESS)
+		status = slide(makeWindow(in[1], w[1], conv.dilationY, conv.padY), rounding,
+			conv.output, 1, conv.strideY, out[1]);
+	if (status != VX_SUCCESS)
+		return status;
+	out[2] = w[3];
+	if (conv.bias && !isConvolutionBias(conv.bias->dims, out))
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { conv, out };
+	return VX_SUCCESS;
+}
+
+vx_size product(const Dims &dims, size_t first, size_t last)
+{
+	vx_size result = 1;
+	for (size_t d = first; d < last; d++)
+		result *= dims[d];
+	return result;
+}
+
+/*
+ * How many leading input dimensions make one sample of a fully connected
+ * layer: weights [W, H, #IFM, #OFM] take [W, H, #IFM]; weights [#IFM, #OFM]
+ * take [W, H, #IFM] or [#IFM], whichever holds #IFM elements and gives a
+ * given output's rank; the first when both do (feature maps whose H and
+ * #IFM are 1). Batch dimensions follow, four dimensions in all at most.
+ * nullopt when nothing fits.
+ */
+std::optional<size_t> fullyConnectedSampleRank(const Dims &in, const Dims &w, vx_tensor output)
+{
+	const auto fits = [&](size_t rank) {
+		if (in.size() < rank || in.size() > 4)
+			return false;
+		if (output->resolved() && output->dims.size() != 1 + in.size() - rank)
+			return false;
+		if (w.size() == 4)
+			return rank == 3 && w[0] == in[0] && w[1] == in[1] && w[2] == in[2];
+		return w.size() == 2 && product(in, 0, rank) == w[0];
+	};
+	if (fits(3))
+		return 3;
+	if (fits(1))
+		return 1;
+	return std::nullopt;
+}
+
+vx_status resolveFullyConnected(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	FullyConnected fc{};
+	fc.input = tensorAt(parameters, 0);
+	fc.weights = tensorAt(parameters, 1);
+	fc.bias = tensorAt(parameters, 2);
+	fc.overflow = scalars.enumeration(3);
+	fc.rounding = scalars.enumeration(4);
+	fc.output = tensorAt(parameters, 5);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	if (!isConvertPolicy(fc.overflow) || !isRoundPolicy(fc.rounding))
+		return VX_ERROR_INVALID_VALUE;
+	vx_status status = checkTypes(fc.input, { fc.weights, fc.bias, fc.output });
+	if (status != VX_SUCCESS)
+		return status;
+
+	const Dims &in = fc.input->dims, &w = fc.weights->dims;
+	const std::optional<size_t> sampleRank = fullyConnectedSampleRank(in, w, fc.output);
+	if (!sampleRank)
+		return VX_ERROR_INVALID_DIMENSION;
+	fc.sampleRank = *sampleRank;
+	const vx_size outputs = w.back();
+	if (fc.bias && fc.bias->dims != Dims{ outputs })
+		return VX_ERROR_INVALID_DIMENSION;
+	Dims out{ outputs };
+	out.insert(out.end(), in.begin() + fc.sampleRank, in.end());
+	resolved = { fc, out };
+	return VX_SUCCESS;
+}
+
+bool isPoolingWindow(vx_size size, vx_size pad)
+{
+	return size >= 1 && size <= kMaxPoolingSize && pad < size;
+}
+
+vx_status resolvePooling(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	Pooling pool{};
+	pool.input = tensorAt(parameters, 0);
+	pool.type = scalars.enumeration(1);
+	pool.sizeX = scalars.size(2);
+	pool.sizeY = scalars.size(3);
+	pool.padX = scalars.size(4);
+	pool.padY = scalars.size(5);
+	const vx_enum sizeRounding = scalars.enumeration(6);
+	pool.output = tensorAt(parameters, 7);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	if ((pool.type != VX_NN_POOLING_MAX && pool.type != VX_NN_POOLING_AVG)
+		|| !isSizeRounding(sizeRounding) || !isPoolingWindow(pool.sizeX, pool.padX)
+		|| !isPoolingWindow(pool.sizeY, pool.padY))
+		return VX_ERROR_INVALID_VALUE;
+	pool.ceil = sizeRounding == VX_NN_DS_SIZE_ROUNDING_CEILING;
+	vx_status status = checkTypes(pool.input, { pool.output });
+	if (status != VX_SUCCESS)
+		return status;
+	/* Pooling does not rescale: the output has the input's format. */
+	if (pool.output->resolved()
+		&& pool.output->fixedPointPosition != pool.input->fixedPointPosition)
+		return VX_ERROR_INVALID_FORMAT;
+
+	const Dims &in = pool.input->dims;
+	if (!isFeatureMap(in) || !rankFits(pool.output, in.size()))
+		return VX_ERROR_INVALID_DIMENSION;
+	const SizeRounding rounding
+		= pool.ceil ? SizeRounding::CeilNoWindowInPadding : SizeRounding::Floor;
+	Dims out = in;
+	status = slide(makeWindow(in[0], pool.sizeX, 0, pool.padX), rounding, pool.output, 0,
+		pool.strideX, out[0]);
+	if (status == VX_SUCCESS)
+		status = slide(makeWindow(in[1], pool.sizeY, 0, pool.padY), rounding, pool.output,
+			1, pool.strideY, out[1]);
+	if (status != VX_SUCCESS)
+		return status;
+	resolved = { pool, out };
+	return VX_SUCCESS;
+}
+
+vx_status resolveSoftmax(const vx_reference parameters[], Resolved &resolved)
+{
+	Softmax softmax{ tensorAt(parameters, 0), tensorAt(parameters, 1) };
+	vx_status status = checkTypes(softmax.input, { softmax.output });
+	if (status != VX_SUCCESS)
+		return status;
+	if (softmax.input->dims.size() > 4)
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { softmax, softmax.input->dims };
+	return VX_SUCCESS;
+}
+
+bool isActivationFunction(vx_enum function)
+{
+	return function >= VX_NN_ACTIVATION_LOGISTIC && function <= VX_NN_ACTIVATION_LINEAR;
+}
+
+vx_status resolveActivation(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	Activation activation{};
+	activation.input = tensorAt(parameters, 0);
+	activation.function = scalars.enumeration(1);
+	activation.a = scalars.float32(2);
+	activation.b = scalars.float32(3);
+	activation.output = tensorAt(parameters, 4);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	if (!isActivationFunction(activation.function))
+		return VX_ERROR_INVALID_VALUE;
+	vx_status status = checkTypes(activation.input, { activation.output });
+	if (status != VX_SUCCESS)
+		return status;
+	resolved = { activation, activation.input->dims };
+	return VX_SUCCESS;
+}
+
+/* Non-negative and finite; the bias must be positive as well, so that the
+ * base of the power is never zero. */
+bool isNormalization(const Normalization &norm)
+{
+	const bool typeValid = norm.type == VX_NN_NORMALIZATION_SAME_MAP
+		|| norm.type == VX_NN_NORMALIZATION_ACROSS_MAPS;
+	const bool sizeValid = norm.size % 2 == 1 && norm.size <= kMaxNormalizationSize;
+	return typeValid && sizeValid && std::isfinite(norm.alpha) && norm.alpha >= 0
+		&& std::isfinite(norm.beta) && norm.beta >= 0 && std::isfinite(norm.bias)
+		&& norm.bias > 0;
+}
+
+/* Both normalization kernels: the local response one has a bias parameter
+ * before the output, the older one uses a bias of 1. */
+vx_status resolveNormalization(
+	const vx_reference parameters[], bool biasParameter, Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	Normalization norm{};
+	norm.input = tensorAt(parameters, 0);
+	norm.type = scalars.enumeration(1);
+	norm.size = scalars.size(2);
+	norm.alpha = scalars.float32(3);
+	norm.beta = scalars.float32(4);
+	norm.bias = biasParameter ? scalars.float32(5) : 1.0f;
+	norm.output = tensorAt(parameters, biasParameter ? 6 : 5);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	if (!isNormalization(norm))
+		return VX_ERROR_INVALID_VALUE;
+	vx_status status = checkTypes(norm.input, { norm.output });
+	if (status != VX_SUCCESS)
+		return status;
+	if (!isFeatureMap(norm.input->dims))
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { norm, norm.input->dims };
+	return VX_SUCCESS;
+}
+
+vx_status resolveNormalizationLayer(const vx_reference parameters[], Resolved &resolved)
+{
+	return resolveNormalization(parameters, false, resolved);
+}
+
+vx_status resolveLocalResponseNormalization(const vx_reference parameters[], Resolved &resolved)
+{
+	return resolveNormalization(parameters, true, resolved);
+}
+
+/*
+ * The upscale of a deconvolution along one axis, from the output's extent
+ * (out = (in - 1) * upscale + kernel + a - 2 * pad, with a < upscale), or
+ * a + 1 for an output still to be derived; nullopt when no upscale gives
+ * the extent or the extent would not be positive.
+ */
+std::optional<vx_size> deconvolutionUpscale(
+	vx_size in, vx_size kernel, vx_size pad, vx_size a, vx_tensor output, size_t axis)
+{
+	constexpr int64_t kLimit = int64_t(1) << 40;
+	if (in == 0 || in > kLimit || kernel > kLimit || pad > kLimit || a > kLimit)
+		return std::nullopt;
+	const int64_t fixed = int64_t(kernel) + int64_t(a) - 2 * int64_t(pad);
+	if (!output->resolved()) {
+		int64_t extent;
+		if (__builtin_mul_overflow(int64_t(in) - 1, int64_t(a) + 1, &extent)
+			|| __builtin_add_overflow(extent, fixed, &extent) || extent > kLimit)
+			return std::nullopt;
+		return extent > 0 ? std::optional<vx_size>(a + 1) : std::nullopt;
+	}
+	const int64_t spread = int64_t(output->dims[axis]) - fixed;
+	if (in == 1)
+		return spread == 0 ? std::optional<vx_size>(a + 1) : std::nullopt;
+	if (spread <= 0 || spread % (int64_t(in) - 1))
+		return std::nullopt;
+	const vx_size upscale = vx_size(spread / (int64_t(in) - 1));
+	return a < upscale ? std::optional<vx_size>(upscale) : std::nullopt;
+}
+
+vx_status resolveDeconvolution(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	Deconvolution deconv{};
+	deconv.input = tensorAt(parameters, 0);
+	deconv.weights = tensorAt(parameters, 1);
+	deconv.bias = tensorAt(parameters, 2);
+	const vx_nn_deconvolution_params_t params = scalars.deconvolutionParams(3);
+	deconv.output = tensorAt(parameters, 4);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	deconv.padX = params.padding_x;
+	deconv.padY = params.padding_y;
+	deconv.aX = params.a_x;
+	deconv.aY = params.a_y;
+	deconv.overflow = params.overflow_policy;
+	deconv.rounding = params.rounding_policy;
+	const Dims &in = deconv.input->dims, &w = deconv.weights->dims;
+	/* The input's padding is kernel - 1 - pad: the kernel must be wider than the pad. */
+	if (!isConvertPolicy(deconv.overflow) || !isRoundPolicy(deconv.rounding)
+		|| (w.size() >= 2 && (w[0] <= deconv.padX || w[1] <= deconv.padY)))
+		return VX_ERROR_INVALID_VALUE;
+	vx_status status = checkTypes(deconv.input, { deconv.weights, deconv.bias, deconv.output });
+	if (status != VX_SUCCESS)
+		return status;
+	if (!isFeatureMap(in) || w.size() != 4 || w[2] != in[2]
+		|| !rankFits(deconv.output, in.size()))
+		return VX_ERROR_INVALID_DIMENSION;
+	const std::optional<vx_size> upscaleX
+		= deconvolutionUpscale(in[0], w[0], deconv.padX, deconv.aX, deconv.output, 0);
+	const std::optional<vx_size> upscaleY
+		= deconvolutionUpscale(in[1], w[1], deconv.padY, deconv.aY, deconv.output, 1);
+	if (!upscaleX || !upscaleY)
+		return VX_ERROR_INVALID_DIMENSION;
+	deconv.upscaleX = *upscaleX;
+	deconv.upscaleY = *upscaleY;
+	Dims out = in;
+	out[0] = (in[0] - 1) * deconv.upscaleX + w[0] + deconv.aX - 2 * deconv.padX;
+	out[1] = (in[1] - 1) * deconv.upscaleY + w[1] + deconv.aY - 2 * deconv.padY;
+	out[2] = w[3];
+	if (deconv.bias && !isConvolutionBias(deconv.bias->dims, out))
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { deconv, out };
+	return VX_SUCCESS;
+}
+
+/* Input [W, H, C, (batch)], ROIs [4, #ROI, (batch)], output [W', H', C, #ROI, (batch)]:
+ * W' and H' come from a given output only. */
+vx_status resolveRoiPooling(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	RoiPooling roi{ tensorAt(parameters, 0), tensorAt(parameters, 1), tensorAt(parameters, 3) };
+	const vx_nn_roi_pool_params_t params = scalars.roiPoolParams(2);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	if (params.pool_type != VX_NN_POOLING_MAX)
+		return VX_ERROR_INVALID_VALUE;
+	vx_status status = checkTypes(roi.input, { roi.rois, roi.output });
+	if (status != VX_SUCCESS)
+		return status;
+	if (roi.output->resolved()
+		&& roi.output->fixedPointPosition != roi.input->fixedPointPosition)
+		return VX_ERROR_INVALID_FORMAT;
+
+	const Dims &in = roi.input->dims, &rois = roi.rois->dims;
+	const bool batched = in.size() == 4;
+	if (!isFeatureMap(in) || rois.size() != in.size() - 1 || rois[0] != 4
+		|| (batched && rois[2] != in[3]) || !roi.output->resolved())
+		return VX_ERROR_INVALID_DIMENSION;
+	Dims out{ roi.output->dims[0], roi.output->dims.size() > 1 ? roi.output->dims[1] : 0,
+		in[2], rois[1] };
+	if (batched)
+		out.push_back(in[3]);
+	if (roi.output->dims.size() != out.size() || out[0] == 0 || out[1] == 0)
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { roi, out };
+	return VX_SUCCESS;
+}
+
+constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
+constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
+	VX_PARAMETER_STATE_OPTIONAL };
+/* Declared as VX_TYPE_SCALAR, like the built-in kernels, so that the
+ * validator reports a scalar of the wrong type as VX_ERROR_INVALID_TYPE. */
+constexpr KernelParameter kScalar{ true, VX_INPUT, VX_TYPE_SCALAR, VX_PARAMETER_STATE_REQUIRED };
+constexpr KernelParameter kOutput{ true, VX_OUTPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
+
+/* The output is the last parameter of every layer kernel. */
+struct LayerKernel {
+	const char *name;
+	vx_enum enumeration;
+	std::vector<KernelParameter> parameters;
+	Resolver resolve;
+};
+
+const std::vector<LayerKernel> &layerKernels()
+{
+	static const std::vector<LayerKernel> kernels = {
+		{ "org.khronos.nn_extension.convolution_layer", VX_KERNEL_CONVOLUTION_LAYER,
+			{ kTensor, kTensor, kOptionalTensor, kScalar, kOutput },
+			resolveConvolution },
+		{ "org.khronos.nn_extension.fully_connected_layer", VX_KERNEL_FULLY_CONNECTED_LAYER,
+			{ kTensor, kTensor, kOptionalTensor, kScalar, kScalar, kOutput },
+			resolveFullyConnected },
+		{ "org.khronos.nn_extension.pooling_layer", VX_KERNEL_POOLING_LAYER,
+			{ kTensor, kScalar, kScalar, kScalar, kScalar, kScalar, kScalar, kOutput },
+			resolvePooling },
+		{ "org.khronos.nn_extension.softmax_layer", VX_KERNEL_SOFTMAX_LAYER,
+			{ kTensor, kOutput }, resolveSoftmax },
+		{ "org.khronos.nn_extension.normalization_layer", VX_KERNEL_NORMALIZATION_LAYER,
+			{ kTensor, kScalar, kScalar, kScalar, kScalar, kOutput },
+			resolveNormalizationLayer },
+		{ "org.khronos.nn_extension.activation_layer", VX_KERNEL_ACTIVATION_LAYER,
+			{ kTensor, kScalar, kScalar, kScalar, kOutput }, resolveActivation },
+		{ "org.khronos.nn_extension.roi_pooling_layer", VX_KERNEL_ROI_POOLING_LAYER,
+			{ kTensor, kTensor, kScalar, kOutput }, resolveRoiPooling },
+		{ "org.khronos.nn_extension.deconvolution_layer", VX_KERNEL_DECONVOLUTION_LAYER,
+			{ kTensor, kTensor, kOptionalTensor, kScalar, kOutput },
+			resolveDeconvolution },
+		{ "org.khronos.nn_extension.local_response_normalization_layer",
+			VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
+			{ kTensor, kScalar, kScalar, kScalar, kScalar, kScalar, kOutput },
+			resolveLocalResponseNormalization },
+	};
+	return kernels;
+}
+
+/* The layer kernel behind a kernel object; user kernels never are one,
+ * whatever enumeration they chose. */
+const LayerKernel *findLayerKernel(vx_kernel kernel)
+{
+	if (kernel->user)
+		return nullptr;
+	for (const LayerKernel &layer : layerKernels()) {
+		if (layer.enumeration == kernel->enumeration)
+			return &layer;
+	}
+	return nullptr;
+}
+
+/* An output still to be derived takes over the input's format. */
+void describeOutput(vx_meta_format meta, const Resolved &resolved)
+{
+	const auto [input, output] = std::visit(
+		[](const auto &layer) { return std::make_pair(layer.input, layer.output); },
+		resolved.layer);
+	const vx_tensor format = output->resolved() ? output : input;
+	meta->dims = resolved.outputDims;
+	meta->tensorType = format->dataType;
+	meta->fixedPointPosition = format->fixedPointPosition;
+	meta->fixedPointSet = true;
+}
+
+vx_status VX_CALLBACK validateLayer(
+	vx_node node, const vx_reference parameters[], vx_uint32 num, vx_meta_format metas[])
+{
+	const LayerKernel *kernel = findLayerKernel(node->kernel);
+	if (!kernel || num != kernel->parameters.size())
+		return VX_ERROR_INVALID_PARAMETERS;
+	Resolved resolved;
+	vx_status status = kernel->resolve(parameters, resolved);
+	if (status == VX_SUCCESS)
+		describeOutput(metas[num - 1], resolved);
+	return status;
+}
+
+vx_status VX_CALLBACK runLayer(vx_node node, const vx_reference *parameters, vx_uint32)
+{
+	ApiLock lock(apiLock());
+	const LayerKernel *kernel = findLayerKernel(node->kernel);
+	Resolved resolved;
+	vx_status status = kernel ? kernel->resolve(parameters, resolved) : VX_ERROR_INVALID_NODE;
+	/* runOnCpu computes without the lock, which is recursive: drop ours. */
+	lock.unlock();
+	return status == VX_SUCCESS ? runOnCpu(resolved.layer) : status;
+}
+
+/* Resolving reads every required parameter and the dimensions of every
+ * tensor. */
+bool parametersReady(vx_node node)
+{
+	for (vx_uint32 i = 0; i < node->parameters.size(); i++) {
+		vx_reference ref = node->parameters[i];
+		if (!ref && node->kernel->parameters[i].state == VX_PARAMETER_STATE_REQUIRED)
+			return false;
+		if (ref && ref->type == VX_TYPE_TENSOR
+			&& !reinterpret_cast<vx_tensor>(ref)->resolved())
+			return false;
+	}
+	return true;
+}
+
+template <typename T> vx_reference asReference(T object)
+{
+	return reinterpret_cast<vx_reference>(object);
+}
+
+} /* namespace */
+
+namespace vdla::vx {
+
+void addLayerKernels(vx_context context)
+{
+	for (const LayerKernel &layer : layerKernels())
+		addStandardKernel(context, layer.name, layer.enumeration, runLayer, validateLayer,
+			layer.parameters);
+}
+
+} /* namespace vdla::vx */
+
+namespace vdla::vx::nn {
+
+std::optional<Layer> describeLayer(vx_node node)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(node, VX_TYPE_NODE))
+		return std::nullopt;
+	const LayerKernel *kernel = findLayerKernel(node->kernel);
+	Resolved resolved;
+	if (!kernel || !parametersReady(node)
+		|| kernel->resolve(node->parameters.data(), resolved) != VX_SUCCESS)
+		return std::nullopt;
+	return resolved.layer;
+}
+
+} /* namespace vdla::vx::nn */
+
+extern "C" {
+
+vx_node vxConvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, vx_tensor biases,
+	const vx_nn_convolution_params_t *convolution_params, vx_size size_of_convolution_params,
+	vx_tensor outputs)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (!convolution_params || size_of_convolution_params != sizeof(*convolution_params))
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_CONVOLUTION_LAYER,
+		{ asReference(inputs), asReference(weights), asReference(biases),
+			scalars.value(VX_TYPE_NN_CONVOLUTION_PARAMS, *convolution_params), asReference(outputs) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxDeconvolutionLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights,
+	vx_tensor biases, const vx_nn_deconvolution_params_t *deconvolution_params,
+	vx_size size_of_deconv_params, vx_tensor outputs)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (!deconvolution_params || size_of_deconv_params != sizeof(*deconvolution_params))
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_DECONVOLUTION_LAYER,
+		{ asReference(inputs), asReference(weights), asReference(biases),
+			scalars.value(VX_TYPE_NN_DECONVOLUTION_PARAMS, *deconvolution_params), asReference(outputs) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxROIPoolingLayer(vx_graph graph, vx_tensor input_data, vx_tensor input_rois,
+	const vx_nn_roi_pool_params_t *roi_pool_params, vx_size size_of_roi_params,
+	vx_tensor output_arr)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (!roi_pool_params || size_of_roi_params != sizeof(*roi_pool_params))
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_ROI_POOLING_LAYER,
+		{ asReference(input_data), asReference(input_rois),
+			scalars.value(VX_TYPE_NN_ROI_POOL_PARAMS, *roi_pool_params), asReference(output_arr) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxFullyConnectedLayer(vx_graph graph, vx_tensor inputs, vx_tensor weights, vx_tensor biases,
+	vx_enum overflow_policy, vx_enum rounding_policy, vx_tensor outputs)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_FULLY_CONNECTED_LAYER,
+		{ asReference(inputs), asReference(weights), asReference(biases),
+			scalars.enumeration(overflow_policy), scalars.enumeration(rounding_policy),
+			asReference(outputs) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxPoolingLayer(vx_graph graph, vx_tensor inputs, vx_enum pooling_type,
+	vx_size pooling_size_x, vx_size pooling_size_y, vx_size pooling_padding_x,
+	vx_size pooling_padding_y, vx_enum rounding, vx_tensor outputs)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_POOLING_LAYER,
+		{ asReference(inputs), scalars.enumeration(pooling_type),
+			scalars.size(pooling_size_x), scalars.size(pooling_size_y),
+			scalars.size(pooling_padding_x), scalars.size(pooling_padding_y),
+			scalars.enumeration(rounding), asReference(outputs) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxSoftmaxLayer(vx_graph graph, vx_tensor inputs, vx_tensor outputs)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	return createKernelNode(
+		graph, VX_KERNEL_SOFTMAX_LAYER, { asReference(inputs), asReference(outputs) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxNormalizationLayer(vx_graph graph, vx_tensor inputs, vx_enum type,
+	vx_size normalization_size, vx_float32 alpha, vx_float32 beta, vx_tensor outputs)
+try {
+	return vxLocalResponseNormalizationLayer(
+		graph, inputs, type, normalization_size, alpha, beta, 1.0f, outputs);
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxLocalResponseNormalizationLayer(vx_graph graph, vx_tensor inputs, vx_enum type,
+	vx_size normalization_size, vx_float32 alpha, vx_float32 beta, vx_float32 bias,
+	vx_tensor outputs)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
+		{ asReference(inputs), scalars.enumeration(type), scalars.size(normalization_size),
+			scalars.float32(alpha), scalars.float32(beta), scalars.float32(bias),
+			asReference(outputs) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxActivationLayer(vx_graph graph, vx_tensor inputs, vx_enum function, vx_float32 a,
+	vx_float32 b, vx_tensor outputs)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, VX_KERNEL_ACTIVATION_LAYER,
+		{ asReference(inputs), scalars.enumeration(function), scalars.float32(a),
+			scalars.float32(b), asReference(outputs) });
+}
+VX_API_CATCH(nullptr)
+
+} /* extern "C" */

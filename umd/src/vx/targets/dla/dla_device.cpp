@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening the context's DLA and placing tensors in its memory. */
+
+#include "targets/dla/dla_device.h"
+
+#include "objects/tensor_layout.h"
+
+#include <vdla/buffer.h>
+#include <vdla/device.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace vdla::vx::dla {
+
+namespace {
+
+Result<std::unique_ptr<Device>> openDevice()
+{
+	if (const char *node = getenv("VDLA_VX_DEVICE"); node && *node)
+		return Device::open(node);
+	auto nodes = Device::enumerate();
+	if (!nodes)
+		return nodes.error();
+	if (nodes->empty())
+		return Error(ENODEV, "no vdla device in /dev/accel");
+	return Device::open(nodes->front());
+}
+
+} /* namespace */
+
+vdla::Device *device(vx_context context)
+{
+	if (!context->dlaProbed) {
+		context->dlaProbed = true;
+		auto opened = openDevice();
+		if (opened) {
+			context->dlaDevice = std::move(opened.value());
+		} else {
+			context->dlaError = opened.error().message();
+			log(context, VX_ERROR_NOT_SUPPORTED, "no DLA: %s", context->dlaError.c_str());
+		}
+	}
+	return context->dlaDevice.get();
+}
+
+bool featureEnabled(const char *name)
+{
+	const char *value = getenv(name);
+	return !value || strcmp(value, "0") != 0;
+}
+
+vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
+{
+	const vx_size bytes = std::max<vx_size>(tensor->byteSize(), 1);
+	if (tensor->buffer && tensor->buffer->size() >= bytes
+		&& tensor->buffer->placement() == placement)
+		return VX_SUCCESS;
+	Device *dla = device(tensor->context);
+	if (!dla)
+		return VX_ERROR_NOT_SUPPORTED;
+	/*
+	 * Moving a tensor's own memory to the device frees its host copy:
+	 * pointers the application holds from vxMapTensorPatch would dangle.
+	 * The verification that wants it on the device fails instead.
+	 */
+	if (ownsPackedMemory(tensor) && memoryOwner(tensor)->openMaps) {
+		log(tensor, VX_FAILURE,
+			"the tensor is mapped: unmap it before verifying a graph that runs it "
+			"on the DLA");
+		return VX_FAILURE;
+	}
+
+	if (placement == Buffer::Placement::Sram) {
+		/* SRAM is shared by every process: when it is full, memory
+		 * does the same work a little slower. */
+		auto created = Buffer::create(*dla, bytes, Buffer::Placement::Sram);
+		if (created) {
+			tensor->buffer = std::move(created.value());
+			tensor->dropHostData();
+			return VX_SUCCESS;
+		}
+		if (tensor->buffer && tensor->buffer->size() >= bytes)
+			return VX_SUCCESS;
+	}
+
+	auto created = Buffer::create(*dla, bytes);
+	if (!created) {
+		log(tensor, VX_ERROR_NO_MEMORY, "tensor of %zu bytes: %s", size_t(bytes),
+			created.error().message().c_str());
+		return VX_ERROR_NO_MEMORY;
+	}
+	std::shared_ptr<Buffer> buffer = std::move(created.value());
+	auto mapped = buffer->map();
+	if (!mapped) {
+		log(tensor, VX_ERROR_NO_MEMORY, "mapping a tensor: %s",
+			mapped.error().message().c_str());
+		return VX_ERROR_NO_MEMORY;
+	}
+
+	/* The tensor's memory stays the application's or its root's: the
+	 * buffer holds the packed copy DLA tasks work on (dla_plan.cpp). */
+	if (!ownsPackedMemory(tensor)) {
+		tensor->buffer = std::move(buffer);
+		return VX_SUCCESS;
+	}
+	/* Keep what the application already wrote (an SRAM buffer has no
+	 * CPU view: data() is null). */
+	const uint8_t *old = tensor->buffer ? tensor->buffer->data() : tensor->data.data();
+	const vx_size oldBytes = tensor->buffer ? tensor->buffer->size() : tensor->data.size();
+	if (old)
+		memcpy(*mapped, old, std::min<vx_size>(oldBytes, bytes));
+	tensor->buffer = std::move(buffer);
+	tensor->dropHostData();
+	return VX_SUCCESS;
+}
+
+} /* namespace vdla::vx::dla */
