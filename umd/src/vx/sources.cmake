@@ -7,6 +7,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/framework/immediate.cpp
 	src/vx/framework/kernel.cpp
 	src/vx/framework/reference.cpp
+	src/vx/framework/schedule.cpp
 	src/vx/framework/user_struct.cpp
 	src/vx/nn/nn_kernels.cpp
 	src/vx/nn/nn_math.cpp
@@ -17,6 +18,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/objects/image_view.cpp
 	src/vx/objects/tensor_layout.cpp
 	src/vx/objects/tensor_view.cpp
+	src/vx/targets/cpu/cpu_target.cpp
 	src/vx/targets/cpu/nn_cpu.cpp
 	src/vx/targets/dla/dla_device.cpp
 	src/vx/targets/dla/dla_lower.cpp
@@ -27,4 +29,6 @@ list(APPEND VDLA_SOURCES
 	src/vx/targets/dla/dla_lower_sqrt.cpp
 	src/vx/targets/dla/dla_placement.cpp
 	src/vx/targets/dla/dla_plan.cpp
-	src/vx/targets/dla/dla_sram_share.cpp)
+	src/vx/targets/dla/dla_sram_share.cpp
+	src/vx/targets/dla/dla_target.cpp
+	src/vx/targets/targets.cpp)

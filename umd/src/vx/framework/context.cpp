@@ -2,6 +2,7 @@
 /* Contexts, user kernel ids and kernel modules. */
 
 #include "framework/object.h"
+#include "framework/target.h"
 
 #include <dlfcn.h>
 
@@ -43,6 +44,13 @@ std::string libraryFileName(const std::string &module)
 }
 
 } /* namespace */
+
+_vx_context::_vx_context() : _vx_reference(VX_TYPE_CONTEXT, this)
+{
+	targets = createTargets(this);
+}
+
+_vx_context::~_vx_context() = default;
 
 extern "C" {
 

@@ -9,9 +9,7 @@
 
 #include <VX/vx_vdla.h>
 
-#include "targets/dla/dla_device.h"
-#include "targets/dla/dla_placement.h"
-#include "targets/dla/dla_plan.h"
+#include "framework/schedule.h"
 #include "objects/tensor_layout.h"
 
 #include <algorithm>
@@ -233,7 +231,7 @@ vx_status verifyNode(vx_node node)
 }
 
 /* Groups the graph's application memory as its objects are now, for
- * orderNodes() and Plan::build() to share. */
+ * orderNodes() and Schedule::build() to share. */
 void groupMemory(vx_graph graph)
 {
 	graph->memory = std::make_shared<const MemoryGroups>(graph);
@@ -276,51 +274,12 @@ vx_status verify(vx_graph graph)
 		if (status != VX_SUCCESS)
 			return status;
 	}
-	/* Lowering reads the parameters validation resolved. */
-	status = dla::Plan::build(graph, graph->plan);
+	/* Targets judge the parameters validation resolved. */
+	status = Schedule::build(graph, graph->schedule);
 	if (status != VX_SUCCESS)
 		return status;
 	graph->verified = true;
 	graph->state = VX_GRAPH_STATE_VERIFIED;
-	return VX_SUCCESS;
-}
-
-/* Runs one CPU node of a running graph; the lock is dropped while user code runs. */
-vx_status runCpuNode(vx_node node, ApiLock &lock)
-{
-	std::vector<vx_reference> parameters = node->parameters;
-	vx_kernel_f function = node->kernel->function;
-	vx_nodecomplete_f callback = node->callback;
-
-	lock.unlock();
-	const vx_uint64 start = nowNs();
-	vx_status status = function(node, parameters.data(), parameters.size());
-	const vx_uint64 end = nowNs();
-	vx_action action = VX_ACTION_CONTINUE;
-	if (status == VX_SUCCESS && callback)
-		action = callback(node);
-	lock.lock();
-
-	node->status = status;
-	if (node->context->performanceEnabled)
-		recordPerf(node->perf, start, end);
-	if (status != VX_SUCCESS) {
-		log(node, status, "node %s failed", node->kernel->kernelName.c_str());
-		return status;
-	}
-	return action == VX_ACTION_ABANDON ? VX_ERROR_GRAPH_ABANDONED : VX_SUCCESS;
-}
-
-/* Runs the nodes of a verified graph: CPU nodes in order, DLA tasks through the plan. */
-vx_status runNodes(vx_graph graph, ApiLock &lock)
-{
-	if (std::shared_ptr<dla::Plan> plan = graph->plan)
-		return plan->run(graph, lock, runCpuNode);
-	for (vx_node node : graph->order) {
-		vx_status status = runCpuNode(node, lock);
-		if (status != VX_SUCCESS)
-			return status;
-	}
 	return VX_SUCCESS;
 }
 
@@ -336,7 +295,7 @@ vx_status execute(vx_graph graph, ApiLock &lock)
 	const vx_uint64 begin = nowNs();
 	vx_status status = VX_SUCCESS;
 	try {
-		status = runNodes(graph, lock);
+		status = graph->schedule->run(graph, lock);
 	} catch (abi::__forced_unwind &) {
 		throw;
 	} catch (...) {
@@ -389,13 +348,13 @@ vx_status prepare(vx_graph graph)
 				return status;
 			}
 			graph->orderStale = false;
-			graph->planStale = true;
+			graph->scheduleStale = true;
 		}
 		/* Until a build succeeds, every run tries again (and fails)
 		 * rather than running without tasks. */
-		if (graph->planStale || (graph->plan && graph->plan->copiedValuesChanged())) {
-			status = dla::Plan::build(graph, graph->plan);
-			graph->planStale = status != VX_SUCCESS;
+		if (graph->scheduleStale || graph->schedule->stale()) {
+			status = Schedule::build(graph, graph->schedule);
+			graph->scheduleStale = status != VX_SUCCESS;
 		}
 	}
 	if (status != VX_SUCCESS)
@@ -526,10 +485,22 @@ vx_status orderNodes(vx_graph graph, const std::function<unsigned(vx_node)> &run
 	return graph->order.size() == graph->nodes.size() ? VX_SUCCESS : VX_ERROR_INVALID_GRAPH;
 }
 
+std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction)
+{
+	std::vector<vx_tensor> tensors;
+	for (size_t i = 0; i < node->parameters.size(); i++) {
+		vx_reference ref = node->parameters[i];
+		if (ref && ref->type == VX_TYPE_TENSOR
+			&& node->kernel->parameters[i].direction == direction)
+			tensors.push_back(reinterpret_cast<vx_tensor>(ref));
+	}
+	return tensors;
+}
+
 void markUnverified(vx_graph graph)
 {
-	graph->plan.reset();
-	graph->planStale = false;
+	graph->schedule.reset();
+	graph->scheduleStale = false;
 	graph->orderStale = false;
 	graph->verified = false;
 	graph->state = VX_GRAPH_STATE_UNVERIFIED;
@@ -571,8 +542,9 @@ void _vx_graph::onUnreachable()
 	/* Nothing can run this graph or read its virtual tensors again: its
 	 * SRAM, device memory and kernel context go back now, even while the
 	 * application holds a virtual tensor (which keeps this object). */
-	plan.reset();
-	dla::releaseVirtualTensors(this, true);
+	schedule.reset();
+	for (const std::unique_ptr<Target> &target : targets(context))
+		target->release(this, true);
 	std::vector<vx_node> detached = std::move(nodes);
 	nodes.clear();
 	order.clear();
@@ -820,9 +792,10 @@ try {
 		}
 		if (attribute == VX_NODE_VDLA_FUSED)
 			return writeAttribute<vx_bool>(
-				ptr, size, node->dlaFused ? vx_true_e : vx_false_e);
+				ptr, size, node->fused ? vx_true_e : vx_false_e);
 		return writeAttribute<vx_enum>(
-			ptr, size, node->onDla ? VX_VDLA_TARGET_DLA : VX_VDLA_TARGET_CPU);
+			ptr, size, node->placedOn && node->placedOn->kind() == NodeTarget::Dla
+				? VX_VDLA_TARGET_DLA : VX_VDLA_TARGET_CPU);
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}
@@ -907,10 +880,11 @@ try {
 		return VX_ERROR_INVALID_REFERENCE;
 	if (callback && node->callback)
 		return VX_ERROR_NOT_SUPPORTED;
-	/* A DLA plan keeps a node's output in SRAM or fuses it away
-	 * unless a callback reads it: plan again before the next run. */
-	if (callback && node->graph && node->graph->verified && node->onDla)
-		node->graph->planStale = true;
+	/* A device plan keeps a node's output in its SRAM or fuses it
+	 * away unless a callback reads it: plan again before the next run. */
+	if (callback && node->graph && node->graph->verified && node->placedOn
+		&& node->placedOn->kind() != NodeTarget::Cpu)
+		node->graph->scheduleStale = true;
 	node->callback = callback;
 	return VX_SUCCESS;
 }
@@ -935,16 +909,10 @@ try {
 	if (!parsed)
 		return VX_ERROR_NOT_SUPPORTED;
 	const NodeTarget target = *parsed;
-	if (target == NodeTarget::Dla) {
-		/* Whether the parameters fit the hardware is known at verification. */
-		if (!dla::Lowering::kernelSupported(node->kernel)) {
-			log(node, VX_ERROR_NOT_SUPPORTED, "%s has no DLA implementation",
-				node->kernel->kernelName.c_str());
-			return VX_ERROR_NOT_SUPPORTED;
-		}
-		if (!dla::device(node->context)) {
-			log(node, VX_ERROR_NOT_SUPPORTED, "no DLA: %s",
-				node->context->dlaError.c_str());
+	if (target != NodeTarget::Any) {
+		std::string why;
+		if (!vdla::vx::target(node->context, target).canRun(node->context, node->kernel, why)) {
+			log(node, VX_ERROR_NOT_SUPPORTED, "%s", why.c_str());
 			return VX_ERROR_NOT_SUPPORTED;
 		}
 	}

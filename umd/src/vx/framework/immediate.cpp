@@ -7,8 +7,7 @@
 
 #include <VX/vxu.h>
 
-#include "targets/dla/dla_device.h"
-#include "framework/object.h"
+#include "framework/target.h"
 
 using namespace vdla::vx;
 
@@ -58,8 +57,13 @@ try {
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return VX_ERROR_INVALID_REFERENCE;
 	const std::optional<NodeTarget> target = parseTarget(target_enum, target_string);
-	if (!target || (*target == NodeTarget::Dla && !dla::device(context)))
+	if (!target)
 		return VX_ERROR_NOT_SUPPORTED;
+	std::string why;
+	if (*target != NodeTarget::Any && !vdla::vx::target(context, *target).available(why)) {
+		log(context, VX_ERROR_NOT_SUPPORTED, "%s", why.c_str());
+		return VX_ERROR_NOT_SUPPORTED;
+	}
 	context->immediateTarget = *target;
 	return VX_SUCCESS;
 }

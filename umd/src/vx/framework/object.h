@@ -25,12 +25,10 @@
 
 namespace vdla {
 class Buffer;
-class Device;
 namespace vx {
 class MemoryGroups;
-namespace dla {
-class Plan;
-}
+class Schedule;
+class Target;
 } /* namespace vx */
 } /* namespace vdla */
 
@@ -88,7 +86,8 @@ enum class NodeTarget { Any, Cpu, Dla };
 std::optional<NodeTarget> parseTarget(vx_enum targetEnum, const char *targetString);
 
 struct _vx_context : _vx_reference {
-	_vx_context() : _vx_reference(VX_TYPE_CONTEXT, this) { }
+	_vx_context();
+	~_vx_context() override;
 
 	struct Module {
 		void *handle = nullptr;
@@ -115,11 +114,8 @@ struct _vx_context : _vx_reference {
 	};
 	std::vector<UserStruct> userStructs;
 
-	/* The DLA the graphs of this context use, opened on first need
-	 * (vdla::vx::dla::device()); null when there is none. */
-	std::shared_ptr<vdla::Device> dlaDevice;
-	bool dlaProbed = false;
-	std::string dlaError;
+	/* Where its nodes can run, in order of preference (framework/target.h). */
+	std::vector<std::unique_ptr<vdla::vx::Target>> targets;
 
 	vx_log_callback_f logCallback = nullptr;
 	bool logReentrant = false;
@@ -316,10 +312,10 @@ struct _vx_node : _vx_reference {
 	/* Per parameter, from the last verification's meta formats. */
 	std::vector<vx_kernel_image_valid_rectangle_f> validRectangle;
 	NodeTarget target = NodeTarget::Any;
-	/* Chosen at verification: the node runs on the DLA, and within the
-	 * fused chain of the DLA node before it. */
-	bool onDla = false;
-	bool dlaFused = false;
+	/* Chosen at verification: the target the node runs on, and whether
+	 * it runs inside the work of the node before it (a fused chain). */
+	vdla::vx::Target *placedOn = nullptr;
+	bool fused = false;
 
 	vx_size localDataSize = 0;
 	void *localDataPtr = nullptr;
@@ -356,12 +352,12 @@ struct _vx_graph : _vx_reference {
 	vx_enum state = VX_GRAPH_STATE_UNVERIFIED;
 	vx_perf_t perf = {};
 
-	/* How verification lowered the graph: the DLA tasks and the CPU
-	 * nodes between them (null when every node runs on the CPU). */
-	std::shared_ptr<vdla::vx::dla::Plan> plan;
-	/* The DLA tasks name buffers or values that changed since they were
-	 * built: rebuilt before the next run. */
-	bool planStale = false;
+	/* How verification planned the graph: the work of each target
+	 * (framework/schedule.h). */
+	std::shared_ptr<vdla::vx::Schedule> schedule;
+	/* The work names buffers, values or callbacks that changed since it
+	 * was planned: planned again before the next run. */
+	bool scheduleStale = false;
 	/* The memory groups the order was computed on (orderNodes()), and
 	 * the context's handleSwaps they were last checked at; null while
 	 * orderStale after a rebinding (they may name a released object). */
@@ -548,6 +544,9 @@ private:
 /* One more execution of @duration ns between @begin and @end in @perf. */
 void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 duration);
 void detachNode(vx_node node);
+/* The tensors among @node's parameters of @direction (VX_INPUT, VX_OUTPUT). */
+std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction);
+
 /*
  * Sets graph->order, from the memory groups in graph->memory, so that
  * every producer runs before its consumers,

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Opening the context's DLA and placing tensors in its memory. */
+/* Placing tensors in the memory of the context's DLA. */
 
 #include "targets/dla/dla_device.h"
+
+#include "targets/dla/dla_target.h"
 
 #include "objects/tensor_layout.h"
 
@@ -14,35 +16,9 @@
 
 namespace vdla::vx::dla {
 
-namespace {
-
-Result<std::unique_ptr<Device>> openDevice()
-{
-	if (const char *node = getenv("VDLA_VX_DEVICE"); node && *node)
-		return Device::open(node);
-	auto nodes = Device::enumerate();
-	if (!nodes)
-		return nodes.error();
-	if (nodes->empty())
-		return Error(ENODEV, "no vdla device in /dev/accel");
-	return Device::open(nodes->front());
-}
-
-} /* namespace */
-
 vdla::Device *device(vx_context context)
 {
-	if (!context->dlaProbed) {
-		context->dlaProbed = true;
-		auto opened = openDevice();
-		if (opened) {
-			context->dlaDevice = std::move(opened.value());
-		} else {
-			context->dlaError = opened.error().message();
-			log(context, VX_ERROR_NOT_SUPPORTED, "no DLA: %s", context->dlaError.c_str());
-		}
-	}
-	return context->dlaDevice.get();
+	return static_cast<DlaTarget &>(target(context, NodeTarget::Dla)).device();
 }
 
 bool featureEnabled(const char *name)

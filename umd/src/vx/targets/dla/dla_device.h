@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The DLA behind an OpenVX context: the device is opened the first time a
- * graph wants it, and tensors move into its memory when a DLA node uses
- * them, so CPU-only programs never touch the device.
+ * Tensors in the memory of the context's DLA: they move there when a DLA
+ * node uses them, so CPU-only programs never touch the device.
  */
 #pragma once
 
@@ -16,11 +15,7 @@ class Device;
 
 namespace vdla::vx::dla {
 
-/*
- * The context's DLA, opened on the first call: the node named by the
- * environment variable VDLA_VX_DEVICE, else the first vdla device. nullptr
- * when there is none; context->dlaError then says why.
- */
+/* The context's DLA (DlaTarget::device()); null when there is none. */
 vdla::Device *device(vx_context context);
 
 /*

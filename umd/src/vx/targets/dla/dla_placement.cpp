@@ -3,6 +3,7 @@
 
 #include "targets/dla/dla_placement.h"
 
+#include "framework/target.h"
 #include "targets/dla/dla_device.h"
 #include "targets/dla/dla_sram_share.h"
 
@@ -23,6 +24,11 @@ namespace {
  * not a graph parameter (the application could rebind or read it). An
  * internal tensor of the lowering is virtual and no node's parameter.
  */
+bool runsOnDla(vx_node node)
+{
+	return node->placedOn && node->placedOn->kind() == NodeTarget::Dla;
+}
+
 bool sramCandidate(vx_graph graph, vx_tensor tensor)
 {
 	if (!tensor->isVirtual)
@@ -30,7 +36,7 @@ bool sramCandidate(vx_graph graph, vx_tensor tensor)
 	const vx_reference ref = reinterpret_cast<vx_reference>(tensor);
 	for (vx_node node : graph->nodes) {
 		for (vx_reference parameter : node->parameters) {
-			if (parameter == ref && (!node->onDla || node->callback))
+			if (parameter == ref && (!runsOnDla(node) || node->callback))
 				return false;
 		}
 	}
@@ -116,7 +122,7 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 	std::vector<ShareableTensor> lifetimes;
 	for (const auto &[slot, users] : touching) {
 		vx_tensor tensor = lowering.tensors()[slot - 1];
-		/* No SRAM buffer of an earlier plan is left (Plan::build()). */
+		/* No SRAM buffer of an earlier plan is left (DlaTarget::release()). */
 		const bool candidate = sram && sramCandidate(graph, tensor);
 		if (candidate && firstWrites[slot] && usedOnlyBy(graph, tensor, nodes)) {
 			shareable.push_back(slot);

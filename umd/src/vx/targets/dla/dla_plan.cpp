@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Building and running the DLA tasks of a graph. */
+/* Building and running the DLA tasks of a graph (dla_plan.h). */
 
 #include "targets/dla/dla_plan.h"
 
@@ -35,37 +35,6 @@ uint64_t monotonicNs()
 	return std::chrono::duration_cast<std::chrono::nanoseconds>(
 		std::chrono::steady_clock::now().time_since_epoch())
 		.count();
-}
-
-bool wantsDla(vx_node node, Device *device, std::string &why)
-{
-	if (node->target == NodeTarget::Cpu || !Lowering::kernelSupported(node->kernel))
-		return false;
-	/*
-	 * A softmax takes a dozen DLA operations, each paying the driver's
-	 * per-operation cost, for what the CPU computes in microseconds at
-	 * classifier sizes: the demo runs in 3.8 ms with it on the CPU and
-	 * 7.1 ms on the DLA. "any" keeps it on the CPU; "dla" still asks.
-	 */
-	if (node->target == NodeTarget::Any && node->kernel->enumeration == VX_KERNEL_SOFTMAX_LAYER)
-		return false;
-	if (!device) {
-		why = "no DLA device: " + node->context->dlaError;
-		return false;
-	}
-	return Lowering::supported(node, why);
-}
-
-std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction)
-{
-	std::vector<vx_tensor> tensors;
-	for (size_t i = 0; i < node->parameters.size(); i++) {
-		vx_reference ref = node->parameters[i];
-		if (ref && ref->type == VX_TYPE_TENSOR
-			&& node->kernel->parameters[i].direction == direction)
-			tensors.push_back(reinterpret_cast<vx_tensor>(ref));
-	}
-	return tensors;
 }
 
 /* Whether DLA tasks work on @tensor through a packed copy of their own
@@ -191,121 +160,93 @@ void emit(Unit &unit, TaskBuilder &builder, SlotMap &slots)
 
 } /* namespace */
 
+Plan::Plan(std::shared_ptr<Device> device) : device_(std::move(device)) { }
+
 Plan::~Plan() = default;
 
-vx_status Plan::build(vx_graph graph, std::shared_ptr<Plan> &plan)
+vx_status Plan::add(
+	vx_graph graph, const std::vector<vx_node> &nodes, std::vector<std::unique_ptr<Work>> &works)
 {
-	plan.reset();
-	/* An SRAM buffer of the earlier plan may be a region shared by
-	 * tensors whose lifetimes are checked again below, and a graph
-	 * now on the CPU must not hold SRAM, which the CPU cannot read.
-	 * The values need no keeping: a task writes them before reading. */
-	releaseVirtualTensors(graph, false);
-	bool anyNnNode = false;
-	for (vx_node node : graph->order)
-		anyNnNode |= Lowering::kernelSupported(node->kernel);
-	Device *dev = anyNnNode ? device(graph->context) : nullptr;
-
-	/* Targets first: an impossible "dla" fails before anything is built. */
-	bool anyDla = false;
-	for (vx_node node : graph->order) {
-		std::string why;
-		node->onDla = wantsDla(node, dev, why);
-		node->dlaFused = false;
-		if (node->target == NodeTarget::Dla && !node->onDla) {
-			log(node, VX_ERROR_NOT_SUPPORTED, "node %s cannot run on the DLA: %s",
-				node->kernel->kernelName.c_str(), why.c_str());
-			return VX_ERROR_NOT_SUPPORTED;
-		}
-		anyDla |= node->onDla;
-	}
-	if (!anyDla)
-		return VX_SUCCESS;
-
-	/*
-	 * DLA nodes first wherever the dependencies allow: consecutive DLA
-	 * nodes make one task, and a task submitted before independent CPU
-	 * nodes runs while they do.
-	 */
-	vx_status ordered = orderNodes(graph, [](vx_node node) { return node->onDla ? 0u : 1u; });
-	if (ordered != VX_SUCCESS)
-		return ordered;
-
-	std::shared_ptr<Plan> built(new Plan());
-	built->device_ = graph->context->dlaDevice;
 	const bool fuse = featureEnabled("VDLA_VX_FUSION");
-	/* The tensors written so far and their steps, by the tensor owning their memory. */
-	std::map<vx_reference, std::vector<std::pair<vx_tensor, size_t>>> writers;
-	/* Those orderNodes() just computed the order on. */
-	const MemoryGroups &groups = *graph->memory;
-	auto groupOf = [&](vx_tensor tensor) {
-		return groups.of(reinterpret_cast<vx_reference>(tensor));
-	};
-
-	for (size_t i = 0; i < graph->order.size();) {
-		Step step;
-		if (!graph->order[i]->onDla) {
-			step.cpuNode = graph->order[i++];
-			/* Views read their root's memory, and roots their views'. */
-			for (vx_tensor input : tensorsOf(step.cpuNode, VX_INPUT)) {
-				auto sameMemory = writers.find(groupOf(input));
-				if (sameMemory == writers.end())
-					continue;
-				for (const auto &[written, by] : sameMemory->second)
-					if (!built->steps_[by].cpuNode
-						&& tensorsShareMemory(written, input))
-						step.needs = std::max(step.needs.value_or(0), by);
-			}
-			for (vx_tensor output : tensorsOf(step.cpuNode, VX_OUTPUT))
-				writers[groupOf(output)].emplace_back(output, built->steps_.size());
-			built->steps_.push_back(std::move(step));
-			continue;
-		}
-
+	for (size_t i = 0; i < nodes.size();) {
+		/* A node reading a staged view of what an earlier node of the
+		 * task writes starts the next task. */
 		Lowering lowering;
 		std::vector<vx_tensor> taskOutputs;
-		for (; i < graph->order.size() && graph->order[i]->onDla
-			&& !readsAnotherViewOf(graph->order[i], taskOutputs);
+		std::vector<vx_node> taskNodes;
+		for (; i < nodes.size() && (taskNodes.empty() || !readsAnotherViewOf(nodes[i], taskOutputs));
 			i++) {
-			for (vx_tensor output : tensorsOf(graph->order[i], VX_OUTPUT))
+			for (vx_tensor output : tensorsOf(nodes[i], VX_OUTPUT))
 				taskOutputs.push_back(output);
-			vx_status status = lowering.lower(graph->order[i], fuse);
+			vx_status status = lowering.lower(nodes[i], fuse);
 			if (status != VX_SUCCESS)
 				return status;
+			taskNodes.push_back(nodes[i]);
 		}
-		vx_status status = built->writeTask(graph, step, lowering);
+		auto task = std::make_unique<TaskWork>(*this, std::move(taskNodes));
+		vx_status status = task->write(graph, lowering);
 		if (status != VX_SUCCESS)
 			return status;
-		for (const Unit &unit : step.units) {
-			vx_tensor output = lowering.tensors()[unit.writes - 1];
-			writers[groupOf(output)].emplace_back(output, built->steps_.size());
-		}
-		built->steps_.push_back(std::move(step));
+		tasks_.push_back(task.get());
+		works.push_back(std::move(task));
 	}
+	return VX_SUCCESS;
+}
 
-	auto context = Context::create(*dev);
-	auto timeline = Fence::create(*dev, Fence::Type::Timeline);
+vx_status Plan::complete(vx_graph graph)
+{
+	auto context = Context::create(*device_);
+	auto timeline = Fence::create(*device_, Fence::Type::Timeline);
 	if (!context || !timeline) {
 		log(graph, VX_ERROR_NO_RESOURCES, "DLA context: %s",
 			(!context ? context.error() : timeline.error()).message().c_str());
 		return VX_ERROR_NO_RESOURCES;
 	}
-	built->context_ = std::move(context.value());
-	built->timeline_ = std::move(timeline.value());
-	plan = std::move(built);
+	context_ = std::move(context.value());
+	timeline_ = std::move(timeline.value());
 	return VX_SUCCESS;
 }
 
-vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
+bool Plan::stale() const
 {
-	Device &dev = *device_;
+	for (const TaskWork *task : tasks_)
+		if (task->copiedValuesChanged())
+			return true;
+	return false;
+}
+
+uint64_t Plan::submit(const Task &task, Buffer *stats, vx_node node)
+{
+	for (int attempt = 0;; attempt++) {
+		const uint64_t point = lastPoint_ + 1;
+		auto seqno = context_->submit(task, {}, { timeline_.get(), point }, { stats, 0 });
+		if (seqno) {
+			lastPoint_ = point;
+			return point;
+		}
+		/* A context banned by an earlier fault: start over on a new one. */
+		if (seqno.error().code() == ECANCELED && attempt == 0) {
+			auto context = Context::create(*device_);
+			if (context) {
+				context_ = std::move(context.value());
+				continue;
+			}
+		}
+		log(node, VX_FAILURE, "DLA submit: %s", seqno.error().message().c_str());
+		return 0;
+	}
+}
+
+vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
+{
+	Device &dev = *plan_.device_;
 	std::set<uint16_t> written;
 	for (const Unit &unit : lowering.units())
 		written.insert(unit.writes);
 	/* Each unit starts once the units producing its inputs completed;
 	 * SRAM sharing relies on exactly these links (dla_placement.h). */
 	const std::vector<std::vector<size_t>> parents = unitParents(lowering.units());
-	vx_status placed = placeTaskTensors(graph, lowering, parents, sramRegions_, step.buffers);
+	vx_status placed = placeTaskTensors(graph, lowering, parents, plan_.sramRegions_, buffers_);
 	if (placed != VX_SUCCESS)
 		return placed;
 
@@ -319,7 +260,7 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 		}
 		constants = std::move(created.value());
 		memcpy(constants->data(), lowering.constants().data(), lowering.constants().size());
-		step.buffers.push_back(constants);
+		buffers_.push_back(constants);
 	}
 
 	TaskBuilder builder;
@@ -335,132 +276,112 @@ vx_status Plan::writeTask(vx_graph graph, Step &step, Lowering &lowering)
 		log(graph, VX_FAILURE, "writing the DLA task: %s", task.error().message().c_str());
 		return VX_FAILURE;
 	}
-	step.task = std::move(task.value());
+	task_ = std::move(task.value());
 	for (const Unit &unit : units)
 		for (size_t n = 1; n < unit.nodes.size(); n++)
-			unit.nodes[n]->dlaFused = true;
+			unit.nodes[n]->fused = true;
 	for (uint16_t slot = 1; slot <= lowering.tensors().size(); slot++) {
 		vx_tensor tensor = lowering.tensors()[slot - 1];
 		if (!isStaged(tensor))
 			continue;
 		/* A task writes whole tensors, before any of its units reads them. */
 		if (written.count(slot))
-			step.copyOut.push_back(tensor);
+			copyOut_.push_back(tensor);
 		else
-			step.copyIn.push_back(tensor);
+			copyIn_.push_back(tensor);
 	}
 	for (vx_tensor tensor : lowering.copiedValues())
-		step.copiedValues.emplace_back(tensor, memoryOwner(tensor)->writes);
-	step.units = std::move(units);
-	step.scratch = lowering.takeScratch();
+		copiedValues_.emplace_back(tensor, memoryOwner(tensor)->writes);
+	units_ = std::move(units);
+	scratch_ = lowering.takeScratch();
 
-	auto stats = Buffer::create(dev, OpStats::bytesFor(step.task.numOps()));
+	auto stats = Buffer::create(dev, OpStats::bytesFor(task_.numOps()));
 	if (!stats) {
 		log(graph, VX_ERROR_NO_MEMORY, "DLA statistics: %s",
 			stats.error().message().c_str());
 		return VX_ERROR_NO_MEMORY;
 	}
-	step.stats = std::move(stats.value());
+	stats_ = std::move(stats.value());
 	return VX_SUCCESS;
 }
 
 /*
- * @withStats: the kernel writes the operations' device times, which costs
- * the firmware eight register reads per operation: only when performance
- * is enabled.
+ * The kernel writes the operations' device times only when performance is
+ * enabled: it costs the firmware eight register reads per operation.
  */
-vx_status Plan::submit(Step &step, bool withStats)
+vx_status TaskWork::start(vx_graph graph, ApiLock &)
 {
-	for (int attempt = 0;; attempt++) {
-		const uint64_t point = lastPoint_ + 1;
-		auto seqno = context_->submit(step.task, {}, { timeline_.get(), point },
-			{ withStats ? step.stats.get() : nullptr, 0 });
-		if (seqno) {
-			lastPoint_ = point;
-			step.point = point;
-			step.statsRequested = withStats;
-			step.submittedNs = monotonicNs();
-			return VX_SUCCESS;
-		}
-		/* A context banned by an earlier fault: start over on a new one. */
-		if (seqno.error().code() == ECANCELED && attempt == 0) {
-			auto context = Context::create(*device_);
-			if (context) {
-				context_ = std::move(context.value());
-				continue;
-			}
-		}
-		log(step.units.front().nodes.front(), VX_FAILURE, "DLA submit: %s",
-			seqno.error().message().c_str());
+	vx_status status = copyIn();
+	if (status != VX_SUCCESS) {
+		setStatus(status);
+		return status;
+	}
+	const bool withStats = graph->context->performanceEnabled;
+	point_ = plan_.submit(task_, withStats ? stats_.get() : nullptr, nodes().front());
+	if (!point_) {
+		setStatus(VX_FAILURE);
 		return VX_FAILURE;
 	}
-}
-
-vx_status Plan::wait(vx_graph graph, Step &step, ApiLock &lock)
-{
-	lock.unlock();
-	auto waited = timeline_->waitPoint(step.point, kWaitLimit);
-	lock.lock();
-	/*
-	 * Waited for once, whatever the outcome: the final waitBefore() of a
-	 * failed run must not wait for this step again (up to kWaitLimit more).
-	 */
-	const uint64_t point = step.point;
-	step.point = 0;
-	if (!waited) {
-		log(graph, VX_FAILURE, "waiting for the DLA: %s", waited.error().message().c_str());
-		return VX_FAILURE;
-	}
-	auto status = timeline_->status(point);
-	if (!status || status->error) {
-		std::string reason = status ? strerror(status->error) : status.error().message();
-		log(step.units.front().nodes.front(), VX_FAILURE, "DLA task failed: %s",
-			reason.c_str());
-		return VX_FAILURE;
-	}
-	if (!step.statsRequested)
-		return VX_SUCCESS;
-	/*
-	 * A DLA node's performance is its device time: a fused chain's time
-	 * goes to its first node, the nodes fused into it take none, so the
-	 * nodes' times add up to the task's. A node lowered to several units
-	 * (softmax) takes the time of all of them: the units without nodes
-	 * that follow its first.
-	 */
-	auto stats = OpStats::read(*step.stats, 0, step.task.numOps());
-	const uint64_t end = uint64_t(status->timestamp.count());
-	for (size_t u = 0; u < step.units.size(); u++) {
-		const Unit &unit = step.units[u];
-		uint64_t ns = 0;
-		for (size_t v = u;
-			stats && v < step.units.size() && (v == u || step.units[v].nodes.empty());
-			v++)
-			ns += uint64_t((*stats)[step.units[v].headOp].deviceTime.count());
-		for (vx_node node : unit.nodes)
-			addPerfSample(node->perf, step.submittedNs, end,
-				node == unit.nodes.front() ? ns : 0);
-	}
+	statsRequested_ = withStats;
+	submittedNs_ = monotonicNs();
 	return VX_SUCCESS;
 }
 
-vx_status Plan::waitBefore(vx_graph graph, size_t end, ApiLock &lock)
+vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 {
-	vx_status status = VX_SUCCESS;
-	for (size_t i = 0; i < end; i++) {
-		Step &step = steps_[i];
-		if (step.cpuNode || !step.point)
-			continue;
-		vx_status waited = wait(graph, step, lock);
-		finish(step, waited);
-		if (status == VX_SUCCESS)
-			status = waited;
+	if (!point_)
+		return VX_SUCCESS;
+	lock.unlock();
+	auto waited = plan_.timeline_->waitPoint(point_, kWaitLimit);
+	lock.lock();
+	/*
+	 * Waited for once, whatever the outcome: the end of a failed run must
+	 * not wait for this task again (up to kWaitLimit more).
+	 */
+	const uint64_t point = point_;
+	point_ = 0;
+	if (!waited) {
+		log(graph, VX_FAILURE, "waiting for the DLA: %s", waited.error().message().c_str());
+		setStatus(VX_FAILURE);
+		return VX_FAILURE;
 	}
-	return status;
+	auto status = plan_.timeline_->status(point);
+	if (!status || status->error) {
+		std::string reason = status ? strerror(status->error) : status.error().message();
+		log(nodes().front(), VX_FAILURE, "DLA task failed: %s", reason.c_str());
+		setStatus(VX_FAILURE);
+		return VX_FAILURE;
+	}
+	if (statsRequested_)
+		recordPerformance(uint64_t(status->timestamp.count()));
+	copyOut();
+	setStatus(VX_SUCCESS);
+	return VX_SUCCESS;
 }
 
-vx_status Plan::copyIn(Step &step)
+/*
+ * A DLA node's performance is its device time: a fused chain's time goes to
+ * its first node, the nodes fused into it take none, so the nodes' times
+ * add up to the task's. A node lowered to several units (softmax) takes the
+ * time of all of them: the units without nodes that follow its first.
+ */
+void TaskWork::recordPerformance(uint64_t endNs)
 {
-	for (vx_tensor tensor : step.copyIn) {
+	auto stats = OpStats::read(*stats_, 0, task_.numOps());
+	for (size_t u = 0; u < units_.size(); u++) {
+		const Unit &unit = units_[u];
+		uint64_t ns = 0;
+		for (size_t v = u; stats && v < units_.size() && (v == u || units_[v].nodes.empty());
+			v++)
+			ns += uint64_t((*stats)[units_[v].headOp].deviceTime.count());
+		for (vx_node node : unit.nodes)
+			addPerfSample(node->perf, submittedNs_, endNs, node == unit.nodes.front() ? ns : 0);
+	}
+}
+
+vx_status TaskWork::copyIn()
+{
+	for (vx_tensor tensor : copyIn_) {
 		if (!tensor->storage()) {
 			log(tensor, VX_ERROR_NO_MEMORY,
 				"a DLA input tensor has no memory (its handle was swapped out)");
@@ -471,94 +392,26 @@ vx_status Plan::copyIn(Step &step)
 	return VX_SUCCESS;
 }
 
-void Plan::copyOut(Step &step)
+void TaskWork::copyOut()
 {
-	/* prepare() checked that every tensor of the graph has memory. */
-	for (vx_tensor tensor : step.copyOut)
+	/* The run checked that every tensor of the graph has memory. */
+	for (vx_tensor tensor : copyOut_)
 		if (tensor->storage())
 			writePacked(tensor, tensor->buffer->data());
 }
 
-bool Plan::copiedValuesChanged() const
+bool TaskWork::copiedValuesChanged() const
 {
-	for (const Step &step : steps_)
-		for (const auto &[tensor, writes] : step.copiedValues)
-			if (memoryOwner(tensor)->writes != writes)
-				return true;
+	for (const auto &[tensor, writes] : copiedValues_)
+		if (memoryOwner(tensor)->writes != writes)
+			return true;
 	return false;
 }
 
-void Plan::finish(Step &step, vx_status status)
+void TaskWork::setStatus(vx_status status)
 {
-	for (const Unit &unit : step.units)
-		for (vx_node node : unit.nodes)
-			node->status = status;
-}
-
-vx_status Plan::run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu)
-{
-	vx_status status = VX_SUCCESS;
-	size_t submitted = 0;
-	for (size_t i = 0; i < steps_.size() && status == VX_SUCCESS; i++) {
-		Step &step = steps_[i];
-		if (step.cpuNode) {
-			if (step.needs && steps_[*step.needs].point) {
-				Step &producer = steps_[*step.needs];
-				status = wait(graph, producer, lock);
-				finish(producer, status);
-				if (status != VX_SUCCESS)
-					break;
-			}
-			status = runCpu(step.cpuNode, lock);
-			continue;
-		}
-		/*
-		 * Staged tensors are copied by the CPU, from and to memory
-		 * that other tasks may use too (a view's root, another view
-		 * of it): the tasks before end first, and the copies out are
-		 * made before the next step starts.
-		 */
-		const bool staged = !step.copyIn.empty() || !step.copyOut.empty();
-		if (staged) {
-			status = waitBefore(graph, i, lock);
-			if (status == VX_SUCCESS)
-				status = copyIn(step);
-			if (status != VX_SUCCESS)
-				break;
-		}
-		status = submit(step, graph->context->performanceEnabled);
-		if (status != VX_SUCCESS)
-			break;
-		submitted = i + 1;
-		bool callbacks = false;
-		for (const Unit &unit : step.units)
-			for (vx_node node : unit.nodes)
-				callbacks |= node->callback != nullptr;
-		if (!callbacks && step.copyOut.empty())
-			continue;
-
-		/* Callbacks see their node's results: wait for them here. */
-		status = wait(graph, step, lock);
-		finish(step, status);
-		if (status == VX_SUCCESS)
-			copyOut(step);
-		for (const Unit &unit : step.units) {
-			for (vx_node node : unit.nodes) {
-				if (status != VX_SUCCESS || !node->callback)
-					continue;
-				vx_nodecomplete_f callback = node->callback;
-				lock.unlock();
-				vx_action action = callback(node);
-				lock.lock();
-				if (action == VX_ACTION_ABANDON)
-					status = VX_ERROR_GRAPH_ABANDONED;
-			}
-		}
-	}
-
-	/* Whatever was submitted ends before the graph does. */
-	vx_status waited = waitBefore(graph, submitted, lock);
-	return status == VX_SUCCESS ? waited : status;
+	for (vx_node node : nodes())
+		node->status = status;
 }
 
 } /* namespace vdla::vx::dla */

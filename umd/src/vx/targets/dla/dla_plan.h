@@ -1,104 +1,107 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How a verified graph runs when some of its nodes are on the DLA: a
- * sequence of steps in the graph's order, each either one CPU node or one
- * DLA task made of a run of consecutive DLA nodes. Tasks are written once
- * at verification; each execution submits each task with one ioctl and
- * never waits for the device except where a CPU node (or a node callback)
- * needs a task's results.
+ * The DLA's part of a verified graph (framework/target.h): each run of
+ * consecutive DLA nodes becomes one task (or a few, where a node reads a
+ * view of what an earlier node of the run writes), written once at
+ * verification. A run submits each task with one ioctl on the graph's
+ * kernel context, whose jobs the device runs in order, and waits for a
+ * task only where the engine asks: a CPU node or a node callback needs
+ * its results, or it copies results out.
  */
 #pragma once
 
+#include "framework/target.h"
 #include "targets/dla/dla_lower.h"
-#include "framework/object.h"
 
 #include <vdla/task.h>
 
-#include <functional>
 #include <memory>
-#include <optional>
 #include <vector>
 
 namespace vdla {
 class Buffer;
 class Context;
+class Device;
 class Fence;
 } /* namespace vdla */
 
 namespace vdla::vx::dla {
 
-class Plan
+class Plan;
+
+/* One DLA task and what it needs. */
+class TaskWork : public Work
 {
 public:
-	/* Runs one CPU node with the API lock held on entry and exit. */
-	using CpuRunner = std::function<vx_status(vx_node node, ApiLock &lock)>;
+	TaskWork(Plan &plan, std::vector<vx_node> nodes) : Work(std::move(nodes)), plan_(plan) { }
 
-	~Plan();
+	vx_status start(vx_graph graph, ApiLock &lock) override;
+	vx_status wait(vx_graph graph, ApiLock &lock) override;
+	bool outstanding() const override { return point_ != 0; }
+	bool startsAlone() const override { return !copyIn_.empty() || !copyOut_.empty(); }
+	bool endsBeforeNext() const override { return !copyOut_.empty(); }
 
-	/*
-	 * Chooses each node's target (vxSetNodeTarget; "any" means the DLA
-	 * when the node can run there), lowers the DLA nodes and writes their
-	 * tasks. @plan stays null when every node runs on the CPU.
-	 * Errors: VX_ERROR_NOT_SUPPORTED (a node set to "dla" cannot run
-	 * there; the log says why), VX_ERROR_NO_MEMORY, VX_FAILURE (the task
-	 * could not be written).
-	 */
-	static vx_status build(vx_graph graph, std::shared_ptr<Plan> &plan);
-
-	/* Executes the graph once; the API lock is dropped while waiting. */
-	vx_status run(vx_graph graph, ApiLock &lock, const CpuRunner &runCpu);
-
-	/* Whether the application wrote a tensor whose values the tasks
-	 * hold a copy of (biases) since they were written: build again. */
+	/* Lowers @lowering's units into the task (placing their tensors). */
+	vx_status write(vx_graph graph, Lowering &lowering);
+	/* Whether the application wrote a tensor whose values the task holds
+	 * a copy of (biases) since it was written. */
 	bool copiedValuesChanged() const;
 
 private:
-	struct Step {
-		/* A CPU step: */
-		vx_node cpuNode = nullptr;
-		/* The DLA step whose results it reads, if any. */
-		std::optional<size_t> needs;
-
-		/* A DLA step: */
-		std::vector<Unit> units;
-		Task task;
-		/* The buffers the task uses, kept alive with it. */
-		std::vector<std::shared_ptr<Buffer>> buffers;
-		/* The lowering's intermediate tensors, which those buffers back. */
-		std::vector<std::unique_ptr<_vx_tensor_t>> scratch;
-		/* Views and from-handle tensors the task reads and writes
-		 * packed copies of (tensor_layout.h): copied in before each
-		 * submit, and out once the task ended. */
-		std::vector<vx_tensor> copyIn;
-		std::vector<vx_tensor> copyOut;
-		/* The tensors copied into the task's constants, and the
-		 * number of writes of their memory then. */
-		std::vector<std::pair<vx_tensor, uint64_t>> copiedValues;
-		/* Where the kernel writes each operation's device time. */
-		std::shared_ptr<Buffer> stats;
-		/* Whether the last submit asked for it (performance enabled). */
-		bool statsRequested = false;
-		uint64_t point = 0;
-		uint64_t submittedNs = 0;
-	};
-
-	Plan() = default;
-	vx_status writeTask(vx_graph graph, Step &step, Lowering &lowering);
-	vx_status submit(Step &step, bool withStats);
-	vx_status wait(vx_graph graph, Step &step, ApiLock &lock);
-	/* Waits for every step before @end that is still on the device. */
-	vx_status waitBefore(vx_graph graph, size_t end, ApiLock &lock);
-	/* Copies the step's staged inputs into its buffers (VX_ERROR_NO_MEMORY
+	/* Copies the staged inputs into their buffers (VX_ERROR_NO_MEMORY
 	 * when one has no memory). */
-	vx_status copyIn(Step &step);
-	void copyOut(Step &step);
-	void finish(Step &step, vx_status status);
+	vx_status copyIn();
+	void copyOut();
+	void setStatus(vx_status status);
+	void recordPerformance(uint64_t endNs);
+
+	Plan &plan_;
+	std::vector<Unit> units_;
+	Task task_;
+	/* The buffers the task uses, kept alive with it. */
+	std::vector<std::shared_ptr<Buffer>> buffers_;
+	/* The lowering's intermediate tensors, which those buffers back. */
+	std::vector<std::unique_ptr<_vx_tensor_t>> scratch_;
+	/* Views and from-handle tensors the task reads and writes packed
+	 * copies of (objects/tensor_layout.h): copied in before each submit,
+	 * and out once the task ended. */
+	std::vector<vx_tensor> copyIn_;
+	std::vector<vx_tensor> copyOut_;
+	/* The tensors copied into the task's constants, and the number of
+	 * writes of their memory then. */
+	std::vector<std::pair<vx_tensor, uint64_t>> copiedValues_;
+	/* Where the kernel writes each operation's device time. */
+	std::shared_ptr<Buffer> stats_;
+	/* Whether the last submit asked for it (performance enabled). */
+	bool statsRequested_ = false;
+	/* The timeline point of the last submit; 0 once waited for. */
+	uint64_t point_ = 0;
+	uint64_t submittedNs_ = 0;
+};
+
+/* The DLA tasks of one graph, and the kernel context and SRAM they share. */
+class Plan : public TargetPlan
+{
+public:
+	explicit Plan(std::shared_ptr<Device> device);
+	~Plan() override;
+
+	vx_status add(vx_graph graph, const std::vector<vx_node> &nodes,
+		std::vector<std::unique_ptr<Work>> &works) override;
+	vx_status complete(vx_graph graph) override;
+	bool stale() const override;
+
+private:
+	friend class TaskWork;
+
+	/* Submits @task signalling the next timeline point, which it returns (0 on failure). */
+	uint64_t submit(const Task &task, Buffer *stats, vx_node node);
 
 	std::shared_ptr<Device> device_;
 	std::unique_ptr<Context> context_;
 	std::unique_ptr<Fence> timeline_;
 	uint64_t lastPoint_ = 0;
-	std::vector<Step> steps_;
+	std::vector<TaskWork *> tasks_;
 	/* SRAM regions the tasks' short-lived tensors share (dla_placement.h). */
 	std::vector<std::shared_ptr<Buffer>> sramRegions_;
 };

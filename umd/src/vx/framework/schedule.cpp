@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* Placing, planning and running a verified graph's work (schedule.h). */
+
+#include "framework/schedule.h"
+
+#include "objects/tensor_layout.h"
+
+#include <algorithm>
+
+namespace vdla::vx {
+
+namespace {
+
+const char *kindName(NodeTarget kind)
+{
+	return kind == NodeTarget::Dla ? "dla" : kind == NodeTarget::Cpu ? "cpu" : "any";
+}
+
+/* Places @node on the first target that takes it; false and the log when none does. */
+bool place(vx_node node)
+{
+	node->placedOn = nullptr;
+	node->fused = false;
+	std::string why;
+	for (const std::unique_ptr<Target> &target : targets(node->context)) {
+		if (node->target != NodeTarget::Any && node->target != target->kind())
+			continue;
+		if (target->takes(node, why)) {
+			node->placedOn = target.get();
+			return true;
+		}
+	}
+	log(node, VX_ERROR_NOT_SUPPORTED, "node %s cannot run on the %s: %s",
+		node->kernel->kernelName.c_str(), kindName(node->target), why.c_str());
+	return false;
+}
+
+/* The rank of @target in the order of preference. */
+unsigned rankOf(vx_context context, const Target *target)
+{
+	const auto &all = targets(context);
+	for (unsigned i = 0; i < all.size(); i++)
+		if (all[i].get() == target)
+			return i;
+	return unsigned(all.size());
+}
+
+} /* namespace */
+
+Schedule::~Schedule() = default;
+
+vx_status Schedule::build(vx_graph graph, std::shared_ptr<Schedule> &schedule)
+{
+	schedule.reset();
+	const auto &all = targets(graph->context);
+	for (const std::unique_ptr<Target> &target : all)
+		target->release(graph, false);
+
+	bool severalTargets = false;
+	for (vx_node node : graph->order) {
+		if (!place(node))
+			return VX_ERROR_NOT_SUPPORTED;
+		severalTargets |= node->placedOn != graph->order.front()->placedOn;
+	}
+	/*
+	 * The preferred target's nodes first wherever the dependencies
+	 * allow: consecutive nodes of a target make one work (a DLA task),
+	 * and work submitted before independent CPU nodes runs while they do.
+	 */
+	if (severalTargets) {
+		vx_status ordered = orderNodes(graph,
+			[graph](vx_node node) { return rankOf(graph->context, node->placedOn); });
+		if (ordered != VX_SUCCESS)
+			return ordered;
+	}
+
+	std::shared_ptr<Schedule> built(new Schedule());
+	/* Which work writes memory of each group, and through which tensor. */
+	std::map<vx_reference, std::vector<std::pair<vx_tensor, size_t>>> writers;
+	const MemoryGroups &groups = *graph->memory;
+	auto groupOf = [&](vx_tensor tensor) {
+		return groups.of(reinterpret_cast<vx_reference>(tensor));
+	};
+	std::vector<TargetPlan *> planOf;
+	for (size_t i = 0; i < graph->order.size();) {
+		Target *target = graph->order[i]->placedOn;
+		std::vector<vx_node> run;
+		for (; i < graph->order.size() && graph->order[i]->placedOn == target; i++)
+			run.push_back(graph->order[i]);
+		std::unique_ptr<TargetPlan> &plan = built->plans_[target];
+		if (!plan)
+			plan = target->plan(graph);
+		const size_t first = built->works_.size();
+		vx_status status = plan->add(graph, run, built->works_);
+		if (status != VX_SUCCESS)
+			return status;
+
+		for (size_t w = first; w < built->works_.size(); w++) {
+			planOf.push_back(plan.get());
+			std::optional<size_t> needs;
+			/* Views read their root's memory, and roots their views'. */
+			for (vx_node node : built->works_[w]->nodes()) {
+				for (vx_tensor input : tensorsOf(node, VX_INPUT)) {
+					auto sameMemory = writers.find(groupOf(input));
+					if (sameMemory == writers.end())
+						continue;
+					for (const auto &[written, by] : sameMemory->second)
+						if (planOf[by] != plan.get()
+							&& tensorsShareMemory(written, input))
+							needs = std::max(needs.value_or(0), by);
+				}
+			}
+			built->needs_.push_back(needs);
+			for (vx_node node : built->works_[w]->nodes())
+				for (vx_tensor output : tensorsOf(node, VX_OUTPUT))
+					writers[groupOf(output)].emplace_back(output, w);
+		}
+	}
+	for (auto &[target, plan] : built->plans_) {
+		vx_status status = plan->complete(graph);
+		if (status != VX_SUCCESS)
+			return status;
+	}
+	schedule = std::move(built);
+	return VX_SUCCESS;
+}
+
+bool Schedule::stale() const
+{
+	for (const auto &[target, plan] : plans_)
+		if (plan->stale())
+			return true;
+	return false;
+}
+
+vx_status Schedule::waitBefore(vx_graph graph, size_t end, ApiLock &lock)
+{
+	vx_status status = VX_SUCCESS;
+	for (size_t i = 0; i < end; i++) {
+		if (!works_[i]->outstanding())
+			continue;
+		vx_status waited = works_[i]->wait(graph, lock);
+		if (status == VX_SUCCESS)
+			status = waited;
+	}
+	return status;
+}
+
+vx_status Schedule::run(vx_graph graph, ApiLock &lock)
+{
+	vx_status status = VX_SUCCESS;
+	size_t started = 0;
+	for (size_t i = 0; i < works_.size() && status == VX_SUCCESS; i++) {
+		Work &work = *works_[i];
+		if (needs_[i] && works_[*needs_[i]]->outstanding())
+			status = works_[*needs_[i]]->wait(graph, lock);
+		/* It copies memory that earlier work may use too (a view's
+		 * root, another view of it). */
+		if (status == VX_SUCCESS && work.startsAlone())
+			status = waitBefore(graph, i, lock);
+		if (status != VX_SUCCESS)
+			break;
+		status = work.start(graph, lock);
+		started = i + 1;
+		if (status != VX_SUCCESS)
+			break;
+
+		const bool callbacks = std::any_of(work.nodes().begin(), work.nodes().end(),
+			[](vx_node node) { return node->callback != nullptr; });
+		if (!callbacks && !work.endsBeforeNext())
+			continue;
+		/* Callbacks see their node's results. */
+		status = work.wait(graph, lock);
+		for (vx_node node : work.nodes()) {
+			if (status != VX_SUCCESS || !node->callback)
+				continue;
+			vx_nodecomplete_f callback = node->callback;
+			lock.unlock();
+			const vx_action action = callback(node);
+			lock.lock();
+			if (action == VX_ACTION_ABANDON)
+				status = VX_ERROR_GRAPH_ABANDONED;
+		}
+	}
+	/* Whatever was started ends before the graph does. */
+	vx_status waited = waitBefore(graph, started, lock);
+	return status == VX_SUCCESS ? waited : status;
+}
+
+} /* namespace vdla::vx */

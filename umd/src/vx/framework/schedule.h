@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a verified graph runs (docs/architecture.md, "Graph engine"): the
+ * work of its targets in the graph's order, each work started once the
+ * work of other targets whose results it reads has ended.
+ */
+#pragma once
+
+#include "framework/target.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace vdla::vx {
+
+class Schedule
+{
+public:
+	~Schedule();
+
+	/*
+	 * Places each node on the first target (in order of preference)
+	 * that takes it among those vxSetNodeTarget() allows, orders the
+	 * nodes so that a target's nodes are consecutive wherever the
+	 * dependencies allow, and lets each target plan its runs of nodes.
+	 * Errors: VX_ERROR_NOT_SUPPORTED (a node set to a target that cannot
+	 * run it; the log says why), and those of the targets' plans.
+	 */
+	static vx_status build(vx_graph graph, std::shared_ptr<Schedule> &schedule);
+
+	/* Runs the graph once; the API lock is dropped while work runs or is
+	 * waited for. Node callbacks run once their node's work ended. */
+	vx_status run(vx_graph graph, ApiLock &lock);
+
+	/* A target's plan holds values that changed since: build again. */
+	bool stale() const;
+
+private:
+	Schedule() = default;
+	/* Waits for every work before @end still outstanding. */
+	vx_status waitBefore(vx_graph graph, size_t end, ApiLock &lock);
+
+	/* Declared first, destroyed last: works point into their plans. */
+	std::map<Target *, std::unique_ptr<TargetPlan>> plans_;
+	std::vector<std::unique_ptr<Work>> works_;
+	/* Per work: the last earlier work of another plan that writes
+	 * memory it reads, which must have ended before it starts. */
+	std::vector<std::optional<size_t>> needs_;
+};
+
+} /* namespace vdla::vx */

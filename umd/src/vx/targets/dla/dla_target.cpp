@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* The DLA as a target (dla_target.h). */
+
+#include "targets/dla/dla_target.h"
+
+#include "targets/dla/dla_device.h"
+#include "targets/dla/dla_lower.h"
+#include "targets/dla/dla_placement.h"
+#include "targets/dla/dla_plan.h"
+
+#include <VX/vx_khr_nn.h>
+
+#include <vdla/device.h>
+
+#include <cstdlib>
+
+namespace vdla::vx::dla {
+
+namespace {
+
+Result<std::unique_ptr<Device>> openDevice()
+{
+	if (const char *node = getenv("VDLA_VX_DEVICE"); node && *node)
+		return Device::open(node);
+	auto nodes = Device::enumerate();
+	if (!nodes)
+		return nodes.error();
+	if (nodes->empty())
+		return Error(ENODEV, "no vdla device in /dev/accel");
+	return Device::open(nodes->front());
+}
+
+} /* namespace */
+
+DlaTarget::~DlaTarget() = default;
+
+Device *DlaTarget::device()
+{
+	if (!probed_) {
+		probed_ = true;
+		auto opened = openDevice();
+		if (opened) {
+			device_ = std::move(opened.value());
+		} else {
+			error_ = opened.error().message();
+			log(context_, VX_ERROR_NOT_SUPPORTED, "no DLA: %s", error_.c_str());
+		}
+	}
+	return device_.get();
+}
+
+bool DlaTarget::available(std::string &why)
+{
+	if (device())
+		return true;
+	why = "no DLA: " + error_;
+	return false;
+}
+
+bool DlaTarget::canRun(vx_context, vx_kernel kernel, std::string &why)
+{
+	/* Whether the parameters fit the hardware is known at verification. */
+	if (!Lowering::kernelSupported(kernel)) {
+		why = kernel->kernelName + " has no DLA implementation";
+		return false;
+	}
+	if (!device()) {
+		why = "no DLA: " + error_;
+		return false;
+	}
+	return true;
+}
+
+bool DlaTarget::takes(vx_node node, std::string &why)
+{
+	if (!Lowering::kernelSupported(node->kernel)) {
+		why = node->kernel->kernelName + " has no DLA implementation";
+		return false;
+	}
+	/*
+	 * A softmax takes a dozen DLA operations, each paying the driver's
+	 * per-operation cost, for what the CPU computes in microseconds at
+	 * classifier sizes: the demo runs in 3.8 ms with it on the CPU and
+	 * 7.1 ms on the DLA. "any" keeps it on the CPU; "dla" still asks.
+	 */
+	if (node->target == NodeTarget::Any && node->kernel->enumeration == VX_KERNEL_SOFTMAX_LAYER) {
+		why = "a softmax is faster on the CPU";
+		return false;
+	}
+	if (!device()) {
+		why = "no DLA device: " + error_;
+		return false;
+	}
+	return Lowering::supported(node, why);
+}
+
+std::unique_ptr<TargetPlan> DlaTarget::plan(vx_graph)
+{
+	return std::make_unique<Plan>(device_);
+}
+
+void DlaTarget::release(vx_graph graph, bool unreachable)
+{
+	releaseVirtualTensors(graph, unreachable);
+}
+
+} /* namespace vdla::vx::dla */

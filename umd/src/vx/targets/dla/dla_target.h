@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The DLA as a target (framework/target.h): the neural-network layers
+ * whose parameters fit the hardware (targets/dla/dla_lower.h), on the
+ * device the context opens the first time a graph or vxSetNodeTarget()
+ * wants it, so CPU-only programs never touch the device.
+ */
+#pragma once
+
+#include "framework/target.h"
+
+#include <memory>
+#include <string>
+
+namespace vdla {
+class Device;
+}
+
+namespace vdla::vx::dla {
+
+class DlaTarget : public Target
+{
+public:
+	explicit DlaTarget(vx_context context) : context_(context) { }
+	~DlaTarget() override;
+
+	NodeTarget kind() const override { return NodeTarget::Dla; }
+	const char *name() const override { return "dla"; }
+	bool available(std::string &why) override;
+	bool canRun(vx_context context, vx_kernel kernel, std::string &why) override;
+	bool takes(vx_node node, std::string &why) override;
+	std::unique_ptr<TargetPlan> plan(vx_graph graph) override;
+	void release(vx_graph graph, bool unreachable) override;
+
+	/*
+	 * The device, opened on the first call: the node named by the
+	 * environment variable VDLA_VX_DEVICE, else the first vdla device.
+	 * Null when there is none; error() then says why.
+	 */
+	Device *device();
+	const std::string &error() const { return error_; }
+
+private:
+	vx_context context_;
+	std::shared_ptr<Device> device_;
+	bool probed_ = false;
+	std::string error_;
+};
+
+} /* namespace vdla::vx::dla */
