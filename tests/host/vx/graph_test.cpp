@@ -59,6 +59,69 @@ TEST_F(Graph, CycleIsInvalidGraph)
 	vxReleaseKernel(&kernel);
 }
 
+namespace {
+
+std::vector<std::string> verificationLog;
+
+void VX_CALLBACK recordVerification(vx_context, vx_reference, vx_status, const vx_char string[])
+{
+	verificationLog.push_back(string);
+}
+
+/* Whether the log holds the line naming verification @phase as failed. */
+bool failedIn(const char *phase)
+{
+	const std::string line = std::string("graph verification failed in phase \"") + phase + "\"";
+	for (const std::string &entry : verificationLog)
+		if (entry == line)
+			return true;
+	return false;
+}
+
+} /* namespace */
+
+/* Verification runs as named phases, and the log names the one that failed. */
+TEST_F(Graph, VerificationNamesTheFailingPhase)
+{
+	vxRegisterLogCallback(context, recordVerification, vx_false_e);
+	vx_kernel kernel = addCopyKernel(context);
+
+	verificationLog.clear();
+	vx_graph missing = vxCreateGraph(context);
+	vx_node alone = vxCreateGenericNode(missing, kernel);
+	EXPECT_EQ(vxVerifyGraph(missing), VX_ERROR_NOT_SUFFICIENT);
+	EXPECT_TRUE(failedIn("parameters"));
+
+	verificationLog.clear();
+	vx_graph cycle = vxCreateGraph(context);
+	vx_tensor a, b;
+	copyNode(cycle, kernel, &a, &b);
+	vx_node back = vxCreateGenericNode(cycle, kernel);
+	vxSetParameterByIndex(back, 0, ref(b));
+	vxSetParameterByIndex(back, 1, ref(a));
+	EXPECT_EQ(vxVerifyGraph(cycle), VX_ERROR_INVALID_GRAPH);
+	EXPECT_TRUE(failedIn("order"));
+
+	verificationLog.clear();
+	probe().validator = [](const vx_reference *, vx_meta_format *) {
+		return VX_ERROR_INVALID_FORMAT;
+	};
+	vx_graph refused = vxCreateGraph(context);
+	copyNode(refused, kernel);
+	EXPECT_EQ(vxVerifyGraph(refused), VX_ERROR_INVALID_FORMAT);
+	EXPECT_TRUE(failedIn("validate"));
+	EXPECT_FALSE(failedIn("plan"));
+
+	vxRegisterLogCallback(context, nullptr, vx_false_e);
+	vxReleaseNode(&alone);
+	vxReleaseNode(&back);
+	vxReleaseTensor(&a);
+	vxReleaseTensor(&b);
+	for (vx_graph graph : { missing, cycle, refused })
+		vxReleaseGraph(&graph);
+	vxReleaseKernel(&kernel);
+}
+
 TEST_F(Graph, QueryReportsNodesAndState)
 {
 	vx_kernel kernel = addCopyKernel(context);

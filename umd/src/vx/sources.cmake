@@ -4,6 +4,9 @@
 list(APPEND VDLA_SOURCES
 	src/vx/framework/context.cpp
 	src/vx/framework/graph.cpp
+	src/vx/framework/graph_order.cpp
+	src/vx/framework/graph_run.cpp
+	src/vx/framework/graph_verify.cpp
 	src/vx/framework/immediate.cpp
 	src/vx/framework/kernel.cpp
 	src/vx/framework/reference.cpp
