@@ -228,6 +228,55 @@ TEST_F(NnGraph, VirtualTensorsBetweenDlaNodesLiveInSram)
 	EXPECT_TRUE(sameValues(inSram, inMemory));
 }
 
+/*
+ * Units that start on the engine their parent ended on are ordered by the
+ * engine instead of a link (VDLA_VX_ENGINE_ORDER, on by default): a chain
+ * of convolutions (CONV -> SDP units, each linked) and of activations and
+ * poolings unfused (SDP and PDP units, several on one engine) give the
+ * same values either way, and the CPU's.
+ */
+TEST_F(NnGraph, EngineOrderInsteadOfLinksGivesIdenticalResults)
+{
+	makeNetwork();
+	vx_tensor first = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+	vx_tensor middle = input({ { 3, 3, 8, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+	vx_tensor last = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -40, 40);
+	const TensorSpec chainOut = { { 12, 10, 4 }, VX_TYPE_INT16, 8 };
+	auto chain = [&](vx_graph g, vx_tensor out) {
+		return convolutionChain(g, in_, first, middle, last, out, 4);
+	};
+	auto activations = [&](vx_graph g, vx_tensor out) {
+		const vx_size dims[] = { 12, 10, 8 };
+		vx_tensor conv = vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
+		vx_tensor relu = vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
+		vx_tensor clip = vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
+		const vx_nn_convolution_params_t params = sameSizeConvolution();
+		std::vector<vx_node> nodes = {
+			vxConvolutionLayer(g, in_, wgt_, bias_, &params, sizeof(params), conv),
+			vxActivationLayer(g, conv, VX_NN_ACTIVATION_RELU, 0, 0, relu),
+			vxActivationLayer(g, relu, VX_NN_ACTIVATION_BRELU, 2.0f, 0, clip),
+			vxPoolingLayer(g, clip, VX_NN_POOLING_MAX, 2, 2, 0, 0,
+				VX_NN_DS_SIZE_ROUNDING_FLOOR, out),
+		};
+		for (vx_tensor *t : { &conv, &relu, &clip })
+			vxReleaseTensor(t);
+		return nodes;
+	};
+	ASSERT_EQ(0, setenv("VDLA_VX_FUSION", "0", 1));
+	for (const char *engineOrder : { "1", "0" }) {
+		SCOPED_TRACE(std::string("VDLA_VX_ENGINE_ORDER=") + engineOrder);
+		ASSERT_EQ(0, setenv("VDLA_VX_ENGINE_ORDER", engineOrder, 1));
+		vx_tensor dla = output(chainOut), cpu = output(chainOut);
+		ASSERT_TRUE(runBoth(chain, dla, cpu));
+		EXPECT_TRUE(sameValues(dla, cpu));
+		vx_tensor dla2 = output(pooled()), cpu2 = output(pooled());
+		ASSERT_TRUE(runBoth(activations, dla2, cpu2));
+		EXPECT_TRUE(sameValues(dla2, cpu2));
+	}
+	unsetenv("VDLA_VX_ENGINE_ORDER");
+	unsetenv("VDLA_VX_FUSION");
+}
+
 TEST_F(NnGraph, NodesReportTheirTargetAndFusion)
 {
 	makeNetwork();

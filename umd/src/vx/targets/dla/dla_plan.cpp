@@ -105,6 +105,19 @@ private:
 	std::map<uint16_t, uint16_t> indices_;
 };
 
+enum class Engine { Conv, Sdp, Pdp, Cdp };
+
+/* The engines of a unit's first and last operations (CONV -> SDP [-> PDP], SDP [-> PDP], PDP, CDP). */
+Engine firstEngine(const Unit &unit)
+{
+	return unit.conv ? Engine::Conv : unit.sdp ? Engine::Sdp : unit.pdp ? Engine::Pdp : Engine::Cdp;
+}
+
+Engine lastEngine(const Unit &unit)
+{
+	return unit.pdp ? Engine::Pdp : unit.sdp ? Engine::Sdp : unit.cdp ? Engine::Cdp : Engine::Conv;
+}
+
 void emit(Unit &unit, TaskBuilder &builder, SlotMap &slots)
 {
 	if (unit.conv) {
@@ -265,11 +278,21 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 
 	TaskBuilder builder;
 	SlotMap slots(builder, lowering, written, constants);
+	/*
+	 * An engine runs its operations one at a time in the task's order
+	 * (docs/hw-spec.md, "Engines: common model"): a unit that starts on
+	 * the engine its parent ends on needs no link. Without one the
+	 * firmware enables it in the engine's other register group while the
+	 * parent runs, and the engine goes on without waiting for the
+	 * parent's interrupt to be handled.
+	 */
+	const bool engineOrder = featureEnabled("VDLA_VX_ENGINE_ORDER");
 	std::vector<Unit> &units = lowering.units();
 	for (size_t u = 0; u < units.size(); u++) {
 		emit(units[u], builder, slots);
 		for (size_t p : parents[u])
-			builder.link(units[p].tailOp, units[u].headOp);
+			if (!engineOrder || lastEngine(units[p]) != firstEngine(units[u]))
+				builder.link(units[p].tailOp, units[u].headOp);
 	}
 	auto task = builder.build(dev);
 	if (!task) {

@@ -4,8 +4,9 @@
  * lifetimes do not overlap.
  *
  * The firmware starts a unit (an operation or a fused chain) once the units
- * it depends on have completed, and may run units that do not depend on
- * each other at the same time. A tensor may therefore take over the memory
+ * it depends on have completed (a link, or the order of the engine both
+ * run on: dla_plan.cpp), and may run units that do not depend on each
+ * other at the same time. A tensor may therefore take over the memory
  * of an earlier one only if every unit that touched the earlier tensor is an
  * ancestor of the unit that writes the new one: the dependencies the task
  * already has then order the new writes after the old reads, with no link
