@@ -4,12 +4,14 @@
  * and the kernel context of a graph go back when the graph drops to the
  * CPU or is released, also while the application still holds one of its
  * virtual tensors; a node callback reads its node's output even when
- * fusion or SRAM would have kept that output off memory.
+ * fusion or SRAM would have kept that output off memory; a context holds
+ * more verified DLA graphs than a device file holds kernel contexts.
  */
 #include "vx_guest.h"
 
 #include <VX/vx_vdla.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 using namespace vx_guest;
@@ -220,6 +222,43 @@ TEST_F(GraphLifetime, ReleasingAGraphGivesBackItsDeviceResourcesWhileAVirtualTen
 	EXPECT_EQ(VX_SUCCESS, vxQueryTensor(mid, VX_TENSOR_DIMS, dims, sizeof(dims)))
 		<< "the tensor handle stays valid";
 	EXPECT_EQ(VX_SUCCESS, vxReleaseTensor(&mid));
+}
+
+/*
+ * One device file holds at most DRM_VDLA_MAX_CONTEXTS (256) kernel
+ * contexts; 300 verified DLA graphs of one vx_context all run, the first
+ * 64 on a kernel context of their own, the others sharing those.
+ */
+TEST_F(GraphLifetime, MoreDlaGraphsThanKernelContextsAllRun)
+{
+	constexpr int kGraphs = 300;
+	const long contexts = deviceState("contexts");
+	ASSERT_GE(contexts, 0);
+	const TensorSpec spec = { { 4, 4, 2 }, VX_TYPE_INT8, 0 };
+	vx_tensor in = input(spec, -100, 100);
+	std::vector<vx_graph> graphs;
+	std::vector<vx_tensor> outs;
+	for (int i = 0; i < kGraphs; i++) {
+		vx_graph graph = vxCreateGraph(context_);
+		vx_tensor out = output(spec);
+		vx_node relu = vxActivationLayer(graph, in, VX_NN_ACTIVATION_RELU, 0, 0, out);
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(relu, VX_TARGET_STRING, "dla"));
+		vxReleaseNode(&relu);
+		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph)) << "graph " << i;
+		graphs.push_back(graph);
+		outs.push_back(out);
+	}
+	EXPECT_EQ(deviceState("contexts"), contexts + 64);
+	const std::vector<double> inValues = readValues(in);
+	for (int i = 0; i < kGraphs; i++) {
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graphs[i])) << "graph " << i;
+		const std::vector<double> out = readValues(outs[i]);
+		for (size_t e = 0; e < out.size(); e++)
+			ASSERT_EQ(out[e], std::max(inValues[e], 0.0)) << "graph " << i;
+	}
+	for (vx_graph &graph : graphs)
+		vxReleaseGraph(&graph);
+	EXPECT_EQ(deviceState("contexts"), contexts) << "the graphs' kernel contexts went back";
 }
 
 } /* namespace */

@@ -5,6 +5,7 @@
 
 #include "targets/dla/dla_device.h"
 #include "targets/dla/dla_placement.h"
+#include "targets/dla/dla_target.h"
 #include "objects/tensor_layout.h"
 
 #include <VX/vx_khr_nn.h>
@@ -173,7 +174,10 @@ void emit(Unit &unit, TaskBuilder &builder, SlotMap &slots)
 
 } /* namespace */
 
-Plan::Plan(std::shared_ptr<Device> device) : device_(std::move(device)) { }
+Plan::Plan(DlaTarget &target, std::shared_ptr<Device> device)
+	: target_(target), device_(std::move(device))
+{
+}
 
 Plan::~Plan() = default;
 
@@ -208,14 +212,18 @@ vx_status Plan::add(
 
 vx_status Plan::complete(vx_graph graph)
 {
-	auto context = Context::create(*device_);
-	auto timeline = Fence::create(*device_, Fence::Type::Timeline);
-	if (!context || !timeline) {
-		log(graph, VX_ERROR_NO_RESOURCES, "DLA context: %s",
-			(!context ? context.error() : timeline.error()).message().c_str());
+	std::string why;
+	context_ = target_.kernelContext(nullptr, why);
+	if (!context_) {
+		log(graph, VX_ERROR_NO_RESOURCES, "DLA context: %s", why.c_str());
 		return VX_ERROR_NO_RESOURCES;
 	}
-	context_ = std::move(context.value());
+	auto timeline = Fence::create(*device_, Fence::Type::Timeline);
+	if (!timeline) {
+		log(graph, VX_ERROR_NO_RESOURCES, "DLA timeline: %s",
+			timeline.error().message().c_str());
+		return VX_ERROR_NO_RESOURCES;
+	}
 	timeline_ = std::move(timeline.value());
 	return VX_SUCCESS;
 }
@@ -239,9 +247,9 @@ uint64_t Plan::submit(const Task &task, Buffer *stats, vx_node node)
 		}
 		/* A context banned by an earlier fault: start over on a new one. */
 		if (seqno.error().code() == ECANCELED && attempt == 0) {
-			auto context = Context::create(*device_);
-			if (context) {
-				context_ = std::move(context.value());
+			std::string why;
+			if (auto context = target_.kernelContext(context_.get(), why)) {
+				context_ = std::move(context);
 				continue;
 			}
 		}

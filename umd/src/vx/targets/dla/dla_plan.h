@@ -27,6 +27,7 @@ class Fence;
 
 namespace vdla::vx::dla {
 
+class DlaTarget;
 class Plan;
 
 /* One DLA task and what it needs. */
@@ -83,7 +84,7 @@ private:
 class Plan : public TargetPlan
 {
 public:
-	explicit Plan(std::shared_ptr<Device> device);
+	Plan(DlaTarget &target, std::shared_ptr<Device> device);
 	~Plan() override;
 
 	vx_status add(vx_graph graph, const std::vector<vx_node> &nodes,
@@ -97,8 +98,10 @@ private:
 	/* Submits @task signalling the next timeline point, which it returns (0 on failure). */
 	uint64_t submit(const Task &task, Buffer *stats, vx_node node);
 
+	DlaTarget &target_;
 	std::shared_ptr<Device> device_;
-	std::unique_ptr<Context> context_;
+	/* Its own, or shared with other graphs (DlaTarget::kernelContext()). */
+	std::shared_ptr<Context> context_;
 	std::unique_ptr<Fence> timeline_;
 	uint64_t lastPoint_ = 0;
 	std::vector<TaskWork *> tasks_;

@@ -10,6 +10,7 @@
 
 #include <VX/vx_khr_nn.h>
 
+#include <vdla/context.h>
 #include <vdla/device.h>
 
 #include <cstdlib>
@@ -96,7 +97,42 @@ bool DlaTarget::takes(vx_node node, std::string &why)
 
 std::unique_ptr<TargetPlan> DlaTarget::plan(vx_graph)
 {
-	return std::make_unique<Plan>(device_);
+	return std::make_unique<Plan>(*this, device_);
+}
+
+std::shared_ptr<Context> DlaTarget::kernelContext(const Context *banned, std::string &why)
+{
+	auto create = [&]() -> std::shared_ptr<Context> {
+		auto created = Context::create(*device_);
+		if (!created) {
+			why = created.error().message();
+			return nullptr;
+		}
+		return std::move(created.value());
+	};
+	std::vector<std::shared_ptr<Context>> live;
+	for (auto it = kernelContexts_.begin(); it != kernelContexts_.end();) {
+		if (std::shared_ptr<Context> context = it->lock()) {
+			if (context.get() == banned) {
+				std::shared_ptr<Context> replacement = create();
+				if (!replacement)
+					return nullptr;
+				*it = replacement;
+				return replacement;
+			}
+			live.push_back(std::move(context));
+			++it;
+		} else {
+			it = kernelContexts_.erase(it);
+		}
+	}
+	if (live.size() < kOwnContexts) {
+		std::shared_ptr<Context> own = create();
+		if (own)
+			kernelContexts_.push_back(own);
+		return own;
+	}
+	return live[nextShared_++ % live.size()];
 }
 
 void DlaTarget::release(vx_graph graph, bool unreachable)

@@ -11,8 +11,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace vdla {
+class Context;
 class Device;
 }
 
@@ -40,11 +42,26 @@ public:
 	Device *device();
 	const std::string &error() const { return error_; }
 
+	/*
+	 * A kernel context for a graph's tasks: one of its own while fewer
+	 * than kOwnContexts graphs hold one (a fault that bans a context
+	 * then stops only the graph that caused it), else one shared with
+	 * earlier graphs in turn: one file holds at most
+	 * DRM_VDLA_MAX_CONTEXTS, and a vx_context may verify any number of
+	 * graphs. Passing the graph's banned context replaces it for every
+	 * graph that shares it. Null, with @why, when none can be made.
+	 */
+	std::shared_ptr<Context> kernelContext(const Context *banned, std::string &why);
+	static constexpr size_t kOwnContexts = 64;
+
 private:
 	vx_context context_;
 	std::shared_ptr<Device> device_;
 	bool probed_ = false;
 	std::string error_;
+	/* The kernel contexts the graphs' plans hold. */
+	std::vector<std::weak_ptr<Context>> kernelContexts_;
+	size_t nextShared_ = 0;
 };
 
 } /* namespace vdla::vx::dla */
