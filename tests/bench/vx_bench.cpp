@@ -14,10 +14,19 @@
  *                                   being the sum of the nodes'
  *                                   VX_NODE_PERFORMANCE of that run
  *
- * Needs a vDLA for the second.
+ *  graph_rebind_us                  a DLA graph (3x3 convolution of a
+ *                                   16x16x8 INT8 tensor, then RELU) whose
+ *                                   input is a graph parameter, rebound to
+ *                                   one of two tensors of the same meta
+ *                                   data before each run: (rebind + run)
+ *                                   - run alone
+ *
+ * Needs a vDLA for the last two. VDLA_VX_RETARGET=0 measures rebinding
+ * that plans the graph again (docs/openvx.md, "Rebinding").
  */
 #include <VX/vx.h>
 #include <VX/vx_khr_nn.h>
+#include <VX/vx_vdla.h>
 
 #include <algorithm>
 #include <chrono>
@@ -161,6 +170,61 @@ bool benchDlaLayers(VxCheck &check, vx_context context, int runs)
 	return true;
 }
 
+bool benchRebind(VxCheck &check, vx_context context, int runs)
+{
+	const vx_size inDims[] = { 16, 16, 8 }, weightDims[] = { 3, 3, 8, 8 };
+	vx_tensor inputs[2];
+	for (vx_tensor &in : inputs)
+		in = check.object(vxCreateTensor(context, 3, inDims, VX_TYPE_INT8, 0),
+			"vxCreateTensor(input)");
+	vx_tensor weights = check.object(vxCreateTensor(context, 4, weightDims, VX_TYPE_INT8, 0),
+		"vxCreateTensor(weights)");
+	vx_tensor out = check.object(vxCreateTensor(context, 3, inDims, VX_TYPE_INT8, 0),
+		"vxCreateTensor(output)");
+	vx_graph graph = check.object(vxCreateGraph(context), "vxCreateGraph");
+	vx_tensor conv = check.object(vxCreateVirtualTensor(graph, 3, inDims, VX_TYPE_INT8, 0),
+		"vxCreateVirtualTensor");
+	const vx_nn_convolution_params_t params = { 1, 1, VX_CONVERT_POLICY_SATURATE,
+		VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
+	vx_node convolution = check.object(
+		vxConvolutionLayer(graph, inputs[0], weights, nullptr, &params, sizeof(params), conv),
+		"vxConvolutionLayer");
+	vx_node relu = check.object(vxActivationLayer(graph, conv, VX_NN_ACTIVATION_RELU, 0, 0, out),
+		"vxActivationLayer");
+	if (!check.ok())
+		return false;
+	for (vx_node node : { convolution, relu })
+		check.status(vxSetNodeTarget(node, VX_TARGET_STRING, "dla"), "vxSetNodeTarget(\"dla\")");
+	vx_parameter parameter = vxGetParameterByIndex(convolution, 0);
+	check.status(vxAddParameterToGraph(graph, parameter), "vxAddParameterToGraph");
+	vxReleaseParameter(&parameter);
+	if (!check.ok() || !check.status(vxVerifyGraph(graph), "vxVerifyGraph(rebind)"))
+		return false;
+
+	std::vector<double> plain = timeRuns(check, graph, runs, [] { return 0.0; });
+	std::vector<double> rebound;
+	for (int i = 0; i < runs + 1 && check.ok(); i++) {
+		const auto start = std::chrono::steady_clock::now();
+		check.status(vxSetGraphParameterByIndex(graph, 0,
+				     reinterpret_cast<vx_reference>(inputs[(i + 1) % 2])),
+			"vxSetGraphParameterByIndex");
+		check.status(vxProcessGraph(graph), "vxProcessGraph(rebound)");
+		const std::chrono::duration<double, std::micro> elapsed
+			= std::chrono::steady_clock::now() - start;
+		/* The first rebinding places the second input on the device. */
+		if (i > 0)
+			rebound.push_back(elapsed.count());
+	}
+	if (plain.empty() || rebound.empty() || !check.ok())
+		return false;
+	vx_uint32 plans = 0;
+	vxQueryGraph(graph, VX_GRAPH_VDLA_PLANS, &plans, sizeof(plans));
+	std::printf("{\"bench\": \"graph_rebind_us\", \"value\": %.2f, \"unit\": \"us\", "
+		    "\"run_us\": %.2f, \"runs\": %d, \"plans\": %u}\n",
+		median(rebound) - median(plain), median(plain), runs, plans);
+	return true;
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -179,7 +243,8 @@ int main(int argc, char **argv)
 	check.status(vxDirective(reinterpret_cast<vx_reference>(context),
 			     VX_DIRECTIVE_ENABLE_PERFORMANCE),
 		"vxDirective(VX_DIRECTIVE_ENABLE_PERFORMANCE)");
-	const bool ok = benchCpuNodes(check, context, runs) && benchDlaLayers(check, context, runs);
+	const bool ok = benchCpuNodes(check, context, runs) && benchDlaLayers(check, context, runs)
+		&& benchRebind(check, context, runs);
 	std::fflush(stdout);
 	vxReleaseContext(&context);
 	return ok ? 0 : 1;

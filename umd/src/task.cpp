@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The firmware's names of its validation fields and reasons, so that a
- * refused task reads as the firmware would print it. The values are enum
+ * Rebinding a task's buffers, and the firmware's names of its validation
+ * fields and reasons, so that a refused task reads as the firmware would
+ * print it. The values are enum
  * dla_field and enum dla_reason of firmware/include/dla_interface.h; the
  * host test UmdTaskNames checks each name against dla_field_name() and
  * dla_reason_name() of the firmware library.
  */
 #include <vdla/task.h>
+
+#include <vdla/buffer.h>
 
 #include <iterator>
 
@@ -96,6 +99,15 @@ std::string TaskError::toString() const
 	if (operand && operand != field)
 		field_ = std::string(taskFieldName(operand)) + "." + field_;
 	return where + ", " + field_ + ": " + taskReasonName(reason);
+}
+
+bool Task::rebind(uint32_t index, const Buffer &buffer)
+{
+	if (addresses_.empty() || index >= descriptorIndex())
+		return false;
+	addresses_[index].handle = buffer.handle();
+	addresses_[index].offset = 0;
+	return true;
 }
 
 } /* namespace vdla */

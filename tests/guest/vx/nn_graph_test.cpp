@@ -621,6 +621,74 @@ TEST_F(NnGraph, RebindingAnOutputWritesTheNewTensor)
 	vxReleaseGraph(&graph);
 }
 
+vx_uint32 timesPlanned(vx_graph graph)
+{
+	vx_uint32 plans = 0;
+	EXPECT_EQ(VX_SUCCESS, vxQueryGraph(graph, VX_GRAPH_VDLA_PLANS, &plans, sizeof(plans)));
+	return plans;
+}
+
+/*
+ * Rebinding the input and the output of a DLA graph to tensors of the same
+ * meta data changes only the addresses its task names: the graph is not
+ * planned again, and gives the CPU's values for the new tensors. With
+ * VDLA_VX_RETARGET=0, or for a view (which the task reads through a copy),
+ * it is planned again, with the same values.
+ */
+TEST_F(NnGraph, RebindingToTensorsOfTheSameMetaDataChangesOnlyAddresses)
+{
+	makeNetwork();
+	const TensorSpec inSpec = { { 12, 10, 3 }, VX_TYPE_INT16, 8 };
+	vx_tensor otherIn = input(inSpec, -512, 512);
+	vx_tensor bigger = input({ { 12, 10, 4 }, VX_TYPE_INT16, 8 }, -512, 512);
+	const vx_size viewStart[] = { 0, 0, 1 }, viewEnd[] = { 12, 10, 4 };
+	vx_tensor view = vxCreateTensorFromView(bigger, 3, viewStart, viewEnd);
+	ASSERT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(view)));
+	owned_.push_back(reinterpret_cast<vx_reference>(view));
+
+	for (const char *retarget : { "1", "0" }) {
+		SCOPED_TRACE(std::string("VDLA_VX_RETARGET=") + retarget);
+		ASSERT_EQ(0, setenv("VDLA_VX_RETARGET", retarget, 1));
+		vx_graph graph = vxCreateGraph(context_);
+		vx_tensor first = output(pooled());
+		std::vector<vx_node> nodes = convReluPool(graph, in_, wgt_, bias_, first);
+		for (vx_node node : nodes)
+			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
+		vx_parameter inParameter = vxGetParameterByIndex(nodes[0], 0);
+		vx_parameter outParameter = vxGetParameterByIndex(nodes[2], 7);
+		ASSERT_EQ(VX_SUCCESS, vxAddParameterToGraph(graph, inParameter));
+		ASSERT_EQ(VX_SUCCESS, vxAddParameterToGraph(graph, outParameter));
+		vxReleaseParameter(&inParameter);
+		vxReleaseParameter(&outParameter);
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+		ASSERT_EQ(timesPlanned(graph), 1u);
+
+		vx_uint32 expectedPlans = 1;
+		for (vx_tensor newIn : { otherIn, in_, view }) {
+			const bool isView = newIn == view;
+			SCOPED_TRACE(isView ? "a view" : "a tensor of its own");
+			vx_tensor dlaOut = output(pooled()), cpuOut = output(pooled()),
+				  unused = output(pooled());
+			ASSERT_TRUE(runBoth([&](vx_graph g, vx_tensor out) {
+				return convReluPool(g, newIn, wgt_, bias_, out);
+			}, unused, cpuOut));
+			ASSERT_EQ(VX_SUCCESS, vxSetGraphParameterByIndex(graph, 0,
+				reinterpret_cast<vx_reference>(newIn)));
+			ASSERT_EQ(VX_SUCCESS, vxSetGraphParameterByIndex(graph, 1,
+				reinterpret_cast<vx_reference>(dlaOut)));
+			ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+			EXPECT_TRUE(sameValues(dlaOut, cpuOut));
+			if (isView || retarget[0] == '0')
+				expectedPlans++;
+			EXPECT_EQ(timesPlanned(graph), expectedPlans);
+		}
+		for (vx_node &node : nodes)
+			vxReleaseNode(&node);
+		vxReleaseGraph(&graph);
+	}
+	unsetenv("VDLA_VX_RETARGET");
+}
+
 } /* namespace */
 
 namespace {

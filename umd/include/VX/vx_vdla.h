@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libvdla's own OpenVX extensions: what verification decided for a node.
+ * libvdla's own OpenVX extensions: what verification decided for a node,
+ * and how often a graph was planned.
  * Attributes use the VX_ID_USER vendor range; all are read-only.
  */
 #ifndef VX_VDLA_H
@@ -31,6 +32,18 @@ enum vx_node_attribute_vdla_e {
 	 * the time). Same error as VX_NODE_VDLA_TARGET.
 	 */
 	VX_NODE_VDLA_FUSED = VX_ATTRIBUTE_BASE(VX_ID_USER, VX_TYPE_NODE) + 0x1,
+};
+
+enum vx_graph_attribute_vdla_e {
+	/*
+	 * vx_uint32: how many times the graph was planned: placed on its
+	 * targets, lowered, and its DLA tasks written. Verification plans it;
+	 * so does a run after a handle swap that makes memory overlap
+	 * differently, after new values of a tensor a DLA task holds a copy
+	 * of (biases), or after rebinding a parameter where more than the
+	 * addresses change (docs/openvx.md, "Rebinding").
+	 */
+	VX_GRAPH_VDLA_PLANS = VX_ATTRIBUTE_BASE(VX_ID_USER, VX_TYPE_GRAPH) + 0x0,
 };
 
 #ifdef __cplusplus

@@ -37,6 +37,15 @@ public:
 	const Buffer *descriptor() const { return descriptor_.get(); }
 	uint32_t numOps() const { return numOps_; }
 
+	/*
+	 * Names @buffer at address-list entry @index (not the descriptor's)
+	 * instead of the buffer it named, from offset 0: the same operations
+	 * on other memory. SUBMIT checks again that every operation fits in
+	 * it. Returns false, changing nothing, for an index out of range or
+	 * the descriptor's.
+	 */
+	bool rebind(uint32_t index, const Buffer &buffer);
+
 private:
 	friend class TaskBuilder;
 

@@ -139,6 +139,8 @@ try {
 		return writeAttribute<vx_uint32>(ptr, size, graph->parameters.size());
 	case VX_GRAPH_STATE:
 		return writeAttribute(ptr, size, graph->state);
+	case VX_GRAPH_VDLA_PLANS:
+		return writeAttribute<vx_uint32>(ptr, size, graph->plans);
 	default:
 		return VX_ERROR_NOT_SUPPORTED;
 	}

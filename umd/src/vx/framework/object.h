@@ -369,6 +369,12 @@ struct _vx_graph : _vx_reference {
 	 * next run. No user callback runs for that (meta data did not change,
 	 * so the graph stays verified). */
 	bool orderStale = false;
+	/* The order went stale because handle swaps made application memory
+	 * overlap differently (not just a rebinding): the plans must be
+	 * built again, not retargeted. */
+	bool overlapsChanged = false;
+	/* Times the graph was planned (VX_GRAPH_VDLA_PLANS). */
+	vx_uint32 plans = 0;
 
 	std::thread worker;
 	bool scheduled = false;

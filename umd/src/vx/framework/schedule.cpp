@@ -45,6 +45,13 @@ unsigned rankOf(vx_context context, const Target *target)
 	return unsigned(all.size());
 }
 
+/* The nodes of the preferred target first wherever the dependencies allow. */
+vx_status orderByTarget(vx_graph graph)
+{
+	return orderNodes(
+		graph, [graph](vx_node node) { return rankOf(graph->context, node->placedOn); });
+}
+
 } /* namespace */
 
 Schedule::~Schedule() = default;
@@ -68,20 +75,14 @@ vx_status Schedule::build(vx_graph graph, std::shared_ptr<Schedule> &schedule)
 	 * and work submitted before independent CPU nodes runs while they do.
 	 */
 	if (severalTargets) {
-		vx_status ordered = orderNodes(graph,
-			[graph](vx_node node) { return rankOf(graph->context, node->placedOn); });
+		vx_status ordered = orderByTarget(graph);
 		if (ordered != VX_SUCCESS)
 			return ordered;
 	}
 
 	std::shared_ptr<Schedule> built(new Schedule());
-	/* Which work writes memory of each group, and through which tensor. */
-	std::map<vx_reference, std::vector<std::pair<vx_tensor, size_t>>> writers;
-	const MemoryGroups &groups = *graph->memory;
-	auto groupOf = [&](vx_tensor tensor) {
-		return groups.of(reinterpret_cast<vx_reference>(tensor));
-	};
-	std::vector<TargetPlan *> planOf;
+	built->severalTargets_ = severalTargets;
+	built->order_ = graph->order;
 	for (size_t i = 0; i < graph->order.size();) {
 		Target *target = graph->order[i]->placedOn;
 		std::vector<vx_node> run;
@@ -90,39 +91,47 @@ vx_status Schedule::build(vx_graph graph, std::shared_ptr<Schedule> &schedule)
 		std::unique_ptr<TargetPlan> &plan = built->plans_[target];
 		if (!plan)
 			plan = target->plan(graph);
-		const size_t first = built->works_.size();
 		vx_status status = plan->add(graph, run, built->works_);
 		if (status != VX_SUCCESS)
 			return status;
-
-		for (size_t w = first; w < built->works_.size(); w++) {
-			planOf.push_back(plan.get());
-			std::optional<size_t> needs;
-			/* Views read their root's memory, and roots their views'. */
-			for (vx_node node : built->works_[w]->nodes()) {
-				for (vx_tensor input : tensorsOf(node, VX_INPUT)) {
-					auto sameMemory = writers.find(groupOf(input));
-					if (sameMemory == writers.end())
-						continue;
-					for (const auto &[written, by] : sameMemory->second)
-						if (planOf[by] != plan.get()
-							&& tensorsShareMemory(written, input))
-							needs = std::max(needs.value_or(0), by);
-				}
-			}
-			built->needs_.push_back(needs);
-			for (vx_node node : built->works_[w]->nodes())
-				for (vx_tensor output : tensorsOf(node, VX_OUTPUT))
-					writers[groupOf(output)].emplace_back(output, w);
-		}
+		built->planOf_.resize(built->works_.size(), plan.get());
 	}
+	built->findNeeds(graph);
 	for (auto &[target, plan] : built->plans_) {
 		vx_status status = plan->complete(graph);
 		if (status != VX_SUCCESS)
 			return status;
 	}
 	schedule = std::move(built);
+	graph->plans++;
 	return VX_SUCCESS;
+}
+
+void Schedule::findNeeds(vx_graph graph)
+{
+	/* Which work writes memory of each group, and through which tensor. */
+	std::map<vx_reference, std::vector<std::pair<vx_tensor, size_t>>> writers;
+	const MemoryGroups &groups = *graph->memory;
+	auto groupOf = [&](vx_tensor tensor) {
+		return groups.of(reinterpret_cast<vx_reference>(tensor));
+	};
+	needs_.assign(works_.size(), std::nullopt);
+	for (size_t w = 0; w < works_.size(); w++) {
+		/* Views read their root's memory, and roots their views'. */
+		for (vx_node node : works_[w]->nodes()) {
+			for (vx_tensor input : tensorsOf(node, VX_INPUT)) {
+				auto sameMemory = writers.find(groupOf(input));
+				if (sameMemory == writers.end())
+					continue;
+				for (const auto &[written, by] : sameMemory->second)
+					if (planOf_[by] != planOf_[w] && tensorsShareMemory(written, input))
+						needs_[w] = std::max(needs_[w].value_or(0), by);
+			}
+		}
+		for (vx_node node : works_[w]->nodes())
+			for (vx_tensor output : tensorsOf(node, VX_OUTPUT))
+				writers[groupOf(output)].emplace_back(output, w);
+	}
 }
 
 bool Schedule::stale() const
@@ -131,6 +140,21 @@ bool Schedule::stale() const
 		if (plan->stale())
 			return true;
 	return false;
+}
+
+bool Schedule::retarget(vx_graph graph)
+{
+	/* The rebound objects may order the nodes otherwise. */
+	if (severalTargets_ && orderByTarget(graph) != VX_SUCCESS)
+		return false;
+	if (graph->order != order_)
+		return false;
+	for (const auto &[target, plan] : plans_)
+		if (!plan->retarget(graph))
+			return false;
+	/* A CPU node may now read what another target's work writes. */
+	findNeeds(graph);
+	return true;
 }
 
 vx_status Schedule::waitBefore(vx_graph graph, size_t end, ApiLock &lock)

@@ -36,6 +36,9 @@ public:
 
 	/* A target's plan holds values that changed since: build again. */
 	bool stale() const;
+	/* After rebindings to objects of the same meta data: whether every
+	 * target's plan took the new objects without being built again. */
+	bool retarget(vx_graph graph);
 
 private:
 	Schedule() = default;
@@ -45,9 +48,17 @@ private:
 	/* Declared first, destroyed last: works point into their plans. */
 	std::map<Target *, std::unique_ptr<TargetPlan>> plans_;
 	std::vector<std::unique_ptr<Work>> works_;
-	/* Per work: the last earlier work of another plan that writes
-	 * memory it reads, which must have ended before it starts. */
+	/* Sets needs_ from the objects the works' nodes use now. */
+	void findNeeds(vx_graph graph);
+
+	/* Per work: the plan it belongs to, and the last earlier work of
+	 * another plan that writes memory it reads, which must have ended
+	 * before it starts. */
+	std::vector<TargetPlan *> planOf_;
 	std::vector<std::optional<size_t>> needs_;
+	/* The order the work was planned in, and whether it was sorted by target. */
+	std::vector<vx_node> order_;
+	bool severalTargets_ = false;
 };
 
 } /* namespace vdla::vx */

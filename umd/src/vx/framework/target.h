@@ -80,6 +80,13 @@ public:
 	virtual vx_status complete(vx_graph) { return VX_SUCCESS; }
 	/* Values the work holds copies of (DLA biases) changed: plan again. */
 	virtual bool stale() const { return false; }
+	/*
+	 * Node parameters were rebound to objects of the same meta data:
+	 * makes the work use them, where that needs no new plan. False when
+	 * the graph must be planned again (then nothing may have changed
+	 * that a new plan would not redo).
+	 */
+	virtual bool retarget(vx_graph) { return true; }
 };
 
 class Target

@@ -97,6 +97,8 @@ public:
 		if (location.buffer != Location::kNone)
 			location.buffer = index(location.buffer);
 	}
+	/* The address-list index of each slot mapped. */
+	const std::map<uint16_t, uint16_t> &indices() const { return indices_; }
 
 private:
 	TaskBuilder &builder_;
@@ -228,6 +230,16 @@ vx_status Plan::complete(vx_graph graph)
 	return VX_SUCCESS;
 }
 
+bool Plan::retarget(vx_graph graph)
+{
+	if (!featureEnabled("VDLA_VX_RETARGET"))
+		return false;
+	for (TaskWork *task : tasks_)
+		if (!task->retarget(graph))
+			return false;
+	return true;
+}
+
 bool Plan::stale() const
 {
 	for (const TaskWork *task : tasks_)
@@ -308,6 +320,13 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 		return VX_FAILURE;
 	}
 	task_ = std::move(task.value());
+	for (const auto &[slot, index] : slots.indices())
+		if (slot != kConstantSlot)
+			addressesOf_[lowering.tensors()[slot - 1]].push_back(index);
+	for (vx_node node : nodes())
+		for (size_t i = 0; i < node->parameters.size(); i++)
+			if (node->parameters[i] && node->parameters[i]->type == VX_TYPE_TENSOR)
+				bound_.push_back({ node, i, reinterpret_cast<vx_tensor>(node->parameters[i]) });
 	for (const Unit &unit : units)
 		for (size_t n = 1; n < unit.nodes.size(); n++)
 			unit.nodes[n]->fused = true;
@@ -429,6 +448,84 @@ void TaskWork::copyOut()
 	for (vx_tensor tensor : copyOut_)
 		if (tensor->storage())
 			writePacked(tensor, tensor->buffer->data());
+}
+
+namespace {
+
+/* How many times @tensor is a node parameter of @graph. */
+size_t usesOf(vx_graph graph, vx_tensor tensor)
+{
+	size_t uses = 0;
+	for (vx_node node : graph->nodes)
+		for (vx_reference parameter : node->parameters)
+			uses += parameter == reinterpret_cast<vx_reference>(tensor);
+	return uses;
+}
+
+/* Whether a tensor of @graph other than @tensor shares memory with it. */
+bool sharesMemory(vx_graph graph, vx_tensor tensor)
+{
+	for (vx_node node : graph->nodes)
+		for (vx_reference parameter : node->parameters)
+			if (parameter && parameter->type == VX_TYPE_TENSOR
+				&& parameter != reinterpret_cast<vx_reference>(tensor)
+				&& tensorsShareMemory(reinterpret_cast<vx_tensor>(parameter), tensor))
+				return true;
+	return false;
+}
+
+} /* namespace */
+
+bool TaskWork::retarget(vx_graph graph)
+{
+	std::map<vx_tensor, vx_tensor> changes;
+	size_t rebound = 0;
+	for (const Bound &bound : bound_) {
+		vx_reference now = bound.node->parameters[bound.index];
+		if (now == reinterpret_cast<vx_reference>(bound.tensor))
+			continue;
+		if (!now || now->type != VX_TYPE_TENSOR)
+			return false;
+		auto [it, added] = changes.emplace(bound.tensor, reinterpret_cast<vx_tensor>(now));
+		if (!added && it->second != reinterpret_cast<vx_tensor>(now))
+			return false;
+		rebound++;
+	}
+	/*
+	 * Only a tensor that owns its packed memory, replaced everywhere in the
+	 * graph by one that owns its own, neither overlapping anything else of
+	 * the graph nor copied into the task's constants, leaves the lowering,
+	 * the placement and the order as they were: the task just names the
+	 * new tensor's buffer. Anything else is planned again.
+	 */
+	size_t newUses = 0;
+	for (const auto &[old, now] : changes) {
+		if (!ownsPackedMemory(old) || !ownsPackedMemory(now) || old->isVirtual
+			|| now->isVirtual || !addressesOf_.count(old) || usesOf(graph, old)
+			|| sharesMemory(graph, now))
+			return false;
+		for (const auto &[tensor, writes] : copiedValues_)
+			if (tensor == old)
+				return false;
+		newUses += usesOf(graph, now);
+	}
+	if (newUses != rebound)
+		return false;
+	for (const auto &[old, now] : changes)
+		if (placeOnDevice(now) != VX_SUCCESS || !now->buffer)
+			return false;
+
+	for (const auto &[old, now] : changes) {
+		for (uint16_t index : addressesOf_[old])
+			task_.rebind(index, *now->buffer);
+		std::replace(buffers_.begin(), buffers_.end(), old->buffer, now->buffer);
+		addressesOf_[now] = std::move(addressesOf_[old]);
+		addressesOf_.erase(old);
+	}
+	for (Bound &bound : bound_)
+		if (changes.count(bound.tensor))
+			bound.tensor = changes[bound.tensor];
+	return true;
 }
 
 bool TaskWork::copiedValuesChanged() const

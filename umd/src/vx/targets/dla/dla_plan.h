@@ -15,6 +15,7 @@
 
 #include <vdla/task.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -47,6 +48,9 @@ public:
 	/* Whether the application wrote a tensor whose values the task holds
 	 * a copy of (biases) since it was written. */
 	bool copiedValuesChanged() const;
+	/* Names the tensors its nodes' parameters were rebound to, where only
+	 * addresses change (dla_plan.cpp); false when it must be written again. */
+	bool retarget(vx_graph graph);
 
 private:
 	/* Copies the staged inputs into their buffers (VX_ERROR_NO_MEMORY
@@ -71,6 +75,15 @@ private:
 	/* The tensors copied into the task's constants, and the number of
 	 * writes of their memory then. */
 	std::vector<std::pair<vx_tensor, uint64_t>> copiedValues_;
+	/* The tensor each node parameter held when the task was written, and
+	 * the address-list entries of each tensor the operations name. */
+	struct Bound {
+		vx_node node;
+		size_t index;
+		vx_tensor tensor;
+	};
+	std::vector<Bound> bound_;
+	std::map<vx_tensor, std::vector<uint16_t>> addressesOf_;
 	/* Where the kernel writes each operation's device time. */
 	std::shared_ptr<Buffer> stats_;
 	/* Whether the last submit asked for it (performance enabled). */
@@ -90,6 +103,7 @@ public:
 	vx_status add(vx_graph graph, const std::vector<vx_node> &nodes,
 		std::vector<std::unique_ptr<Work>> &works) override;
 	vx_status complete(vx_graph graph) override;
+	bool retarget(vx_graph graph) override;
 	bool stale() const override;
 
 private:
