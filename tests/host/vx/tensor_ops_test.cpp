@@ -2,8 +2,9 @@
 /*
  * The tensor kernels of <VX/vx_nodes.h> against hand-computed answers
  * (docs/openvx.md, "Tensor kernels"): element-wise add, subtract and
- * multiply with dimensions of 1 repeated in either input, transpose,
- * convert depth and matrix multiply, in graphs and through <VX/vxu.h>.
+ * multiply with dimensions of 1 repeated in either input, table lookup
+ * (and the vx_lut object it reads), transpose, convert depth and matrix
+ * multiply, in graphs and through <VX/vxu.h>.
  */
 #include "nn_test.h"
 
@@ -195,6 +196,96 @@ TEST_F(TensorOps, MatrixMultiplySaturatesAndKeepsFixedPoint)
 	vx_tensor wrong = tensor(VX_TYPE_INT16, { 2, 1 });
 	EXPECT_EQ(vxuTensorMatrixMultiply(context, row, wrong, nullptr, &params, out),
 		VX_ERROR_INVALID_DIMENSION);
+}
+
+/* A LUT of @type holding @entries. */
+vx_lut makeLut(vx_context context, vx_enum type, const std::vector<int> &entries)
+{
+	vx_lut lut = vxCreateLUT(context, type, entries.size());
+	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(lut)), VX_SUCCESS);
+	std::vector<uint8_t> bytes(entries.size() * (type == VX_TYPE_INT16 ? 2 : 1));
+	if (type == VX_TYPE_INT16)
+		pack<int16_t>(Values(entries.begin(), entries.end()), bytes);
+	else
+		pack<uint8_t>(Values(entries.begin(), entries.end()), bytes);
+	EXPECT_EQ(vxCopyLUT(lut, bytes.data(), VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST), VX_SUCCESS);
+	return lut;
+}
+
+/*
+ * UINT8: out = lut[in]. INT16 (Q7.8): out = lut[in + count / 2], the raw
+ * value as the index. An index outside the table takes the nearest entry.
+ */
+TEST_F(TensorOps, TableLookupIndexesFromTheLutOffset)
+{
+	vx_lut bytes = makeLut(context, VX_TYPE_UINT8, { 10, 20, 30, 40, 50 });
+	vx_tensor in = tensor(VX_TYPE_UINT8, { 2, 2 }, 0, { 0, 4, 2, 200 });
+	vx_tensor out = tensor(VX_TYPE_UINT8, { 2, 2 });
+	keep(vxTensorTableLookupNode(graph, in, bytes, out));
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(read(out), Values({ 10, 50, 30, 50 }));
+
+	vx_lut words = makeLut(context, VX_TYPE_INT16, { -300, -1, 7, 1000, 32767 });
+	vx_tensor q = tensor(VX_TYPE_INT16, { 5 }, 8, { -2, 0, 2, -100, 1 });
+	vx_tensor looked = tensor(VX_TYPE_INT16, { 5 }, 8);
+	ASSERT_EQ(vxuTensorTableLookup(context, q, words, looked), VX_SUCCESS);
+	EXPECT_EQ(read(looked), Values({ -300, 7, 32767, -300, 1000 }));
+
+	EXPECT_EQ(vxuTensorTableLookup(context, in, words, out), VX_ERROR_INVALID_TYPE)
+		<< "a UINT8 tensor through an INT16 table";
+	vx_tensor int8 = tensor(VX_TYPE_INT8, { 2, 2 });
+	EXPECT_EQ(vxuTensorTableLookup(context, int8, bytes, out), VX_ERROR_INVALID_FORMAT);
+	vxReleaseLUT(&bytes);
+	vxReleaseLUT(&words);
+}
+
+/* The attributes, copies and mappings of vx_lut, and what it refuses. */
+TEST_F(TensorOps, LutObject)
+{
+	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(vxCreateLUT(context, VX_TYPE_INT8, 4))),
+		VX_ERROR_INVALID_TYPE);
+	for (auto [type, count] : { std::pair{ VX_TYPE_UINT8, vx_size(0) },
+		     std::pair{ VX_TYPE_UINT8, vx_size(257) },
+		     std::pair{ VX_TYPE_INT16, vx_size(65537) } })
+		EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(vxCreateLUT(context, type, count))),
+			VX_ERROR_INVALID_PARAMETERS)
+			<< count;
+
+	vx_lut lut = makeLut(context, VX_TYPE_INT16, { 1, 2, 3, 4, 5, 6, 7 });
+	vx_enum type = 0;
+	vx_size count = 0, size = 0;
+	vx_uint32 offset = 0;
+	EXPECT_EQ(vxQueryLUT(lut, VX_LUT_TYPE, &type, sizeof(type)), VX_SUCCESS);
+	EXPECT_EQ(vxQueryLUT(lut, VX_LUT_COUNT, &count, sizeof(count)), VX_SUCCESS);
+	EXPECT_EQ(vxQueryLUT(lut, VX_LUT_SIZE, &size, sizeof(size)), VX_SUCCESS);
+	EXPECT_EQ(vxQueryLUT(lut, VX_LUT_OFFSET, &offset, sizeof(offset)), VX_SUCCESS);
+	EXPECT_EQ(type, VX_TYPE_INT16);
+	EXPECT_EQ(count, 7u);
+	EXPECT_EQ(size, 14u);
+	EXPECT_EQ(offset, 3u) << "count / 2 for INT16";
+	EXPECT_EQ(vxQueryLUT(lut, VX_LUT_OFFSET, &offset, sizeof(offset) + 1),
+		VX_ERROR_INVALID_PARAMETERS);
+
+	vx_map_id id = 0;
+	void *ptr = nullptr;
+	ASSERT_EQ(vxMapLUT(lut, &id, &ptr, VX_READ_AND_WRITE, VX_MEMORY_TYPE_HOST, 0), VX_SUCCESS);
+	static_cast<int16_t *>(ptr)[6] = -9;
+	EXPECT_EQ(vxUnmapLUT(lut, id), VX_SUCCESS);
+	EXPECT_EQ(vxUnmapLUT(lut, id), VX_ERROR_INVALID_PARAMETERS) << "unmapped twice";
+	int16_t copy[7] = {};
+	ASSERT_EQ(vxCopyLUT(lut, copy, VX_READ_ONLY, VX_MEMORY_TYPE_HOST), VX_SUCCESS);
+	EXPECT_EQ(copy[0], 1);
+	EXPECT_EQ(copy[6], -9) << "the mapping wrote the table";
+	EXPECT_EQ(vxCopyLUT(lut, nullptr, VX_READ_ONLY, VX_MEMORY_TYPE_HOST),
+		VX_ERROR_INVALID_PARAMETERS);
+
+	vx_lut bytes = vxCreateLUT(context, VX_TYPE_UINT8, 256);
+	EXPECT_EQ(vxQueryLUT(bytes, VX_LUT_OFFSET, &offset, sizeof(offset)), VX_SUCCESS);
+	EXPECT_EQ(offset, 0u);
+	EXPECT_EQ(vxReleaseLUT(&bytes), VX_SUCCESS);
+	EXPECT_EQ(bytes, nullptr);
+	EXPECT_EQ(vxReleaseLUT(&bytes), VX_ERROR_INVALID_REFERENCE);
+	EXPECT_EQ(vxReleaseLUT(&lut), VX_SUCCESS);
 }
 
 } /* namespace */

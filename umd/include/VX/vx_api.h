@@ -63,6 +63,17 @@ VX_API_ENTRY vx_status VX_API_CALL vxCopyScalar(
 VX_API_ENTRY vx_status VX_API_CALL vxCopyScalarWithSize(
 	vx_scalar scalar, vx_size size, void *user_ptr, vx_enum usage, vx_enum user_mem_type);
 
+/* Look-up tables: VX_TYPE_UINT8 (at most 256 entries, VX_LUT_OFFSET 0) or
+ * VX_TYPE_INT16 (at most 65536, VX_LUT_OFFSET count / 2). */
+VX_API_ENTRY vx_lut VX_API_CALL vxCreateLUT(vx_context context, vx_enum data_type, vx_size count);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseLUT(vx_lut *lut);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryLUT(vx_lut lut, vx_enum attribute, void *ptr, vx_size size);
+VX_API_ENTRY vx_status VX_API_CALL vxCopyLUT(
+	vx_lut lut, void *user_ptr, vx_enum usage, vx_enum user_mem_type);
+VX_API_ENTRY vx_status VX_API_CALL vxMapLUT(vx_lut lut, vx_map_id *map_id, void **ptr,
+	vx_enum usage, vx_enum mem_type, vx_bitfield flags);
+VX_API_ENTRY vx_status VX_API_CALL vxUnmapLUT(vx_lut lut, vx_map_id map_id);
+
 /* User structs */
 VX_API_ENTRY vx_enum VX_API_CALL vxRegisterUserStruct(vx_context context, vx_size size);
 VX_API_ENTRY vx_enum VX_API_CALL vxRegisterUserStructWithName(

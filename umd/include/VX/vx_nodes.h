@@ -34,6 +34,11 @@ VX_API_ENTRY vx_node VX_API_CALL vxTensorTransposeNode(
 VX_API_ENTRY vx_node VX_API_CALL vxTensorConvertDepthNode(vx_graph graph, vx_tensor input,
 	vx_enum policy, vx_scalar norm, vx_scalar offset, vx_tensor output);
 
+/* output = lut[input + VX_LUT_OFFSET] element by element; UINT8 tensors with a
+ * UINT8 LUT, INT16 with an INT16 one; output of the input's dimensions. */
+VX_API_ENTRY vx_node VX_API_CALL vxTensorTableLookupNode(
+	vx_graph graph, vx_tensor input1, vx_lut lut, vx_tensor output);
+
 /* output = input1 * input2 (+ input3, or NULL), 2-D tensors [columns, rows],
  * each transposed first if its flag in matrix_multiply_params says so. */
 VX_API_ENTRY vx_node VX_API_CALL vxTensorMatrixMultiplyNode(vx_graph graph, vx_tensor input1,

@@ -24,6 +24,8 @@ VX_API_ENTRY vx_status VX_API_CALL vxuTensorSubtract(vx_context context, vx_tens
 VX_API_ENTRY vx_status VX_API_CALL vxuTensorMultiply(vx_context context, vx_tensor input1,
 	vx_tensor input2, vx_scalar scale, vx_enum overflow_policy, vx_enum rounding_policy,
 	vx_tensor output);
+VX_API_ENTRY vx_status VX_API_CALL vxuTensorTableLookup(
+	vx_context context, vx_tensor input1, vx_lut lut, vx_tensor output);
 VX_API_ENTRY vx_status VX_API_CALL vxuTensorTranspose(vx_context context, vx_tensor input,
 	vx_tensor output, vx_size dimension1, vx_size dimension2);
 VX_API_ENTRY vx_status VX_API_CALL vxuTensorConvertDepth(vx_context context, vx_tensor input,

@@ -19,6 +19,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/objects/image.cpp
 	src/vx/objects/image_bits.cpp
 	src/vx/objects/image_view.cpp
+	src/vx/objects/lut.cpp
 	src/vx/objects/tensor_layout.cpp
 	src/vx/objects/tensor_view.cpp
 	src/vx/targets/cpu/cpu_target.cpp

@@ -97,6 +97,14 @@ try {
 }
 VX_API_CATCH_STATUS
 
+vx_status vxuTensorTableLookup(vx_context context, vx_tensor input1, vx_lut lut, vx_tensor output)
+try {
+	return runImmediate(context, [&](vx_graph graph) {
+		return vxTensorTableLookupNode(graph, input1, lut, output);
+	});
+}
+VX_API_CATCH_STATUS
+
 vx_status vxuTensorTranspose(vx_context context, vx_tensor input, vx_tensor output,
 	vx_size dimension1, vx_size dimension2)
 try {

@@ -152,6 +152,20 @@ struct _vx_scalar : _vx_reference {
 	vx_graph scope = nullptr;
 };
 
+struct _vx_lut : _vx_reference {
+	explicit _vx_lut(vx_context context) : _vx_reference(VX_TYPE_LUT, context) { }
+
+	/* VX_LUT_OFFSET: the entry of input value 0. */
+	vx_uint32 offset() const { return dataType == VX_TYPE_INT16 ? vx_uint32(count / 2) : 0; }
+
+	vx_enum dataType = VX_TYPE_INVALID;
+	vx_size count = 0;
+	std::vector<uint8_t> data;
+	/* Open mappings (vxMapLUT) and their usage. */
+	std::map<vx_map_id, vx_enum> maps;
+	vx_map_id nextMapId = 1;
+};
+
 struct _vx_tensor_t : _vx_reference {
 	explicit _vx_tensor_t(vx_context context) : _vx_reference(VX_TYPE_TENSOR, context) { }
 	void teardown() override;

@@ -269,6 +269,9 @@ bool sameMetaData(vx_reference a, vx_reference b)
 	if (a->type == VX_TYPE_SCALAR)
 		return reinterpret_cast<vx_scalar>(a)->dataType
 			== reinterpret_cast<vx_scalar>(b)->dataType;
+	if (a->type == VX_TYPE_LUT)
+		return reinterpret_cast<vx_lut>(a)->dataType == reinterpret_cast<vx_lut>(b)->dataType
+			&& reinterpret_cast<vx_lut>(a)->count == reinterpret_cast<vx_lut>(b)->count;
 	if (a->type == VX_TYPE_IMAGE) {
 		auto ia = reinterpret_cast<vx_image>(a);
 		auto ib = reinterpret_cast<vx_image>(b);

@@ -2,8 +2,8 @@
 /*
  * The standard tensor kernels of <VX/vx_nodes.h> on the host CPU: add,
  * subtract and multiply element-wise (a dimension of 1 in either input is
- * repeated along the other's), transpose, convert depth and matrix
- * multiply. Integer tensors hold raw * 2^-fixed_point_position; rounding
+ * repeated along the other's), table lookup, transpose, convert depth and
+ * matrix multiply. Integer tensors hold raw * 2^-fixed_point_position; rounding
  * never depends on the caller's floating-point environment. docs/openvx.md
  * ("Tensor kernels") states the arithmetic.
  */
@@ -273,6 +273,70 @@ vx_status VX_CALLBACK runTranspose(vx_node, const vx_reference *parameters, vx_u
 	return VX_SUCCESS;
 }
 
+/* ---- Table lookup ------------------------------------------------------ */
+
+/* UINT8 tensors with a UINT8 table, INT16 with an INT16 one; the output
+ * has the input's dimensions, type and position. */
+vx_status tableLookupParameters(const vx_reference parameters[])
+{
+	vx_tensor in = tensorAt(parameters, 0), out = tensorAt(parameters, 2);
+	auto lut = reinterpret_cast<vx_lut>(parameters[1]);
+	if (in->dataType != VX_TYPE_UINT8 && in->dataType != VX_TYPE_INT16)
+		return VX_ERROR_INVALID_FORMAT;
+	if (lut->dataType != in->dataType)
+		return VX_ERROR_INVALID_TYPE;
+	if (out->resolved()
+		&& (out->dataType != in->dataType
+			|| out->fixedPointPosition != in->fixedPointPosition))
+		return VX_ERROR_INVALID_FORMAT;
+	if (out->resolved() && out->dims != in->dims)
+		return VX_ERROR_INVALID_DIMENSION;
+	return VX_SUCCESS;
+}
+
+vx_status VX_CALLBACK validateTableLookup(
+	vx_node, const vx_reference parameters[], vx_uint32, vx_meta_format metas[])
+{
+	vx_status status = tableLookupParameters(parameters);
+	if (status != VX_SUCCESS)
+		return status;
+	vx_tensor in = tensorAt(parameters, 0);
+	return describe(metas[2], in->dims, in);
+}
+
+/*
+ * out = lut[in + VX_LUT_OFFSET], the raw value as the index. The
+ * specification leaves an index outside the table undefined; here it
+ * takes the nearest entry, so nothing outside the table is ever read.
+ */
+vx_status VX_CALLBACK runTableLookup(vx_node, const vx_reference *parameters, vx_uint32)
+{
+	ApiLock lock(apiLock());
+	vx_status status = tableLookupParameters(parameters);
+	if (status != VX_SUCCESS)
+		return status;
+	vx_tensor in = tensorAt(parameters, 0), out = tensorAt(parameters, 2);
+	auto lut = reinterpret_cast<vx_lut>(parameters[1]);
+	TensorElements source(in), target(out);
+	if (!source.hasMemory() || !target.hasMemory())
+		return VX_ERROR_NO_MEMORY;
+	const int64_t last = int64_t(lut->count) - 1;
+	forEachIndex(in->dims, [&](const Dims &index) {
+		const int64_t entry
+			= std::clamp(source.raw(source.offset(index)) + lut->offset(), int64_t(0), last);
+		int64_t value;
+		if (lut->dataType == VX_TYPE_INT16) {
+			int16_t word;
+			memcpy(&word, lut->data.data() + entry * sizeof(word), sizeof(word));
+			value = word;
+		} else {
+			value = lut->data[entry];
+		}
+		target.storeRaw(target.offset(index), value);
+	});
+	return VX_SUCCESS;
+}
+
 /* ---- Convert depth ----------------------------------------------------- */
 
 struct ConvertDepthParameters {
@@ -443,6 +507,7 @@ constexpr KernelParameter kOptionalIn{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
 constexpr KernelParameter kScalar{ true, VX_INPUT, VX_TYPE_SCALAR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOut{ true, VX_OUTPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
+constexpr KernelParameter kLut{ true, VX_INPUT, VX_TYPE_LUT, VX_PARAMETER_STATE_REQUIRED };
 
 struct TensorKernel {
 	const char *name;
@@ -465,6 +530,8 @@ const std::vector<TensorKernel> &tensorKernels()
 			runElementwise<Elementwise::Multiply>,
 			validateElementwise<Elementwise::Multiply>,
 			{ kIn, kIn, kScalar, kScalar, kScalar, kOut } },
+		{ "org.khronos.openvx.tensor_table_lookup", VX_KERNEL_TENSOR_TABLE_LOOKUP,
+			runTableLookup, validateTableLookup, { kIn, kLut, kOut } },
 		{ "org.khronos.openvx.tensor_transpose", VX_KERNEL_TENSOR_TRANSPOSE, runTranspose,
 			validateTranspose, { kIn, kOut, kScalar, kScalar } },
 		{ "org.khronos.openvx.tensor_convert_depth", VX_KERNEL_TENSOR_CONVERT_DEPTH,
@@ -534,6 +601,16 @@ try {
 		{ asReference(input1), asReference(input2), asReference(scale),
 			scalars.enumeration(overflow_policy), scalars.enumeration(rounding_policy),
 			asReference(output) });
+}
+VX_API_CATCH(nullptr)
+
+vx_node vxTensorTableLookupNode(vx_graph graph, vx_tensor input1, vx_lut lut, vx_tensor output)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	return createKernelNode(graph, VX_KERNEL_TENSOR_TABLE_LOOKUP,
+		{ asReference(input1), asReference(lut), asReference(output) });
 }
 VX_API_CATCH(nullptr)
 
