@@ -93,6 +93,48 @@ TEST_F(NnGraph, AFailedDlaTaskIsWaitedForOnce)
 	vxReleaseGraph(&graph);
 }
 
+/*
+ * A run whose wait for a task times out (VDLA_VX_WAIT_LIMIT_MS; the task
+ * hangs on the device) fails, and the task, which may still run and write
+ * its buffers, is not submitted again until it has ended: the next run
+ * fails at once. Once the driver's watchdog has ended the hung job, the
+ * graph runs again (on a new kernel context: the hang banned the old one).
+ */
+TEST_F(NnGraph, ATaskWhoseWaitTimedOutIsNotSubmittedAgainBeforeItEnds)
+{
+	vx_tensor in = input({ { 6, 5, 3 }, VX_TYPE_INT8, 0 }, -20, 20);
+	vx_tensor weights = input({ { 3, 3, 3, 4 }, VX_TYPE_INT8, 0 }, -3, 3);
+	vx_tensor out = output({ { 4, 3, 4 }, VX_TYPE_INT8, 0 });
+	vx_graph graph = vxCreateGraph(context_);
+	const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
+		VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
+	vx_node conv = vxConvolutionLayer(graph, in, weights, nullptr, &params, sizeof(params), out);
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
+	const long timeouts = deviceState("timeouts");
+	ASSERT_GE(timeouts, 0);
+
+	capturedLog.clear();
+	vxRegisterLogCallback(context_, captureLog, vx_false_e);
+	ASSERT_EQ(0, setenv("VDLA_VX_WAIT_LIMIT_MS", "300", 1));
+	ASSERT_EQ(0, faultInjectFirstDevice("conv hang 1"));
+	EXPECT_EQ(VX_FAILURE, vxProcessGraph(graph));
+	EXPECT_EQ(VX_FAILURE, vxProcessGraph(graph));
+	unsetenv("VDLA_VX_WAIT_LIMIT_MS");
+	faultInjectFirstDevice("conv none 0");
+	const auto refused = std::count_if(capturedLog.begin(), capturedLog.end(),
+		[](const std::string &line) { return line.find("still on the device") != std::string::npos; });
+	EXPECT_EQ(refused, 1) << "the second run submitted the task again";
+
+	/* The driver's watchdog (vdla.job_timeout_ms, 5 s) ends the hung job. */
+	for (int i = 0; i < 200 && deviceState("timeouts") == timeouts; i++)
+		usleep(50000);
+	ASSERT_EQ(deviceState("timeouts"), timeouts + 1) << "the hung job did not time out";
+	EXPECT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	vxReleaseNode(&conv);
+	vxReleaseGraph(&graph);
+}
+
 TEST_F(NnGraph, FusionOnAndOffGiveIdenticalResults)
 {
 	makeNetwork();

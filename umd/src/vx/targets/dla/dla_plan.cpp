@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -27,9 +28,17 @@ namespace vdla::vx::dla {
 
 namespace {
 
-/* Device jobs end within the driver's job timeout; this only guards
- * against a driver that never signals. */
-constexpr std::chrono::seconds kWaitLimit{ 120 };
+/*
+ * How long a run waits for one task. Device jobs end within the driver's
+ * job timeout once they run, but a job may queue behind other processes'
+ * work for longer; VDLA_VX_WAIT_LIMIT_MS shortens it (for tests).
+ */
+std::chrono::milliseconds waitLimit()
+{
+	if (const char *value = getenv("VDLA_VX_WAIT_LIMIT_MS"); value && *value)
+		return std::chrono::milliseconds(strtoul(value, nullptr, 10));
+	return std::chrono::seconds(120);
+}
 
 uint64_t monotonicNs()
 {
@@ -361,6 +370,22 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
  */
 vx_status TaskWork::start(vx_graph graph, ApiLock &)
 {
+	/*
+	 * A task whose wait timed out may still run on the device, reading
+	 * and writing its buffers: it is not submitted again (which would
+	 * queue behind it) before it has ended.
+	 */
+	if (late_) {
+		auto ended = plan_.timeline_->signalled(late_);
+		if (!ended || !*ended) {
+			log(nodes().front(), VX_FAILURE,
+				"an earlier run of this DLA task is still on the device (its "
+				"wait timed out): not submitted again before it ends");
+			setStatus(VX_FAILURE);
+			return VX_FAILURE;
+		}
+		late_ = 0;
+	}
 	vx_status status = copyIn();
 	if (status != VX_SUCCESS) {
 		setStatus(status);
@@ -381,16 +406,20 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 {
 	if (!point_)
 		return VX_SUCCESS;
+	const std::chrono::milliseconds limit = waitLimit();
 	lock.unlock();
-	auto waited = plan_.timeline_->waitPoint(point_, kWaitLimit);
+	auto waited = plan_.timeline_->waitPoint(point_, limit);
 	lock.lock();
 	/*
 	 * Waited for once, whatever the outcome: the end of a failed run must
-	 * not wait for this task again (up to kWaitLimit more).
+	 * not wait for this task again (up to the limit more). One that timed
+	 * out is remembered until it ends (start()).
 	 */
 	const uint64_t point = point_;
 	point_ = 0;
 	if (!waited) {
+		if (waited.error().code() == ETIMEDOUT)
+			late_ = point;
 		log(graph, VX_FAILURE, "waiting for the DLA: %s", waited.error().message().c_str());
 		setStatus(VX_FAILURE);
 		return VX_FAILURE;

@@ -90,6 +90,8 @@ private:
 	bool statsRequested_ = false;
 	/* The timeline point of the last submit; 0 once waited for. */
 	uint64_t point_ = 0;
+	/* The point of a submit whose wait timed out, until it has signalled. */
+	uint64_t late_ = 0;
 	uint64_t submittedNs_ = 0;
 };
 
