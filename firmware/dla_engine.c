@@ -101,10 +101,25 @@ static uint32_t links_within_chain(struct dla_task *task, uint32_t head, uint32_
 }
 
 /*
+ * Whether the op before @index on its engine, in the other register group,
+ * is not enabled yet. An engine runs its groups in order: enabled first,
+ * @index would wait behind it, and a stop (which enables nothing more)
+ * would then never see the enabled ops end.
+ */
+static int earlier_on_engine_not_enabled(struct dla_task *task, uint32_t index)
+{
+	const struct dla_op *op = &task->ops[index];
+	uint16_t other = task->group_op[op->desc.engine][op->group ^ 1];
+
+	return other != VDLA_NO_OP && other < index && task->ops[other].state == DLA_OP_PROGRAMMED;
+}
+
+/*
  * Enables the chain (or single op) @index belongs to if every member is
  * programmed and released, counting as released the ENABLED links from
- * earlier members (enabling head to tail fires them first). The hardware
- * starts a chain once all members are pending.
+ * earlier members (enabling head to tail fires them first), and the ops
+ * before each member on its engine are enabled. The hardware starts a
+ * chain once all members are pending.
  */
 static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t index)
 {
@@ -114,7 +129,8 @@ static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t
 		const struct dla_op *op = &task->ops[i];
 
 		if (op->state != DLA_OP_PROGRAMMED ||
-		    op->pending != (i == head ? 0 : links_within_chain(task, head, i)))
+		    op->pending != (i == head ? 0 : links_within_chain(task, head, i)) ||
+		    earlier_on_engine_not_enabled(task, i))
 			return 0;
 		if (op->chain_tail)
 			break;

@@ -455,6 +455,49 @@ TEST(StopResume, StopsAtABoundaryAndResumesToTheUninterruptedResult)
 			task.out.desc.extent()));
 }
 
+/*
+ * An engine runs its register groups in order. SDP op 1 waits for a slow
+ * BDMA copy; SDP op 2, independent, sits in the SDP's other group. Were op
+ * 2 enabled first, a stop requested while the copy runs (which enables
+ * nothing more) would leave it pending behind op 1, which never runs, and
+ * the task would never stop. The firmware enables each engine's ops in
+ * order, so the task stops once the copy ends, and resumes to the results.
+ */
+TEST(StopResume, StopWithALaterOpOfAnEngineReadyBeforeAnEarlierOneEnds)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	Rng rng(352);
+	Tensor x = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 4, 4);
+	SdpParams sp;
+	sp.act = VDLA_SDP_ACT_RELU;
+	const Tensor relu = sdp(x, nullptr, sp, VDLA_DTYPE_INT8);
+	Surface in = b.place(x), staged = b.allocLike(x), first = b.allocLike(relu),
+		second = b.allocLike(relu);
+	uint16_t copy = b.copy(in, staged);
+	uint16_t dependent = b.sdp(staged, first, sp);
+	b.link(copy, dependent);
+	b.sdp(in, second, sp);
+	fw.injectFault(VDLA_ENGINE_BDMA, VDLA_FI_DELAY, 1, 20000);
+
+	bool stopRequested = false;
+	TaskEnd stopped = runTask(fw, b.finish(), kTaskTimeout, [&]() {
+		if (!stopRequested) {
+			stopRequested = true;
+			EXPECT_EQ(DLA_SUCCESS, dla_request_stop(fw.engine()));
+		}
+		return true;
+	});
+	ASSERT_TRUE(stopped.ended) << "the task never stopped: " << describe(stopped);
+	EXPECT_EQ(uint32_t(DLA_TASK_STOPPED), stopped.result.state) << describe(stopped);
+	EXPECT_EQ(kAllEnginesIdle, fw.dev().read(VDLA_REG_IDLE));
+
+	TaskEnd resumed = resumeTask(fw);
+	ASSERT_TRUE(completed(resumed, 3));
+	EXPECT_TRUE(matches(relu, b.load(first)));
+	EXPECT_TRUE(matches(relu, b.load(second)));
+}
+
 TEST(StopResume, StopAndResumeTwiceStillCompletes)
 {
 	FwDevice fw;
