@@ -731,6 +731,107 @@ TEST_F(NnGraph, RebindingToTensorsOfTheSameMetaDataChangesOnlyAddresses)
 	unsetenv("VDLA_VX_RETARGET");
 }
 
+/*
+ * Rebindings the DLA task cannot take by changing addresses are planned
+ * again, with the CPU's values: a scalar (the activation's a), a tensor
+ * another node reads through a view of it, and a CPU node's input rebound
+ * to a virtual tensor that the plan had fused away.
+ */
+TEST_F(NnGraph, RebindingsThatChangeMoreThanAddressesArePlannedAgain)
+{
+	const TensorSpec spec = { { 8, 6, 4 }, VX_TYPE_INT16, 8 };
+	vx_tensor a = input(spec, -512, 512), b = input(spec, -512, 512);
+	auto linear = [&](vx_graph g, vx_tensor in, vx_float32 slope, vx_tensor out) {
+		return vxActivationLayer(g, in, VX_NN_ACTIVATION_LINEAR, slope, 0.5f, out);
+	};
+
+	/* A scalar: the activation's slope. */
+	{
+		vx_tensor dla = output(spec), cpu = output(spec), unused = output(spec);
+		ASSERT_TRUE(runBoth([&](vx_graph g, vx_tensor out) {
+			return std::vector<vx_node>{ linear(g, a, 2.0f, out) };
+		}, unused, cpu));
+		vx_graph graph = vxCreateGraph(context_);
+		vx_node node = linear(graph, a, 1.0f, dla);
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+		const vx_float32 two = 2.0f;
+		vx_scalar slope = vxCreateScalar(context_, VX_TYPE_FLOAT32, &two);
+		ASSERT_EQ(VX_SUCCESS,
+			vxSetParameterByIndex(node, 2, reinterpret_cast<vx_reference>(slope)));
+		vxReleaseScalar(&slope);
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+		EXPECT_TRUE(sameValues(dla, cpu)) << "the task kept the old slope";
+		EXPECT_EQ(timesPlanned(graph), 2u);
+		vxReleaseNode(&node);
+		vxReleaseGraph(&graph);
+	}
+
+	/* A tensor that another node of the task reads through a view of it. */
+	{
+		const vx_size start[] = { 0, 0, 0 }, end[] = { 8, 6, 2 };
+		vx_tensor view = vxCreateTensorFromView(a, 3, start, end);
+		owned_.push_back(reinterpret_cast<vx_reference>(view));
+		const TensorSpec half = { { 8, 6, 2 }, VX_TYPE_INT16, 8 };
+		vx_tensor viewOut = output(half), cpu = output(half), unused = output(half);
+		ASSERT_TRUE(runBoth([&](vx_graph g, vx_tensor out) {
+			return std::vector<vx_node>{ linear(g, view, 1.0f, out) };
+		}, unused, cpu));
+		vx_graph graph = vxCreateGraph(context_);
+		vx_node whole = linear(graph, a, 1.0f, output(spec));
+		vx_node part = linear(graph, view, 1.0f, viewOut);
+		for (vx_node node : { whole, part })
+			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "dla"));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+		ASSERT_EQ(VX_SUCCESS, vxSetParameterByIndex(whole, 0, reinterpret_cast<vx_reference>(b)));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+		EXPECT_TRUE(sameValues(viewOut, cpu)) << "the view now reads the new tensor";
+		vxReleaseNode(&whole);
+		vxReleaseNode(&part);
+		vxReleaseGraph(&graph);
+	}
+
+	/* A CPU node's input rebound to a virtual tensor the DLA fused away. */
+	{
+		makeNetwork();
+		const TensorSpec convSpec = { { 12, 10, 8 }, VX_TYPE_INT16, 8 };
+		vx_tensor p = input(convSpec, -512, 512), q = input(convSpec, -512, 512);
+		vx_tensor sum = output(convSpec), expected = output(convSpec);
+		vx_graph graph = vxCreateGraph(context_);
+		vx_tensor conv = vxCreateVirtualTensor(graph, 3, convSpec.dims.data(), VX_TYPE_INT16, 8);
+		const vx_nn_convolution_params_t params = sameSizeConvolution();
+		std::vector<vx_node> nodes = {
+			vxConvolutionLayer(graph, in_, wgt_, bias_, &params, sizeof(params), conv),
+			vxActivationLayer(graph, conv, VX_NN_ACTIVATION_RELU, 0, 0, output(convSpec)),
+			vxTensorAddNode(graph, p, q, VX_CONVERT_POLICY_SATURATE, sum),
+		};
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(nodes[2], VX_TARGET_STRING, "cpu"));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+		ASSERT_EQ(VX_SUCCESS,
+			vxSetParameterByIndex(nodes[2], 0, reinterpret_cast<vx_reference>(conv)));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+
+		/* The same sum from a graph that had it from the start, on the CPU. */
+		vx_tensor convCpu = output(convSpec);
+		vx_graph reference = vxCreateGraph(context_);
+		std::vector<vx_node> cpuNodes = {
+			vxConvolutionLayer(reference, in_, wgt_, bias_, &params, sizeof(params), convCpu),
+			vxTensorAddNode(reference, convCpu, q, VX_CONVERT_POLICY_SATURATE, expected),
+		};
+		for (vx_node node : cpuNodes)
+			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "cpu"));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(reference));
+		EXPECT_TRUE(sameValues(sum, expected)) << "the CPU node read the fused intermediate";
+		for (vx_node &node : cpuNodes)
+			vxReleaseNode(&node);
+		vxReleaseGraph(&reference);
+		for (vx_node &node : nodes)
+			vxReleaseNode(&node);
+		vxReleaseTensor(&conv);
+		vxReleaseGraph(&graph);
+	}
+}
+
 } /* namespace */
 
 namespace {

@@ -221,6 +221,12 @@ try {
 		 * outlive it). */
 		node->graph->memory.reset();
 		node->graph->orderStale = true;
+		/* Plans place, fuse or copy other objects, and virtual
+		 * tensors by who uses them: only a tensor for a tensor on
+		 * memory of its own may keep the plans (retargeting). */
+		if (old->type != VX_TYPE_TENSOR || reinterpret_cast<vx_tensor>(old)->isVirtual
+			|| reinterpret_cast<vx_tensor>(value)->isVirtual)
+			node->graph->needsNewPlan = true;
 	}
 	retain(value, Count::Internal);
 	node->parameters[index] = value;

@@ -289,7 +289,7 @@ void markUnverified(vx_graph graph)
 	graph->schedule.reset();
 	graph->scheduleStale = false;
 	graph->orderStale = false;
-	graph->overlapsChanged = false;
+	graph->needsNewPlan = false;
 	graph->verified = false;
 	graph->state = VX_GRAPH_STATE_UNVERIFIED;
 }
@@ -327,7 +327,7 @@ vx_status prepareGraph(vx_graph graph)
 				"handles swapped since verification overlap other objects' "
 				"memory differently: ordering the graph again");
 			graph->orderStale = true;
-			graph->overlapsChanged = true;
+			graph->needsNewPlan = true;
 		}
 	}
 	vx_status status = VX_SUCCESS;
@@ -346,9 +346,10 @@ vx_status prepareGraph(vx_graph graph)
 			graph->orderStale = false;
 			/* Rebindings alone change only the objects the work
 			 * uses, which the targets may take as they are. */
-			if (graph->overlapsChanged || !graph->schedule->retarget(graph))
+			if (graph->needsNewPlan || !graph->schedule
+				|| !graph->schedule->retarget(graph))
 				graph->scheduleStale = true;
-			graph->overlapsChanged = false;
+			graph->needsNewPlan = false;
 		}
 		/* Until a build succeeds, every run tries again (and fails)
 		 * rather than running without tasks. */

@@ -45,6 +45,9 @@ struct _vx_reference {
 
 	vx_enum type;
 	vx_context context;
+	/* Unique for the life of the process: a plan that names an object
+	 * tells it from a later one at the same address. */
+	const uint64_t serial;
 	/* Handles held by the application and references held by other
 	 * objects (graphs, nodes, parameters); the object dies when both
 	 * are zero. */
@@ -383,10 +386,11 @@ struct _vx_graph : _vx_reference {
 	 * next run. No user callback runs for that (meta data did not change,
 	 * so the graph stays verified). */
 	bool orderStale = false;
-	/* The order went stale because handle swaps made application memory
-	 * overlap differently (not just a rebinding): the plans must be
-	 * built again, not retargeted. */
-	bool overlapsChanged = false;
+	/* Since the order went stale, something changed that the plans
+	 * cannot take by retargeting (handle swaps that make application
+	 * memory overlap differently, a rebinding of another object than a
+	 * tensor, or to or from a virtual one): they are built again. */
+	bool needsNewPlan = false;
 	/* Times the graph was planned (VX_GRAPH_VDLA_PLANS). */
 	vx_uint32 plans = 0;
 

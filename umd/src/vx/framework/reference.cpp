@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <algorithm>
@@ -396,7 +397,14 @@ bool sharesMemory(vx_reference a, vx_reference b)
 
 using namespace vdla::vx;
 
-_vx_reference::_vx_reference(vx_enum type, vx_context context) : type(type), context(context)
+namespace {
+
+std::atomic<uint64_t> lastSerial{ 0 };
+
+} /* namespace */
+
+_vx_reference::_vx_reference(vx_enum type, vx_context context)
+	: type(type), context(context), serial(++lastSerial)
 {
 }
 

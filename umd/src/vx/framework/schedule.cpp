@@ -172,8 +172,29 @@ vx_status Schedule::waitBefore(vx_graph graph, size_t end, ApiLock &lock)
 
 vx_status Schedule::run(vx_graph graph, ApiLock &lock)
 {
-	vx_status status = VX_SUCCESS;
 	size_t started = 0;
+	vx_status status;
+	try {
+		status = runWorks(graph, lock, started);
+	} catch (...) {
+		/*
+		 * A user kernel or callback threw (without the lock): the work
+		 * already on a device ends before the run does, as after a
+		 * failing node, then the caller reports the exception.
+		 */
+		if (!lock.owns_lock())
+			lock.lock();
+		waitBefore(graph, started, lock);
+		throw;
+	}
+	/* Whatever was started ends before the graph does. */
+	vx_status waited = waitBefore(graph, started, lock);
+	return status == VX_SUCCESS ? waited : status;
+}
+
+vx_status Schedule::runWorks(vx_graph graph, ApiLock &lock, size_t &started)
+{
+	vx_status status = VX_SUCCESS;
 	for (size_t i = 0; i < works_.size() && status == VX_SUCCESS; i++) {
 		Work &work = *works_[i];
 		if (needs_[i] && works_[*needs_[i]]->outstanding())
@@ -206,9 +227,7 @@ vx_status Schedule::run(vx_graph graph, ApiLock &lock)
 				status = VX_ERROR_GRAPH_ABANDONED;
 		}
 	}
-	/* Whatever was started ends before the graph does. */
-	vx_status waited = waitBefore(graph, started, lock);
-	return status == VX_SUCCESS ? waited : status;
+	return status;
 }
 
 } /* namespace vdla::vx */

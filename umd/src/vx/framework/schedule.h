@@ -42,6 +42,8 @@ public:
 
 private:
 	Schedule() = default;
+	/* Starts the works in order (run()); @started counts those started. */
+	vx_status runWorks(vx_graph graph, ApiLock &lock, size_t &started);
 	/* Waits for every work before @end still outstanding. */
 	vx_status waitBefore(vx_graph graph, size_t end, ApiLock &lock);
 

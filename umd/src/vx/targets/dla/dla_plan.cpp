@@ -331,11 +331,7 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 	task_ = std::move(task.value());
 	for (const auto &[slot, index] : slots.indices())
 		if (slot != kConstantSlot)
-			addressesOf_[lowering.tensors()[slot - 1]].push_back(index);
-	for (vx_node node : nodes())
-		for (size_t i = 0; i < node->parameters.size(); i++)
-			if (node->parameters[i] && node->parameters[i]->type == VX_TYPE_TENSOR)
-				bound_.push_back({ node, i, reinterpret_cast<vx_tensor>(node->parameters[i]) });
+			addressesOf_[lowering.tensors()[slot - 1]->serial].push_back(index);
 	for (const Unit &unit : units)
 		for (size_t n = 1; n < unit.nodes.size(); n++)
 			unit.nodes[n]->fused = true;
@@ -351,6 +347,7 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 	}
 	for (vx_tensor tensor : lowering.copiedValues())
 		copiedValues_.emplace_back(tensor, memoryOwner(tensor)->writes);
+	recordBindings(graph);
 	units_ = std::move(units);
 	scratch_ = lowering.takeScratch();
 
@@ -481,13 +478,13 @@ void TaskWork::copyOut()
 
 namespace {
 
-/* How many times @tensor is a node parameter of @graph. */
-size_t usesOf(vx_graph graph, vx_tensor tensor)
+/* How many node parameters of @graph hold the object of @serial. */
+size_t usesOf(vx_graph graph, uint64_t serial)
 {
 	size_t uses = 0;
 	for (vx_node node : graph->nodes)
 		for (vx_reference parameter : node->parameters)
-			uses += parameter == reinterpret_cast<vx_reference>(tensor);
+			uses += parameter && parameter->serial == serial;
 	return uses;
 }
 
@@ -505,23 +502,47 @@ bool sharesMemory(vx_graph graph, vx_tensor tensor)
 
 } /* namespace */
 
+void TaskWork::recordBindings(vx_graph graph)
+{
+	bound_.clear();
+	for (vx_node node : nodes()) {
+		for (size_t i = 0; i < node->parameters.size(); i++) {
+			vx_reference ref = node->parameters[i];
+			Bound bound{ node, i, ref ? ref->serial : 0, false, nullptr };
+			if (ref && ref->type == VX_TYPE_TENSOR) {
+				auto tensor = reinterpret_cast<vx_tensor>(ref);
+				bound.retargetable = ownsPackedMemory(tensor) && !tensor->isVirtual
+					&& !sharesMemory(graph, tensor)
+					&& std::none_of(copiedValues_.begin(), copiedValues_.end(),
+						[&](const auto &copied) { return copied.first == tensor; });
+				bound.buffer = tensor->buffer;
+			}
+			bound_.push_back(std::move(bound));
+		}
+	}
+}
+
 bool TaskWork::retarget(vx_graph graph)
 {
-	std::map<vx_tensor, vx_tensor> changes;
+	/* The tensors that replace each earlier one, by the earlier one's serial. */
+	std::map<uint64_t, vx_tensor> changes;
+	std::map<uint64_t, std::shared_ptr<Buffer>> oldBuffers;
 	size_t rebound = 0;
 	for (const Bound &bound : bound_) {
 		vx_reference now = bound.node->parameters[bound.index];
-		if (now == reinterpret_cast<vx_reference>(bound.tensor))
+		if ((now ? now->serial : 0) == bound.serial)
 			continue;
-		if (!now || now->type != VX_TYPE_TENSOR)
+		if (!bound.retargetable || !now || now->type != VX_TYPE_TENSOR)
 			return false;
-		auto [it, added] = changes.emplace(bound.tensor, reinterpret_cast<vx_tensor>(now));
-		if (!added && it->second != reinterpret_cast<vx_tensor>(now))
+		auto tensor = reinterpret_cast<vx_tensor>(now);
+		auto [it, added] = changes.emplace(bound.serial, tensor);
+		if (!added && it->second != tensor)
 			return false;
+		oldBuffers[bound.serial] = bound.buffer;
 		rebound++;
 	}
 	/*
-	 * Only a tensor that owns its packed memory, replaced everywhere in the
+	 * Only a tensor that owned its packed memory, replaced everywhere in the
 	 * graph by one that owns its own, neither overlapping anything else of
 	 * the graph nor copied into the task's constants, leaves the lowering,
 	 * the placement and the order as they were: the task just names the
@@ -529,14 +550,10 @@ bool TaskWork::retarget(vx_graph graph)
 	 */
 	size_t newUses = 0;
 	for (const auto &[old, now] : changes) {
-		if (!ownsPackedMemory(old) || !ownsPackedMemory(now) || old->isVirtual
-			|| now->isVirtual || !addressesOf_.count(old) || usesOf(graph, old)
-			|| sharesMemory(graph, now))
+		if (!ownsPackedMemory(now) || now->isVirtual || !addressesOf_.count(old)
+			|| usesOf(graph, old) || sharesMemory(graph, now))
 			return false;
-		for (const auto &[tensor, writes] : copiedValues_)
-			if (tensor == old)
-				return false;
-		newUses += usesOf(graph, now);
+		newUses += usesOf(graph, now->serial);
 	}
 	if (newUses != rebound)
 		return false;
@@ -547,13 +564,11 @@ bool TaskWork::retarget(vx_graph graph)
 	for (const auto &[old, now] : changes) {
 		for (uint16_t index : addressesOf_[old])
 			task_.rebind(index, *now->buffer);
-		std::replace(buffers_.begin(), buffers_.end(), old->buffer, now->buffer);
-		addressesOf_[now] = std::move(addressesOf_[old]);
+		std::replace(buffers_.begin(), buffers_.end(), oldBuffers[old], now->buffer);
+		addressesOf_[now->serial] = std::move(addressesOf_[old]);
 		addressesOf_.erase(old);
 	}
-	for (Bound &bound : bound_)
-		if (changes.count(bound.tensor))
-			bound.tensor = changes[bound.tensor];
+	recordBindings(graph);
 	return true;
 }
 

@@ -58,6 +58,8 @@ private:
 	vx_status copyIn();
 	void copyOut();
 	void setStatus(vx_status status);
+	/* Records what its nodes' parameters hold now (bound_). */
+	void recordBindings(vx_graph graph);
 	void recordPerformance(uint64_t endNs);
 
 	Plan &plan_;
@@ -75,15 +77,22 @@ private:
 	/* The tensors copied into the task's constants, and the number of
 	 * writes of their memory then. */
 	std::vector<std::pair<vx_tensor, uint64_t>> copiedValues_;
-	/* The tensor each node parameter held when the task was written, and
-	 * the address-list entries of each tensor the operations name. */
+	/*
+	 * What each parameter of the task's nodes held when it was written:
+	 * the object's serial (never a pointer to dereference: the object may
+	 * be gone since), whether a tensor there may be replaced by changing
+	 * addresses only, and its device buffer. The address-list entries of
+	 * each tensor the operations name, by serial.
+	 */
 	struct Bound {
 		vx_node node;
 		size_t index;
-		vx_tensor tensor;
+		uint64_t serial;
+		bool retargetable;
+		std::shared_ptr<Buffer> buffer;
 	};
 	std::vector<Bound> bound_;
-	std::map<vx_tensor, std::vector<uint16_t>> addressesOf_;
+	std::map<uint64_t, std::vector<uint16_t>> addressesOf_;
 	/* Where the kernel writes each operation's device time. */
 	std::shared_ptr<Buffer> stats_;
 	/* Whether the last submit asked for it (performance enabled). */

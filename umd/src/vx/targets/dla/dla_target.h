@@ -48,8 +48,9 @@ public:
 	 * then stops only the graph that caused it), else one shared with
 	 * earlier graphs in turn: one file holds at most
 	 * DRM_VDLA_MAX_CONTEXTS, and a vx_context may verify any number of
-	 * graphs. Passing the graph's banned context replaces it for every
-	 * graph that shares it. Null, with @why, when none can be made.
+	 * graphs. Passing a graph's banned context replaces it among those
+	 * handed out; each graph that shared it takes another when its own
+	 * next submit is refused. Null, with @why, when none can be made.
 	 */
 	std::shared_ptr<Context> kernelContext(const Context *banned, std::string &why);
 	static constexpr size_t kOwnContexts = 64;
