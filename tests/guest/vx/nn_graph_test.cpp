@@ -96,9 +96,10 @@ TEST_F(NnGraph, AFailedDlaTaskIsWaitedForOnce)
 /*
  * A run whose wait for a task times out (VDLA_VX_WAIT_LIMIT_MS; the task
  * hangs on the device) fails, and the task, which may still run and write
- * its buffers, is not submitted again until it has ended: the next run
- * fails at once. Once the driver's watchdog has ended the hung job, the
- * graph runs again (on a new kernel context: the hang banned the old one).
+ * its buffers, is not submitted again until it has ended: the next runs
+ * fail at once, also after the graph was verified (planned) again. Once
+ * the driver's watchdog has ended the hung job, the graph runs again (on
+ * a new kernel context: the hang banned the old one).
  */
 TEST_F(NnGraph, ATaskWhoseWaitTimedOutIsNotSubmittedAgainBeforeItEnds)
 {
@@ -120,11 +121,13 @@ TEST_F(NnGraph, ATaskWhoseWaitTimedOutIsNotSubmittedAgainBeforeItEnds)
 	ASSERT_EQ(0, faultInjectFirstDevice("conv hang 1"));
 	EXPECT_EQ(VX_FAILURE, vxProcessGraph(graph));
 	EXPECT_EQ(VX_FAILURE, vxProcessGraph(graph));
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
+	EXPECT_EQ(VX_FAILURE, vxProcessGraph(graph));
 	unsetenv("VDLA_VX_WAIT_LIMIT_MS");
 	faultInjectFirstDevice("conv none 0");
 	const auto refused = std::count_if(capturedLog.begin(), capturedLog.end(),
 		[](const std::string &line) { return line.find("still on the device") != std::string::npos; });
-	EXPECT_EQ(refused, 1) << "the second run submitted the task again";
+	EXPECT_EQ(refused, 2) << "a later run submitted the graph's task again";
 
 	/* The driver's watchdog (vdla.job_timeout_ms, 5 s) ends the hung job. */
 	for (int i = 0; i < 200 && deviceState("timeouts") == timeouts; i++)

@@ -368,20 +368,16 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 vx_status TaskWork::start(vx_graph graph, ApiLock &)
 {
 	/*
-	 * A task whose wait timed out may still run on the device, reading
-	 * and writing its buffers: it is not submitted again (which would
-	 * queue behind it) before it has ended.
+	 * A job of this graph whose wait timed out may still run on the
+	 * device, reading and writing its buffers: nothing of the graph is
+	 * submitted again (it would queue behind it) before it has ended.
 	 */
-	if (late_) {
-		auto ended = plan_.timeline_->signalled(late_);
-		if (!ended || !*ended) {
-			log(nodes().front(), VX_FAILURE,
-				"an earlier run of this DLA task is still on the device (its "
-				"wait timed out): not submitted again before it ends");
-			setStatus(VX_FAILURE);
-			return VX_FAILURE;
-		}
-		late_ = 0;
+	if (plan_.target_.stillRunningLate(graph)) {
+		log(nodes().front(), VX_FAILURE,
+			"an earlier run of this graph is still on the device (its wait timed "
+			"out): nothing is submitted again before it ends");
+		setStatus(VX_FAILURE);
+		return VX_FAILURE;
 	}
 	vx_status status = copyIn();
 	if (status != VX_SUCCESS) {
@@ -403,7 +399,11 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 {
 	if (!point_)
 		return VX_SUCCESS;
-	const std::chrono::milliseconds limit = waitLimit();
+	/* Once a wait of the graph timed out, the device is not waited for
+	 * again in full: each further wait only looks. */
+	const std::chrono::milliseconds limit = plan_.target_.stillRunningLate(graph)
+		? std::chrono::milliseconds(0)
+		: waitLimit();
 	lock.unlock();
 	auto waited = plan_.timeline_->waitPoint(point_, limit);
 	lock.lock();
@@ -416,7 +416,7 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 	point_ = 0;
 	if (!waited) {
 		if (waited.error().code() == ETIMEDOUT)
-			late_ = point;
+			plan_.target_.markLate(graph, plan_.timeline_, point);
 		log(graph, VX_FAILURE, "waiting for the DLA: %s", waited.error().message().c_str());
 		setStatus(VX_FAILURE);
 		return VX_FAILURE;

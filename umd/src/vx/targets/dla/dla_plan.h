@@ -99,8 +99,6 @@ private:
 	bool statsRequested_ = false;
 	/* The timeline point of the last submit; 0 once waited for. */
 	uint64_t point_ = 0;
-	/* The point of a submit whose wait timed out, until it has signalled. */
-	uint64_t late_ = 0;
 	uint64_t submittedNs_ = 0;
 };
 
@@ -127,7 +125,9 @@ private:
 	std::shared_ptr<Device> device_;
 	/* Its own, or shared with other graphs (DlaTarget::kernelContext()). */
 	std::shared_ptr<Context> context_;
-	std::unique_ptr<Fence> timeline_;
+	/* Shared with the target while a job whose wait timed out may still
+	 * run (DlaTarget::markLate()). */
+	std::shared_ptr<Fence> timeline_;
 	uint64_t lastPoint_ = 0;
 	std::vector<TaskWork *> tasks_;
 	/* SRAM regions the tasks' short-lived tensors share (dla_placement.h). */

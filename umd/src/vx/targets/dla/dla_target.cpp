@@ -11,6 +11,7 @@
 #include <VX/vx_khr_nn.h>
 
 #include <vdla/context.h>
+#include <vdla/fence.h>
 #include <vdla/device.h>
 
 #include <cstdlib>
@@ -98,6 +99,24 @@ bool DlaTarget::takes(vx_node node, std::string &why)
 std::unique_ptr<TargetPlan> DlaTarget::plan(vx_graph)
 {
 	return std::make_unique<Plan>(*this, device_);
+}
+
+void DlaTarget::markLate(vx_graph graph, std::shared_ptr<Fence> timeline, uint64_t point)
+{
+	lateJobs_[graph->serial] = { std::move(timeline), point };
+}
+
+bool DlaTarget::stillRunningLate(vx_graph graph)
+{
+	auto late = lateJobs_.find(graph->serial);
+	if (late == lateJobs_.end())
+		return false;
+	auto ended = late->second.timeline->signalled(late->second.point);
+	if (ended && *ended) {
+		lateJobs_.erase(late);
+		return false;
+	}
+	return true;
 }
 
 std::shared_ptr<Context> DlaTarget::kernelContext(const Context *banned, std::string &why)

@@ -9,6 +9,7 @@
 
 #include "framework/target.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 namespace vdla {
 class Context;
 class Device;
+class Fence;
 }
 
 namespace vdla::vx::dla {
@@ -53,6 +55,14 @@ public:
 	 * next submit is refused. Null, with @why, when none can be made.
 	 */
 	std::shared_ptr<Context> kernelContext(const Context *banned, std::string &why);
+
+	/*
+	 * A job of @graph whose wait timed out: @point of @timeline, which
+	 * the job signals when it ends. Until then, stillRunningLate() is
+	 * true for the graph, whatever plans it gets meanwhile.
+	 */
+	void markLate(vx_graph graph, std::shared_ptr<Fence> timeline, uint64_t point);
+	bool stillRunningLate(vx_graph graph);
 	static constexpr size_t kOwnContexts = 64;
 
 private:
@@ -63,6 +73,12 @@ private:
 	/* The kernel contexts the graphs' plans hold. */
 	std::vector<std::weak_ptr<Context>> kernelContexts_;
 	size_t nextShared_ = 0;
+	/* The last timed-out job of each graph, by the graph's serial. */
+	struct LateJob {
+		std::shared_ptr<Fence> timeline;
+		uint64_t point;
+	};
+	std::map<uint64_t, LateJob> lateJobs_;
 };
 
 } /* namespace vdla::vx::dla */
