@@ -562,6 +562,87 @@ bool checkConvolution(const nn::Convolution &c, Refusal &refuse)
 		&& (!isUnshared(c.bias) || unsharedBiasFits(c, integer, refuse));
 }
 
+/*
+ * A deconvolution with upscale s along an axis, seen from the outputs r,
+ * r + s, r + 2s, ...: output j reads the upscaled input at j + m - (k - 1 -
+ * pad), an element only at multiples of s, so these outputs take the taps
+ * first, first + s, ... and are a stride-1 convolution of the input itself
+ * with those taps (docs/openvx.md, "Deconvolution on the DLA").
+ */
+struct DeconvolutionPhase {
+	vx_size outputs = 0;
+	vx_size first = 0, taps = 0;
+	/* The input elements the convolution reads, and its padding. */
+	vx_size inputStart = 0, inputs = 0;
+	vx_size padBefore = 0, padAfter = 0;
+};
+
+/* The phase of outputs @r, r + upscale, ...; false when it reads no
+ * element (its outputs would be biases alone). */
+bool deconvolutionPhase(vx_size in, vx_size out, vx_size kernel, vx_size pad, vx_size upscale,
+	vx_size r, DeconvolutionPhase &phase)
+{
+	const int64_t s = int64_t(upscale);
+	const int64_t c = int64_t(kernel) - 1 - int64_t(pad);
+	phase = {};
+	phase.outputs = r < out ? (out - r + upscale - 1) / upscale : 0;
+	if (!phase.outputs)
+		return true;
+	phase.first = vx_size(((c - int64_t(r)) % s + s) % s);
+	if (phase.first >= kernel)
+		return false;
+	phase.taps = (kernel - phase.first + upscale - 1) / upscale;
+	/* Output t of the phase reads input t + u - before for tap u. */
+	const int64_t before = (c - int64_t(r) - int64_t(phase.first)) / s;
+	const int64_t start = std::max<int64_t>(-before, 0);
+	int64_t count = int64_t(in) - start;
+	int64_t after = int64_t(phase.outputs) + int64_t(phase.taps) - 1 - count
+		- std::max<int64_t>(before, 0);
+	if (after < 0) {
+		count += after;
+		after = 0;
+	}
+	if (count < 1)
+		return false;
+	phase.inputStart = vx_size(start);
+	phase.inputs = vx_size(count);
+	phase.padBefore = vx_size(std::max<int64_t>(before, 0));
+	phase.padAfter = vx_size(after);
+	return true;
+}
+
+bool checkDeconvolution(const nn::Deconvolution &d, Refusal &refuse)
+{
+	if (!shapeFits(d.input, refuse) || !shapeFits(d.output, refuse)
+		|| !sameType({ d.input, d.weights, d.bias, d.output }, refuse))
+		return false;
+	if (isUnshared(d.bias))
+		return refuse("a deconvolution with one bias per output element runs on the CPU");
+	if (d.upscaleX > 8 || d.upscaleY > 8)
+		return refuse("a deconvolution upscale above 8");
+	const vx_size axes[2][5] = {
+		{ dim(d.input, 0), dim(d.output, 0), dim(d.weights, 0), d.padX, d.upscaleX },
+		{ dim(d.input, 1), dim(d.output, 1), dim(d.weights, 1), d.padY, d.upscaleY },
+	};
+	for (const auto &axis : axes) {
+		for (vx_size r = 0; r < axis[4]; r++) {
+			DeconvolutionPhase phase;
+			if (!deconvolutionPhase(axis[0], axis[1], axis[2], axis[3], axis[4], r, phase))
+				return refuse("a deconvolution output that no input element reaches");
+			if (phase.padBefore > 31 || phase.padAfter > 31)
+				return refuse("padding above 31");
+			if (phase.taps > 32)
+				return refuse("kernel side outside 1..32");
+		}
+	}
+	if (dim(d.weights, 2) * dim(d.weights, 0) * dim(d.weights, 1) > 65536)
+		return refuse("more than 65536 weights per output");
+	if (!isInteger(d.input))
+		return true;
+	IntegerOutput integer;
+	return integerOutput(d.input, d.weights, d.bias, d.output, d.rounding, integer, refuse);
+}
+
 bool checkFullyConnected(const nn::FullyConnected &l, Refusal &refuse)
 {
 	if (!hardwareType(l.input->dataType))
@@ -677,6 +758,8 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 	static const Operation operations[] = {
 		{ VX_KERNEL_CONVOLUTION_LAYER, checkAs<nn::Convolution, checkConvolution>,
 			&Lowering::lowerConvolution },
+		{ VX_KERNEL_DECONVOLUTION_LAYER, checkAs<nn::Deconvolution, checkDeconvolution>,
+			&Lowering::lowerDeconvolution },
 		{ VX_KERNEL_FULLY_CONNECTED_LAYER, checkAs<nn::FullyConnected, checkFullyConnected>,
 			&Lowering::lowerFullyConnected },
 		{ VX_KERNEL_POOLING_LAYER, checkAs<nn::Pooling, checkPooling>,
@@ -943,6 +1026,75 @@ vx_status Lowering::lowerConvolution(vx_node node)
 	conv.dilationY = uint16_t(c.dilationY + 1);
 	pushConvolutionUnit(node, conv, hardwareTensor(c.output),
 		{ c.input, c.weights, c.bias, c.output, c.overflow, c.rounding });
+	return VX_SUCCESS;
+}
+
+/*
+ * upscaleX x upscaleY convolutions, one per phase (deconvolutionPhase()):
+ * each reads the input with its taps of the weights (a constant) and writes
+ * its outputs, every upscale-th element, through a strided view of the
+ * output. The first carries the node; the rest follow it.
+ */
+vx_status Lowering::lowerDeconvolution(vx_node node)
+{
+	auto d = std::get<nn::Deconvolution>(*nn::describeLayer(node));
+	const Tensor in = hardwareTensor(d.input).packed();
+	const Tensor out = hardwareTensor(d.output).packed();
+	const vx_size kx = dim(d.weights, 0), ky = dim(d.weights, 1);
+	const vx_size inputs = dim(d.weights, 2), outputs = dim(d.weights, 3);
+	const vx_size element = d.weights->elementSize();
+	std::vector<uint8_t> weights(d.weights->byteSize());
+	readPacked(d.weights, weights.data());
+	copiedValues_.push_back(d.weights);
+
+	vx_node carried = node;
+	for (vx_size ry = 0; ry < d.upscaleY; ry++) {
+		for (vx_size rx = 0; rx < d.upscaleX; rx++) {
+			DeconvolutionPhase px, py;
+			deconvolutionPhase(dim(d.input, 0), dim(d.output, 0), kx, d.padX, d.upscaleX,
+				rx, px);
+			deconvolutionPhase(dim(d.input, 1), dim(d.output, 1), ky, d.padY, d.upscaleY,
+				ry, py);
+			if (!px.outputs || !py.outputs)
+				continue;
+			std::vector<uint8_t> taps(px.taps * py.taps * inputs * outputs * element);
+			uint8_t *to = taps.data();
+			for (vx_size o = 0; o < outputs; o++)
+				for (vx_size c = 0; c < inputs; c++)
+					for (vx_size uy = 0; uy < py.taps; uy++)
+						for (vx_size ux = 0; ux < px.taps; ux++, to += element) {
+							const vx_size x = px.first + ux * d.upscaleX;
+							const vx_size y = py.first + uy * d.upscaleY;
+							memcpy(to,
+								&weights[(((o * inputs + c) * ky + y) * kx + x)
+									* element],
+								element);
+						}
+
+			ConvOp conv;
+			conv.src = in;
+			conv.src.offset += px.inputStart * in.strideW + py.inputStart * in.strideH;
+			conv.src.w = uint32_t(px.inputs);
+			conv.src.h = uint32_t(py.inputs);
+			conv.weights = Tensor::nchw(kConstantSlot, addConstant(taps.data(), taps.size()),
+				*hardwareType(d.weights->dataType), uint32_t(outputs), uint32_t(inputs),
+				uint32_t(py.taps), uint32_t(px.taps))
+					       .packed();
+			conv.padLeft = uint16_t(px.padBefore);
+			conv.padRight = uint16_t(px.padAfter);
+			conv.padTop = uint16_t(py.padBefore);
+			conv.padBottom = uint16_t(py.padAfter);
+			Tensor dst = out;
+			dst.offset += rx * out.strideW + ry * out.strideH;
+			dst.w = uint32_t(px.outputs);
+			dst.h = uint32_t(py.outputs);
+			dst.strideW *= uint32_t(d.upscaleX);
+			dst.strideH *= uint32_t(d.upscaleY);
+			pushConvolutionUnit(carried, conv, dst,
+				{ d.input, d.weights, d.bias, d.output, d.overflow, d.rounding });
+			carried = nullptr;
+		}
+	}
 	return VX_SUCCESS;
 }
 

@@ -201,6 +201,7 @@ private:
 	struct Operation;
 	static const Operation *operation(vx_kernel kernel);
 	vx_status lowerConvolution(vx_node node);
+	vx_status lowerDeconvolution(vx_node node);
 	vx_status lowerFullyConnected(vx_node node);
 	vx_status lowerPooling(vx_node node);
 	vx_status lowerActivation(vx_node node);
