@@ -742,10 +742,13 @@ struct DeconvolutionCase {
 	const char *name;
 	vx_enum type;
 	vx_int8 position;
+	/* [W, H, C, (batch)] */
 	std::vector<vx_size> in;
 	vx_size kernel, pad, a, upscale, outputs;
 	bool bias;
 	double tolerance;
+	/* The vertical upscale when it differs (0: the same). */
+	vx_size upscaleY = 0;
 };
 
 /*
@@ -770,6 +773,8 @@ TEST_F(NnLayer, DeconvolutionMatchesCpu)
 			     2, true, 0 },
 		     DeconvolutionCase{ "FLOAT32 k2 s2, bias", VX_TYPE_FLOAT32, 0, { 4, 3, 2 }, 2, 0, 0,
 			     2, 3, true, 1e-5 },
+		     DeconvolutionCase{ "INT8 k4 s2 across, s3 down, batch 2", VX_TYPE_INT8, 0,
+			     { 5, 4, 2, 2 }, 4, 0, 0, 2, 3, true, 0, 3 },
 	     }) {
 		SCOPED_TRACE(c.name);
 		const vx_size inputs = c.in[2];
@@ -779,9 +784,12 @@ TEST_F(NnLayer, DeconvolutionMatchesCpu)
 			c.position }, -range / 2, range / 2);
 		vx_tensor bias = c.bias ? input({ { c.outputs }, c.type, c.position }, -range, range)
 					: nullptr;
+		const vx_size upscaleY = c.upscaleY ? c.upscaleY : c.upscale;
 		const vx_size width = (c.in[0] - 1) * c.upscale + c.kernel - 2 * c.pad + c.a;
-		const vx_size height = (c.in[1] - 1) * c.upscale + c.kernel - 2 * c.pad + c.a;
-		const TensorSpec outSpec = { { width, height, c.outputs }, c.type, c.position };
+		const vx_size height = (c.in[1] - 1) * upscaleY + c.kernel - 2 * c.pad + c.a;
+		TensorSpec outSpec = { { width, height, c.outputs }, c.type, c.position };
+		if (c.in.size() > 3)
+			outSpec.dims.push_back(c.in[3]);
 		vx_tensor dla = output(outSpec), cpu = output(outSpec);
 		const vx_nn_deconvolution_params_t params = { c.pad, c.pad,
 			VX_CONVERT_POLICY_SATURATE, VX_ROUND_POLICY_TO_NEAREST_EVEN, c.a, c.a };
