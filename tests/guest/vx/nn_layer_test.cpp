@@ -801,6 +801,76 @@ TEST_F(NnLayer, DeconvolutionMatchesCpu)
 	}
 }
 
+/*
+ * A deconvolution of upscale 3 x 3 (nine phases) reading what a DLA layer
+ * of the same task wrote: nine units wait for one producer, more than the
+ * eight links an operation has; the engine order covers them.
+ */
+TEST_F(NnLayer, DeconvolutionAfterADlaLayerMatchesCpu)
+{
+	vx_tensor in = input({ { 4, 3, 2 }, VX_TYPE_INT8, 0 }, -8, 8);
+	vx_tensor weights = input({ { 3, 3, 2, 2 }, VX_TYPE_INT8, 0 }, -3, 3);
+	const TensorSpec outSpec = { { 12, 9, 2 }, VX_TYPE_INT8, 0 };
+	vx_tensor dla = output(outSpec), cpu = output(outSpec);
+	const vx_nn_deconvolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
+		VX_ROUND_POLICY_TO_NEAREST_EVEN, 0, 0 };
+	ASSERT_TRUE(runBoth([&](vx_graph g, vx_tensor out) {
+		const vx_size dims[] = { 4, 3, 2 };
+		vx_tensor relu = vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT8, 0);
+		std::vector<vx_node> nodes = {
+			vxActivationLayer(g, in, VX_NN_ACTIVATION_RELU, 0, 0, relu),
+			vxDeconvolutionLayer(g, relu, weights, nullptr, &params, sizeof(params), out),
+		};
+		vxReleaseTensor(&relu);
+		return nodes;
+	}, dla, cpu));
+	EXPECT_TRUE(sameValues(dla, cpu));
+}
+
+/*
+ * The DLA copies a deconvolution's weights into its task: weights that a
+ * node of the graph computes at each run keep the node on the CPU, and
+ * weights whose handle was swapped out fail the run, not the process.
+ */
+TEST_F(NnLayer, DeconvolutionWeightsTheTaskCannotCopyStayOffTheDla)
+{
+	vx_tensor in = input({ { 4, 3, 2 }, VX_TYPE_INT8, 0 }, -8, 8);
+	const TensorSpec weightSpec = { { 3, 3, 2, 2 }, VX_TYPE_INT8, 0 };
+	vx_tensor a = input(weightSpec, -2, 2), b = input(weightSpec, -1, 1);
+	const TensorSpec outSpec = { { 9, 7, 2 }, VX_TYPE_INT8, 0 };
+	const vx_nn_deconvolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
+		VX_ROUND_POLICY_TO_NEAREST_EVEN, 0, 0 };
+
+	vx_tensor out = output(outSpec);
+	vx_graph graph = vxCreateGraph(context_);
+	vx_tensor sum = vxCreateVirtualTensor(graph, 4, weightSpec.dims.data(), VX_TYPE_INT8, 0);
+	vx_node add = vxTensorAddNode(graph, a, b, VX_CONVERT_POLICY_SATURATE, sum);
+	vx_node deconv = vxDeconvolutionLayer(graph, in, sum, nullptr, &params, sizeof(params), out);
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(deconv, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxVerifyGraph(graph)) << "computed weights on the DLA";
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(deconv, VX_TARGET_STRING, "any"));
+	EXPECT_TRUE(runsOnCpu(graph, deconv));
+	vxReleaseNode(&add);
+	vxReleaseNode(&deconv);
+	vxReleaseTensor(&sum);
+	vxReleaseGraph(&graph);
+
+	std::vector<int8_t> storage(3 * 3 * 2 * 2, 1);
+	const vx_size strides[] = { 1, 3, 9, 18 };
+	vx_tensor handle = vxCreateTensorFromHandle(context_, 4, weightSpec.dims.data(), VX_TYPE_INT8,
+		0, strides, storage.data(), VX_MEMORY_TYPE_HOST);
+	ASSERT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(handle)));
+	graph = vxCreateGraph(context_);
+	deconv = vxDeconvolutionLayer(graph, in, handle, nullptr, &params, sizeof(params), out);
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+	void *previous = nullptr;
+	ASSERT_EQ(VX_SUCCESS, vxSwapTensorHandle(handle, nullptr, &previous));
+	EXPECT_NE(VX_SUCCESS, vxProcessGraph(graph)) << "weights without memory";
+	vxReleaseNode(&deconv);
+	vxReleaseGraph(&graph);
+	vxReleaseTensor(&handle);
+}
+
 /* ROI pooling has no DLA lowering. */
 TEST_F(NnLayer, RoiPoolingStaysOnCpu)
 {

@@ -616,6 +616,11 @@ bool checkDeconvolution(const nn::Deconvolution &d, Refusal &refuse)
 	if (!shapeFits(d.input, refuse) || !shapeFits(d.output, refuse)
 		|| !sameType({ d.input, d.weights, d.bias, d.output }, refuse))
 		return false;
+	/* The lowering copies the weights' values into the task. */
+	if (!d.weights->storage())
+		return refuse("the weights tensor has no memory (its handle was swapped out)");
+	if (d.bias && !d.bias->storage())
+		return refuse("the bias tensor has no memory (its handle was swapped out)");
 	if (isUnshared(d.bias))
 		return refuse("a deconvolution with one bias per output element runs on the CPU");
 	if (d.upscaleX > 8 || d.upscaleY > 8)
@@ -790,16 +795,46 @@ bool Lowering::kernelSupported(vx_kernel kernel)
 	return operation(kernel) != nullptr;
 }
 
+namespace {
+
+/*
+ * Whether a node of @node's graph writes memory of @tensor. The tasks copy
+ * biases (and a deconvolution's weights) when they are written: values a
+ * node computes at each run would be stale.
+ */
+bool computedByTheGraph(vx_node node, vx_tensor tensor)
+{
+	if (!tensor || !node->graph)
+		return false;
+	for (vx_node other : node->graph->nodes)
+		for (vx_tensor output : tensorsOf(other, VX_OUTPUT))
+			if (tensorsShareMemory(output, tensor))
+				return true;
+	return false;
+}
+
+} /* namespace */
+
 bool Lowering::supported(vx_node node, std::string &why)
 {
 	Refusal refuse;
 	const Operation *entry = operation(node->kernel);
 	std::optional<nn::Layer> layer = nn::describeLayer(node);
 	bool ok = false;
-	if (!entry || !layer)
+	if (!entry || !layer) {
 		refuse(std::string(node->kernel->kernelName) + " has no DLA implementation");
-	else
+	} else if (auto *c = std::get_if<nn::Convolution>(&*layer);
+		   c && computedByTheGraph(node, c->bias)) {
+		refuse("biases computed by a node of the graph");
+	} else if (auto *f = std::get_if<nn::FullyConnected>(&*layer);
+		   f && computedByTheGraph(node, f->bias)) {
+		refuse("biases computed by a node of the graph");
+	} else if (auto *d = std::get_if<nn::Deconvolution>(&*layer); d
+		   && (computedByTheGraph(node, d->bias) || computedByTheGraph(node, d->weights))) {
+		refuse("weights or biases computed by a node of the graph");
+	} else {
 		ok = entry->fits(*layer, refuse);
+	}
 	why = refuse.why;
 	return ok;
 }

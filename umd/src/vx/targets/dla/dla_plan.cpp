@@ -316,12 +316,25 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 	 * parent's interrupt to be handled.
 	 */
 	const bool engineOrder = featureEnabled("VDLA_VX_ENGINE_ORDER");
+	/*
+	 * The firmware enables an engine's operations in order, so a unit
+	 * whose engine already runs an earlier unit that waits for the same
+	 * parent needs no link either: the parent's consumers stay within the
+	 * eight an operation has, whatever the fan-out (a deconvolution's
+	 * phases all read its input).
+	 */
+	std::map<size_t, std::set<Engine>> waitedForOn;
 	std::vector<Unit> &units = lowering.units();
 	for (size_t u = 0; u < units.size(); u++) {
 		emit(units[u], builder, slots);
-		for (size_t p : parents[u])
-			if (!engineOrder || lastEngine(units[p]) != firstEngine(units[u]))
+		const Engine engine = firstEngine(units[u]);
+		for (size_t p : parents[u]) {
+			const bool ordered = (engineOrder && lastEngine(units[p]) == engine)
+				|| waitedForOn[p].count(engine);
+			if (!ordered)
 				builder.link(units[p].tailOp, units[u].headOp);
+			waitedForOn[p].insert(engine);
+		}
 	}
 	auto task = builder.build(dev);
 	if (!task) {
