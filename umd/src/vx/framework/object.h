@@ -23,14 +23,24 @@
 #include <thread>
 #include <vector>
 
-namespace vdla {
-class Buffer;
-namespace vx {
+namespace vdla::vx {
 class MemoryGroups;
 class Schedule;
 class Target;
-} /* namespace vx */
-} /* namespace vdla */
+
+/*
+ * Memory a target placed a tensor's elements in (a DLA buffer): the
+ * tensor's storage when the CPU reaches it. Each target derives its own.
+ */
+class PlacedMemory
+{
+public:
+	virtual ~PlacedMemory() = default;
+	/* The CPU's view of it; null when the CPU cannot reach it (DLA SRAM). */
+	virtual uint8_t *data() const = 0;
+	virtual size_t size() const = 0;
+};
+} /* namespace vdla::vx */
 
 struct _vx_reference {
 	_vx_reference(vx_enum type, vx_context context);
@@ -193,9 +203,9 @@ struct _vx_tensor_t : _vx_reference {
 	bool specifiedAtCreation = true;
 	vx_graph scope = nullptr;
 	std::vector<uint8_t> data;
-	/* Device memory holding the elements instead of data, once a DLA
-	 * node uses the tensor (vdla::vx::dla::placeOnDevice()). */
-	std::shared_ptr<vdla::Buffer> buffer;
+	/* Memory of a target holding the elements instead of data, once a
+	 * node on that target uses the tensor (vdla::vx::dla::placeOnDevice()). */
+	std::shared_ptr<vdla::vx::PlacedMemory> placed;
 	/*
 	 * CPU kernels computing from data without the API lock right now,
 	 * and host storage dropped meanwhile, freed when the last one ends:

@@ -4,7 +4,6 @@
 #include "framework/object.h"
 #include "objects/tensor_layout.h"
 
-#include <vdla/buffer.h>
 
 #include <cstring>
 
@@ -50,8 +49,8 @@ uint8_t *_vx_tensor_t::storage()
 	}
 	if (fromHandle)
 		return handle;
-	if (buffer && buffer->data() && buffer->size() >= byteSize())
-		return buffer->data();
+	if (placed && placed->data() && placed->size() >= byteSize())
+		return placed->data();
 	/* Memory the system cannot give is VX_ERROR_NO_MEMORY for the caller,
 	 * never an exception through the C API. */
 	try {

@@ -53,8 +53,8 @@ public:
 			return;
 		elements_.emplace(tensor, Elements(tensor));
 		tensor->cpuUsers++;
-		if (tensor->buffer)
-			buffers_.push_back(tensor->buffer);
+		if (tensor->placed)
+			placed_.push_back(tensor->placed);
 	}
 	Elements &of(vx_tensor tensor) { return elements_.at(tensor); }
 	/* Whether every bound tensor has memory (not a swapped-out handle). */
@@ -76,7 +76,7 @@ public:
 
 private:
 	std::map<vx_tensor, Elements> elements_;
-	std::vector<std::shared_ptr<vdla::Buffer>> buffers_;
+	std::vector<std::shared_ptr<PlacedMemory>> placed_;
 };
 
 template <typename L> void bindTensors(const L &l, Bindings &b)

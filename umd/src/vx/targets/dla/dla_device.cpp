@@ -27,11 +27,42 @@ bool featureEnabled(const char *name)
 	return !value || strcmp(value, "0") != 0;
 }
 
+namespace {
+
+/* A DLA buffer as the memory a tensor is placed in. */
+class DlaMemory : public PlacedMemory
+{
+public:
+	explicit DlaMemory(std::shared_ptr<Buffer> buffer) : buffer_(std::move(buffer)) { }
+	uint8_t *data() const override { return buffer_->data(); }
+	size_t size() const override { return size_t(buffer_->size()); }
+	const std::shared_ptr<Buffer> &buffer() const { return buffer_; }
+
+private:
+	std::shared_ptr<Buffer> buffer_;
+};
+
+} /* namespace */
+
+std::shared_ptr<Buffer> bufferOf(vx_tensor tensor)
+{
+	auto memory = dynamic_cast<const DlaMemory *>(tensor->placed.get());
+	return memory ? memory->buffer() : nullptr;
+}
+
+void setBuffer(vx_tensor tensor, std::shared_ptr<Buffer> buffer)
+{
+	if (buffer)
+		tensor->placed = std::make_shared<DlaMemory>(std::move(buffer));
+	else
+		tensor->placed.reset();
+}
+
 vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 {
 	const vx_size bytes = std::max<vx_size>(tensor->byteSize(), 1);
-	if (tensor->buffer && tensor->buffer->size() >= bytes
-		&& tensor->buffer->placement() == placement)
+	const std::shared_ptr<Buffer> current = bufferOf(tensor);
+	if (current && current->size() >= bytes && current->placement() == placement)
 		return VX_SUCCESS;
 	Device *dla = device(tensor->context);
 	if (!dla)
@@ -53,11 +84,11 @@ vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 		 * does the same work a little slower. */
 		auto created = Buffer::create(*dla, bytes, Buffer::Placement::Sram);
 		if (created) {
-			tensor->buffer = std::move(created.value());
+			setBuffer(tensor, std::move(created.value()));
 			tensor->dropHostData();
 			return VX_SUCCESS;
 		}
-		if (tensor->buffer && tensor->buffer->size() >= bytes)
+		if (current && current->size() >= bytes)
 			return VX_SUCCESS;
 	}
 
@@ -78,16 +109,16 @@ vx_status placeOnDevice(vx_tensor tensor, Buffer::Placement placement)
 	/* The tensor's memory stays the application's or its root's: the
 	 * buffer holds the packed copy DLA tasks work on (dla_plan.cpp). */
 	if (!ownsPackedMemory(tensor)) {
-		tensor->buffer = std::move(buffer);
+		setBuffer(tensor, std::move(buffer));
 		return VX_SUCCESS;
 	}
 	/* Keep what the application already wrote (an SRAM buffer has no
 	 * CPU view: data() is null). */
-	const uint8_t *old = tensor->buffer ? tensor->buffer->data() : tensor->data.data();
-	const vx_size oldBytes = tensor->buffer ? tensor->buffer->size() : tensor->data.size();
+	const uint8_t *old = current ? current->data() : tensor->data.data();
+	const vx_size oldBytes = current ? current->size() : tensor->data.size();
 	if (old)
 		memcpy(*mapped, old, std::min<vx_size>(oldBytes, bytes));
-	tensor->buffer = std::move(buffer);
+	setBuffer(tensor, std::move(buffer));
 	tensor->dropHostData();
 	return VX_SUCCESS;
 }

@@ -18,6 +18,11 @@ namespace vdla::vx::dla {
 /* The context's DLA (DlaTarget::device()); null when there is none. */
 vdla::Device *device(vx_context context);
 
+/* The DLA buffer holding @tensor's elements; null when none does. */
+std::shared_ptr<Buffer> bufferOf(vx_tensor tensor);
+/* Makes @buffer hold @tensor's elements (null: none). */
+void setBuffer(vx_tensor tensor, std::shared_ptr<Buffer> buffer);
+
 /*
  * Whether the environment variable @name leaves a DLA feature on: anything
  * but "0", unset included (VDLA_VX_FUSION, VDLA_VX_SRAM; tests compare both

@@ -133,7 +133,7 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 			tensor, candidate ? Buffer::Placement::Sram : Buffer::Placement::Memory);
 		if (status != VX_SUCCESS)
 			return status;
-		buffers.push_back(tensor->buffer);
+		buffers.push_back(bufferOf(tensor));
 	}
 	if (shareable.empty())
 		return VX_SUCCESS;
@@ -146,7 +146,7 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 		vx_tensor tensor = lowering.tensors()[shareable[t] - 1];
 		const std::shared_ptr<Buffer> &buffer = taken[sharing.regionOf[t]];
 		if (buffer) {
-			tensor->buffer = buffer;
+			setBuffer(tensor, buffer);
 			tensor->dropHostData();
 		} else {
 			/* SRAM is shared by every process: when it is full,
@@ -155,7 +155,7 @@ vx_status placeTaskTensors(vx_graph graph, const Lowering &lowering,
 			if (status != VX_SUCCESS)
 				return status;
 		}
-		buffers.push_back(tensor->buffer);
+		buffers.push_back(bufferOf(tensor));
 	}
 	return VX_SUCCESS;
 }
@@ -171,12 +171,12 @@ void releaseVirtualTensors(vx_graph graph, bool all)
 				tensor = tensor->root;
 			if (!tensor->isVirtual || tensor->scope != graph)
 				continue;
+			const std::shared_ptr<Buffer> buffer = bufferOf(tensor);
 			if (all) {
-				tensor->buffer.reset();
+				tensor->placed.reset();
 				tensor->dropHostData();
-			} else if (tensor->buffer
-				&& tensor->buffer->placement() == Buffer::Placement::Sram) {
-				tensor->buffer.reset();
+			} else if (buffer && buffer->placement() == Buffer::Placement::Sram) {
+				tensor->placed.reset();
 			}
 		}
 	}

@@ -93,7 +93,7 @@ public:
 			index = constants_ ? builder_.addBuffer(*constants_) : 0;
 		} else {
 			vx_tensor tensor = lowering_.tensors()[slot - 1];
-			index = builder_.addBuffer(*tensor->buffer,
+			index = builder_.addBuffer(*bufferOf(tensor),
 				written_.count(slot) ? BufferUse::Write : BufferUse::Read);
 		}
 		indices_[slot] = index;
@@ -476,7 +476,7 @@ vx_status TaskWork::copyIn()
 				"a DLA input tensor has no memory (its handle was swapped out)");
 			return VX_ERROR_NO_MEMORY;
 		}
-		readPacked(tensor, tensor->buffer->data());
+		readPacked(tensor, bufferOf(tensor)->data());
 	}
 	return VX_SUCCESS;
 }
@@ -486,7 +486,7 @@ void TaskWork::copyOut()
 	/* The run checked that every tensor of the graph has memory. */
 	for (vx_tensor tensor : copyOut_)
 		if (tensor->storage())
-			writePacked(tensor, tensor->buffer->data());
+			writePacked(tensor, bufferOf(tensor)->data());
 }
 
 namespace {
@@ -528,7 +528,7 @@ void TaskWork::recordBindings(vx_graph graph)
 					&& !sharesMemory(graph, tensor)
 					&& std::none_of(copiedValues_.begin(), copiedValues_.end(),
 						[&](const auto &copied) { return copied.first == tensor; });
-				bound.buffer = tensor->buffer;
+				bound.buffer = bufferOf(tensor);
 			}
 			bound_.push_back(std::move(bound));
 		}
@@ -571,13 +571,14 @@ bool TaskWork::retarget(vx_graph graph)
 	if (newUses != rebound)
 		return false;
 	for (const auto &[old, now] : changes)
-		if (placeOnDevice(now) != VX_SUCCESS || !now->buffer)
+		if (placeOnDevice(now) != VX_SUCCESS || !bufferOf(now))
 			return false;
 
 	for (const auto &[old, now] : changes) {
+		const std::shared_ptr<Buffer> buffer = bufferOf(now);
 		for (uint16_t index : addressesOf_[old])
-			task_.rebind(index, *now->buffer);
-		std::replace(buffers_.begin(), buffers_.end(), oldBuffers[old], now->buffer);
+			task_.rebind(index, *buffer);
+		std::replace(buffers_.begin(), buffers_.end(), oldBuffers[old], buffer);
 		addressesOf_[now->serial] = std::move(addressesOf_[old]);
 		addressesOf_.erase(old);
 	}
