@@ -996,12 +996,20 @@ void Lowering::pushConvolutionUnit(
 
 uint64_t Lowering::biasConstant(const MatrixLayer &layer, const IntegerOutput &integer)
 {
+	const std::array<vx_tensor, 4> key = { layer.input, layer.weights, layer.bias, layer.output };
+	if (auto known = biasConstants_.find(key); known != biasConstants_.end())
+		return known->second;
 	copiedValues_.push_back(layer.bias);
-	if (isInteger(layer.input))
-		return addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t));
-	std::vector<uint8_t> packed(layer.bias->byteSize());
-	readPacked(layer.bias, packed.data());
-	return addConstant(packed.data(), packed.size());
+	uint64_t offset;
+	if (isInteger(layer.input)) {
+		offset = addConstant(integer.bias.data(), integer.bias.size() * sizeof(int32_t));
+	} else {
+		std::vector<uint8_t> packed(layer.bias->byteSize());
+		readPacked(layer.bias, packed.data());
+		offset = addConstant(packed.data(), packed.size());
+	}
+	biasConstants_.emplace(key, offset);
+	return offset;
 }
 
 void Lowering::pushUnsharedBiasUnits(

@@ -17,6 +17,8 @@
 
 #include <vdla/task_builder.h>
 
+#include <array>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -212,6 +214,9 @@ private:
 	std::vector<vx_tensor> tensors_;
 	std::vector<uint8_t> constants_;
 	std::vector<vx_tensor> copiedValues_;
+	/* The bias constant of each (input, weights, bias, output) lowered:
+	 * a deconvolution's phases share one. */
+	std::map<std::array<vx_tensor, 4>, uint64_t> biasConstants_;
 	std::vector<std::unique_ptr<_vx_tensor_t>> scratch_;
 };
 
