@@ -338,7 +338,7 @@ vx_status prepareGraph(vx_graph graph)
 			/* Until the order succeeds, every run tries again (and
 			 * fails): a later swap may undo the overlap. */
 			groupMemory(graph);
-			status = orderNodes(graph);
+			status = graph->schedule ? graph->schedule->order(graph) : orderNodes(graph);
 			if (status != VX_SUCCESS) {
 				log(graph, status, "the graph's objects make it invalid now");
 				return status;

@@ -142,11 +142,14 @@ bool Schedule::stale() const
 	return false;
 }
 
+vx_status Schedule::order(vx_graph graph) const
+{
+	return severalTargets_ ? orderByTarget(graph) : orderNodes(graph);
+}
+
 bool Schedule::retarget(vx_graph graph)
 {
-	/* The rebound objects may order the nodes otherwise. */
-	if (severalTargets_ && orderByTarget(graph) != VX_SUCCESS)
-		return false;
+	/* The rebound objects may order the nodes otherwise (order()). */
 	if (graph->order != order_)
 		return false;
 	for (const auto &[target, plan] : plans_)

@@ -36,8 +36,12 @@ public:
 
 	/* A target's plan holds values that changed since: build again. */
 	bool stale() const;
-	/* After rebindings to objects of the same meta data: whether every
-	 * target's plan took the new objects without being built again. */
+	/* Orders @graph's nodes on its objects as they are now, as build()
+	 * did (by target, where it placed them on several). */
+	vx_status order(vx_graph graph) const;
+	/* After rebindings to objects of the same meta data, and order():
+	 * whether the order is the planned one and every target's plan took
+	 * the new objects without being built again. */
 	bool retarget(vx_graph graph);
 
 private:

@@ -813,6 +813,18 @@ bool computedByTheGraph(vx_node node, vx_tensor tensor)
 	return false;
 }
 
+/* Whether the lowering of @layer copies values that a node of the graph computes. */
+bool copiesComputedValues(vx_node node, const nn::Layer &layer)
+{
+	if (auto *c = std::get_if<nn::Convolution>(&layer))
+		return computedByTheGraph(node, c->bias);
+	if (auto *f = std::get_if<nn::FullyConnected>(&layer))
+		return computedByTheGraph(node, f->bias);
+	if (auto *d = std::get_if<nn::Deconvolution>(&layer))
+		return computedByTheGraph(node, d->bias) || computedByTheGraph(node, d->weights);
+	return false;
+}
+
 } /* namespace */
 
 bool Lowering::supported(vx_node node, std::string &why)
@@ -823,14 +835,7 @@ bool Lowering::supported(vx_node node, std::string &why)
 	bool ok = false;
 	if (!entry || !layer) {
 		refuse(std::string(node->kernel->kernelName) + " has no DLA implementation");
-	} else if (auto *c = std::get_if<nn::Convolution>(&*layer);
-		   c && computedByTheGraph(node, c->bias)) {
-		refuse("biases computed by a node of the graph");
-	} else if (auto *f = std::get_if<nn::FullyConnected>(&*layer);
-		   f && computedByTheGraph(node, f->bias)) {
-		refuse("biases computed by a node of the graph");
-	} else if (auto *d = std::get_if<nn::Deconvolution>(&*layer); d
-		   && (computedByTheGraph(node, d->bias) || computedByTheGraph(node, d->weights))) {
+	} else if (copiesComputedValues(node, *layer)) {
 		refuse("weights or biases computed by a node of the graph");
 	} else {
 		ok = entry->fits(*layer, refuse);
@@ -932,11 +937,8 @@ Tensor Lowering::readAs(
 
 vx_status Lowering::lower(vx_node node, bool fuse)
 {
-	std::string why;
-	if (!supported(node, why)) {
-		log(node, VX_ERROR_NOT_SUPPORTED, "not on the DLA: %s", why.c_str());
-		return VX_ERROR_NOT_SUPPORTED;
-	}
+	/* supported() said yes when the DLA target took the node, in this
+	 * same planning: not checked (and its tables computed) twice. */
 	if (fuse && tryFuse(node))
 		return VX_SUCCESS;
 	return (this->*operation(node->kernel)->lower)(node);

@@ -102,7 +102,8 @@ public:
 
 	/*
 	 * Appends the unit of @node, or folds it into the previous unit when
-	 * fusion is enabled and allowed. Errors are those of supported().
+	 * fusion is enabled and allowed. @node passed supported() (the DLA
+	 * target took it).
 	 */
 	vx_status lower(vx_node node, bool fuse);
 

@@ -501,16 +501,20 @@ size_t usesOf(vx_graph graph, uint64_t serial)
 	return uses;
 }
 
-/* Whether a tensor of @graph other than @tensor shares memory with it. */
-bool sharesMemory(vx_graph graph, vx_tensor tensor)
+/*
+ * The tensors of @graph that a view among its parameters reads: the only
+ * ones another tensor of the graph shares memory with, for tensors that own
+ * their packed memory (what retargeting takes). One walk for every check.
+ */
+std::set<vx_tensor> viewedTensors(vx_graph graph)
 {
+	std::set<vx_tensor> viewed;
 	for (vx_node node : graph->nodes)
 		for (vx_reference parameter : node->parameters)
 			if (parameter && parameter->type == VX_TYPE_TENSOR
-				&& parameter != reinterpret_cast<vx_reference>(tensor)
-				&& tensorsShareMemory(reinterpret_cast<vx_tensor>(parameter), tensor))
-				return true;
-	return false;
+				&& reinterpret_cast<vx_tensor>(parameter)->root)
+				viewed.insert(memoryOwner(reinterpret_cast<vx_tensor>(parameter)));
+	return viewed;
 }
 
 } /* namespace */
@@ -518,6 +522,7 @@ bool sharesMemory(vx_graph graph, vx_tensor tensor)
 void TaskWork::recordBindings(vx_graph graph)
 {
 	bound_.clear();
+	const std::set<vx_tensor> viewed = viewedTensors(graph);
 	for (vx_node node : nodes()) {
 		for (size_t i = 0; i < node->parameters.size(); i++) {
 			vx_reference ref = node->parameters[i];
@@ -525,7 +530,7 @@ void TaskWork::recordBindings(vx_graph graph)
 			if (ref && ref->type == VX_TYPE_TENSOR) {
 				auto tensor = reinterpret_cast<vx_tensor>(ref);
 				bound.retargetable = ownsPackedMemory(tensor) && !tensor->isVirtual
-					&& !sharesMemory(graph, tensor)
+					&& !viewed.count(tensor)
 					&& std::none_of(copiedValues_.begin(), copiedValues_.end(),
 						[&](const auto &copied) { return copied.first == tensor; });
 				bound.buffer = bufferOf(tensor);
@@ -562,9 +567,10 @@ bool TaskWork::retarget(vx_graph graph)
 	 * new tensor's buffer. Anything else is planned again.
 	 */
 	size_t newUses = 0;
+	const std::set<vx_tensor> viewed = viewedTensors(graph);
 	for (const auto &[old, now] : changes) {
 		if (!ownsPackedMemory(now) || now->isVirtual || !addressesOf_.count(old)
-			|| usesOf(graph, old) || sharesMemory(graph, now))
+			|| usesOf(graph, old) || viewed.count(now))
 			return false;
 		newUses += usesOf(graph, now->serial);
 	}

@@ -75,10 +75,6 @@ bool DlaTarget::canRun(vx_context, vx_kernel kernel, std::string &why)
 
 bool DlaTarget::takes(vx_node node, std::string &why)
 {
-	if (!Lowering::kernelSupported(node->kernel)) {
-		why = node->kernel->kernelName + " has no DLA implementation";
-		return false;
-	}
 	/*
 	 * A softmax takes a dozen DLA operations, each paying the driver's
 	 * per-operation cost, for what the CPU computes in microseconds at
@@ -89,11 +85,7 @@ bool DlaTarget::takes(vx_node node, std::string &why)
 		why = "a softmax is faster on the CPU";
 		return false;
 	}
-	if (!device()) {
-		why = "no DLA device: " + error_;
-		return false;
-	}
-	return Lowering::supported(node, why);
+	return canRun(node->context, node->kernel, why) && Lowering::supported(node, why);
 }
 
 std::unique_ptr<TargetPlan> DlaTarget::plan(vx_graph)
@@ -157,6 +149,9 @@ std::shared_ptr<Context> DlaTarget::kernelContext(const Context *banned, std::st
 void DlaTarget::release(vx_graph graph, bool unreachable)
 {
 	releaseVirtualTensors(graph, unreachable);
+	/* Nothing can submit the graph again. */
+	if (unreachable)
+		lateJobs_.erase(graph->serial);
 }
 
 } /* namespace vdla::vx::dla */
