@@ -101,7 +101,29 @@ protected:
 		return seenByCallback;
 	}
 
+	/*
+	 * Records the idle device's SRAM free and kernel contexts, then makes
+	 * and runs conv -> @mid -> conv on the DLA: @mid takes a page of SRAM
+	 * and the graph a kernel context.
+	 */
+	void runWithSramIntermediate(vx_graph &graph, vx_tensor &mid, std::vector<vx_node> &nodes)
+	{
+		idleSram_ = sramFreeWhenIdle();
+		ASSERT_GE(idleSram_, 4096u) << "the guest's vDLA has SRAM";
+		idleContexts_ = deviceState("contexts");
+		ASSERT_GE(idleContexts_, 0);
+		graph = vxCreateGraph(context_);
+		mid = virtualMid(graph);
+		nodes = build(graph, mid, Second::Convolution, "dla");
+		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
+		ASSERT_EQ(sramFree(), idleSram_ - 4096) << "the intermediate is not in SRAM";
+		ASSERT_EQ(deviceState("contexts"), idleContexts_ + 1);
+	}
+
 	vx_tensor in_ = nullptr, wgt1_ = nullptr, wgt2_ = nullptr, out_ = nullptr, relu_ = nullptr;
+	uint64_t idleSram_ = 0;
+	long idleContexts_ = 0;
 };
 
 bool anyNonZero(const std::vector<double> &values)
@@ -169,24 +191,16 @@ TEST_F(GraphLifetime, ACallbackAssignedAfterVerificationSeesItsOutput)
 /* A graph verified on the DLA, then set to the CPU and verified again, holds no SRAM or context. */
 TEST_F(GraphLifetime, DroppingToTheCpuGivesBackSramAndTheKernelContext)
 {
-	const uint64_t before = sramFreeWhenIdle();
-	ASSERT_GE(before, 4096u) << "the guest's vDLA has SRAM";
-	const long contexts = deviceState("contexts");
-	ASSERT_GE(contexts, 0);
-
-	vx_graph graph = vxCreateGraph(context_);
-	vx_tensor mid = virtualMid(graph);
-	std::vector<vx_node> nodes = build(graph, mid, Second::Convolution, "dla");
-	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
-	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
-	ASSERT_EQ(sramFree(), before - 4096) << "the intermediate is not in SRAM";
-	ASSERT_EQ(deviceState("contexts"), contexts + 1);
+	vx_graph graph = nullptr;
+	vx_tensor mid = nullptr;
+	std::vector<vx_node> nodes;
+	ASSERT_NO_FATAL_FAILURE(runWithSramIntermediate(graph, mid, nodes));
 
 	for (vx_node node : nodes)
 		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, "cpu"));
 	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
-	EXPECT_EQ(sramFreeOnceJobsRetire(before), before) << "the CPU graph still holds SRAM";
-	EXPECT_EQ(deviceState("contexts"), contexts) << "the CPU graph still holds a context";
+	EXPECT_EQ(sramFreeOnceJobsRetire(idleSram_), idleSram_) << "the CPU graph still holds SRAM";
+	EXPECT_EQ(deviceState("contexts"), idleContexts_) << "the CPU graph still holds a context";
 	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph)) << "and runs on the CPU";
 
 	for (vx_node &node : nodes)
@@ -202,22 +216,16 @@ TEST_F(GraphLifetime, DroppingToTheCpuGivesBackSramAndTheKernelContext)
  */
 TEST_F(GraphLifetime, ReleasingAGraphGivesBackItsDeviceResourcesWhileAVirtualTensorIsHeld)
 {
-	const uint64_t before = sramFreeWhenIdle();
-	ASSERT_GE(before, 4096u) << "the guest's vDLA has SRAM";
-	const long contexts = deviceState("contexts");
-	ASSERT_GE(contexts, 0);
-
-	vx_graph graph = vxCreateGraph(context_);
-	vx_tensor mid = virtualMid(graph);
-	std::vector<vx_node> nodes = build(graph, mid, Second::Convolution, "dla");
-	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(graph));
-	ASSERT_EQ(sramFree(), before - 4096) << "the intermediate is not in SRAM";
+	vx_graph graph = nullptr;
+	vx_tensor mid = nullptr;
+	std::vector<vx_node> nodes;
+	ASSERT_NO_FATAL_FAILURE(runWithSramIntermediate(graph, mid, nodes));
 	for (vx_node &node : nodes)
 		vxReleaseNode(&node);
 	vxReleaseGraph(&graph);
 
-	EXPECT_EQ(sramFreeOnceJobsRetire(before), before) << "a released graph still holds SRAM";
-	EXPECT_EQ(deviceState("contexts"), contexts) << "a released graph still holds a context";
+	EXPECT_EQ(sramFreeOnceJobsRetire(idleSram_), idleSram_) << "a released graph still holds SRAM";
+	EXPECT_EQ(deviceState("contexts"), idleContexts_) << "a released graph still holds a context";
 	vx_size dims[3] = {};
 	EXPECT_EQ(VX_SUCCESS, vxQueryTensor(mid, VX_TENSOR_DIMS, dims, sizeof(dims)))
 		<< "the tensor handle stays valid";

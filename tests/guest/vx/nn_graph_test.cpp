@@ -49,6 +49,19 @@ protected:
 		bias_ = input({ { 8 }, VX_TYPE_INT16, 8 }, -256, 256);
 	}
 	TensorSpec pooled() const { return { { 6, 5, 8 }, VX_TYPE_INT16, 8 }; }
+	/* A 3x3 INT8 convolution of a 6x5x3 input in @graph, set to "dla". */
+	vx_node smallDlaConvolution(vx_graph graph)
+	{
+		vx_tensor in = input({ { 6, 5, 3 }, VX_TYPE_INT8, 0 }, -20, 20);
+		vx_tensor weights = input({ { 3, 3, 3, 4 }, VX_TYPE_INT8, 0 }, -3, 3);
+		vx_tensor out = output({ { 4, 3, 4 }, VX_TYPE_INT8, 0 });
+		const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
+			VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
+		vx_node conv = vxConvolutionLayer(
+			graph, in, weights, nullptr, &params, sizeof(params), out);
+		EXPECT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
+		return conv;
+	}
 
 	vx_tensor in_ = nullptr, wgt_ = nullptr, bias_ = nullptr;
 };
@@ -67,14 +80,9 @@ void VX_CALLBACK captureLog(vx_context, vx_reference, vx_status, const vx_char s
  */
 TEST_F(NnGraph, AFailedDlaTaskIsWaitedForOnce)
 {
-	vx_tensor in = input({ { 6, 5, 3 }, VX_TYPE_INT8, 0 }, -20, 20);
-	vx_tensor weights = input({ { 3, 3, 3, 4 }, VX_TYPE_INT8, 0 }, -3, 3);
-	vx_tensor out = output({ { 4, 3, 4 }, VX_TYPE_INT8, 0 });
 	vx_graph graph = vxCreateGraph(context_);
-	const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
-		VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
-	vx_node conv = vxConvolutionLayer(graph, in, weights, nullptr, &params, sizeof(params), out);
-	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
+	vx_node conv = smallDlaConvolution(graph);
+	ASSERT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(conv)));
 	/* A callback makes the run wait for the task where it was submitted;
 	 * the end of the run then waits for what is still outstanding. */
 	ASSERT_EQ(VX_SUCCESS,
@@ -103,14 +111,9 @@ TEST_F(NnGraph, AFailedDlaTaskIsWaitedForOnce)
  */
 TEST_F(NnGraph, ATaskWhoseWaitTimedOutIsNotSubmittedAgainBeforeItEnds)
 {
-	vx_tensor in = input({ { 6, 5, 3 }, VX_TYPE_INT8, 0 }, -20, 20);
-	vx_tensor weights = input({ { 3, 3, 3, 4 }, VX_TYPE_INT8, 0 }, -3, 3);
-	vx_tensor out = output({ { 4, 3, 4 }, VX_TYPE_INT8, 0 });
 	vx_graph graph = vxCreateGraph(context_);
-	const vx_nn_convolution_params_t params = { 0, 0, VX_CONVERT_POLICY_SATURATE,
-		VX_ROUND_POLICY_TO_ZERO, VX_NN_DS_SIZE_ROUNDING_FLOOR, 0, 0 };
-	vx_node conv = vxConvolutionLayer(graph, in, weights, nullptr, &params, sizeof(params), out);
-	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
+	vx_node conv = smallDlaConvolution(graph);
+	ASSERT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(conv)));
 	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(graph));
 	const long timeouts = deviceState("timeouts");
 	ASSERT_GE(timeouts, 0);
