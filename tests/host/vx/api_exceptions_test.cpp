@@ -5,10 +5,11 @@
  * Nth allocation made inside an OpenVX call; the sweep fails each
  * allocation of building and running a graph in turn and checks that the
  * call reports an error (instead of std::terminate() ending the process)
- * and that the same graph then runs with the right answer. (Objects that
- * a creation function made before its allocation failed may leak: see
- * docs/openvx.md, "Errors".) Exceptions thrown by C++ user kernels
- * fail the run the same way, through vxProcessGraph and vxScheduleGraph.
+ * that the same graph then runs with the right answer, and that the failed
+ * call left no object behind (the context's reference count). Each
+ * creation function is swept the same way. Exceptions thrown by C++ user
+ * kernels fail the run the same way, through vxProcessGraph and
+ * vxScheduleGraph.
  */
 #include "vx_test.h"
 
@@ -48,6 +49,12 @@ void *operator new(std::size_t size)
 	throw std::bad_alloc();
 }
 
+/*
+ * GCC sees free() of what operator new returned where it inlines these,
+ * not knowing that this operator new is malloc.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void *memory) noexcept
 {
 	std::free(memory);
@@ -57,6 +64,7 @@ void operator delete(void *memory, std::size_t) noexcept
 {
 	std::free(memory);
 }
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -72,6 +80,15 @@ struct Sweep {
 	long failAt;
 	std::vector<vx_reference> made;
 	bool ok = true;
+	vx_uint32 referencesBefore = 0;
+
+	vx_uint32 references() const
+	{
+		vx_uint32 count = 0;
+		EXPECT_EQ(vxQueryContext(context, VX_CONTEXT_REFERENCES, &count, sizeof(count)),
+			VX_SUCCESS);
+		return count;
+	}
 
 	vx_status call(const std::function<vx_status()> &api)
 	{
@@ -92,6 +109,7 @@ struct Sweep {
 	/* The failAt-th allocation of all the calls fails (none if negative). */
 	std::vector<int16_t> run()
 	{
+		referencesBefore = references();
 		allocationsBeforeFailure = failAt;
 		const vx_size dims[] = { 4, 2 };
 		const int16_t values[] = { -3, -2, -1, 0, 1, 2, 3, 4 };
@@ -148,6 +166,9 @@ struct Sweep {
 		for (vx_reference &object : made)
 			EXPECT_EQ(vxReleaseReference(&object), VX_SUCCESS);
 		made.clear();
+		/* A call that failed left nothing behind. */
+		EXPECT_EQ(references(), referencesBefore)
+			<< "objects left after failing allocation " << failAt;
 		return out;
 	}
 };
@@ -155,13 +176,13 @@ struct Sweep {
 TEST_F(ApiExceptions, EveryFailingAllocationOfAGraphIsAnError)
 {
 	const std::vector<int16_t> expected = { 3, 2, 1, 0, 1, 2, 3, 4 };
-	Sweep reference{ context, -1 };
+	Sweep reference{ context, -1, {} };
 	ASSERT_EQ(reference.run(), expected);
 
 	long n = 0;
 	for (; n < 20000; n++) {
 		failed = false;
-		Sweep sweep{ context, n };
+		Sweep sweep{ context, n, {} };
 		testing::internal::CaptureStderr();
 		const std::vector<int16_t> out = sweep.run();
 		const std::string reported = testing::internal::GetCapturedStderr();
@@ -175,8 +196,9 @@ TEST_F(ApiExceptions, EveryFailingAllocationOfAGraphIsAnError)
 		/* What a call did before it failed does not stop the next graph. */
 		ASSERT_EQ(reference.run(), expected) << "after failing allocation " << n;
 		/* A run that did not fail recovered from the allocation itself. */
-		if (!out.empty())
+		if (!out.empty()) {
 			EXPECT_EQ(out, expected) << "allocation " << n;
+		}
 	}
 	RecordProperty("allocations", n);
 	EXPECT_GT(n, 50) << "the sweep covered too few allocations";
@@ -195,6 +217,100 @@ vx_status VX_CALLBACK throwingRun(vx_node, const vx_reference *, vx_uint32)
 vx_status VX_CALLBACK acceptAll(vx_node, const vx_reference *, vx_uint32, vx_meta_format *)
 {
 	return VX_SUCCESS;
+}
+
+/* A creation function, called with a graph of its own. */
+struct Creation {
+	const char *name;
+	std::function<vx_reference(vx_graph)> make;
+};
+
+/*
+ * Each creation function, with each of its allocations failing in turn,
+ * returns an error (or NULL) and leaves no object behind: the context
+ * counts as many objects as before once the caller released what it got.
+ */
+TEST_F(ApiExceptions, EveryFailingAllocationOfACreationLeavesNothingBehind)
+{
+	vx_tensor in = makeTensor(VX_TYPE_INT16), out = makeTensor(VX_TYPE_INT16);
+	vx_graph nodes = vxCreateGraph(context);
+	vx_node node = vxActivationLayer(nodes, in, VX_NN_ACTIVATION_RELU, 0, 0, out);
+	vx_kernel relu = vxGetKernelByEnum(context, VX_KERNEL_ACTIVATION_LAYER);
+	ASSERT_EQ(vxGetStatus(ref(node)), VX_SUCCESS);
+	const vx_size dims[] = { 4, 2 };
+	const vx_int32 value = 7;
+	const std::vector<Creation> creations = {
+		{ "vxCreateTensor",
+			[&](vx_graph) {
+				return ref(vxCreateTensor(context, 2, dims, VX_TYPE_INT16, 0));
+			} },
+		{ "vxCreateVirtualTensor",
+			[&](vx_graph graph) {
+				return ref(vxCreateVirtualTensor(graph, 2, dims, VX_TYPE_INT16, 0));
+			} },
+		{ "vxCreateScalar",
+			[&](vx_graph) { return ref(vxCreateScalar(context, VX_TYPE_INT32, &value)); } },
+		{ "vxCreateLUT",
+			[&](vx_graph) { return ref(vxCreateLUT(context, VX_TYPE_UINT8, 256)); } },
+		{ "vxCreateImage",
+			[&](vx_graph) { return ref(vxCreateImage(context, 8, 8, VX_DF_IMAGE_U8)); } },
+		{ "vxCreateGraph", [&](vx_graph) { return ref(vxCreateGraph(context)); } },
+		{ "vxActivationLayer",
+			[&](vx_graph graph) {
+				return ref(vxActivationLayer(
+					graph, in, VX_NN_ACTIVATION_RELU, 0, 0, out));
+			} },
+		{ "vxPoolingLayer",
+			[&](vx_graph graph) {
+				return ref(vxPoolingLayer(graph, in, VX_NN_POOLING_MAX, 1, 1, 0, 0,
+					VX_NN_DS_SIZE_ROUNDING_FLOOR, out));
+			} },
+		{ "vxGetParameterByIndex",
+			[&](vx_graph) { return ref(vxGetParameterByIndex(node, 0)); } },
+		{ "vxGetKernelParameterByIndex",
+			[&](vx_graph) { return ref(vxGetKernelParameterByIndex(relu, 0)); } },
+		{ "vxAddUserKernel",
+			[&](vx_graph) {
+				return ref(vxAddUserKernel(context, "vdla.test.swept",
+					VX_KERNEL_BASE(VX_ID_USER, 0) + 0x32, throwingRun, 0,
+					acceptAll, nullptr, nullptr));
+			} },
+	};
+	for (const Creation &creation : creations) {
+		long n = 0;
+		for (; n < 10000; n++) {
+			const vx_uint32 before = references();
+			vx_graph graph = vxCreateGraph(context);
+			failed = false;
+			allocationsBeforeFailure = n;
+			testing::internal::CaptureStderr();
+			vx_reference made = counted([&] { return creation.make(graph); });
+			testing::internal::GetCapturedStderr();
+			allocationsBeforeFailure = -1;
+			const bool usable = made && vxGetStatus(made) == VX_SUCCESS;
+			EXPECT_EQ(usable, !failed) << creation.name << ", failing allocation " << n;
+			if (usable) {
+				vx_enum type = VX_TYPE_INVALID;
+				vxQueryReference(made, VX_REFERENCE_TYPE, &type, sizeof(type));
+				if (type == VX_TYPE_KERNEL)
+					EXPECT_EQ(vxRemoveKernel(reinterpret_cast<vx_kernel>(made)),
+						VX_SUCCESS);
+				else
+					EXPECT_EQ(vxReleaseReference(&made), VX_SUCCESS);
+			}
+			vxReleaseGraph(&graph);
+			EXPECT_EQ(references(), before)
+				<< creation.name << " left objects after failing allocation " << n;
+			if (!failed || HasFailure())
+				break;
+		}
+		EXPECT_GT(n, 0) << creation.name << " made no allocation to fail";
+	}
+	vxReleaseKernel(&relu);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&nodes);
+	vxReleaseTensor(&in);
+	vxReleaseTensor(&out);
 }
 
 /*

@@ -57,10 +57,14 @@ extern "C" {
 vx_context vxCreateContext(void)
 try {
 	ApiLock lock(apiLock());
-	auto context = new _vx_context();
-	registerReference(context, Count::External);
-	addBuiltinKernels(context);
-	addLayerKernels(context);
+	vx_context context = registerNew(std::make_unique<_vx_context>(), Count::External);
+	try {
+		addBuiltinKernels(context);
+		addLayerKernels(context);
+	} catch (...) {
+		destroyContext(context);
+		throw;
+	}
 	return context;
 }
 VX_API_CATCH(nullptr)

@@ -90,9 +90,7 @@ try {
 	ApiLock lock(apiLock());
 	if (!isValid(context, VX_TYPE_CONTEXT))
 		return nullptr;
-	auto graph = new _vx_graph(context);
-	registerReference(graph, Count::External);
-	return graph;
+	return registerNew(std::make_unique<_vx_graph>(context), Count::External);
 }
 VX_API_CATCH(nullptr)
 
@@ -176,16 +174,17 @@ try {
 	if (!kernel->finalized || graph->scheduled)
 		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
 
-	auto node = new _vx_node(graph->context);
-	node->kernel = kernel;
-	node->graph = graph;
-	node->parameters.assign(kernel->parameters.size(), nullptr);
-	node->border.mode = VX_BORDER_UNDEFINED;
+	auto made = std::make_unique<_vx_node>(graph->context);
+	made->kernel = kernel;
+	made->graph = graph;
+	made->parameters.assign(kernel->parameters.size(), nullptr);
+	made->border.mode = VX_BORDER_UNDEFINED;
 	/* A node has its kernel's local data size from the start (the area
 	 * itself comes with verification). */
-	node->localDataSize = kernel->localDataSize;
+	made->localDataSize = kernel->localDataSize;
+	graph->nodes.reserve(graph->nodes.size() + 1);
+	vx_node node = registerNew(std::move(made), Count::External);
 	retain(kernel, Count::Internal);
-	registerReference(node, Count::External);
 	retain(node, Count::Internal);
 	graph->nodes.push_back(node);
 	markUnverified(graph);

@@ -139,18 +139,30 @@ vx_status applyMeta(vx_meta_format meta, vx_reference ref)
 	return VX_SUCCESS;
 }
 
+/* The meta formats of one validation, released however it ends (a validator may throw). */
+struct MetaFormats {
+	std::vector<vx_meta_format> all;
+	~MetaFormats()
+	{
+		for (vx_meta_format meta : all)
+			release(meta, Count::Internal);
+	}
+};
+
 vx_status validateNode(vx_node node)
 {
 	vx_kernel kernel = node->kernel;
 	const vx_uint32 count = node->parameters.size();
 
-	std::vector<vx_meta_format> metas(count, nullptr);
+	MetaFormats held{ std::vector<vx_meta_format>(count, nullptr) };
+	std::vector<vx_meta_format> &metas = held.all;
 	for (vx_uint32 i = 0; i < count; i++) {
 		if (declared(node, i).direction != VX_OUTPUT)
 			continue;
-		metas[i] = new _vx_meta_format(node->context,
-			parameterObjectType(declared(node, i).type, node->parameters[i]));
-		registerReference(metas[i], Count::Internal);
+		metas[i] = registerNew(std::make_unique<_vx_meta_format>(node->context,
+					       parameterObjectType(declared(node, i).type,
+						       node->parameters[i])),
+			Count::Internal);
 	}
 
 	vx_status status = kernel->validate(node, node->parameters.data(), count, metas.data());
@@ -164,8 +176,6 @@ vx_status validateNode(vx_node node)
 	}
 	if (status == VX_SUCCESS)
 		status = updateValidRectangles(node);
-	for (vx_meta_format meta : metas)
-		release(meta, Count::Internal);
 	return status;
 }
 

@@ -43,14 +43,14 @@ vx_enum metaAttributeObject(vx_enum attribute)
 
 vx_parameter newParameter(vx_kernel kernel, vx_node node, vx_uint32 index)
 {
-	auto parameter = new _vx_parameter(kernel->context);
+	auto parameter = std::make_unique<_vx_parameter>(kernel->context);
 	parameter->kernel = kernel;
 	parameter->node = node;
 	parameter->index = index;
+	vx_parameter registered = registerNew(std::move(parameter), Count::External);
 	retain(kernel, Count::Internal);
 	retain(node, Count::Internal);
-	registerReference(parameter, Count::External);
-	return parameter;
+	return registered;
 }
 
 } /* namespace */
@@ -99,12 +99,23 @@ vx_meta_format parameterMeta(vx_parameter parameter)
 {
 	vx_reference bound
 		= parameter->node ? parameter->node->parameters[parameter->index] : nullptr;
-	auto meta = new _vx_meta_format(parameter->context,
+	auto meta = std::make_unique<_vx_meta_format>(parameter->context,
 		parameterObjectType(parameter->kernel->parameters[parameter->index].type, bound));
-	registerReference(meta, Count::External);
 	if (bound)
-		describe(meta, bound);
-	return meta;
+		describe(meta.get(), bound);
+	return registerNew(std::move(meta), Count::External);
+}
+
+/* A kernel object, not registered yet (the caller publishes it in @context). */
+std::unique_ptr<_vx_kernel> newKernel(vx_context context, const char *name, vx_enum enumeration,
+	vx_kernel_f function, vx_kernel_validate_f validate)
+{
+	auto kernel = std::make_unique<_vx_kernel>(context);
+	kernel->kernelName = name;
+	kernel->enumeration = enumeration;
+	kernel->function = function;
+	kernel->validate = validate;
+	return kernel;
 }
 
 } /* namespace */
@@ -185,15 +196,12 @@ try {
 		return errorAs<vx_kernel>(context, VX_ERROR_INVALID_PARAMETERS);
 	}
 
-	auto kernel = new _vx_kernel(context);
-	kernel->kernelName = name;
-	kernel->enumeration = enumeration;
-	kernel->function = func_ptr;
-	kernel->validate = validate;
-	kernel->initialize = init;
-	kernel->deinitialize = deinit;
-	kernel->parameters.resize(numParams);
-	registerReference(kernel, Count::External);
+	auto made = newKernel(context, name, enumeration, func_ptr, validate);
+	made->initialize = init;
+	made->deinitialize = deinit;
+	made->parameters.resize(numParams);
+	context->kernels.reserve(context->kernels.size() + 1);
+	vx_kernel kernel = registerNew(std::move(made), Count::External);
 	/* The context's own reference keeps the kernel published after the
 	 * application releases its handle. */
 	retain(kernel, Count::Internal);
@@ -461,16 +469,12 @@ void addStandardKernel(vx_context context, const char *name, vx_enum enumeration
 	vx_kernel_f function, vx_kernel_validate_f validate,
 	const std::vector<KernelParameter> &parameters)
 {
-	auto kernel = new _vx_kernel(context);
-	kernel->kernelName = name;
-	kernel->enumeration = enumeration;
-	kernel->function = function;
-	kernel->validate = validate;
+	auto kernel = newKernel(context, name, enumeration, function, validate);
 	kernel->parameters = parameters;
 	kernel->finalized = true;
 	kernel->user = false;
-	registerReference(kernel, Count::Internal);
-	context->kernels.push_back(kernel);
+	context->kernels.reserve(context->kernels.size() + 1);
+	context->kernels.push_back(registerNew(std::move(kernel), Count::Internal));
 }
 
 } /* namespace vdla::vx */

@@ -420,6 +420,17 @@ using ApiLock = std::unique_lock<std::recursive_mutex>;
 enum class Count { External, Internal };
 
 void registerReference(vx_reference ref, Count initial);
+/*
+ * Registers @object, made with make_unique and filled in, and hands it
+ * over. Whatever throws before leaves nothing behind; the caller does
+ * nothing that can throw after (or undoes it), or the object would stay
+ * registered with no owner.
+ */
+template <typename T> T *registerNew(std::unique_ptr<T> object, Count initial)
+{
+	registerReference(object.get(), initial);
+	return object.release();
+}
 /* Whether ref is a live object of the given type (VX_TYPE_REFERENCE: any
  * type but error objects). */
 bool isValid(const void *ref, vx_enum type = VX_TYPE_REFERENCE);
@@ -462,6 +473,8 @@ public:
 	/* A scalar of @type (a struct type's size must be known) holding @value. */
 	template <typename T> vx_reference value(vx_enum type, const T &value)
 	{
+		/* Room first: a scalar made must not be lost to a failing push_back. */
+		scalars_.reserve(scalars_.size() + 1);
 		scalars_.push_back(vxCreateScalar(context_, type, &value));
 		return reinterpret_cast<vx_reference>(scalars_.back());
 	}

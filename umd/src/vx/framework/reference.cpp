@@ -148,11 +148,16 @@ vx_reference errorObject(vx_context context, vx_status status)
 	auto it = context->errors.find(status);
 	if (it != context->errors.end())
 		return it->second;
-	auto error = new _vx_reference(VX_TYPE_ERROR, context);
+	auto error = std::make_unique<_vx_reference>(VX_TYPE_ERROR, context);
 	error->errorStatus = status;
-	registerReference(error, Count::Internal);
-	context->errors[status] = error;
-	return error;
+	auto slot = context->errors.emplace(status, nullptr).first;
+	try {
+		slot->second = registerNew(std::move(error), Count::Internal);
+	} catch (...) {
+		context->errors.erase(slot);
+		throw;
+	}
+	return slot->second;
 }
 
 vx_status statusOfException(const char *function)

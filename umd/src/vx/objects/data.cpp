@@ -112,13 +112,12 @@ vx_status checkTensorView(
 vx_tensor newTensor(vx_context context, vx_size numDims, const vx_size *dims, vx_enum dataType,
 	vx_int8 fixedPointPosition)
 {
-	auto tensor = new _vx_tensor_t(context);
+	auto tensor = std::make_unique<_vx_tensor_t>(context);
 	if (dims)
 		tensor->dims.assign(dims, dims + numDims);
 	tensor->dataType = dataType;
 	tensor->fixedPointPosition = fixedPointPosition;
-	registerReference(tensor, Count::External);
-	return tensor;
+	return registerNew(std::move(tensor), Count::External);
 }
 
 } /* namespace vdla::vx */
@@ -144,13 +143,12 @@ try {
 		/* bad_alloc or length_error: a size no memory holds. */
 		return errorAs<vx_scalar>(context, VX_ERROR_NO_MEMORY);
 	}
-	auto scalar = new _vx_scalar(context);
+	auto scalar = std::make_unique<_vx_scalar>(context);
 	scalar->dataType = data_type;
 	scalar->value = std::move(value);
 	if (ptr)
 		memcpy(scalar->value.data(), ptr, size);
-	registerReference(scalar, Count::External);
-	return scalar;
+	return registerNew(std::move(scalar), Count::External);
 }
 VX_API_CATCH(nullptr)
 

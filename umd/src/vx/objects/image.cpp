@@ -332,14 +332,13 @@ const ImageFormat *findFormat(vx_df_image code)
 
 vx_image newImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
 {
-	auto image = new _vx_image(context);
+	auto image = std::make_unique<_vx_image>(context);
 	image->width = image->requestedWidth = width;
 	image->height = image->requestedHeight = height;
 	image->format = image->requestedFormat = format;
 	if (image->resolved())
-		settleLayout(image);
-	registerReference(image, Count::External);
-	return image;
+		settleLayout(image.get());
+	return registerNew(std::move(image), Count::External);
 }
 
 vx_rectangle_t fullRectangle(vx_image image)

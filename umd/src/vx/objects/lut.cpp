@@ -37,8 +37,7 @@ try {
 	lut->dataType = data_type;
 	lut->count = count;
 	lut->data.assign(count * entrySize(data_type), 0);
-	registerReference(lut.get(), Count::External);
-	return lut.release();
+	return registerNew(std::move(lut), Count::External);
 }
 VX_API_CATCH(nullptr)
 
