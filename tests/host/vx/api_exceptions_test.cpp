@@ -233,12 +233,23 @@ struct Creation {
 TEST_F(ApiExceptions, EveryFailingAllocationOfACreationLeavesNothingBehind)
 {
 	vx_tensor in = makeTensor(VX_TYPE_INT16), out = makeTensor(VX_TYPE_INT16);
-	vx_graph nodes = vxCreateGraph(context);
-	vx_node node = vxActivationLayer(nodes, in, VX_NN_ACTIVATION_RELU, 0, 0, out);
+	vx_graph withNode = vxCreateGraph(context);
+	vx_node node = vxActivationLayer(withNode, in, VX_NN_ACTIVATION_RELU, 0, 0, out);
 	vx_kernel relu = vxGetKernelByEnum(context, VX_KERNEL_ACTIVATION_LAYER);
 	ASSERT_EQ(vxGetStatus(ref(node)), VX_SUCCESS);
-	const vx_size dims[] = { 4, 2 };
+	const vx_size dims[] = { 4, 2 }, strides[] = { 2, 8 }, start[] = { 1, 0 };
 	const vx_int32 value = 7;
+	std::vector<int16_t> tensorMemory(8);
+	std::vector<uint8_t> imageMemory(64);
+	vx_imagepatch_addressing_t addressing = {};
+	addressing.dim_x = addressing.dim_y = 8;
+	addressing.stride_x = 1;
+	addressing.stride_y = 8;
+	addressing.scale_x = addressing.scale_y = VX_SCALE_UNITY;
+	addressing.step_x = addressing.step_y = 1;
+	void *imagePlanes[] = { imageMemory.data() };
+	vx_image image = vxCreateImage(context, 8, 8, VX_DF_IMAGE_U8);
+	const vx_rectangle_t roi = { 2, 2, 6, 6 };
 	const std::vector<Creation> creations = {
 		{ "vxCreateTensor",
 			[&](vx_graph) {
@@ -248,6 +259,20 @@ TEST_F(ApiExceptions, EveryFailingAllocationOfACreationLeavesNothingBehind)
 			[&](vx_graph graph) {
 				return ref(vxCreateVirtualTensor(graph, 2, dims, VX_TYPE_INT16, 0));
 			} },
+		{ "vxCreateTensorFromHandle",
+			[&](vx_graph) {
+				return ref(vxCreateTensorFromHandle(context, 2, dims, VX_TYPE_INT16, 0,
+					strides, tensorMemory.data(), VX_MEMORY_TYPE_HOST));
+			} },
+		{ "vxCreateTensorFromView",
+			[&](vx_graph) { return ref(vxCreateTensorFromView(in, 2, start, dims)); } },
+		{ "vxCreateImageFromHandle",
+			[&](vx_graph) {
+				return ref(vxCreateImageFromHandle(context, VX_DF_IMAGE_U8,
+					&addressing, imagePlanes, VX_MEMORY_TYPE_HOST));
+			} },
+		{ "vxCreateImageFromROI",
+			[&](vx_graph) { return ref(vxCreateImageFromROI(image, &roi)); } },
 		{ "vxCreateScalar",
 			[&](vx_graph) { return ref(vxCreateScalar(context, VX_TYPE_INT32, &value)); } },
 		{ "vxCreateLUT",
@@ -277,6 +302,7 @@ TEST_F(ApiExceptions, EveryFailingAllocationOfACreationLeavesNothingBehind)
 			} },
 	};
 	for (const Creation &creation : creations) {
+		const bool failedBefore = HasFailure();
 		long n = 0;
 		for (; n < 10000; n++) {
 			const vx_uint32 before = references();
@@ -289,8 +315,8 @@ TEST_F(ApiExceptions, EveryFailingAllocationOfACreationLeavesNothingBehind)
 			allocationsBeforeFailure = -1;
 			const bool usable = made && vxGetStatus(made) == VX_SUCCESS;
 			EXPECT_EQ(usable, !failed) << creation.name << ", failing allocation " << n;
+			vx_enum type = VX_TYPE_INVALID;
 			if (usable) {
-				vx_enum type = VX_TYPE_INVALID;
 				vxQueryReference(made, VX_REFERENCE_TYPE, &type, sizeof(type));
 				if (type == VX_TYPE_KERNEL)
 					EXPECT_EQ(vxRemoveKernel(reinterpret_cast<vx_kernel>(made)),
@@ -298,17 +324,24 @@ TEST_F(ApiExceptions, EveryFailingAllocationOfACreationLeavesNothingBehind)
 				else
 					EXPECT_EQ(vxReleaseReference(&made), VX_SUCCESS);
 			}
+			/* A node goes with its graph: only a node made is in it. */
+			vx_uint32 nodes = 0;
+			EXPECT_EQ(vxQueryGraph(graph, VX_GRAPH_NUMNODES, &nodes, sizeof(nodes)),
+				VX_SUCCESS);
+			EXPECT_EQ(nodes, type == VX_TYPE_NODE ? 1u : 0u)
+				<< creation.name << ", failing allocation " << n;
 			vxReleaseGraph(&graph);
 			EXPECT_EQ(references(), before)
 				<< creation.name << " left objects after failing allocation " << n;
-			if (!failed || HasFailure())
+			if (!failed || HasFailure() != failedBefore)
 				break;
 		}
 		EXPECT_GT(n, 0) << creation.name << " made no allocation to fail";
 	}
+	vxReleaseImage(&image);
 	vxReleaseKernel(&relu);
 	vxReleaseNode(&node);
-	vxReleaseGraph(&nodes);
+	vxReleaseGraph(&withNode);
 	vxReleaseTensor(&in);
 	vxReleaseTensor(&out);
 }

@@ -182,7 +182,7 @@ try {
 	/* A node has its kernel's local data size from the start (the area
 	 * itself comes with verification). */
 	made->localDataSize = kernel->localDataSize;
-	graph->nodes.reserve(graph->nodes.size() + 1);
+	reserveOneMore(graph->nodes);
 	vx_node node = registerNew(std::move(made), Count::External);
 	retain(kernel, Count::Internal);
 	retain(node, Count::Internal);

@@ -141,6 +141,9 @@ vx_status applyMeta(vx_meta_format meta, vx_reference ref)
 
 /* The meta formats of one validation, released however it ends (a validator may throw). */
 struct MetaFormats {
+	explicit MetaFormats(vx_uint32 count) : all(count, nullptr) { }
+	MetaFormats(const MetaFormats &) = delete;
+	MetaFormats &operator=(const MetaFormats &) = delete;
 	std::vector<vx_meta_format> all;
 	~MetaFormats()
 	{
@@ -154,7 +157,7 @@ vx_status validateNode(vx_node node)
 	vx_kernel kernel = node->kernel;
 	const vx_uint32 count = node->parameters.size();
 
-	MetaFormats held{ std::vector<vx_meta_format>(count, nullptr) };
+	MetaFormats held(count);
 	std::vector<vx_meta_format> &metas = held.all;
 	for (vx_uint32 i = 0; i < count; i++) {
 		if (declared(node, i).direction != VX_OUTPUT)

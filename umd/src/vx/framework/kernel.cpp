@@ -200,7 +200,7 @@ try {
 	made->initialize = init;
 	made->deinitialize = deinit;
 	made->parameters.resize(numParams);
-	context->kernels.reserve(context->kernels.size() + 1);
+	reserveOneMore(context->kernels);
 	vx_kernel kernel = registerNew(std::move(made), Count::External);
 	/* The context's own reference keeps the kernel published after the
 	 * application releases its handle. */
@@ -473,7 +473,7 @@ void addStandardKernel(vx_context context, const char *name, vx_enum enumeration
 	kernel->parameters = parameters;
 	kernel->finalized = true;
 	kernel->user = false;
-	context->kernels.reserve(context->kernels.size() + 1);
+	reserveOneMore(context->kernels);
 	context->kernels.push_back(registerNew(std::move(kernel), Count::Internal));
 }
 

@@ -12,6 +12,7 @@
 /* Every file defining vx* functions includes this one. */
 #include "framework/api_guard.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -431,6 +432,17 @@ template <typename T> T *registerNew(std::unique_ptr<T> object, Count initial)
 	registerReference(object.get(), initial);
 	return object.release();
 }
+
+/*
+ * Room for one more element of @list, growing it as push_back would (so
+ * that a list built one element at a time stays linear): an object made
+ * after this is not lost to a failing push_back.
+ */
+template <typename T> void reserveOneMore(std::vector<T> &list)
+{
+	if (list.size() == list.capacity())
+		list.reserve(std::max<size_t>(4, 2 * list.size()));
+}
 /* Whether ref is a live object of the given type (VX_TYPE_REFERENCE: any
  * type but error objects). */
 bool isValid(const void *ref, vx_enum type = VX_TYPE_REFERENCE);
@@ -474,7 +486,7 @@ public:
 	template <typename T> vx_reference value(vx_enum type, const T &value)
 	{
 		/* Room first: a scalar made must not be lost to a failing push_back. */
-		scalars_.reserve(scalars_.size() + 1);
+		reserveOneMore(scalars_);
 		scalars_.push_back(vxCreateScalar(context_, type, &value));
 		return reinterpret_cast<vx_reference>(scalars_.back());
 	}

@@ -109,15 +109,15 @@ vx_status checkTensorView(
 	return VX_SUCCESS;
 }
 
-vx_tensor newTensor(vx_context context, vx_size numDims, const vx_size *dims, vx_enum dataType,
-	vx_int8 fixedPointPosition)
+std::unique_ptr<_vx_tensor_t> newTensor(vx_context context, vx_size numDims, const vx_size *dims,
+	vx_enum dataType, vx_int8 fixedPointPosition)
 {
 	auto tensor = std::make_unique<_vx_tensor_t>(context);
 	if (dims)
 		tensor->dims.assign(dims, dims + numDims);
 	tensor->dataType = dataType;
 	tensor->fixedPointPosition = fixedPointPosition;
-	return registerNew(std::move(tensor), Count::External);
+	return tensor;
 }
 
 } /* namespace vdla::vx */
@@ -243,7 +243,8 @@ try {
 		return errorAs<vx_tensor>(context, VX_ERROR_NOT_SUPPORTED);
 	if (!tensorSizeFits(dims, number_of_dims, typeSize(data_type)))
 		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_DIMENSION);
-	return newTensor(context, number_of_dims, dims, data_type, fixed_point_position);
+	return registerNew(newTensor(context, number_of_dims, dims, data_type, fixed_point_position),
+		Count::External);
 }
 VX_API_CATCH(nullptr)
 
@@ -262,11 +263,11 @@ try {
 			    data_type == VX_TYPE_INVALID ? 1 : typeSize(data_type)))
 		return errorAs<vx_tensor>(graph->context, VX_ERROR_INVALID_DIMENSION);
 
-	vx_tensor tensor
-		= newTensor(graph->context, number_of_dims, dims, data_type, fixed_point_position);
-	tensor->isVirtual = true;
-	tensor->specifiedAtCreation = tensor->resolved();
-	tensor->scope = graph;
+	auto made = newTensor(graph->context, number_of_dims, dims, data_type, fixed_point_position);
+	made->isVirtual = true;
+	made->specifiedAtCreation = made->resolved();
+	made->scope = graph;
+	vx_tensor tensor = registerNew(std::move(made), Count::External);
 	retain(graph, Count::Internal);
 	return tensor;
 }

@@ -82,7 +82,7 @@ vx_image createImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_d
 			height);
 		return errorAs<vx_image>(context, status);
 	}
-	return newImage(context, width, height, format);
+	return registerNew(newImage(context, width, height, format), Count::External);
 }
 
 /* Where the elements of one plane are; base is null when the image has no
@@ -330,7 +330,8 @@ const ImageFormat *findFormat(vx_df_image code)
 	return nullptr;
 }
 
-vx_image newImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
+std::unique_ptr<_vx_image> newImage(
+	vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format)
 {
 	auto image = std::make_unique<_vx_image>(context);
 	image->width = image->requestedWidth = width;
@@ -338,7 +339,7 @@ vx_image newImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_i
 	image->format = image->requestedFormat = format;
 	if (image->resolved())
 		settleLayout(image.get());
-	return registerNew(std::move(image), Count::External);
+	return image;
 }
 
 vx_rectangle_t fullRectangle(vx_image image)
@@ -455,9 +456,10 @@ try {
 	if (status != VX_SUCCESS)
 		return errorAs<vx_image>(graph->context, status);
 
-	vx_image image = newImage(graph->context, width, height, color);
-	image->isVirtual = true;
-	image->scope = graph;
+	auto made = newImage(graph->context, width, height, color);
+	made->isVirtual = true;
+	made->scope = graph;
+	vx_image image = registerNew(std::move(made), Count::External);
 	retain(graph, Count::Internal);
 	return image;
 }
@@ -512,12 +514,12 @@ try {
 		}
 	}
 
-	vx_image image = newImage(context, addrs[0].dim_x, addrs[0].dim_y, color);
+	auto image = newImage(context, addrs[0].dim_x, addrs[0].dim_y, color);
 	image->memoryType = VX_MEMORY_TYPE_HOST;
 	for (vx_uint32 p = 0; p < format.planeCount; p++)
 		image->handle.push_back(
 			{ static_cast<uint8_t *>(ptrs[p]), addrs[p].stride_x, addrs[p].stride_y });
-	return image;
+	return registerNew(std::move(image), Count::External);
 }
 VX_API_CATCH(nullptr)
 

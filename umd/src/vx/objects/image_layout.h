@@ -60,9 +60,10 @@ struct ImageFormat {
 /* Null for VX_DF_IMAGE_VIRT and codes that are no format. */
 const ImageFormat *findFormat(vx_df_image code);
 
-/* A new image of known format and size, valid everywhere, with one
- * reference held by the application. */
-vx_image newImage(vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format);
+/* A new image of known format and size, valid everywhere, not registered
+ * yet: the caller fills it in and publishes it with registerNew. */
+std::unique_ptr<_vx_image> newImage(
+	vx_context context, vx_uint32 width, vx_uint32 height, vx_df_image format);
 
 vx_rectangle_t fullRectangle(vx_image image);
 

@@ -60,10 +60,9 @@ vx_image newView(vx_image parent, vx_df_image format, vx_uint32 width, vx_uint32
 	vx_uint32 x, vx_uint32 y, vx_uint32 stepX, vx_uint32 stepY,
 	std::vector<vx_uint32> parentPlanes)
 {
-	vx_image view = newImage(parent->context, width, height, format);
+	auto view = newImage(parent->context, width, height, format);
 	vx_image root = memoryOwner(parent);
 	view->root = root;
-	retain(root, Count::Internal);
 	view->originX = parent->originX + x * parent->scaleX;
 	view->originY = parent->originY + y * parent->scaleY;
 	view->scaleX = parent->scaleX * stepX;
@@ -73,7 +72,9 @@ vx_image newView(vx_image parent, vx_df_image format, vx_uint32 width, vx_uint32
 	view->space = parent->space;
 	view->isUniform = parent->isUniform;
 	view->uniformValue = parent->uniformValue;
-	return view;
+	vx_image registered = registerNew(std::move(view), Count::External);
+	retain(root, Count::Internal);
+	return registered;
 }
 
 /* The part of @rect (in the parent's coordinates) at or after @origin,

@@ -17,9 +17,12 @@
 
 namespace vdla::vx {
 
-/* A new tensor of the context with an external reference (data.cpp). */
-vx_tensor newTensor(vx_context context, vx_size numDims, const vx_size *dims, vx_enum dataType,
-	vx_int8 fixedPointPosition);
+/*
+ * A new tensor of the context, not registered yet: the caller fills it in
+ * and publishes it with registerNew (data.cpp).
+ */
+std::unique_ptr<_vx_tensor_t> newTensor(vx_context context, vx_size numDims, const vx_size *dims,
+	vx_enum dataType, vx_int8 fixedPointPosition);
 
 /*
  * Whether [start, end) is a non-empty box of @tensor with its rank, or with

@@ -83,12 +83,11 @@ try {
 		return errorAs<vx_tensor>(context, VX_ERROR_INVALID_PARAMETERS);
 	}
 
-	vx_tensor tensor
-		= newTensor(context, number_of_dims, dims, data_type, fixed_point_position);
+	auto tensor = newTensor(context, number_of_dims, dims, data_type, fixed_point_position);
 	tensor->fromHandle = true;
 	tensor->handle = static_cast<uint8_t *>(ptr);
 	tensor->handleStrides.assign(stride, stride + number_of_dims);
-	return tensor;
+	return registerNew(std::move(tensor), Count::External);
 }
 VX_API_CATCH(nullptr)
 
@@ -137,12 +136,13 @@ try {
 	std::vector<vx_size> dims(number_of_dims);
 	for (vx_size d = 0; d < number_of_dims; d++)
 		dims[d] = view_end[d] - view_start[d];
-	vx_tensor view = newTensor(tensor->context, number_of_dims, dims.data(), tensor->dataType,
+	auto made = newTensor(tensor->context, number_of_dims, dims.data(), tensor->dataType,
 		tensor->fixedPointPosition);
-	view->root = memoryOwner(tensor);
-	view->rootStart.assign(view_start, view_start + number_of_dims);
+	made->root = memoryOwner(tensor);
+	made->rootStart.assign(view_start, view_start + number_of_dims);
 	for (vx_size d = 0; tensor->root && d < number_of_dims; d++)
-		view->rootStart[d] += tensor->rootStart[d];
+		made->rootStart[d] += tensor->rootStart[d];
+	vx_tensor view = registerNew(std::move(made), Count::External);
 	retain(reinterpret_cast<vx_reference>(view->root), Count::Internal);
 	return view;
 }
