@@ -67,7 +67,7 @@ static int program_engine(struct dla_engine *engine, struct dla_task *task, uint
 		op->state = DLA_OP_PROGRAMMED;
 		op->group = group;
 		task->group_op[e][group] = index;
-		task->next_group[e] = group ^ 1;
+		task->next_group[e] = (group + 1) % VDLA_NUM_GROUPS;
 		task->next_to_program[e] = op->next_on_engine;
 		fire(task, op, VDLA_EVENT_OP_PROGRAMMED);
 		changed = 1;
@@ -101,15 +101,17 @@ static uint32_t links_within_chain(struct dla_task *task, uint32_t head, uint32_
 }
 
 /*
- * Whether the op before @index on its engine, in the other register group,
- * is not enabled yet. An engine runs its groups in order: enabled first,
- * @index would wait behind it, and a stop (which enables nothing more)
- * would then never see the enabled ops end.
+ * Whether the op before @index on its engine, in the register group before
+ * its own, is not enabled yet. An engine runs its groups in order: enabled
+ * first, @index would wait behind it, and a stop (which enables nothing
+ * more) would then never see the enabled ops end. Ops are programmed and
+ * enabled in engine order, so when that op is enabled all earlier ones are.
  */
 static int earlier_on_engine_not_enabled(struct dla_task *task, uint32_t index)
 {
 	const struct dla_op *op = &task->ops[index];
-	uint16_t other = task->group_op[op->desc.engine][op->group ^ 1];
+	uint32_t before = (op->group + VDLA_NUM_GROUPS - 1) % VDLA_NUM_GROUPS;
+	uint16_t other = task->group_op[op->desc.engine][before];
 
 	return other != VDLA_NO_OP && other < index && task->ops[other].state == DLA_OP_PROGRAMMED;
 }
@@ -184,11 +186,12 @@ static void read_consumer_pointers(struct dla_engine *engine, struct dla_task *t
 {
 	dla_shadow_invalidate(engine);
 	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
-		task->next_group[e] =
-			dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER ?
-				1 : 0;
-		task->group_op[e][0] = VDLA_NO_OP;
-		task->group_op[e][1] = VDLA_NO_OP;
+		uint32_t pointer = dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER);
+
+		task->next_group[e] = (pointer & VDLA_E_POINTER_CONSUMER_MASK) >>
+				      VDLA_E_POINTER_CONSUMER_SHIFT;
+		for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++)
+			task->group_op[e][g] = VDLA_NO_OP;
 	}
 }
 

@@ -43,7 +43,7 @@ void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group)
 {
 	if (engine->shadow.producer[e] == group)
 		return;
-	dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, group ? VDLA_E_POINTER_PRODUCER : 0);
+	dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, group);
 	engine->shadow.producer[e] = (uint8_t)group;
 }
 

@@ -14,7 +14,7 @@
 #include "dla_interface.h"
 
 /* The major hardware version this driver is written against. */
-#define VDLA_SUPPORTED_HW_MAJOR	2
+#define VDLA_SUPPORTED_HW_MAJOR	3
 
 static int vdla_identify(struct vdla_device *vdev)
 {
@@ -36,9 +36,8 @@ static int vdla_identify(struct vdla_device *vdev)
 	}
 	vdev->hw_caps = vdla_read(vdev, VDLA_REG_CAPS);
 	vdev->irq_vectors = vdla_read(vdev, VDLA_REG_IRQ_VECTORS);
-	/* COMPUTE came with 2.1: an older device has no such register. */
-	if (VDLA_VERSION_MINOR(vdev->hw_version) >= 1)
-		vdev->hw_compute = vdla_read(vdev, VDLA_REG_COMPUTE);
+	/* COMPUTE came with 2.1, so every major-3 device has it. */
+	vdev->hw_compute = vdla_read(vdev, VDLA_REG_COMPUTE);
 	return 0;
 }
 

@@ -218,8 +218,11 @@ static void op_release(struct op *op)
 
 static uint32_t group_state_bits(const struct engine_state *es)
 {
-	return (es->group[0].state << VDLA_E_STATUS_GROUP_SHIFT(0)) |
-	       (es->group[1].state << VDLA_E_STATUS_GROUP_SHIFT(1));
+	uint32_t bits = 0;
+
+	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++)
+		bits |= es->group[g].state << VDLA_E_STATUS_GROUP_SHIFT(g);
+	return bits;
 }
 
 static bool group_busy(const struct engine_group *g)
@@ -227,14 +230,21 @@ static bool group_busy(const struct engine_group *g)
 	return g->state == VDLA_GROUP_PENDING || g->state == VDLA_GROUP_RUNNING;
 }
 
+static bool engine_busy(const struct engine_state *es)
+{
+	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
+		if (group_busy(&es->group[g]))
+			return true;
+	}
+	return false;
+}
+
 uint32_t engines_idle_locked(struct vdla_core *core)
 {
 	uint32_t idle = 0;
 
 	for (unsigned int e = 0; e < VDLA_NUM_ENGINES; e++) {
-		const struct engine_state *es = &core->engine[e];
-
-		if (!group_busy(&es->group[0]) && !group_busy(&es->group[1]))
+		if (!engine_busy(&core->engine[e]))
 			idle |= 1u << e;
 	}
 	return idle;
@@ -282,8 +292,7 @@ uint32_t engine_reg_read_locked(struct vdla_core *core, unsigned int engine, uin
 	if (offset == VDLA_E_STATUS)
 		return group_state_bits(es);
 	if (offset == VDLA_E_POINTER)
-		return (es->producer ? VDLA_E_POINTER_PRODUCER : 0) |
-		       (es->consumer ? VDLA_E_POINTER_CONSUMER : 0);
+		return es->producer | es->consumer << VDLA_E_POINTER_CONSUMER_SHIFT;
 	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
 		uint32_t base = VDLA_E_GROUP_STAT(g);
 
@@ -376,12 +385,12 @@ bool engine_reg_write_locked(struct vdla_core *core, unsigned int engine, uint32
 	struct engine_group *g;
 
 	if (offset == VDLA_E_POINTER) {
-		if (value & ~(VDLA_E_POINTER_PRODUCER | VDLA_E_POINTER_CONSUMER)) {
+		if (value & ~(VDLA_E_POINTER_PRODUCER_MASK | VDLA_E_POINTER_CONSUMER_MASK)) {
 			core_guest_error(core, "vdla: engine %u: S_POINTER 0x%x has unknown bits; dropped\n",
 					 engine, value);
 			return true;
 		}
-		es->producer = value & VDLA_E_POINTER_PRODUCER ? 1 : 0;
+		es->producer = value & VDLA_E_POINTER_PRODUCER_MASK;
 		return true;
 	}
 	if (offset < VDLA_D_WINDOW || offset >= engine_d_limit(engine))
@@ -630,12 +639,12 @@ static unsigned int chain_commit(struct vdla_core *core, const struct chain *cha
 			op->stat.error = VDLA_ERROR_NONE;
 			g->state = VDLA_GROUP_DONE;
 			if (ops[0].fi_mode != VDLA_FI_DROP_IRQ)
-				bits |= VDLA_INT_DONE(op->engine, op->group);
+				bits |= VDLA_INT_DONE(op->engine);
 		}
 		g->stat = op->stat;
 		core_trace(core, VDLA_TRACE_OP_END, op->engine, op->group, op->stat.error,
 			   op->stat.time_ns);
-		es->consumer = op->group ^ 1;
+		es->consumer = (op->group + 1) % VDLA_NUM_GROUPS;
 		kick_engine(core, op->engine);
 	}
 	notify = core_raise_locked(core, bits);

@@ -141,13 +141,13 @@ double deviceTime(DeviceHarness &dev, const Layer &l, Type type, int reps,
 		dev.writeEngine(e, VDLA_CONV_GROUPS, 1);
 		auto start = Clock::now();
 		dev.enable(e);
-		if (!dev.waitInterrupts(VDLA_INT_DONE(e, g))) {
+		if (!dev.waitInterrupts(VDLA_INT_DONE(e))) {
 			std::fprintf(stderr, "vdla-bench-conv: %s did not complete (error %u)\n",
 				     l.name, dev.stats(e, g).error);
 			std::exit(1);
 		}
 		best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-		dev.ackInterrupts(VDLA_INT_DONE(e, g));
+		dev.ackInterrupts(VDLA_INT_DONE(e));
 	}
 	out->assign(dev.guest(dst.addr), dev.guest(dst.addr) + dst.extent());
 	return best;

@@ -36,13 +36,13 @@ double timeOperation(DeviceHarness &dev, unsigned engine, int reps,
 		program(dev, group);
 		auto start = Clock::now();
 		dev.enable(engine);
-		if (!dev.waitInterrupts(VDLA_INT_DONE(engine, group))) {
+		if (!dev.waitInterrupts(VDLA_INT_DONE(engine))) {
 			std::fprintf(stderr, "vdla-bench-engines: engine %u failed (error %u)\n", engine,
 				     dev.stats(engine, group).error);
 			std::exit(1);
 		}
 		best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-		dev.ackInterrupts(VDLA_INT_DONE(engine, group));
+		dev.ackInterrupts(VDLA_INT_DONE(engine));
 	}
 	return best;
 }

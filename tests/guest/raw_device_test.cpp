@@ -166,7 +166,7 @@ TEST_F(RawDevice, ResetDuringALongOperationReturnsAtOnceAndTheNextOperationRuns)
 		TensorDesc::nchw(sram + 2048, VDLA_DTYPE_INT16, 1, 1, 1, 1),
 		TensorDesc::nchw(sram + 4096, VDLA_DTYPE_INT32, 1, 1, 2, 2));
 	engineReg(e, VDLA_D_OP_ENABLE) = 1;
-	ASSERT_TRUE(waitFor([&] { return reg(VDLA_REG_INT_STATUS) & VDLA_INT_DONE(e, 0); },
+	ASSERT_TRUE(waitFor([&] { return reg(VDLA_REG_INT_STATUS) & VDLA_INT_DONE(e); },
 		seconds(3)))
 		<< "the engine was still busy with the operation the reset cut short";
 	const volatile int32_t *out = reinterpret_cast<const volatile int32_t *>(sram_ + 4096);

@@ -159,7 +159,7 @@ TEST(CoreConfig, DefaultsAreThePropertyDefaults)
 TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)
 {
 	EXPECT_EQ(read(VDLA_REG_ID), 0x56444c41u); /* "VDLA" */
-	EXPECT_EQ(read(VDLA_REG_VERSION), 0x00020100u); /* 2.1.0 */
+	EXPECT_EQ(read(VDLA_REG_VERSION), 0x00030000u); /* 3.0.0 */
 	EXPECT_EQ(read(VDLA_REG_CAPS), 0x00000f7fu);
 	EXPECT_EQ(read(VDLA_REG_IRQ_VECTORS), 1u);
 	EXPECT_EQ(read(VDLA_REG_SRAM_SIZE), 1u << 20);
@@ -171,12 +171,13 @@ TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)
 TEST(RegisterHeader, AgreesWithTheSpecOnIdentificationAndInterrupts)
 {
 	/* vdla_regs.h and docs/hw-spec.md must not drift apart. */
-	EXPECT_EQ(VDLA_HW_VERSION, 0x00020100u);
+	EXPECT_EQ(VDLA_HW_VERSION, 0x00030000u);
+	EXPECT_EQ(VDLA_NUM_GROUPS, 8);
 	EXPECT_EQ(VDLA_REG_COMPUTE, 0x0054u);
 	EXPECT_EQ(VDLA_CAPS_V2, 0x00000f7fu);
 	EXPECT_EQ(VDLA_INT_TEST, 1u << 31);
 	EXPECT_EQ(VDLA_INT_MMU_FAULT, 1u << 24);
-	EXPECT_EQ(VDLA_INT_DONE(5, 1), 1u << 11);
+	EXPECT_EQ(VDLA_INT_DONE(5), 1u << 5);
 	EXPECT_EQ(VDLA_INT_ERROR(5), 1u << 21);
 }
 
@@ -355,7 +356,7 @@ TEST_F(CoreTest, TestInterruptIsBit31)
 TEST_F(CoreTest, EveryImplementedInterruptBitCanBeEnabled)
 {
 	write(VDLA_REG_INT_ENABLE, VDLA_INT_ALL);
-	EXPECT_EQ(read(VDLA_REG_INT_ENABLE), 0x813f0fffu);
+	EXPECT_EQ(read(VDLA_REG_INT_ENABLE), 0x813f003fu);
 	EXPECT_TRUE(errors_.empty());
 }
 
@@ -363,7 +364,7 @@ TEST_F(CoreTest, UnknownInterruptBitsAreRejected)
 {
 	write(VDLA_REG_INT_ENABLE, 0x40000000u);
 	write(VDLA_REG_INT_ENABLE, VDLA_INT_TEST | 0x1000u);
-	write(VDLA_REG_INT_SET, 0x2u); /* DONE(0, 1): only the device raises it */
+	write(VDLA_REG_INT_SET, 0x2u); /* DONE(1): only the device raises it */
 	write(VDLA_REG_INT_SET, VDLA_INT_TEST | VDLA_INT_MMU_FAULT);
 
 	EXPECT_EQ(read(VDLA_REG_INT_ENABLE), 0u);
@@ -383,7 +384,7 @@ TEST_F(CoreTest, SoftResetClearsStateAndCountsResets)
 	write(VDLA_REG_FI_MODE(2), VDLA_FI_DELAY);
 	write(VDLA_REG_FI_COUNT(2), 3);
 	write(VDLA_REG_FI_DELAY_US(2), 100);
-	write(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER, VDLA_E_POINTER_PRODUCER);
+	write(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER, 1);
 	write(VDLA_ENGINE_BASE(1) + VDLA_D_CONTEXT, 9);
 	irqs_.clear();
 
@@ -402,7 +403,7 @@ TEST_F(CoreTest, SoftResetClearsStateAndCountsResets)
 	EXPECT_EQ(read(VDLA_REG_FI_COUNT(2)), 0u);
 	EXPECT_EQ(read(VDLA_REG_FI_DELAY_US(2)), 0u);
 	EXPECT_EQ(read(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER), 0u);
-	write(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER, VDLA_E_POINTER_PRODUCER);
+	write(VDLA_ENGINE_BASE(1) + VDLA_E_POINTER, 1);
 	EXPECT_EQ(read(VDLA_ENGINE_BASE(1) + VDLA_D_CONTEXT), 0u);
 	EXPECT_EQ(read(VDLA_REG_IDLE), 0x3fu);
 	EXPECT_TRUE(irqs_.empty());

@@ -58,7 +58,7 @@
 #define VDLA_VERSION_MAJOR(v)		(((v) >> 16) & 0xffff)
 #define VDLA_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
 #define VDLA_VERSION_PATCH(v)		((v) & 0xff)
-#define VDLA_HW_VERSION			VDLA_VERSION(2, 1, 0)
+#define VDLA_HW_VERSION			VDLA_VERSION(3, 0, 0)
 
 #define VDLA_CAP_TEST_IRQ		(1u << 0)
 #define VDLA_CAP_SOFT_RESET		(1u << 1)
@@ -104,9 +104,12 @@
 #define VDLA_COMPUTE_ISA_AMX		8
 #define VDLA_COMPUTE_ISAS		9
 
-/* INT_STATUS bits */
-#define VDLA_INT_DONE(engine, group)	(1u << (2 * (engine) + (group)))
-#define VDLA_INT_DONE_ALL		0x00000fffu
+/*
+ * INT_STATUS bits. DONE(e): one or more groups of engine e completed; the
+ * engine's S_STATUS says which (an engine runs its groups in order).
+ */
+#define VDLA_INT_DONE(engine)		(1u << (engine))
+#define VDLA_INT_DONE_ALL		0x0000003fu
 #define VDLA_INT_ERROR(engine)		(1u << (16 + (engine)))
 #define VDLA_INT_ERROR_ALL		0x003f0000u
 #define VDLA_INT_MMU_FAULT		(1u << 24)
@@ -127,7 +130,11 @@ enum vdla_engine {
 	VDLA_ENGINE_RUBIK = 5,
 	VDLA_NUM_ENGINES = 6,
 };
-#define VDLA_NUM_GROUPS			2
+/*
+ * Register groups per engine: software programs up to this many operations
+ * of an engine ahead, and one interrupt can complete several of them.
+ */
+#define VDLA_NUM_GROUPS			8
 
 /* ---- Device address space ---------------------------------------------- */
 /*
@@ -204,7 +211,7 @@ enum vdla_fi_mode {
 /* Offsets inside an engine block */
 #define VDLA_E_STATUS			0x000	/* RO: group states */
 #define VDLA_E_POINTER			0x004	/* RW: PRODUCER, RO: CONSUMER */
-#define VDLA_E_GROUP_STAT(group)	(0x010 + 0x40 * (group))
+#define VDLA_E_GROUP_STAT(group)	(0x400 + 0x40 * (group))
 #define VDLA_E_STAT_ERROR		0x00	/* + E_GROUP_STAT: VDLA_ERROR_* */
 #define VDLA_E_STAT_MACS_LO		0x08
 #define VDLA_E_STAT_MACS_HI		0x0c
@@ -215,10 +222,11 @@ enum vdla_fi_mode {
 #define VDLA_E_STAT_TIME_LO		0x20	/* device time, ns */
 #define VDLA_E_STAT_TIME_HI		0x24
 
-#define VDLA_E_STATUS_GROUP_SHIFT(group)	(8 * (group))
+#define VDLA_E_STATUS_GROUP_SHIFT(group)	(4 * (group))
 #define VDLA_E_STATUS_GROUP_MASK		0x7u
-#define VDLA_E_POINTER_PRODUCER		(1u << 0)
-#define VDLA_E_POINTER_CONSUMER		(1u << 16)
+#define VDLA_E_POINTER_PRODUCER_MASK	0x7u		/* bits 2:0, RW */
+#define VDLA_E_POINTER_CONSUMER_SHIFT	16		/* bits 18:16, RO */
+#define VDLA_E_POINTER_CONSUMER_MASK	(0x7u << VDLA_E_POINTER_CONSUMER_SHIFT)
 
 enum vdla_group_state {
 	VDLA_GROUP_IDLE = 0,

@@ -122,7 +122,7 @@ uint32_t runBdma(DeviceHarness &dev, unsigned group, const BdmaOp &op)
 {
 	startBdma(dev, group, op);
 	waitEngineIdle(dev, kBdma);
-	uint32_t finished = VDLA_INT_DONE(kBdma, group) | VDLA_INT_ERROR(kBdma);
+	uint32_t finished = VDLA_INT_DONE(kBdma) | VDLA_INT_ERROR(kBdma);
 	waitUntil([&] { return dev.read(VDLA_REG_INT_STATUS) & finished; });
 	return dev.groupState(kBdma, group);
 }

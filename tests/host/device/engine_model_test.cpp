@@ -58,7 +58,16 @@ protected:
 
 	uint32_t consumer()
 	{
-		return dev_.readEngine(kBdma, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER;
+		return dev_.consumerGroup(kBdma);
+	}
+
+	/* Runs a small copy in each group from @from on, so that CONSUMER
+	 * comes back to group 0 (groups run in order, 0 after the last). */
+	void runGroupsUpToZero(unsigned from)
+	{
+		for (unsigned g = from; g < VDLA_NUM_GROUPS; g++)
+			ASSERT_EQ(runBdma(dev_, g, newCopy(64, 40 + g)), unsigned(VDLA_GROUP_DONE));
+		ASSERT_EQ(consumer(), 0u);
 	}
 
 	DeviceHarness dev_;
@@ -84,8 +93,7 @@ TEST_F(EngineModel, GroupsGoFromPendingToRunningToDoneInOrder)
 	dev_.enable(kBdma);
 	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_STATUS),
 		  groupStates(VDLA_GROUP_RUNNING, VDLA_GROUP_PENDING));
-	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_POINTER), VDLA_E_POINTER_PRODUCER)
-		<< "PRODUCER 1, CONSUMER still 0";
+	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_POINTER), 1u) << "PRODUCER 1, CONSUMER still 0";
 	EXPECT_EQ(opEnable(1), 1u);
 	EXPECT_EQ(opEnable(0), 1u);
 	EXPECT_FALSE(engineIdle(dev_, kBdma));
@@ -95,24 +103,22 @@ TEST_F(EngineModel, GroupsGoFromPendingToRunningToDoneInOrder)
 		return dev_.readEngine(kBdma, VDLA_E_STATUS) ==
 		       groupStates(VDLA_GROUP_DONE, VDLA_GROUP_RUNNING);
 	}));
-	EXPECT_EQ(consumer(), VDLA_E_POINTER_CONSUMER);
+	EXPECT_EQ(consumer(), 1u);
 	EXPECT_EQ(opEnable(0), 0u);
 	EXPECT_EQ(opEnable(1), 1u);
-	EXPECT_TRUE(dev_.read(VDLA_REG_INT_STATUS) & VDLA_INT_DONE(kBdma, 0));
+	EXPECT_TRUE(dev_.read(VDLA_REG_INT_STATUS) & VDLA_INT_DONE(kBdma));
 	EXPECT_TRUE(copied(op0));
 
-	/* Group 1 finishes: CONSUMER back to 0, the engine idle. */
+	/* Group 1 finishes: CONSUMER moves on to group 2, the engine idle. */
 	ASSERT_TRUE(waitEngineIdle(dev_, kBdma));
-	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma, 0) | VDLA_INT_DONE(kBdma, 1),
-					milliseconds(2000)));
+	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma), milliseconds(2000)));
 	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_STATUS),
 		  groupStates(VDLA_GROUP_DONE, VDLA_GROUP_DONE));
-	EXPECT_EQ(consumer(), 0u);
+	EXPECT_EQ(consumer(), 2u);
 	EXPECT_EQ(opEnable(0), 0u);
 	EXPECT_EQ(opEnable(1), 0u);
 	EXPECT_TRUE(copied(op1));
-	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS),
-		  VDLA_INT_DONE(kBdma, 0) | VDLA_INT_DONE(kBdma, 1));
+	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma));
 	EXPECT_TRUE(dev_.guestErrors().empty());
 }
 
@@ -122,7 +128,7 @@ TEST_F(EngineModel, ProducerSelectsTheGroupTheDWindowAddresses)
 	dev_.writeEngine(kBdma, VDLA_D_CONTEXT, 3);
 	dev_.writeEngine(kBdma, VDLA_BDMA_LINE_BYTES, 111);
 	dev_.selectGroup(kBdma, 1);
-	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_POINTER), VDLA_E_POINTER_PRODUCER);
+	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_POINTER), 1u);
 	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_D_CONTEXT), 0u);
 	dev_.writeEngine(kBdma, VDLA_D_CONTEXT, 12);
 	dev_.writeEngine(kBdma, VDLA_BDMA_LINE_BYTES, 222);
@@ -195,10 +201,10 @@ TEST_F(EngineModel, GroupsRunStrictlyInConsumerOrder)
 {
 	BdmaOp op0 = newCopy(4000, 7), op1 = newCopy(4000, 8);
 	ASSERT_EQ(runBdma(dev_, 0, op0), unsigned(VDLA_GROUP_DONE));
-	ASSERT_EQ(consumer(), VDLA_E_POINTER_CONSUMER);
+	ASSERT_EQ(consumer(), 1u);
 
 	/* Group 0 enabled again while CONSUMER is 1 and group 1 IDLE: it
-	 * must wait for group 1. A new source shows whether it ran. */
+	 * must wait for groups 1 to 7. A new source shows whether it ran. */
 	fillPattern(dev_.guest(op0.src), 4000, 9);
 	dev_.selectGroup(kBdma, 0);
 	dev_.enable(kBdma);
@@ -211,14 +217,28 @@ TEST_F(EngineModel, GroupsRunStrictlyInConsumerOrder)
 	EXPECT_FALSE(copied(op0));
 	EXPECT_FALSE(engineIdle(dev_, kBdma));
 
-	/* Group 1 runs, then group 0. */
+	/* Group 1 runs, and group 0 still waits for groups 2 to 7. */
 	startBdma(dev_, 1, op1);
-	ASSERT_TRUE(waitEngineIdle(dev_, kBdma));
-	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_STATUS),
-		  groupStates(VDLA_GROUP_DONE, VDLA_GROUP_DONE));
+	ASSERT_TRUE(waitUntil([&] { return dev_.groupState(kBdma, 1) == VDLA_GROUP_DONE; }));
 	EXPECT_TRUE(copied(op1));
+	EXPECT_EQ(consumer(), 2u);
+	EXPECT_TRUE(holdsFor([&] { return dev_.groupState(kBdma, 0) == VDLA_GROUP_PENDING; },
+		milliseconds(50)));
+	EXPECT_FALSE(copied(op0));
+
+	/* Groups 2 to 7 run in order, then group 0. */
+	std::vector<BdmaOp> later;
+	for (unsigned g = 2; g < VDLA_NUM_GROUPS; g++) {
+		later.push_back(newCopy(256, 20 + g));
+		startBdma(dev_, g, later.back());
+	}
+	ASSERT_TRUE(waitEngineIdle(dev_, kBdma));
+	for (unsigned g = 0; g < VDLA_NUM_GROUPS; g++)
+		EXPECT_EQ(dev_.groupState(kBdma, g), unsigned(VDLA_GROUP_DONE)) << "group " << g;
+	for (const BdmaOp &op : later)
+		EXPECT_TRUE(copied(op));
 	EXPECT_TRUE(copied(op0));
-	EXPECT_EQ(consumer(), VDLA_E_POINTER_CONSUMER);
+	EXPECT_EQ(consumer(), 1u);
 }
 
 TEST_F(EngineModel, FinishedGroupKeepsItsRegistersAndRunsTheSameOperationAgain)
@@ -227,6 +247,7 @@ TEST_F(EngineModel, FinishedGroupKeepsItsRegistersAndRunsTheSameOperationAgain)
 	op0.context = 7;
 	ASSERT_EQ(runBdma(dev_, 0, op0), unsigned(VDLA_GROUP_DONE));
 	ASSERT_EQ(runBdma(dev_, 1, op1), unsigned(VDLA_GROUP_DONE));
+	runGroupsUpToZero(2);
 
 	dev_.selectGroup(kBdma, 0);
 	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_D_CONTEXT), 7u);
@@ -239,7 +260,7 @@ TEST_F(EngineModel, FinishedGroupKeepsItsRegistersAndRunsTheSameOperationAgain)
 	fillPattern(dev_.guest(op0.src), 2500, 12);
 	dev_.ackInterrupts(VDLA_INT_ALL);
 	dev_.enable(kBdma);
-	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma, 0), milliseconds(5000)));
+	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma), milliseconds(5000)));
 	ASSERT_TRUE(waitEngineIdle(dev_, kBdma));
 	EXPECT_EQ(dev_.groupState(kBdma, 0), unsigned(VDLA_GROUP_DONE));
 	EXPECT_TRUE(copied(op0));
@@ -254,10 +275,11 @@ TEST_F(EngineModel, GroupThatEndedInErrorRunsAgainWhenReenabled)
 	dev_.selectGroup(kBdma, 0);
 	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_D_OP_ENABLE), 0u);
 	ASSERT_EQ(runBdma(dev_, 1, op1), unsigned(VDLA_GROUP_DONE));
+	runGroupsUpToZero(2);
 
 	dev_.selectGroup(kBdma, 0);
 	dev_.enable(kBdma);
-	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma, 0), milliseconds(5000)));
+	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma), milliseconds(5000)));
 	ASSERT_TRUE(waitEngineIdle(dev_, kBdma));
 	EXPECT_EQ(dev_.groupState(kBdma, 0), unsigned(VDLA_GROUP_DONE));
 	EXPECT_EQ(dev_.stats(kBdma, 0).error, unsigned(VDLA_ERROR_NONE));
@@ -291,17 +313,21 @@ TEST_F(EngineModel, DoneBitAlreadyPendingSendsNoSecondMessage)
 {
 	ASSERT_EQ(runBdma(dev_, 0, newCopy(64, 30)), unsigned(VDLA_GROUP_DONE));
 	ASSERT_TRUE(waitMessages(dev_, 1));
-	/* Another bit is another edge, whatever else is pending. */
+
+	/* DONE(BDMA) is still pending: another group of the engine ending
+	 * sends nothing (one message can complete several operations). */
 	ASSERT_EQ(runBdma(dev_, 1, newCopy(64, 31)), unsigned(VDLA_GROUP_DONE));
+	EXPECT_TRUE(holdsFor([&] { return dev_.messages() == 1; }, milliseconds(50)));
+
+	/* Another bit is another edge, whatever else is pending. */
+	uint64_t buf = dev_.alloc(8192);
+	startRubikCopy(dev_, 0, buf, buf + 4096, 1, 4096);
+	ASSERT_TRUE(waitEngineIdle(dev_, kRubik));
 	ASSERT_TRUE(waitMessages(dev_, 2));
 
-	/* DONE(0, 0) is still pending: raising it again sends nothing. */
-	ASSERT_EQ(runBdma(dev_, 0, newCopy(64, 32)), unsigned(VDLA_GROUP_DONE));
-	EXPECT_TRUE(holdsFor([&] { return dev_.messages() == 2; }, milliseconds(50)));
-
 	/* Acknowledged, the next raise is a new message. */
-	dev_.ackInterrupts(VDLA_INT_DONE(kBdma, 1));
-	ASSERT_EQ(runBdma(dev_, 1, newCopy(64, 33)), unsigned(VDLA_GROUP_DONE));
+	dev_.ackInterrupts(VDLA_INT_DONE(kBdma));
+	ASSERT_EQ(runBdma(dev_, 2, newCopy(64, 33)), unsigned(VDLA_GROUP_DONE));
 	EXPECT_TRUE(waitMessages(dev_, 3));
 	EXPECT_TRUE(holdsFor([&] { return dev_.messages() == 3; }, milliseconds(50)));
 }
@@ -311,9 +337,9 @@ TEST_F(EngineModel, DoneBitPendingWhileMaskedIsSignalledWhenEnabled)
 	dev_.write(VDLA_REG_INT_ENABLE, 0);
 	ASSERT_EQ(runBdma(dev_, 0, newCopy(64, 34)), unsigned(VDLA_GROUP_DONE));
 	EXPECT_TRUE(holdsFor([&] { return dev_.messages() == 0; }, milliseconds(50)));
-	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma, 0));
+	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma));
 
-	dev_.write(VDLA_REG_INT_ENABLE, VDLA_INT_DONE(kBdma, 0));
+	dev_.write(VDLA_REG_INT_ENABLE, VDLA_INT_DONE(kBdma));
 	EXPECT_TRUE(waitMessages(dev_, 1));
 	EXPECT_TRUE(holdsFor([&] { return dev_.messages() == 1; }, milliseconds(50)));
 }
@@ -352,6 +378,7 @@ TEST_F(Counters, EachGroupHoldsItsLastOperation)
 	ASSERT_EQ(runBdma(dev_, 1, b), unsigned(VDLA_GROUP_DONE));
 	EXPECT_EQ(dev_.stats(kBdma, 0).bytesRead, 1000u);
 	EXPECT_EQ(dev_.stats(kBdma, 1).bytesRead, 3000u);
+	runGroupsUpToZero(2);
 	ASSERT_EQ(runBdma(dev_, 0, c), unsigned(VDLA_GROUP_DONE));
 	EXPECT_EQ(dev_.stats(kBdma, 0).bytesRead, 500u);
 	EXPECT_EQ(dev_.stats(kBdma, 0).bytesWritten, 500u);
@@ -421,7 +448,7 @@ TEST(Tracing, ReportsOperationsInterruptsFaultsAndResets)
 	EXPECT_EQ(events[end].error, unsigned(VDLA_ERROR_NONE));
 	size_t irq = find(VDLA_TRACE_IRQ, end);
 	ASSERT_LT(irq, events.size());
-	EXPECT_EQ(events[irq].value, uint64_t(VDLA_INT_DONE(kBdma, 0)));
+	EXPECT_EQ(events[irq].value, uint64_t(VDLA_INT_DONE(kBdma)));
 	size_t fault = find(VDLA_TRACE_MMU_FAULT, irq);
 	ASSERT_LT(fault, events.size());
 	EXPECT_EQ(events[fault].group, 1u);

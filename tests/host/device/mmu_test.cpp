@@ -84,7 +84,7 @@ TEST_F(Mmu, StridedCopyThroughScatteredPagesMatchesTheVirtualLayout)
 	/* Every element byte in place, and the gaps between lines untouched. */
 	EXPECT_TRUE(vs.read(dstVa, 7 * kPage) == expected);
 	EXPECT_TRUE(vs.read(srcVa, 8 * kPage) == src);
-	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma, 0));
+	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma));
 	EXPECT_FALSE(readMmuFault(dev_).valid);
 }
 
@@ -109,8 +109,8 @@ TEST_F(Mmu, EachOperationUsesTheTablesOfItsOwnContext)
 	startBdma(dev_, 0, BdmaOp::linear(srcVa + 0x100, dstVa + 0x300, 6000, contexts[0]));
 	startBdma(dev_, 1, BdmaOp::linear(srcVa + 0x100, dstVa + 0x300, 6000, contexts[1]));
 	startRubikCopy(dev_, 0, srcVa + 0x100, dstVa + 0x300, 2, 3000, contexts[2]);
-	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma, 0) | VDLA_INT_DONE(kBdma, 1) |
-					VDLA_INT_DONE(kRubik, 0)));
+	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(kBdma) | VDLA_INT_DONE(kBdma) |
+					VDLA_INT_DONE(kRubik)));
 	ASSERT_TRUE(dev_.waitIdle());
 
 	for (unsigned i = 0; i < 3; i++) {
@@ -621,25 +621,24 @@ TEST_F(MmuFault, OnlyTheFirstFaultIsLatchedUntilClearedAndTheEngineGoesOn)
 
 	/* The engine goes on: a good copy next runs normally. */
 	dev_.ackInterrupts(faultBits);
-	ASSERT_EQ(runBdma(dev_, 0, good), unsigned(VDLA_GROUP_DONE));
+	ASSERT_EQ(runBdma(dev_, 2, good), unsigned(VDLA_GROUP_DONE));
 	std::vector<uint8_t> src = pattern(3 * kPage, 7);
 	EXPECT_EQ(std::memcmp(dev_.guest(dstPages_[0]) + 0x10, src.data(), 0x100), 0);
 	expectLatched(false, VDLA_MMU_FAULT_UNMAPPED, kSrcVa + kPage);
 
 	/* A later fault raises the bits again but leaves the latch alone. */
 	dev_.ackInterrupts(VDLA_INT_ALL);
-	dev_.selectGroup(kBdma, 1);
-	dev_.enable(kBdma);
+	startBdma(dev_, 3, readOnlyWrite);
 	ASSERT_TRUE(waitEngineIdle(dev_, kBdma));
 	ASSERT_TRUE(dev_.waitInterrupts(faultBits, milliseconds(2000)));
-	EXPECT_EQ(dev_.groupState(kBdma, 1), unsigned(VDLA_GROUP_ERROR));
+	EXPECT_EQ(dev_.groupState(kBdma, 3), unsigned(VDLA_GROUP_ERROR));
 	expectLatched(false, VDLA_MMU_FAULT_UNMAPPED, kSrcVa + kPage);
 
 	/* After MMU_FAULT_CLEAR the next fault is latched. */
 	dev_.write(VDLA_REG_MMU_FAULT_CLEAR, 1);
 	EXPECT_EQ(dev_.read(VDLA_REG_MMU_FAULT_STATUS) & VDLA_MMU_FAULT_VALID, 0u);
 	dev_.ackInterrupts(VDLA_INT_ALL);
-	EXPECT_EQ(runBdma(dev_, 0, readOnlyWrite), unsigned(VDLA_GROUP_ERROR));
+	EXPECT_EQ(runBdma(dev_, 4, readOnlyWrite), unsigned(VDLA_GROUP_ERROR));
 	ASSERT_TRUE(dev_.waitInterrupts(faultBits, milliseconds(2000)));
 	expectLatched(true, VDLA_MMU_FAULT_READ_ONLY, kDstVa + 2 * kPage + 0x10);
 }
@@ -826,9 +825,9 @@ TEST_F(Mmu, InvalidatingOneContextKeepsOthersWorking)
 	dev_.write(VDLA_REG_MMU_INVALIDATE, 1);
 	std::memset(dev_.guest(pages[1]), kCanary, kPage);
 	std::memset(dev_.guest(pages[3]), kCanary, kPage);
-	ASSERT_EQ(runBdma(dev_, 0, BdmaOp::linear(0x5000, 0x6000, kPage, 2)),
+	ASSERT_EQ(runBdma(dev_, 2, BdmaOp::linear(0x5000, 0x6000, kPage, 2)),
 		  unsigned(VDLA_GROUP_DONE));
-	ASSERT_EQ(runBdma(dev_, 1, BdmaOp::linear(0x5000, 0x6000, kPage, 1)),
+	ASSERT_EQ(runBdma(dev_, 3, BdmaOp::linear(0x5000, 0x6000, kPage, 1)),
 		  unsigned(VDLA_GROUP_DONE));
 	EXPECT_TRUE(guestBytes(dev_, pages[3], kPage) == guestBytes(dev_, pages[2], kPage));
 	EXPECT_TRUE(guestBytes(dev_, pages[1], kPage) == guestBytes(dev_, pages[0], kPage));

@@ -179,7 +179,7 @@ int runPrograms(uint64_t seed)
 		if (prog.chance(3))
 			dev.write(VDLA_REG_MMU_CTRL, VDLA_MMU_CTRL_ENABLE);
 		writeRandomOperation(dev, prog, engine, group);
-		uint32_t ended = VDLA_INT_DONE(engine, group) | VDLA_INT_ERROR(engine);
+		uint32_t ended = VDLA_INT_DONE(engine) | VDLA_INT_ERROR(engine);
 		if (!waitUntil([&] { return dev.read(VDLA_REG_INT_STATUS) & ended; }, milliseconds(300))) {
 			/* Still running (a long operation, a hang, a missing partner): a reset stops it. */
 			dev.write(VDLA_REG_RESET, VDLA_RESET_SOFT);

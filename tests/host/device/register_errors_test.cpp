@@ -99,7 +99,7 @@ protected:
 				add("BDMA" + std::to_string(g) + "+" + std::to_string(off),
 				    VDLA_ENGINE_BASE(kBdma) + off);
 		}
-		dev_.writeEngine(kBdma, VDLA_E_POINTER, pointer & VDLA_E_POINTER_PRODUCER);
+		dev_.writeEngine(kBdma, VDLA_E_POINTER, pointer & VDLA_E_POINTER_PRODUCER_MASK);
 		return regs;
 	}
 
@@ -135,7 +135,9 @@ TEST_F(Registers, UnimplementedOffsetsReadZeroDropWritesAndAreLogged)
 		VDLA_ENGINE_BASE(kBdma) + 0x008, VDLA_ENGINE_BASE(kBdma) + 0x00c,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(0) + 0x04,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(1) + 0x28,
-		VDLA_ENGINE_BASE(kBdma) + 0x0fc, VDLA_ENGINE_BASE(kBdma) + 0x400,
+		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(VDLA_NUM_GROUPS - 1) + 0x3c,
+		VDLA_ENGINE_BASE(kBdma) + 0x010, VDLA_ENGINE_BASE(kBdma) + 0x0fc,
+		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(VDLA_NUM_GROUPS),
 		VDLA_ENGINE_BASE(kRubik) + 0xffc, VDLA_ENGINE_BASE(VDLA_NUM_ENGINES), 0xfffc,
 	};
 	programEverything();
@@ -332,15 +334,15 @@ TEST_F(Registers, OperationContextAboveFifteenNeverRunsUntranslated)
 
 TEST_F(Registers, InterruptRegistersRejectUnknownBitsWhole)
 {
-	dev_.write(VDLA_REG_INT_ENABLE, VDLA_INT_DONE(0, 0));
+	dev_.write(VDLA_REG_INT_ENABLE, VDLA_INT_DONE(0));
 	dev_.clearGuestErrors();
 	/* Bits 12-15, 22-23, 25-30 are not interrupts. */
 	for (uint32_t bad : { 1u << 12, 1u << 22, 1u << 25, 1u << 30, VDLA_INT_ALL | (1u << 15) })
 		dev_.write(VDLA_REG_INT_ENABLE, bad);
-	EXPECT_EQ(dev_.read(VDLA_REG_INT_ENABLE), VDLA_INT_DONE(0, 0));
+	EXPECT_EQ(dev_.read(VDLA_REG_INT_ENABLE), VDLA_INT_DONE(0));
 	/* Only TEST may be raised by software; a mix is dropped whole. */
-	for (uint32_t bad : { VDLA_INT_DONE(0, 0), VDLA_INT_ERROR(3), VDLA_INT_MMU_FAULT,
-			      VDLA_INT_TEST | VDLA_INT_DONE(2, 1) })
+	for (uint32_t bad : { VDLA_INT_DONE(0), VDLA_INT_ERROR(3), VDLA_INT_MMU_FAULT,
+			      VDLA_INT_TEST | VDLA_INT_DONE(2) })
 		dev_.write(VDLA_REG_INT_SET, bad);
 	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), 0u);
 	EXPECT_EQ(dev_.guestErrors().size(), 9u);

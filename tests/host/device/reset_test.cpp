@@ -162,7 +162,7 @@ TEST_F(SoftReset, DuringHungOperationsReturnsEveryEngineToIdle)
 
 	/* The MMU is off after the reset, so this copy is guest-physical. */
 	expectNewOperationWorks(2);
-	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma, 0));
+	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma));
 }
 
 TEST_F(SoftReset, DuringDelayedOperationCancelsItsLateCompletion)
@@ -198,10 +198,10 @@ TEST_F(SoftReset, DuringDelayedOperationCancelsItsLateCompletion)
 	std::this_thread::sleep_until(start + std::chrono::microseconds(kDelayUs) +
 				      milliseconds(80));
 	EXPECT_TRUE(guestBytes(dev_, dst, 4096) == snapshot) << "late write after reset";
-	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma, 0));
+	EXPECT_EQ(dev_.read(VDLA_REG_INT_STATUS), VDLA_INT_DONE(kBdma));
 	EXPECT_EQ(dev_.messages(), 1u);
 	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_STATUS), unsigned(VDLA_GROUP_DONE));
-	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_POINTER), VDLA_E_POINTER_CONSUMER);
+	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_POINTER), 1u << VDLA_E_POINTER_CONSUMER_SHIFT);
 	EXPECT_EQ(dev_.stats(kBdma, 1).error, 0u);
 	EXPECT_EQ(dev_.stats(kBdma, 1).bytesWritten, 0u);
 }
@@ -291,7 +291,7 @@ TEST_F(SoftReset, DuringALongComputationFreesTheEngineForTheNextOperation)
 	dev_.writeEngine(e, VDLA_CONV_GROUPS, 1);
 	dev_.enable(e);
 	/* Seconds of margin for milliseconds of work; the old operation would take more. */
-	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(e, 0), milliseconds(2000)))
+	ASSERT_TRUE(dev_.waitInterrupts(VDLA_INT_DONE(e), milliseconds(2000)))
 		<< "the engine was still busy with the operation the reset cut short";
 	int32_t result[4];
 	std::memcpy(result, dev_.guest(out), sizeof(result));

@@ -438,10 +438,12 @@ TEST(Conv, RerunningAGroupRepeatsItsOperationOnNewData)
 	EXPECT_TRUE(matches(conv(src, wgt, op.p), load(dev, op.dst)));
 	dev.ackInterrupts(VDLA_INT_ALL);
 
-	/* Group 1 in between, so that CONSUMER comes back to group 0. */
-	programConv(dev, 1, op);
-	ASSERT_TRUE(succeeded(runGroup(dev, kConv, 1), kConv, 1));
-	dev.ackInterrupts(VDLA_INT_ALL);
+	/* The other groups in between, so that CONSUMER comes back to group 0. */
+	for (unsigned g = 1; g < VDLA_NUM_GROUPS; g++) {
+		programConv(dev, g, op);
+		ASSERT_TRUE(succeeded(runGroup(dev, kConv, g), kConv, g));
+		dev.ackInterrupts(VDLA_INT_ALL);
+	}
 
 	Tensor src2 = randomFull(rng, VDLA_DTYPE_INT8, 1, 2, 5, 5);
 	store(dev, op.src, src2);

@@ -111,8 +111,17 @@ OpResult waitGroup(
 	DeviceHarness &dev, unsigned engine, unsigned group, std::chrono::milliseconds timeout)
 {
 	OpResult r;
-	uint32_t mask = VDLA_INT_DONE(engine, group) | VDLA_INT_ERROR(engine);
-	r.finished = waitAny(dev, mask, timeout);
+	uint32_t mask = VDLA_INT_DONE(engine) | VDLA_INT_ERROR(engine);
+	/* The bits are per engine (another group may have raised them): the
+	 * group's own state says when it finished. */
+	auto deadline = std::chrono::steady_clock::now() + timeout;
+	auto ended = [&] {
+		uint32_t state = dev.groupState(engine, group);
+		return state == VDLA_GROUP_DONE || state == VDLA_GROUP_ERROR;
+	};
+	while (!ended() && std::chrono::steady_clock::now() < deadline)
+		dev.waitInterrupts(mask, std::chrono::milliseconds(2));
+	r.finished = ended() && waitAny(dev, mask, timeout);
 	r.intStatus = dev.read(VDLA_REG_INT_STATUS);
 	r.state = dev.groupState(engine, group);
 	r.error = dev.readEngine(engine, VDLA_E_GROUP_STAT(group) + VDLA_E_STAT_ERROR);
@@ -167,7 +176,7 @@ static const char *stateName(uint32_t state)
 {
 	/* ERROR(e) is per engine: the other group may have raised it. */
 	if (r.finished && r.state == VDLA_GROUP_DONE && r.error == VDLA_ERROR_NONE
-		&& (r.intStatus & VDLA_INT_DONE(engine, group)))
+		&& (r.intStatus & VDLA_INT_DONE(engine)))
 		return ::testing::AssertionSuccess();
 	return ::testing::AssertionFailure()
 		<< "engine " << engine << " group " << group << ": "
@@ -180,7 +189,7 @@ static const char *stateName(uint32_t state)
 {
 	if (r.finished && r.state == VDLA_GROUP_ERROR && r.error == error
 		&& (r.intStatus & VDLA_INT_ERROR(engine))
-		&& !(r.intStatus & VDLA_INT_DONE(engine, group)))
+		&& !(r.intStatus & VDLA_INT_DONE(engine)))
 		return ::testing::AssertionSuccess();
 	return ::testing::AssertionFailure()
 		<< "engine " << engine << " group " << group << ": expected ERROR with "

@@ -93,11 +93,11 @@ TEST(Interrupts, IsrHandlerReturnsTheStatusAndLeavesTheHostBits)
 	dla_task_config config = b.finish().config();
 	ASSERT_EQ(DLA_SUCCESS, dla_execute_task(fw.engine(), &config));
 	uint32_t seen = 0;
-	for (int i = 0; i < 2000 && !(seen & VDLA_INT_DONE(VDLA_ENGINE_BDMA, 0)); i++) {
+	for (int i = 0; i < 2000 && !(seen & VDLA_INT_DONE(VDLA_ENGINE_BDMA)); i++) {
 		seen |= dla_isr_handler(fw.engine());
 		std::this_thread::sleep_for(std::chrono::milliseconds(1));
 	}
-	EXPECT_EQ(uint32_t(VDLA_INT_DONE(VDLA_ENGINE_BDMA, 0)), seen);
+	EXPECT_EQ(uint32_t(VDLA_INT_DONE(VDLA_ENGINE_BDMA)), seen);
 	EXPECT_EQ(0u, fw.dev().read(VDLA_REG_INT_STATUS)) << "DONE was acknowledged";
 	uint32_t complete = 0;
 	EXPECT_EQ(DLA_SUCCESS, dla_process_events(fw.engine(), &complete));

@@ -93,12 +93,13 @@ void DeviceHarness::writeTensor(unsigned engine, uint32_t offset, const TensorDe
 
 unsigned DeviceHarness::consumerGroup(unsigned engine)
 {
-	return (readEngine(engine, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER) ? 1 : 0;
+	return (readEngine(engine, VDLA_E_POINTER) & VDLA_E_POINTER_CONSUMER_MASK)
+		>> VDLA_E_POINTER_CONSUMER_SHIFT;
 }
 
 void DeviceHarness::selectGroup(unsigned engine, unsigned group)
 {
-	writeEngine(engine, VDLA_E_POINTER, group ? VDLA_E_POINTER_PRODUCER : 0);
+	writeEngine(engine, VDLA_E_POINTER, group);
 }
 
 uint32_t DeviceHarness::groupState(unsigned engine, unsigned group)
