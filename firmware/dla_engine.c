@@ -101,19 +101,14 @@ static uint32_t links_within_chain(struct dla_task *task, uint32_t head, uint32_
 }
 
 /*
- * Whether the op before @index on its engine, in the register group before
- * its own, is not enabled yet. An engine runs its groups in order: enabled
- * first, @index would wait behind it, and a stop (which enables nothing
- * more) would then never see the enabled ops end. Ops are programmed and
- * enabled in engine order, so when that op is enabled all earlier ones are.
+ * Whether an op before @index on its engine is not enabled yet. An engine
+ * runs its groups in order: enabled first, @index would wait behind it, and
+ * a stop (which enables nothing more) would then never see the enabled ops
+ * end.
  */
 static int earlier_on_engine_not_enabled(struct dla_task *task, uint32_t index)
 {
-	const struct dla_op *op = &task->ops[index];
-	uint32_t before = (op->group + VDLA_NUM_GROUPS - 1) % VDLA_NUM_GROUPS;
-	uint16_t other = task->group_op[op->desc.engine][before];
-
-	return other != VDLA_NO_OP && other < index && task->ops[other].state == DLA_OP_PROGRAMMED;
+	return task->next_to_enable[task->ops[index].desc.engine] != index;
 }
 
 /*
@@ -144,6 +139,8 @@ static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t
 		dla_select_group(engine, e, op->group);
 		dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_D_OP_ENABLE, 1);
 		op->state = DLA_OP_ENABLED;
+		/* Checked above: every member is its engine's first not enabled. */
+		task->next_to_enable[e] = op->next_on_engine;
 		task->enabled++;
 		fire(task, op, VDLA_EVENT_OP_ENABLED);
 		if (op->chain_tail)
@@ -163,19 +160,25 @@ static void schedule(struct dla_engine *engine, struct dla_task *task)
 			changed |= program_engine(engine, task, e);
 		if (task->stop_requested)
 			break;
+		/*
+		 * An engine's ops are enabled in order, so only its first op
+		 * not enabled yet can be next; enabling it (and its chain)
+		 * moves that on.
+		 */
 		for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
-			for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
-				uint16_t index = task->group_op[e][g];
-
+			for (;;) {
+				uint16_t index = task->next_to_enable[e];
 				const struct dla_op *op;
 
 				if (index == VDLA_NO_OP)
-					continue;
+					break;
 				op = &task->ops[index];
 				/* Only a fused member can be ready with links pending. */
-				if (op->state == DLA_OP_PROGRAMMED &&
-				    (op->pending == 0 || op->desc.fused_parent != VDLA_NO_OP))
-					changed |= try_enable(engine, task, index);
+				if (op->state != DLA_OP_PROGRAMMED ||
+				    (op->pending != 0 && op->desc.fused_parent == VDLA_NO_OP) ||
+				    !try_enable(engine, task, index))
+					break;
+				changed = 1;
 			}
 		}
 	} while (changed);
@@ -337,29 +340,30 @@ static void fail_task(struct dla_engine *engine, struct dla_task *task, uint32_t
  */
 static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint32_t e)
 {
-	uint32_t status = 0;
-	int read = 0;
+	/* Each S_STATUS register read once, when first needed. */
+	uint32_t status[2] = { 0, 0 };
+	int read[2] = { 0, 0 };
 
-	for (;;) {
-		uint16_t oldest = VDLA_NO_OP;
+	/* Oldest first: ring order from the group programmed next. */
+	for (uint32_t k = 0; k < VDLA_NUM_GROUPS; k++) {
+		uint32_t g = (task->next_group[e] + k) % VDLA_NUM_GROUPS;
+		uint16_t oldest = task->group_op[e][g];
 		struct dla_op *op;
-		uint32_t state;
+		uint32_t state, reg;
 
-		for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
-			uint16_t index = task->group_op[e][g];
-
-			if (index != VDLA_NO_OP && task->ops[index].state == DLA_OP_ENABLED &&
-			    (oldest == VDLA_NO_OP || index < oldest))
-				oldest = index;
-		}
 		if (oldest == VDLA_NO_OP)
-			return 0;
-		if (!read) {
-			status = dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_STATUS);
-			read = 1;
-		}
+			continue;
 		op = &task->ops[oldest];
-		state = (status >> VDLA_E_STATUS_GROUP_SHIFT(op->group)) & VDLA_E_STATUS_GROUP_MASK;
+		/* Enabled in order: the ops after one that is not, are not either. */
+		if (op->state != DLA_OP_ENABLED)
+			return 0;
+		reg = op->group / VDLA_E_STATUS_GROUPS_PER_REG;
+		if (!read[reg]) {
+			status[reg] = dla_rd(engine, VDLA_ENGINE_BASE(e) +
+						     VDLA_E_STATUS_REG(op->group));
+			read[reg] = 1;
+		}
+		state = (status[reg] >> VDLA_E_STATUS_GROUP_SHIFT(op->group)) & VDLA_E_STATUS_GROUP_MASK;
 		if (state == VDLA_GROUP_ERROR) {
 			fail_task(engine, task, oldest);
 			return -1;
@@ -382,6 +386,7 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 		task->result.ops_completed++;
 		fire(task, op, VDLA_EVENT_OP_COMPLETED);
 	}
+	return 0;
 }
 
 /* Un-programs what was programmed but not enabled, for a later resume. */

@@ -38,10 +38,12 @@ struct dla_task {
 	uint32_t num_ops;
 	uint32_t enabled;			/* enabled, not yet completed */
 	uint16_t next_to_program[VDLA_NUM_ENGINES];
+	/* Each engine's first op not enabled yet: its ops are enabled in order. */
+	uint16_t next_to_enable[VDLA_NUM_ENGINES];
 	uint16_t group_op[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS];
 	uint8_t next_group[VDLA_NUM_ENGINES];
 	uint8_t stop_requested;
-	uint8_t pad[5];
+	uint8_t pad[1];
 	struct dla_op ops[];
 };
 

@@ -324,13 +324,14 @@ int32_t dla_validate_task(struct dla_engine *engine, const struct dla_task_confi
 	/* Per-engine lists in index order, for the scheduler. */
 	for (int e = 0; e < VDLA_NUM_ENGINES; e++) {
 		task->next_to_program[e] = VDLA_NO_OP;
+		task->next_to_enable[e] = VDLA_NO_OP;
 		last[e] = VDLA_NO_OP;
 	}
 	for (uint32_t i = 0; i < task->num_ops; i++) {
 		uint32_t e = task->ops[i].desc.engine;
 
 		if (last[e] == VDLA_NO_OP)
-			task->next_to_program[e] = (uint16_t)i;
+			task->next_to_program[e] = task->next_to_enable[e] = (uint16_t)i;
 		else
 			task->ops[last[e]].next_on_engine = (uint16_t)i;
 		last[e] = (uint16_t)i;

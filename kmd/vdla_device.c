@@ -5,6 +5,7 @@
  */
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
+#include <linux/slab.h>
 
 #include "vdla_device.h"
 #include "vdla_irq.h"
@@ -58,9 +59,15 @@ static void check_leaks(struct drm_device *drm, void *unused)
 		 atomic_read(&c->contexts));
 }
 
+static void vdla_free_fw_memory(struct drm_device *drm, void *memory)
+{
+	kvfree(memory);
+}
+
 int vdla_device_init(struct vdla_device *vdev)
 {
 	struct pci_dev *pdev = vdev->pdev;
+	void *fw_memory;
 	int ret;
 
 	ret = drmm_add_action(&vdev->drm, check_leaks, NULL);
@@ -107,8 +114,18 @@ int vdla_device_init(struct vdla_device *vdev)
 	ret = drmm_mutex_init(&vdev->drm, &vdev->fw_lock);
 	if (ret)
 		return ret;
-	ret = dla_register_driver(drmm_kzalloc(&vdev->drm, dla_engine_size(), GFP_KERNEL), vdev,
-				  &vdev->fw_engine);
+	/*
+	 * The firmware core's context holds a copy of every register group's
+	 * D registers (about 76 KiB with sixteen groups): no need for
+	 * physically contiguous pages.
+	 */
+	fw_memory = kvzalloc(dla_engine_size(), GFP_KERNEL);
+	if (!fw_memory)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(&vdev->drm, vdla_free_fw_memory, fw_memory);
+	if (ret)
+		return ret;
+	ret = dla_register_driver(fw_memory, vdev, &vdev->fw_engine);
 	if (ret) {
 		drm_err(&vdev->drm, "cannot register with the firmware core: %d\n", ret);
 		return -ENOMEM;

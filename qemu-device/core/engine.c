@@ -216,12 +216,15 @@ static void op_release(struct op *op)
 
 /* ---- register access --------------------------------------------------- */
 
-static uint32_t group_state_bits(const struct engine_state *es)
+/* The S_STATUS register at @offset: the states of its eight groups. */
+static uint32_t group_state_bits(const struct engine_state *es, uint32_t offset)
 {
 	uint32_t bits = 0;
 
-	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++)
-		bits |= es->group[g].state << VDLA_E_STATUS_GROUP_SHIFT(g);
+	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
+		if (VDLA_E_STATUS_REG(g) == offset)
+			bits |= es->group[g].state << VDLA_E_STATUS_GROUP_SHIFT(g);
+	}
 	return bits;
 }
 
@@ -289,8 +292,8 @@ uint32_t engine_reg_read_locked(struct vdla_core *core, unsigned int engine, uin
 	struct engine_state *es = &core->engine[engine];
 
 	*valid = true;
-	if (offset == VDLA_E_STATUS)
-		return group_state_bits(es);
+	if (offset == VDLA_E_STATUS || offset == VDLA_E_STATUS_HI)
+		return group_state_bits(es, offset);
 	if (offset == VDLA_E_POINTER)
 		return es->producer | es->consumer << VDLA_E_POINTER_CONSUMER_SHIFT;
 	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {

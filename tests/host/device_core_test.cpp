@@ -172,7 +172,7 @@ TEST(RegisterHeader, AgreesWithTheSpecOnIdentificationAndInterrupts)
 {
 	/* vdla_regs.h and docs/hw-spec.md must not drift apart. */
 	EXPECT_EQ(VDLA_HW_VERSION, 0x00030000u);
-	EXPECT_EQ(VDLA_NUM_GROUPS, 8);
+	EXPECT_EQ(VDLA_NUM_GROUPS, 16);
 	EXPECT_EQ(VDLA_REG_COMPUTE, 0x0054u);
 	EXPECT_EQ(VDLA_CAPS_V2, 0x00000f7fu);
 	EXPECT_EQ(VDLA_INT_TEST, 1u << 31);
@@ -211,6 +211,7 @@ TEST_F(CoreTest, RegistersHoldTheirResetValues)
 		EXPECT_EQ(read(VDLA_REG_FI_COUNT(e)), 0u);
 		EXPECT_EQ(read(VDLA_REG_FI_DELAY_US(e)), 0u);
 		EXPECT_EQ(read(VDLA_ENGINE_BASE(e) + VDLA_E_STATUS), 0u);
+		EXPECT_EQ(read(VDLA_ENGINE_BASE(e) + VDLA_E_STATUS_HI), 0u);
 		EXPECT_EQ(read(VDLA_ENGINE_BASE(e) + VDLA_E_POINTER), 0u);
 		for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
 			uint64_t stat = VDLA_ENGINE_BASE(e) + VDLA_E_GROUP_STAT(g);

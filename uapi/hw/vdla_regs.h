@@ -132,9 +132,11 @@ enum vdla_engine {
 };
 /*
  * Register groups per engine: software programs up to this many operations
- * of an engine ahead, and one interrupt can complete several of them.
+ * of an engine ahead, and one interrupt can complete several of them. The
+ * guest's round trip for an interrupt is about as long as sixteen small
+ * operations under TCG, so sixteen keep an engine busy through it.
  */
-#define VDLA_NUM_GROUPS			8
+#define VDLA_NUM_GROUPS			16
 
 /* ---- Device address space ---------------------------------------------- */
 /*
@@ -209,7 +211,8 @@ enum vdla_fi_mode {
 #define VDLA_ENGINE_BLOCK_SIZE		0x1000
 
 /* Offsets inside an engine block */
-#define VDLA_E_STATUS			0x000	/* RO: group states */
+#define VDLA_E_STATUS			0x000	/* RO: states of groups 0-7 */
+#define VDLA_E_STATUS_HI		0x008	/* RO: states of groups 8-15 */
 #define VDLA_E_POINTER			0x004	/* RW: PRODUCER, RO: CONSUMER */
 #define VDLA_E_GROUP_STAT(group)	(0x400 + 0x40 * (group))
 #define VDLA_E_STAT_ERROR		0x00	/* + E_GROUP_STAT: VDLA_ERROR_* */
@@ -222,11 +225,15 @@ enum vdla_fi_mode {
 #define VDLA_E_STAT_TIME_LO		0x20	/* device time, ns */
 #define VDLA_E_STAT_TIME_HI		0x24
 
-#define VDLA_E_STATUS_GROUP_SHIFT(group)	(4 * (group))
+/* The S_STATUS register holding @group's state, and where in it. */
+#define VDLA_E_STATUS_GROUPS_PER_REG		8
+#define VDLA_E_STATUS_REG(group) \
+	((group) < VDLA_E_STATUS_GROUPS_PER_REG ? VDLA_E_STATUS : VDLA_E_STATUS_HI)
+#define VDLA_E_STATUS_GROUP_SHIFT(group)	(4 * ((group) % VDLA_E_STATUS_GROUPS_PER_REG))
 #define VDLA_E_STATUS_GROUP_MASK		0x7u
-#define VDLA_E_POINTER_PRODUCER_MASK	0x7u		/* bits 2:0, RW */
-#define VDLA_E_POINTER_CONSUMER_SHIFT	16		/* bits 18:16, RO */
-#define VDLA_E_POINTER_CONSUMER_MASK	(0x7u << VDLA_E_POINTER_CONSUMER_SHIFT)
+#define VDLA_E_POINTER_PRODUCER_MASK	0xfu		/* bits 3:0, RW */
+#define VDLA_E_POINTER_CONSUMER_SHIFT	16		/* bits 19:16, RO */
+#define VDLA_E_POINTER_CONSUMER_MASK	(0xfu << VDLA_E_POINTER_CONSUMER_SHIFT)
 
 enum vdla_group_state {
 	VDLA_GROUP_IDLE = 0,

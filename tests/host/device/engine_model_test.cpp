@@ -204,7 +204,7 @@ TEST_F(EngineModel, GroupsRunStrictlyInConsumerOrder)
 	ASSERT_EQ(consumer(), 1u);
 
 	/* Group 0 enabled again while CONSUMER is 1 and group 1 IDLE: it
-	 * must wait for groups 1 to 7. A new source shows whether it ran. */
+	 * must wait for every later group. A new source shows whether it ran. */
 	fillPattern(dev_.guest(op0.src), 4000, 9);
 	dev_.selectGroup(kBdma, 0);
 	dev_.enable(kBdma);
@@ -217,7 +217,7 @@ TEST_F(EngineModel, GroupsRunStrictlyInConsumerOrder)
 	EXPECT_FALSE(copied(op0));
 	EXPECT_FALSE(engineIdle(dev_, kBdma));
 
-	/* Group 1 runs, and group 0 still waits for groups 2 to 7. */
+	/* Group 1 runs, and group 0 still waits for the groups after it. */
 	startBdma(dev_, 1, op1);
 	ASSERT_TRUE(waitUntil([&] { return dev_.groupState(kBdma, 1) == VDLA_GROUP_DONE; }));
 	EXPECT_TRUE(copied(op1));
@@ -226,7 +226,7 @@ TEST_F(EngineModel, GroupsRunStrictlyInConsumerOrder)
 		milliseconds(50)));
 	EXPECT_FALSE(copied(op0));
 
-	/* Groups 2 to 7 run in order, then group 0. */
+	/* The later groups run in order, then group 0. */
 	std::vector<BdmaOp> later;
 	for (unsigned g = 2; g < VDLA_NUM_GROUPS; g++) {
 		later.push_back(newCopy(256, 20 + g));

@@ -89,6 +89,7 @@ protected:
 			add("FI_COUNT" + n, VDLA_REG_FI_COUNT(e));
 			add("FI_DELAY_US" + n, VDLA_REG_FI_DELAY_US(e));
 			add("S_STATUS" + n, VDLA_ENGINE_BASE(e) + VDLA_E_STATUS);
+			add("S_STATUS_HI" + n, VDLA_ENGINE_BASE(e) + VDLA_E_STATUS_HI);
 			add("S_POINTER" + n, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER);
 		}
 		uint32_t pointer = dev_.readEngine(kBdma, VDLA_E_POINTER);
@@ -132,7 +133,7 @@ TEST_F(Registers, UnimplementedOffsetsReadZeroDropWritesAndAreLogged)
 		0x100c, 0x1020, 0x10fc, 0x1180, 0x1ffc, /* MMU block gaps, context 16 */
 		0x200c, 0x205c, 0x2060, 0x2ffc, /* FI: reserved word, engine 6 */
 		0x3000, 0x3ffc, /* between FI and the engines */
-		VDLA_ENGINE_BASE(kBdma) + 0x008, VDLA_ENGINE_BASE(kBdma) + 0x00c,
+		VDLA_ENGINE_BASE(kBdma) + 0x00c,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(0) + 0x04,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(1) + 0x28,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(VDLA_NUM_GROUPS - 1) + 0x3c,
@@ -238,6 +239,7 @@ TEST_F(Registers, WritesToReadOnlyRegistersAreDroppedAndLogged)
 	};
 	for (unsigned e = 0; e < VDLA_NUM_ENGINES; e++) {
 		readOnly.push_back(VDLA_ENGINE_BASE(e) + VDLA_E_STATUS);
+		readOnly.push_back(VDLA_ENGINE_BASE(e) + VDLA_E_STATUS_HI);
 		for (unsigned g = 0; g < VDLA_NUM_GROUPS; g++) {
 			for (uint32_t off : { VDLA_E_STAT_ERROR, VDLA_E_STAT_MACS_LO,
 					      VDLA_E_STAT_MACS_HI, VDLA_E_STAT_READ_LO,

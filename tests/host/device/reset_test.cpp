@@ -45,7 +45,8 @@ void expectResetState(DeviceHarness &dev)
 	EXPECT_EQ(dev.read(VDLA_REG_IDLE), kAllEnginesIdle);
 	for (unsigned e = 0; e < VDLA_NUM_ENGINES; e++) {
 		SCOPED_TRACE("engine " + std::to_string(e));
-		EXPECT_EQ(dev.readEngine(e, VDLA_E_STATUS), 0u) << "both groups IDLE";
+		EXPECT_EQ(dev.readEngine(e, VDLA_E_STATUS), 0u) << "groups 0-7 IDLE";
+		EXPECT_EQ(dev.readEngine(e, VDLA_E_STATUS_HI), 0u) << "groups 8-15 IDLE";
 		EXPECT_EQ(dev.readEngine(e, VDLA_E_POINTER), 0u) << "PRODUCER and CONSUMER 0";
 		for (unsigned g = 0; g < VDLA_NUM_GROUPS; g++) {
 			SCOPED_TRACE("group " + std::to_string(g));

@@ -179,7 +179,7 @@ TEST_P(PingPong, LongRunAlternatingGroups)
 	unsigned e = GetParam();
 	DeviceHarness dev(nullptr, kGuestBytes);
 	Rng rng(300 + e);
-	const int kOps = 24;
+	const int kOps = 3 * VDLA_NUM_GROUPS;
 	std::vector<Job> jobs;
 	for (int i = 0; i < kOps; i++)
 		jobs.push_back(makeJob(dev, rng, e, i));

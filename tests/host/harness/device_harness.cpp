@@ -104,7 +104,7 @@ void DeviceHarness::selectGroup(unsigned engine, unsigned group)
 
 uint32_t DeviceHarness::groupState(unsigned engine, unsigned group)
 {
-	return (readEngine(engine, VDLA_E_STATUS) >> VDLA_E_STATUS_GROUP_SHIFT(group)) &
+	return (readEngine(engine, VDLA_E_STATUS_REG(group)) >> VDLA_E_STATUS_GROUP_SHIFT(group)) &
 	       VDLA_E_STATUS_GROUP_MASK;
 }
 
