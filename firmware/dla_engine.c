@@ -3,9 +3,9 @@
  * The engine scheduler: entry points, event processing and the dependency
  * walk (docs/firmware.md, "Scheduling").
  *
- * Each engine runs its operations in index order. Both of its register
- * groups are kept programmed; an operation is enabled when its dependency
- * links have fired. The device's group state (S_STATUS) is the truth about
+ * Each engine runs its operations in index order. All of its register
+ * groups are kept programmed; an operation is enabled, in the engine's
+ * order, when its dependency links have fired. The device's group state (S_STATUS) is the truth about
  * completion: interrupts only say when to look, so a duplicated interrupt is
  * harmless and a lost one is recovered the next time events are processed.
  */
@@ -106,7 +106,7 @@ static uint32_t links_within_chain(struct dla_task *task, uint32_t head, uint32_
  * a stop (which enables nothing more) would then never see the enabled ops
  * end.
  */
-static int earlier_on_engine_not_enabled(struct dla_task *task, uint32_t index)
+static int not_next_on_engine(struct dla_task *task, uint32_t index)
 {
 	return task->next_to_enable[task->ops[index].desc.engine] != index;
 }
@@ -127,7 +127,7 @@ static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t
 
 		if (op->state != DLA_OP_PROGRAMMED ||
 		    op->pending != (i == head ? 0 : links_within_chain(task, head, i)) ||
-		    earlier_on_engine_not_enabled(task, i))
+		    not_next_on_engine(task, i))
 			return 0;
 		if (op->chain_tail)
 			break;
@@ -340,7 +340,11 @@ static void fail_task(struct dla_engine *engine, struct dla_task *task, uint32_t
  */
 static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint32_t e)
 {
-	/* Each S_STATUS register read once, when first needed. */
+	/*
+	 * Each S_STATUS register read once, when first needed. A group that
+	 * ends after the read is seen at the next event: it raises DONE again,
+	 * since the bit was acknowledged before this runs.
+	 */
 	uint32_t status[2] = { 0, 0 };
 	int read[2] = { 0, 0 };
 
