@@ -219,12 +219,11 @@ static void op_release(struct op *op)
 /* The S_STATUS register at @offset: the states of its eight groups. */
 static uint32_t group_state_bits(const struct engine_state *es, uint32_t offset)
 {
+	unsigned int first = offset == VDLA_E_STATUS_HI ? VDLA_E_STATUS_GROUPS_PER_REG : 0;
 	uint32_t bits = 0;
 
-	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
-		if (VDLA_E_STATUS_REG(g) == offset)
-			bits |= es->group[g].state << VDLA_E_STATUS_GROUP_SHIFT(g);
-	}
+	for (unsigned int g = first; g < first + VDLA_E_STATUS_GROUPS_PER_REG; g++)
+		bits |= es->group[g].state << VDLA_E_STATUS_GROUP_SHIFT(g);
 	return bits;
 }
 
