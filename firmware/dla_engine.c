@@ -26,17 +26,38 @@ size_t dla_task_state_size(uint32_t num_ops)
 
 int32_t dla_register_driver(void *memory, void *driver_context, struct dla_engine **engine)
 {
+	/* Distinct for every context of this host; 0 is what a reset leaves. */
+	static uint32_t last_token;
 	struct dla_engine *e = memory;
 
 	if (!memory || !engine)
 		return DLA_ERR_BAD_ARGUMENT;
 	dla_memset(e, 0, sizeof(*e));
 	e->driver_context = driver_context;
+	do {
+		e->owner_token = __atomic_add_fetch(&last_token, 1, __ATOMIC_RELAXED);
+	} while (e->owner_token == 0);
 	dla_shadow_invalidate(e);
 	*engine = e;
 	return DLA_SUCCESS;
 }
 
+
+/*
+ * The event of @op that releases its link @c. An engine runs its groups in
+ * order and starts one only after the one before it has ended, so a later op
+ * of the same engine waiting for @op to complete cannot start before that
+ * even if enabled at once: its link is released when @op is enabled. Whole
+ * layer chains on one engine then run without an interrupt between layers.
+ */
+static uint32_t releasing_event(const struct dla_task *task, const struct dla_op *op,
+				const struct vdla_task_consumer *c)
+{
+	if (c->event == VDLA_EVENT_OP_COMPLETED &&
+	    task->ops[c->index].desc.engine == op->desc.engine)
+		return VDLA_EVENT_OP_ENABLED;
+	return c->event;
+}
 
 static void fire(struct dla_task *task, struct dla_op *op, uint32_t event)
 {
@@ -46,7 +67,7 @@ static void fire(struct dla_task *task, struct dla_op *op, uint32_t event)
 	for (int i = 0; i < VDLA_TASK_MAX_CONSUMERS; i++) {
 		const struct vdla_task_consumer *c = &op->desc.consumers[i];
 
-		if (c->index != VDLA_NO_OP && c->event == event)
+		if (c->index != VDLA_NO_OP && releasing_event(task, op, c) == event)
 			task->ops[c->index].pending--;
 	}
 }
@@ -89,11 +110,13 @@ static uint32_t links_within_chain(struct dla_task *task, uint32_t head, uint32_
 	uint32_t count = 0;
 
 	for (uint32_t i = head; i < member; i++) {
-		const struct vdla_task_op *d = &task->ops[i].desc;
+		const struct dla_op *op = &task->ops[i];
 
 		for (int c = 0; c < VDLA_TASK_MAX_CONSUMERS; c++) {
-			if (d->consumers[c].index == member &&
-			    d->consumers[c].event == VDLA_EVENT_OP_ENABLED)
+			const struct vdla_task_consumer *link = &op->desc.consumers[c];
+
+			if (link->index == member &&
+			    releasing_event(task, op, link) == VDLA_EVENT_OP_ENABLED)
 				count++;
 		}
 	}
@@ -184,10 +207,24 @@ static void schedule(struct dla_engine *engine, struct dla_task *task)
 	} while (changed);
 }
 
-/* Also forgets the register shadow: another context may have written. */
+/*
+ * Keeps the register shadow if this context still owns the device (nothing
+ * reset it and no other context programmed it since), else forgets it and
+ * takes ownership. A kept shadow spares writing again, for every operation
+ * a task starts with, the registers it has in common with the operation the
+ * group last ran.
+ */
+static void claim_registers(struct dla_engine *engine)
+{
+	if (dla_rd(engine, DLA_SHADOW_OWNER_REG) == engine->owner_token)
+		return;
+	dla_shadow_invalidate(engine);
+	dla_wr(engine, DLA_SHADOW_OWNER_REG, engine->owner_token);
+}
+
 static void read_consumer_pointers(struct dla_engine *engine, struct dla_task *task)
 {
-	dla_shadow_invalidate(engine);
+	claim_registers(engine);
 	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
 		uint32_t pointer = dla_rd(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER);
 

@@ -54,8 +54,8 @@ struct dla_task {
  * What the core last wrote to each register group. A group keeps its D
  * registers after an operation, so programming the next operation into it
  * writes only what differs. Valid only while this context is the only one
- * writing the device: invalidated at every execute and resume and by the
- * core's own resets.
+ * writing the device: checked at every execute and resume against the
+ * owner register below, and forgotten at the core's own resets.
  */
 struct dla_shadow {
 	uint8_t producer[VDLA_NUM_ENGINES];	/* S_POINTER.PRODUCER, or DLA_NO_PRODUCER */
@@ -63,8 +63,17 @@ struct dla_shadow {
 	uint32_t value[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS][DLA_D_WORDS];
 };
 
+/*
+ * The device register that says which firmware context's shadow matches the
+ * register groups: the context's token, written when it claims the device.
+ * A reset clears it and another context writes its own, so a context that
+ * still finds its token there may keep its shadow from one task to the next.
+ */
+#define DLA_SHADOW_OWNER_REG	VDLA_REG_SCRATCH(3)
+
 struct dla_engine {
 	void *driver_context;
+	uint32_t owner_token;		/* never 0: what a reset leaves in the owner register */
 	uint32_t irq_status;		/* recorded by the ISR, taken by process_events */
 	uint32_t int_enable;		/* restored after a reset */
 	struct dla_task *task;

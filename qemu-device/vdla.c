@@ -260,8 +260,10 @@ static void vdla_dma_unmap(void *opaque, void *ptr, uint64_t len, bool write,
 static uint64_t vdla_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     VdlaState *s = opaque;
+    uint64_t value = vdla_core_mmio_read(s->core, addr, size);
 
-    return vdla_core_mmio_read(s->core, addr, size);
+    trace_vdla_mmio_read(addr, value);
+    return value;
 }
 
 static void vdla_mmio_write(void *opaque, hwaddr addr, uint64_t val,
@@ -269,6 +271,7 @@ static void vdla_mmio_write(void *opaque, hwaddr addr, uint64_t val,
 {
     VdlaState *s = opaque;
 
+    trace_vdla_mmio_write(addr, val);
     vdla_core_mmio_write(s->core, addr, val, size);
 }
 

@@ -170,6 +170,81 @@ TEST(LinearChain, LongChainOnOneEngineRunsInOrder)
 		ASSERT_TRUE(matches(t, b.load(all[i]))) << "copy " << i;
 }
 
+/* Groups of engine @e that are enabled or have run (not IDLE). */
+unsigned groupsInUse(FwDevice &fw, unsigned e)
+{
+	unsigned count = 0;
+	for (uint32_t g = 0; g < VDLA_NUM_GROUPS; g++) {
+		uint32_t status = fw.portRead(VDLA_ENGINE_BASE(e) + VDLA_E_STATUS_REG(g));
+		if (((status >> VDLA_E_STATUS_GROUP_SHIFT(g)) & VDLA_E_STATUS_GROUP_MASK) !=
+		    VDLA_GROUP_IDLE)
+			count++;
+	}
+	return count;
+}
+
+TEST(LinearChain, OneEngineChainIsEnabledWithoutWaitingForInterrupts)
+{
+	/*
+	 * The engine runs its groups in order, so a COMPLETED link to a later
+	 * op of the same engine is released when the producer is enabled:
+	 * execute alone enables every group. The first copy is slow, so a
+	 * consumer that started early would copy canaries.
+	 */
+	FwDevice fw;
+	TaskBuilder b(fw);
+	Rng rng(105);
+	fw.injectFault(VDLA_ENGINE_BDMA, VDLA_FI_DELAY, 1, 50000);
+	Tensor t = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 4, 4);
+	Surface prev = b.place(t);
+	std::vector<Surface> all;
+	uint16_t last = VDLA_NO_OP;
+	for (int i = 0; i < 2 * VDLA_NUM_GROUPS; i++) {
+		Surface next = b.allocLike(t);
+		uint16_t op = b.copy(prev, next);
+		if (last != VDLA_NO_OP)
+			b.link(last, op, VDLA_EVENT_OP_COMPLETED);
+		last = op;
+		prev = next;
+		all.push_back(next);
+	}
+	TestTask &task = b.finish();
+	dla_task_config config = task.config();
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_task(fw.engine(), &config));
+	EXPECT_EQ(unsigned(VDLA_NUM_GROUPS), groupsInUse(fw, VDLA_ENGINE_BDMA));
+	TaskEnd end = waitTask(fw);
+	ASSERT_TRUE(completed(end, 2 * VDLA_NUM_GROUPS));
+	for (size_t i = 0; i < all.size(); i++)
+		ASSERT_TRUE(matches(t, b.load(all[i]))) << "copy " << i;
+}
+
+TEST(LinearChain, ACompletedLinkToAnotherEngineWaitsForCompletion)
+{
+	/* The same release would be wrong across engines, which run side by side. */
+	FwDevice fw;
+	TaskBuilder b(fw);
+	Rng rng(106);
+	fw.injectFault(VDLA_ENGINE_BDMA, VDLA_FI_DELAY, 1, 50000);
+	Tensor t = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 4, 4);
+	Surface copied = b.allocLike(t);
+	uint16_t producer = b.copy(b.place(t), copied);
+	RubikParams rp;
+	rp.mode = VDLA_RUBIK_PERMUTE;
+	rp.perm[VDLA_DIM_W] = VDLA_DIM_H;
+	rp.perm[VDLA_DIM_H] = VDLA_DIM_W;
+	Tensor ref = rubik(t, rp);
+	Surface out = b.allocLike(ref);
+	uint16_t consumer = b.rubik(copied, out, rp);
+	b.link(producer, consumer, VDLA_EVENT_OP_COMPLETED);
+	TestTask &task = b.finish();
+	dla_task_config config = task.config();
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_task(fw.engine(), &config));
+	EXPECT_EQ(0u, groupsInUse(fw, VDLA_ENGINE_RUBIK));
+	TaskEnd end = waitTask(fw);
+	ASSERT_TRUE(completed(end, 2));
+	EXPECT_TRUE(matches(ref, b.load(out)));
+}
+
 TEST(Graph, FanOutReleasesConsumersOnEveryEngine)
 {
 	FwDevice fw;

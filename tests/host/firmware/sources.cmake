@@ -15,4 +15,5 @@ set(VDLA_FIRMWARE_TEST_SOURCES
 	network_test.cpp
 	statistics_test.cpp
 	multi_device_test.cpp
+	register_shadow_test.cpp
 )
