@@ -159,8 +159,7 @@ static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t
 		struct dla_op *op = &task->ops[i];
 		uint32_t e = op->desc.engine;
 
-		dla_select_group(engine, e, op->group);
-		dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_D_OP_ENABLE, 1);
+		engine->to_enable[e] |= 1u << op->group;
 		op->state = DLA_OP_ENABLED;
 		/* Checked above: every member is its engine's first not enabled. */
 		task->next_to_enable[e] = op->next_on_engine;
@@ -170,6 +169,22 @@ static int try_enable(struct dla_engine *engine, struct dla_task *task, uint32_t
 			break;
 	}
 	return 1;
+}
+
+/*
+ * One S_ENABLE write per engine for every group the pass enabled. An
+ * enabled operation's ENABLED links have fired already: an operation they
+ * released on another engine may become pending just before it, which it
+ * could anyway, since engines run side by side.
+ */
+static void enable_marked_groups(struct dla_engine *engine)
+{
+	for (uint32_t e = 0; e < VDLA_NUM_ENGINES; e++) {
+		if (!engine->to_enable[e])
+			continue;
+		dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_E_ENABLE, engine->to_enable[e]);
+		engine->to_enable[e] = 0;
+	}
 }
 
 /* Programs and enables until nothing changes. */
@@ -205,6 +220,7 @@ static void schedule(struct dla_engine *engine, struct dla_task *task)
 			}
 		}
 	} while (changed);
+	enable_marked_groups(engine);
 }
 
 /*
@@ -310,14 +326,11 @@ static void read_stats(struct dla_engine *engine, uint32_t e, struct dla_op *op)
 	uint32_t base = VDLA_ENGINE_BASE(e) + VDLA_E_GROUP_STAT(op->group);
 	struct dla_op_stats *s = &op->stats;
 
-	s->macs = dla_rd(engine, base + VDLA_E_STAT_MACS_LO);
-	s->macs |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_MACS_HI) << 32;
-	s->bytes_read = dla_rd(engine, base + VDLA_E_STAT_READ_LO);
-	s->bytes_read |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_READ_HI) << 32;
-	s->bytes_written = dla_rd(engine, base + VDLA_E_STAT_WRITE_LO);
-	s->bytes_written |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_WRITE_HI) << 32;
-	s->device_ns = dla_rd(engine, base + VDLA_E_STAT_TIME_LO);
-	s->device_ns |= (uint64_t)dla_rd(engine, base + VDLA_E_STAT_TIME_HI) << 32;
+	/* Each pair in one access (hardware 3.1). */
+	s->macs = dla_rd64(engine, base + VDLA_E_STAT_MACS_LO);
+	s->bytes_read = dla_rd64(engine, base + VDLA_E_STAT_READ_LO);
+	s->bytes_written = dla_rd64(engine, base + VDLA_E_STAT_WRITE_LO);
+	s->device_ns = dla_rd64(engine, base + VDLA_E_STAT_TIME_LO);
 }
 
 /* Soft-resets the device and restores the interrupts a reset clears. */

@@ -41,21 +41,22 @@ void dla_shadow_invalidate(struct dla_engine *engine)
 
 void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group)
 {
-	if (engine->shadow.producer[e] == group)
-		return;
-	dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, group);
-	engine->shadow.producer[e] = (uint8_t)group;
+	engine->shadow.target[e] = (uint8_t)group;
 }
 
 void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset, uint32_t value)
 {
 	struct dla_shadow *sh = &engine->shadow;
-	uint32_t group = sh->producer[e], word = (offset - VDLA_D_WINDOW) / 4;
+	uint32_t group = sh->target[e], word = (offset - VDLA_D_WINDOW) / 4;
 	uint32_t *valid = &sh->valid[e][group][word / 32], bit = 1u << (word % 32);
 	uint32_t *slot = &sh->value[e][group][word];
 
 	if ((*valid & bit) && *slot == value)
 		return;
+	if (sh->producer[e] != group) {
+		dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, group);
+		sh->producer[e] = (uint8_t)group;
+	}
 	dla_wr(engine, VDLA_ENGINE_BASE(e) + offset, value);
 	*slot = value;
 	*valid |= bit;

@@ -59,6 +59,12 @@ struct dla_task {
  */
 struct dla_shadow {
 	uint8_t producer[VDLA_NUM_ENGINES];	/* S_POINTER.PRODUCER, or DLA_NO_PRODUCER */
+	/*
+	 * The group the next D writes go to. S_POINTER follows only when one
+	 * is written: an operation that matches the group's registers (a
+	 * layer like the one the group last ran) costs no register access.
+	 */
+	uint8_t target[VDLA_NUM_ENGINES];
 	uint32_t valid[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS][DLA_D_WORDS / 32];
 	uint32_t value[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS][DLA_D_WORDS];
 };
@@ -74,6 +80,8 @@ struct dla_shadow {
 struct dla_engine {
 	void *driver_context;
 	uint32_t owner_token;		/* never 0: what a reset leaves in the owner register */
+	/* Groups enabled by the scheduler's pass, written at its end (S_ENABLE). */
+	uint32_t to_enable[VDLA_NUM_ENGINES];
 	uint32_t irq_status;		/* recorded by the ISR, taken by process_events */
 	uint32_t int_enable;		/* restored after a reset */
 	struct dla_task *task;
@@ -120,6 +128,11 @@ static inline uint32_t dla_rd(struct dla_engine *engine, uint32_t reg)
 	return dla_reg_read(engine->driver_context, reg);
 }
 
+static inline uint64_t dla_rd64(struct dla_engine *engine, uint32_t reg)
+{
+	return dla_reg_read64(engine->driver_context, reg);
+}
+
 static inline void dla_wr(struct dla_engine *engine, uint32_t reg, uint32_t value)
 {
 	dla_reg_write(engine->driver_context, reg, value);
@@ -130,7 +143,7 @@ void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset, uint32_t v
 void dla_write_surface(struct dla_engine *engine, uint32_t e, uint32_t offset,
 		       const struct vdla_task_surface *s, uint64_t addr);
 void dla_shadow_invalidate(struct dla_engine *engine);
-/* Points engine @e's D window at @group (S_POINTER.PRODUCER). */
+/* Makes @group the one engine @e's next D writes go to. */
 void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group);
 
 int32_t dla_validate_task(struct dla_engine *engine, const struct dla_task_config *config,

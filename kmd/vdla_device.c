@@ -14,8 +14,13 @@
 #include "vdla_selftest.h"
 #include "dla_interface.h"
 
-/* The major hardware version this driver is written against. */
+/*
+ * The hardware version this driver is written against: major 3, from minor
+ * 1 on (the firmware core enables groups with S_ENABLE and reads counters
+ * with 64-bit accesses).
+ */
 #define VDLA_SUPPORTED_HW_MAJOR	3
+#define VDLA_MIN_HW_MINOR	1
 
 static int vdla_identify(struct vdla_device *vdev)
 {
@@ -28,11 +33,13 @@ static int vdla_identify(struct vdla_device *vdev)
 	}
 
 	vdev->hw_version = vdla_read(vdev, VDLA_REG_VERSION);
-	if (VDLA_VERSION_MAJOR(vdev->hw_version) != VDLA_SUPPORTED_HW_MAJOR) {
-		drm_err(&vdev->drm, "hardware version %u.%u.%u is not supported (need major %u)\n",
+	if (VDLA_VERSION_MAJOR(vdev->hw_version) != VDLA_SUPPORTED_HW_MAJOR ||
+	    VDLA_VERSION_MINOR(vdev->hw_version) < VDLA_MIN_HW_MINOR) {
+		drm_err(&vdev->drm, "hardware version %u.%u.%u is not supported (need %u.%u or a later %u.x)\n",
 			VDLA_VERSION_MAJOR(vdev->hw_version),
 			VDLA_VERSION_MINOR(vdev->hw_version),
-			VDLA_VERSION_PATCH(vdev->hw_version), VDLA_SUPPORTED_HW_MAJOR);
+			VDLA_VERSION_PATCH(vdev->hw_version), VDLA_SUPPORTED_HW_MAJOR,
+			VDLA_MIN_HW_MINOR, VDLA_SUPPORTED_HW_MAJOR);
 		return -ENODEV;
 	}
 	vdev->hw_caps = vdla_read(vdev, VDLA_REG_CAPS);

@@ -5,6 +5,7 @@
 #include <drm/drm_device.h>
 #include <linux/completion.h>
 #include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -112,6 +113,16 @@ static inline struct vdla_device *to_vdla_device(struct drm_device *drm)
 static inline u32 vdla_read(struct vdla_device *vdev, u32 reg)
 {
 	return readl(vdev->mmio + reg);
+}
+
+/*
+ * Two registers in one access (hardware 3.1): under TCG each access is an
+ * exit to QEMU, the costliest part of reading a 64-bit counter. Where the
+ * CPU has no 64-bit MMIO, two reads, low half first, as the device expects.
+ */
+static inline u64 vdla_read64(struct vdla_device *vdev, u32 reg)
+{
+	return readq(vdev->mmio + reg);
 }
 
 static inline void vdla_write(struct vdla_device *vdev, u32 reg, u32 value)

@@ -18,6 +18,11 @@ uint32_t dla_reg_read(void *driver_context, uint32_t addr)
 	return vdla_read(driver_context, addr);
 }
 
+uint64_t dla_reg_read64(void *driver_context, uint32_t addr)
+{
+	return vdla_read64(driver_context, addr);
+}
+
 void dla_reg_write(void *driver_context, uint32_t addr, uint32_t value)
 {
 	vdla_write(driver_context, addr, value);

@@ -11,6 +11,8 @@
 
 /* Device registers (BAR0 offsets, docs/hw-spec.md). */
 uint32_t dla_reg_read(void *driver_context, uint32_t addr);
+/* The registers at @addr (8-byte aligned) and @addr + 4 in one access, @addr's in bits 31:0. */
+uint64_t dla_reg_read64(void *driver_context, uint32_t addr);
 void dla_reg_write(void *driver_context, uint32_t addr, uint32_t value);
 
 /*

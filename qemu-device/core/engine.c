@@ -295,6 +295,8 @@ uint32_t engine_reg_read_locked(struct vdla_core *core, unsigned int engine, uin
 		return group_state_bits(es, offset);
 	if (offset == VDLA_E_POINTER)
 		return es->producer | es->consumer << VDLA_E_POINTER_CONSUMER_SHIFT;
+	if (offset == VDLA_E_ENABLE)
+		return 0; /* write-only */
 	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
 		uint32_t base = VDLA_E_GROUP_STAT(g);
 
@@ -380,6 +382,36 @@ static void kick_engine(struct vdla_core *core, unsigned int engine)
 	}
 }
 
+/*
+ * S_ENABLE: every group whose bit is set becomes PENDING, as if enabled
+ * through the D window, with one write. Accepted as a whole or not at all.
+ */
+static void enable_groups_locked(struct vdla_core *core, unsigned int engine, uint32_t groups)
+{
+	struct engine_state *es = &core->engine[engine];
+
+	if (groups & ~VDLA_E_ENABLE_GROUPS) {
+		core_guest_error(core, "vdla: engine %u: S_ENABLE 0x%x names groups beyond %u; dropped\n",
+				 engine, groups, VDLA_NUM_GROUPS - 1);
+		return;
+	}
+	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
+		if ((groups & (1u << g)) && group_busy(&es->group[g])) {
+			core_guest_error(core, "vdla: engine %u: S_ENABLE 0x%x: group %u is %s; dropped\n",
+					 engine, groups, g,
+					 es->group[g].state == VDLA_GROUP_PENDING ? "pending" : "running");
+			return;
+		}
+	}
+	if (!groups)
+		return;
+	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
+		if (groups & (1u << g))
+			es->group[g].state = VDLA_GROUP_PENDING;
+	}
+	kick_engine(core, engine);
+}
+
 bool engine_reg_write_locked(struct vdla_core *core, unsigned int engine, uint32_t offset,
 			     uint32_t value)
 {
@@ -393,6 +425,10 @@ bool engine_reg_write_locked(struct vdla_core *core, unsigned int engine, uint32
 			return true;
 		}
 		es->producer = value & VDLA_E_POINTER_PRODUCER_MASK;
+		return true;
+	}
+	if (offset == VDLA_E_ENABLE) {
+		enable_groups_locked(core, engine, value);
 		return true;
 	}
 	if (offset < VDLA_D_WINDOW || offset >= engine_d_limit(engine))

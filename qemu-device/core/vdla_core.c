@@ -216,7 +216,7 @@ static bool access_is_valid(struct vdla_core *core, const char *what, uint64_t o
 			    unsigned int size)
 {
 	if (size != 4 || (offset & 3)) {
-		core_guest_error(core, "vdla: %s of %u bytes at 0x%llx: only aligned 32-bit accesses are valid\n",
+		core_guest_error(core, "vdla: %s of %u bytes at 0x%llx: only aligned 32-bit accesses (and aligned 64-bit reads) are valid\n",
 				 what, size, (unsigned long long)offset);
 		return false;
 	}
@@ -326,13 +326,10 @@ static bool global_read_locked(struct vdla_core *core, uint32_t offset, uint32_t
 	return false;
 }
 
-uint32_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned int size)
+static uint32_t read_register(struct vdla_core *core, uint64_t offset)
 {
 	uint32_t value = 0;
 	bool valid;
-
-	if (!access_is_valid(core, "read", offset, size))
-		return 0;
 
 	pthread_mutex_lock(&core->lock);
 	if (offset >= VDLA_ENGINE_BASE(0) && offset < VDLA_ENGINE_BASE(VDLA_NUM_ENGINES)) {
@@ -349,6 +346,22 @@ uint32_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned i
 		core_guest_error(core, "vdla: read of unimplemented register 0x%llx\n",
 				 (unsigned long long)offset);
 	return value;
+}
+
+uint64_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned int size)
+{
+	/*
+	 * A pair of registers in one access: half the exits of a guest under
+	 * TCG for the 64-bit counters, whose _HI half the _LO read latches.
+	 */
+	if (size == 8 && !(offset & 7) && offset < VDLA_MMIO_SIZE) {
+		uint64_t low = read_register(core, offset);
+
+		return low | (uint64_t)read_register(core, offset + 4) << 32;
+	}
+	if (!access_is_valid(core, "read", offset, size))
+		return 0;
+	return read_register(core, offset);
 }
 
 static void soft_reset(struct vdla_core *core)

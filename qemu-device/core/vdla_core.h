@@ -177,11 +177,12 @@ uint32_t vdla_core_compute(struct vdla_core *core);
 uint8_t *vdla_core_sram(struct vdla_core *core);
 
 /*
- * MMIO access to BAR0. Only naturally aligned 32-bit accesses are valid;
- * anything else is reported through guest_error, reads return 0 and writes
- * are ignored.
+ * MMIO access to BAR0. Naturally aligned 32-bit accesses are valid, and
+ * 64-bit reads at 8-byte-aligned offsets (two 32-bit reads, low offset
+ * first, in one access); anything else is reported through guest_error,
+ * reads return 0 and writes are ignored.
  */
-uint32_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned int size);
+uint64_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned int size);
 void vdla_core_mmio_write(struct vdla_core *core, uint64_t offset, uint64_t value,
 			  unsigned int size);
 

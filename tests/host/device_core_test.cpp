@@ -159,7 +159,7 @@ TEST(CoreConfig, DefaultsAreThePropertyDefaults)
 TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)
 {
 	EXPECT_EQ(read(VDLA_REG_ID), 0x56444c41u); /* "VDLA" */
-	EXPECT_EQ(read(VDLA_REG_VERSION), 0x00030000u); /* 3.0.0 */
+	EXPECT_EQ(read(VDLA_REG_VERSION), 0x00030100u); /* 3.1.0 */
 	EXPECT_EQ(read(VDLA_REG_CAPS), 0x00000f7fu);
 	EXPECT_EQ(read(VDLA_REG_IRQ_VECTORS), 1u);
 	EXPECT_EQ(read(VDLA_REG_SRAM_SIZE), 1u << 20);
@@ -171,7 +171,8 @@ TEST_F(CoreTest, IdentificationRegistersHoldSpecValues)
 TEST(RegisterHeader, AgreesWithTheSpecOnIdentificationAndInterrupts)
 {
 	/* vdla_regs.h and docs/hw-spec.md must not drift apart. */
-	EXPECT_EQ(VDLA_HW_VERSION, 0x00030000u);
+	EXPECT_EQ(VDLA_HW_VERSION, 0x00030100u);
+	EXPECT_EQ(VDLA_E_ENABLE, 0x00cu);
 	EXPECT_EQ(VDLA_NUM_GROUPS, 16);
 	EXPECT_EQ(VDLA_REG_COMPUTE, 0x0054u);
 	EXPECT_EQ(VDLA_CAPS_V2, 0x00000f7fu);
@@ -284,7 +285,7 @@ TEST_P(CoreBadAccessTest, IsLoggedReadsZeroAndWritesNothing)
 INSTANTIATE_TEST_SUITE_P(Accesses, CoreBadAccessTest,
 			 ::testing::Values(BadAccess{ VDLA_REG_SCRATCH(0), 1 },
 					   BadAccess{ VDLA_REG_SCRATCH(0), 2 },
-					   BadAccess{ VDLA_REG_SCRATCH(0), 8 },
+					   BadAccess{ VDLA_REG_SCRATCH(0) + 4, 8 }, /* not 8-aligned */
 					   BadAccess{ VDLA_REG_SCRATCH(0) + 1, 4 },
 					   BadAccess{ VDLA_REG_SCRATCH(0) + 2, 4 },
 					   BadAccess{ 0x0ffc, 4 },     /* unimplemented */

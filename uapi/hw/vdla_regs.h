@@ -58,7 +58,7 @@
 #define VDLA_VERSION_MAJOR(v)		(((v) >> 16) & 0xffff)
 #define VDLA_VERSION_MINOR(v)		(((v) >> 8) & 0xff)
 #define VDLA_VERSION_PATCH(v)		((v) & 0xff)
-#define VDLA_HW_VERSION			VDLA_VERSION(3, 0, 0)
+#define VDLA_HW_VERSION			VDLA_VERSION(3, 1, 0)
 
 #define VDLA_CAP_TEST_IRQ		(1u << 0)
 #define VDLA_CAP_SOFT_RESET		(1u << 1)
@@ -213,6 +213,7 @@ enum vdla_fi_mode {
 /* Offsets inside an engine block */
 #define VDLA_E_STATUS			0x000	/* RO: states of groups 0-7 */
 #define VDLA_E_STATUS_HI		0x008	/* RO: states of groups 8-15 */
+#define VDLA_E_ENABLE			0x00c	/* WO: bit g enables group g (3.1) */
 #define VDLA_E_POINTER			0x004	/* RW: PRODUCER, RO: CONSUMER */
 #define VDLA_E_GROUP_STAT(group)	(0x400 + 0x40 * (group))
 #define VDLA_E_STAT_ERROR		0x00	/* + E_GROUP_STAT: VDLA_ERROR_* */
@@ -234,6 +235,7 @@ enum vdla_fi_mode {
 #define VDLA_E_POINTER_PRODUCER_MASK	0xfu		/* bits 3:0, RW */
 #define VDLA_E_POINTER_CONSUMER_SHIFT	16		/* bits 19:16, RO */
 #define VDLA_E_POINTER_CONSUMER_MASK	(0xfu << VDLA_E_POINTER_CONSUMER_SHIFT)
+#define VDLA_E_ENABLE_GROUPS		((1u << VDLA_NUM_GROUPS) - 1)	/* bits 15:0 */
 
 enum vdla_group_state {
 	VDLA_GROUP_IDLE = 0,

@@ -2,7 +2,8 @@
 /*
  * The engines' common model against docs/hw-spec.md ("Engines: common
  * model", "Per-operation counters"): group states, the PRODUCER and
- * CONSUMER pointers, ownership of the D window, D_OP_ENABLE, re-running a
+ * CONSUMER pointers, ownership of the D window, D_OP_ENABLE and S_ENABLE,
+ * 64-bit reads of the counters, re-running a
  * finished group, the IDLE register and the STAT counters. BDMA is the
  * engine under test; fault injection (HANG, DELAY) holds operations in
  * RUNNING long enough to observe the states around them.
@@ -11,6 +12,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "device_test_util.h"
 
@@ -195,6 +197,54 @@ TEST_F(EngineModel, WritingZeroToOpEnableChangesNothing)
 	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_D_OP_ENABLE), 1u);
 
 	dev_.write(VDLA_REG_RESET, VDLA_RESET_SOFT);
+}
+
+TEST_F(EngineModel, OneEnableWriteStartsSeveralGroupsInOrder)
+{
+	std::vector<BdmaOp> ops;
+	for (unsigned g = 0; g < 4; g++) {
+		ops.push_back(newCopy(512, 60 + g));
+		programBdma(dev_, g, ops.back());
+	}
+	dev_.clearGuestErrors();
+	dev_.writeEngine(kBdma, VDLA_E_ENABLE, 0xf);
+	ASSERT_TRUE(waitEngineIdle(dev_, kBdma));
+	for (unsigned g = 0; g < 4; g++) {
+		EXPECT_EQ(dev_.groupState(kBdma, g), unsigned(VDLA_GROUP_DONE)) << "group " << g;
+		EXPECT_TRUE(copied(ops[g])) << "group " << g;
+	}
+	EXPECT_EQ(dev_.groupState(kBdma, 4), unsigned(VDLA_GROUP_IDLE));
+	EXPECT_EQ(consumer(), 4u);
+	/* Write-only: reads 0, and reading it is not an error. */
+	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_ENABLE), 0u);
+	EXPECT_TRUE(dev_.guestErrors().empty());
+}
+
+TEST_F(EngineModel, EnableNamingABusyGroupOrNoGroupIsDroppedWhole)
+{
+	injectBdma(VDLA_FI_HANG, 1);
+	startBdma(dev_, 0, newCopy(64, 70));
+	ASSERT_TRUE(waitRunning(dev_, kBdma, 0));
+	BdmaOp op1 = newCopy(64, 71);
+	programBdma(dev_, 1, op1);
+	dev_.clearGuestErrors();
+
+	dev_.writeEngine(kBdma, VDLA_E_ENABLE, 0x3); /* group 0 is RUNNING */
+	EXPECT_EQ(guestErrorCount(dev_), 1u);
+	dev_.writeEngine(kBdma, VDLA_E_ENABLE, 0x2 | (1u << VDLA_NUM_GROUPS));
+	EXPECT_EQ(guestErrorCount(dev_), 2u);
+	EXPECT_EQ(dev_.readEngine(kBdma, VDLA_E_STATUS),
+		  groupStates(VDLA_GROUP_RUNNING, VDLA_GROUP_IDLE));
+
+	/* Writing 0 enables nothing and is no error. */
+	dev_.writeEngine(kBdma, VDLA_E_ENABLE, 0);
+	EXPECT_EQ(guestErrorCount(dev_), 2u);
+	dev_.writeEngine(kBdma, VDLA_E_ENABLE, 0x2);
+	EXPECT_EQ(guestErrorCount(dev_), 2u);
+	EXPECT_EQ(dev_.groupState(kBdma, 1), unsigned(VDLA_GROUP_PENDING));
+
+	dev_.write(VDLA_REG_RESET, VDLA_RESET_SOFT);
+	EXPECT_FALSE(copied(op1));
 }
 
 TEST_F(EngineModel, GroupsRunStrictlyInConsumerOrder)
@@ -383,6 +433,25 @@ TEST_F(Counters, EachGroupHoldsItsLastOperation)
 	EXPECT_EQ(dev_.stats(kBdma, 0).bytesRead, 500u);
 	EXPECT_EQ(dev_.stats(kBdma, 0).bytesWritten, 500u);
 	EXPECT_EQ(dev_.stats(kBdma, 1).bytesWritten, 3000u);
+}
+
+TEST_F(Counters, ACounterReadInOneAccessIsItsTwoHalves)
+{
+	BdmaOp a = newCopy(3000, 23);
+	ASSERT_EQ(runBdma(dev_, 0, a), unsigned(VDLA_GROUP_DONE));
+	dev_.clearGuestErrors();
+	const uint32_t stat = VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(0);
+	for (uint32_t lo : { VDLA_E_STAT_MACS_LO, VDLA_E_STAT_READ_LO, VDLA_E_STAT_WRITE_LO,
+			     VDLA_E_STAT_TIME_LO }) {
+		uint64_t halves = dev_.read(stat + lo) | uint64_t(dev_.read(stat + lo + 4)) << 32;
+		EXPECT_EQ(dev_.read64(stat + lo), halves) << "STAT + 0x" << std::hex << lo;
+	}
+	EXPECT_EQ(dev_.read64(stat + VDLA_E_STAT_READ_LO), 3000u);
+
+	dev_.write(VDLA_REG_SCRATCH(0), 0x11223344);
+	dev_.write(VDLA_REG_SCRATCH(1), 0x55667788);
+	EXPECT_EQ(dev_.read64(VDLA_REG_SCRATCH(0)), 0x5566778811223344ull);
+	EXPECT_TRUE(dev_.guestErrors().empty());
 }
 
 TEST_F(Counters, TimeIsDeviceTimeFromRunningToDone)

@@ -133,7 +133,6 @@ TEST_F(Registers, UnimplementedOffsetsReadZeroDropWritesAndAreLogged)
 		0x100c, 0x1020, 0x10fc, 0x1180, 0x1ffc, /* MMU block gaps, context 16 */
 		0x200c, 0x205c, 0x2060, 0x2ffc, /* FI: reserved word, engine 6 */
 		0x3000, 0x3ffc, /* between FI and the engines */
-		VDLA_ENGINE_BASE(kBdma) + 0x00c,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(0) + 0x04,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(1) + 0x28,
 		VDLA_ENGINE_BASE(kBdma) + VDLA_E_GROUP_STAT(VDLA_NUM_GROUPS - 1) + 0x3c,
@@ -182,11 +181,14 @@ TEST_F(Registers, BadSizesAndUnalignedAccessesAreLoggedAndChangeNothing)
 		for (const Access &a : accesses) {
 			SCOPED_TRACE("register " + hex(reg) + " +" +
 				     std::to_string(a.delta) + " size " + std::to_string(a.size));
+			/* An aligned 64-bit read is valid; its write is not. */
+			const bool pairRead = a.size == 8 && (reg + a.delta) % 8 == 0;
 			dev_.clearGuestErrors();
-			EXPECT_EQ(vdla_core_mmio_read(dev_.core(), reg + a.delta, a.size), 0u);
+			if (!pairRead)
+				EXPECT_EQ(vdla_core_mmio_read(dev_.core(), reg + a.delta, a.size), 0u);
 			vdla_core_mmio_write(dev_.core(), reg + a.delta, 0x0000000100000002ull,
 					     a.size);
-			EXPECT_EQ(guestErrorCount(dev_), 2u);
+			EXPECT_EQ(guestErrorCount(dev_), pairRead ? 1u : 2u);
 		}
 	}
 	dev_.clearGuestErrors();

@@ -113,6 +113,12 @@ uint32_t dla_reg_read(void *driver_context, uint32_t addr)
 	return device(driver_context)->regs[addr / 4];
 }
 
+uint64_t dla_reg_read64(void *driver_context, uint32_t addr)
+{
+	return dla_reg_read(driver_context, addr) |
+		(uint64_t)dla_reg_read(driver_context, addr + 4) << 32;
+}
+
 void dla_reg_write(void *driver_context, uint32_t addr, uint32_t value)
 {
 	FuzzDevice *d = device(driver_context);

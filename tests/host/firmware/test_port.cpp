@@ -169,6 +169,12 @@ uint32_t FwDevice::portRead(uint32_t addr)
 	return harness_->read(addr);
 }
 
+uint64_t FwDevice::portRead64(uint32_t addr)
+{
+	regReads_++;
+	return harness_->read64(addr);
+}
+
 void FwDevice::portWrite(uint32_t addr, uint32_t value)
 {
 	regWrites_++;
@@ -431,6 +437,11 @@ extern "C" {
 uint32_t dla_reg_read(void *driver_context, uint32_t addr)
 {
 	return deviceOf(driver_context)->portRead(addr);
+}
+
+uint64_t dla_reg_read64(void *driver_context, uint32_t addr)
+{
+	return deviceOf(driver_context)->portRead64(addr);
 }
 
 void dla_reg_write(void *driver_context, uint32_t addr, uint32_t value)

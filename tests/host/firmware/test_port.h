@@ -120,6 +120,7 @@ public:
 
 	/* Port layer backends. */
 	uint32_t portRead(uint32_t addr);
+	uint64_t portRead64(uint32_t addr);
 	void portWrite(uint32_t addr, uint32_t value);
 
 private:

@@ -56,6 +56,11 @@ uint32_t DeviceHarness::read(uint64_t offset)
 	return vdla_core_mmio_read(core_, offset, 4);
 }
 
+uint64_t DeviceHarness::read64(uint64_t offset)
+{
+	return vdla_core_mmio_read(core_, offset, 8);
+}
+
 void DeviceHarness::write(uint64_t offset, uint32_t value)
 {
 	vdla_core_mmio_write(core_, offset, value, 4);

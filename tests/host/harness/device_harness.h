@@ -48,6 +48,8 @@ public:
 
 	/* Registers (BAR0). */
 	uint32_t read(uint64_t offset);
+	/* Two registers in one 64-bit access (docs/hw-spec.md, register access rules). */
+	uint64_t read64(uint64_t offset);
 	void write(uint64_t offset, uint32_t value);
 	uint32_t readEngine(unsigned engine, uint32_t offset);
 	void writeEngine(unsigned engine, uint32_t offset, uint32_t value);
