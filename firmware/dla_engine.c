@@ -251,30 +251,21 @@ static void read_consumer_pointers(struct dla_engine *engine, struct dla_task *t
 	}
 }
 
-int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config *config)
+static int config_is_valid(const struct dla_task_config *config)
 {
-	struct dla_task *task;
-	int32_t ret;
+	return config && config->state && config->state_size >= sizeof(struct dla_task) &&
+	       !(config->flags & ~DLA_TASK_FLAGS);
+}
 
-	if (!engine || !config || !config->state || config->state_size < sizeof(struct dla_task) ||
-	    (config->flags & ~DLA_TASK_FLAGS))
-		return DLA_ERR_BAD_ARGUMENT;
-	if (engine->task && (engine->task->result.state == DLA_TASK_RUNNING ||
-			     engine->task->result.state == DLA_TASK_STOPPING))
-		return DLA_ERR_BUSY;
+static int engine_is_busy(const struct dla_engine *engine)
+{
+	return engine->task && (engine->task->result.state == DLA_TASK_RUNNING ||
+				engine->task->result.state == DLA_TASK_STOPPING);
+}
 
-	task = config->state;
-	dla_memset(task, 0, sizeof(*task));
-	task->config = *config;
-	engine->task = task;
-
-	ret = dla_validate_task(engine, config, task);
-	if (ret) {
-		task->result.state = DLA_TASK_FAILED;
-		task->result.status = (uint32_t)ret;
-		return ret;
-	}
-
+/* Starts the validated @task: programs and enables what can run. */
+static int32_t start_task(struct dla_engine *engine, struct dla_task *task)
+{
 	/* Nothing to run, so no interrupt will come: it ends here. */
 	if (task->num_ops == 0) {
 		task->result.state = DLA_TASK_COMPLETED;
@@ -288,14 +279,56 @@ int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config
 	return DLA_SUCCESS;
 }
 
+int32_t dla_execute_task(struct dla_engine *engine, const struct dla_task_config *config)
+{
+	struct dla_task *task;
+	int32_t ret;
+
+	if (!engine || !config_is_valid(config))
+		return DLA_ERR_BAD_ARGUMENT;
+	if (engine_is_busy(engine))
+		return DLA_ERR_BUSY;
+
+	task = config->state;
+	dla_memset(task, 0, sizeof(*task));
+	task->config = *config;
+	engine->task = task;
+
+	ret = dla_validate_task(engine, config, task);
+	if (ret) {
+		task->result.state = DLA_TASK_FAILED;
+		task->result.status = (uint32_t)ret;
+		return ret;
+	}
+	return start_task(engine, task);
+}
+
+int32_t dla_execute_checked_task(struct dla_engine *engine, const struct dla_task_config *config)
+{
+	struct dla_task *task;
+
+	if (!engine || !config_is_valid(config))
+		return DLA_ERR_BAD_ARGUMENT;
+	if (engine_is_busy(engine))
+		return DLA_ERR_BUSY;
+	task = config->state;
+	if (!task->checked || config->state_size < dla_task_state_size(task->num_ops))
+		return DLA_ERR_BAD_STATE;
+
+	/* It runs once: starting it again needs another check. */
+	task->checked = 0;
+	task->config = *config;
+	engine->task = task;
+	return start_task(engine, task);
+}
+
 int32_t dla_check_task(struct dla_engine *engine, const struct dla_task_config *config,
 		       struct dla_task_result *result)
 {
 	struct dla_task *task;
 	int32_t ret;
 
-	if (!engine || !config || !result || !config->state ||
-	    config->state_size < sizeof(struct dla_task) || (config->flags & ~DLA_TASK_FLAGS))
+	if (!engine || !result || !config_is_valid(config))
 		return DLA_ERR_BAD_ARGUMENT;
 	task = config->state;
 	dla_memset(task, 0, sizeof(*task));
@@ -305,6 +338,7 @@ int32_t dla_check_task(struct dla_engine *engine, const struct dla_task_config *
 		task->result.state = DLA_TASK_FAILED;
 		task->result.status = (uint32_t)ret;
 	}
+	task->checked = !ret;
 	*result = task->result;
 	return ret;
 }

@@ -43,7 +43,7 @@ struct dla_task {
 	uint16_t group_op[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS];
 	uint8_t next_group[VDLA_NUM_ENGINES];
 	uint8_t stop_requested;
-	uint8_t pad[1];
+	uint8_t checked;			/* accepted by dla_check_task, not started */
 	struct dla_op ops[];
 };
 

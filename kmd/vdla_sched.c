@@ -468,22 +468,19 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 			.state_size = job->state_size,
 		};
 
-		ret = dla_execute_task(vdev->fw_engine, &config);
+		/*
+		 * What SUBMIT checked runs, without reading the descriptor
+		 * again: userspace may have changed it since, and checking
+		 * it twice cost as much as programming the operations.
+		 */
+		ret = dla_execute_checked_task(vdev->fw_engine, &config);
 	}
 
 	if (ret) {
-		/* Userspace changed the descriptor since SUBMIT checked it. */
-		if (!dla_get_task_result(vdev->fw_engine, &r))
-			job->ctx->error_op = r.error_op;
-		drm_dbg(&vdev->drm, "context %u job %llu refused when starting: %d\n",
+		/* A state SUBMIT checked and nothing else touched: the driver's bug. */
+		drm_err(&vdev->drm, "context %u job %llu refused by the firmware: status %d\n",
 			job->ctx->id, job->seqno, ret);
-		/*
-		 * A task that no longer passes the checks, or that grew past
-		 * the state area SUBMIT sized for it, is the caller's doing
-		 * (EINVAL, no ban), not the device's.
-		 */
-		finish(vdev, job, ret == DLA_ERR_INVALID_TASK || ret == DLA_ERR_NO_MEMORY ?
-				  -EINVAL : -EIO);
+		finish(vdev, job, -EIO);
 		return;
 	}
 	/* An empty task has ended already: no interrupt will say so. */

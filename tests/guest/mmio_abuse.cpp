@@ -84,9 +84,13 @@ int main()
 	*reinterpret_cast<volatile uint64_t *>(bar + VDLA_REG_SCRATCH(0)) = ~0ull;
 	*reinterpret_cast<volatile uint32_t *>(bar + VDLA_REG_SCRATCH(0) + 1) = 0;
 	(void)bar[VDLA_REG_ID];
-	(void)*reinterpret_cast<volatile uint64_t *>(bar + VDLA_REG_ID);
+	(void)*reinterpret_cast<volatile uint64_t *>(bar + VDLA_REG_VERSION);
+	/* A 64-bit read at an 8-aligned offset is two registers (3.1). */
+	const uint64_t pair = *reinterpret_cast<volatile uint64_t *>(bar + VDLA_REG_ID);
 
 	int status = 0;
+	if (pair != (VDLA_ID_MAGIC | uint64_t(VDLA_HW_VERSION) << 32))
+		status = fail("a 64-bit read of ID is not ID and VERSION");
 	if (reg(VDLA_REG_ID) != VDLA_ID_MAGIC)
 		status = fail("ID changed");
 	if (reg(VDLA_REG_VERSION) != VDLA_HW_VERSION)

@@ -686,6 +686,58 @@ TEST(CheckTask, DoesNotDisturbARunningTask)
 	t.check(b);
 }
 
+TEST(CheckTask, ACheckedTaskRunsWhatWasCheckedWithoutReadingItsDescriptorAgain)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	SmallTask t(b, 376);
+	TestTask &task = b.finish();
+	dla_task_config config = task.config();
+	dla_task_result checked = {};
+	ASSERT_EQ(DLA_SUCCESS, dla_check_task(fw.engine(), &config, &checked));
+
+	/* What SUBMIT checked is the task now: scribble over the descriptor. */
+	std::memset(b.hostPtr(0), 0xff, task.addresses[0].size);
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_checked_task(fw.engine(), &config));
+	TaskEnd end = waitTask(fw);
+	ASSERT_TRUE(completed(end, t.ops)) << describe(end);
+	t.check(b);
+
+	/* The descriptor really was unusable: reading it again refuses it. */
+	dla_clear_task(fw.engine());
+	EXPECT_EQ(DLA_ERR_INVALID_TASK, dla_execute_task(fw.engine(), &config));
+}
+
+TEST(CheckTask, OnlyAStateTheCheckAcceptedStartsAndOnlyOnce)
+{
+	FwDevice fw;
+	TaskBuilder b(fw);
+	SmallTask t(b, 377);
+	TestTask &task = b.finish();
+	dla_task_config config = task.config();
+	dla_task_result checked = {};
+
+	/* Never checked (the state is zeroed), then refused by the check. */
+	std::vector<uint64_t> fresh(config.state_size / sizeof(uint64_t) + 1, 0);
+	dla_task_config unchecked = config;
+	unchecked.state = fresh.data();
+	EXPECT_EQ(DLA_ERR_BAD_STATE, dla_execute_checked_task(fw.engine(), &unchecked));
+	b.opInMemory(1).dependency_count = 3;
+	EXPECT_EQ(DLA_ERR_INVALID_TASK, dla_check_task(fw.engine(), &config, &checked));
+	EXPECT_EQ(DLA_ERR_BAD_STATE, dla_execute_checked_task(fw.engine(), &config));
+	EXPECT_EQ(0u, fw.regWrites());
+
+	b.opInMemory(1).dependency_count = 1;
+	ASSERT_EQ(DLA_SUCCESS, dla_check_task(fw.engine(), &config, &checked));
+	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT, dla_execute_checked_task(fw.engine(), nullptr));
+	ASSERT_EQ(DLA_SUCCESS, dla_execute_checked_task(fw.engine(), &config));
+	/* Busy while it runs, and spent once it has ended. */
+	EXPECT_EQ(DLA_ERR_BUSY, dla_execute_checked_task(fw.engine(), &config));
+	ASSERT_TRUE(completed(waitTask(fw), t.ops));
+	t.check(b);
+	EXPECT_EQ(DLA_ERR_BAD_STATE, dla_execute_checked_task(fw.engine(), &config));
+}
+
 /* ---- Entry points in the wrong state ----------------------------------- */
 
 TEST(EntryPoints, ExecuteWhileATaskRunsIsBusy)
