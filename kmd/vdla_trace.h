@@ -22,15 +22,20 @@ DECLARE_EVENT_CLASS(vdla_job,
 		__field(u32, ctx)
 		__field(u64, seqno)
 		__field(u32, priority)
+		__field(u32, ops)
+		__field(u32, addresses)
 	),
 	TP_fast_assign(
 		__assign_str(dev);
 		__entry->ctx = job->ctx->id;
 		__entry->seqno = job->seqno;
 		__entry->priority = job->priority;
+		__entry->ops = job->num_ops;
+		__entry->addresses = job->count;
 	),
-	TP_printk("dev=%s ctx=%u seqno=%llu priority=%u", __get_str(dev), __entry->ctx,
-		  __entry->seqno, __entry->priority)
+	TP_printk("dev=%s ctx=%u seqno=%llu priority=%u ops=%u addresses=%u", __get_str(dev),
+		  __entry->ctx, __entry->seqno, __entry->priority, __entry->ops,
+		  __entry->addresses)
 );
 
 DEFINE_EVENT(vdla_job, vdla_job_queue,

@@ -241,6 +241,67 @@ TEST_F(NnGraph, VirtualTensorsWithDisjointLifetimesShareSram)
 	EXPECT_TRUE(sameValues(shared, inMemory));
 }
 
+/* tracefs, wherever the guest has it. */
+std::string tracefsDir()
+{
+	for (const char *dir : { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" })
+		if (::access((std::string(dir) + "/events/vdla").c_str(), F_OK) == 0)
+			return dir;
+	return {};
+}
+
+bool writeText(const std::string &path, const std::string &text)
+{
+	std::ofstream file(path, std::ios::trunc);
+	file << text;
+	return bool(file);
+}
+
+/* The address-list sizes of the jobs SUBMIT queued while @run ran (vdla_job_queue). */
+std::vector<unsigned> submittedAddressCounts(const std::function<void()> &run)
+{
+	const std::string dir = tracefsDir();
+	if (dir.empty() || !writeText(dir + "/trace", "")
+		|| !writeText(dir + "/events/vdla/vdla_job_queue/enable", "1"))
+		return {};
+	run();
+	writeText(dir + "/events/vdla/vdla_job_queue/enable", "0");
+	std::ifstream trace(dir + "/trace");
+	std::vector<unsigned> counts;
+	for (std::string line; std::getline(trace, line);) {
+		const size_t at = line.find("addresses=");
+		if (at != std::string::npos)
+			counts.push_back(unsigned(std::stoul(line.substr(at + 10))));
+	}
+	return counts;
+}
+
+/*
+ * The twelve-layer chain's eleven intermediates share two SRAM regions,
+ * and the task names each buffer once: the descriptor, the input, the
+ * three weight tensors, the two regions and the output (SUBMIT looks up
+ * and maps every entry). The values are the CPU's.
+ */
+TEST_F(NnGraph, TensorsSharingABufferShareItsAddressEntry)
+{
+	constexpr int kLayers = 12;
+	in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+	vx_tensor first = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+	vx_tensor middle = input({ { 3, 3, 8, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+	vx_tensor last = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -40, 40);
+	const TensorSpec outSpec = { { 12, 10, 4 }, VX_TYPE_INT16, 8 };
+	vx_tensor dla = output(outSpec), cpu = output(outSpec);
+	auto build = [&](vx_graph g, vx_tensor out) {
+		return convolutionChain(g, in_, first, middle, last, out, kLayers);
+	};
+	ASSERT_GE(sramFreeWhenIdle(), 2u * 4096) << "the guest's vDLA has SRAM";
+	std::vector<unsigned> counts
+		= submittedAddressCounts([&] { EXPECT_TRUE(runBoth(build, dla, cpu)); });
+	ASSERT_EQ(counts.size(), 1u) << "one DLA task, one SUBMIT";
+	EXPECT_EQ(counts[0], 8u);
+	EXPECT_TRUE(sameValues(dla, cpu));
+}
+
 TEST_F(NnGraph, VirtualTensorsBetweenDlaNodesLiveInSram)
 {
 	in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);

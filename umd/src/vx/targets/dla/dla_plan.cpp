@@ -77,10 +77,20 @@ class SlotMap
 public:
 	SlotMap(TaskBuilder &builder, const Lowering &lowering, const std::set<uint16_t> &written,
 		const std::shared_ptr<Buffer> &constants)
-		: builder_(builder), lowering_(lowering), written_(written), constants_(constants)
+		: builder_(builder), lowering_(lowering), constants_(constants)
 	{
+		for (uint16_t slot : written)
+			if (slot != kConstantSlot)
+				writtenBuffers_.insert(bufferOf(lowering.tensors()[slot - 1]).get());
 	}
 
+	/*
+	 * Tensors that share a buffer (the SRAM regions of virtual tensors,
+	 * views of one root) share its entry: SUBMIT looks up and maps each
+	 * entry, a cost per entry that a chain of layers would pay per layer.
+	 * A tensor that can be rebound to another buffer owns its buffer
+	 * (TaskWork::retarget), so rebinding an entry moves that tensor only.
+	 */
 	uint16_t index(uint16_t slot)
 	{
 		auto it = indices_.find(slot);
@@ -92,9 +102,16 @@ public:
 			 * constants never reads it. */
 			index = constants_ ? builder_.addBuffer(*constants_) : 0;
 		} else {
-			vx_tensor tensor = lowering_.tensors()[slot - 1];
-			index = builder_.addBuffer(*bufferOf(tensor),
-				written_.count(slot) ? BufferUse::Write : BufferUse::Read);
+			const Buffer *buffer = bufferOf(lowering_.tensors()[slot - 1]).get();
+			auto entry = entries_.find(buffer);
+			if (entry != entries_.end()) {
+				index = entry->second;
+			} else {
+				index = builder_.addBuffer(*buffer,
+					writtenBuffers_.count(buffer) ? BufferUse::Write
+								      : BufferUse::Read);
+				entries_[buffer] = index;
+			}
 		}
 		indices_[slot] = index;
 		return index;
@@ -112,8 +129,9 @@ public:
 private:
 	TaskBuilder &builder_;
 	const Lowering &lowering_;
-	const std::set<uint16_t> &written_;
 	const std::shared_ptr<Buffer> &constants_;
+	std::set<const Buffer *> writtenBuffers_;
+	std::map<const Buffer *, uint16_t> entries_;
 	std::map<uint16_t, uint16_t> indices_;
 };
 
