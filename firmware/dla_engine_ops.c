@@ -44,26 +44,43 @@ void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group)
 	engine->shadow.target[e] = (uint8_t)group;
 }
 
-void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset, uint32_t value)
+/* Writes D word @word of engine @e's target group, which differs from @value. */
+static void write_changed_word(struct dla_engine *engine, uint32_t e, uint32_t word,
+			       uint32_t value)
 {
 	struct dla_shadow *sh = &engine->shadow;
-	uint32_t group = sh->target[e], word = (offset - VDLA_D_WINDOW) / 4;
-	uint32_t *valid = &sh->valid[e][group][word / 32], bit = 1u << (word % 32);
-	uint32_t *slot = &sh->value[e][group][word];
+	uint32_t group = sh->target[e];
 
-	if ((*valid & bit) && *slot == value)
-		return;
 	if (sh->producer[e] != group) {
 		dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_E_POINTER, group);
 		sh->producer[e] = (uint8_t)group;
 	}
-	dla_wr(engine, VDLA_ENGINE_BASE(e) + offset, value);
-	*slot = value;
-	*valid |= bit;
+	dla_wr(engine, VDLA_ENGINE_BASE(e) + VDLA_D_WINDOW + 4 * word, value);
+	sh->value[e][group][word] = value;
+	sh->valid[e][group][word / 32] |= 1u << (word % 32);
 }
 
-void dla_write_surface(struct dla_engine *engine, uint32_t e, uint32_t offset,
-		       const struct vdla_task_surface *s, uint64_t addr)
+/*
+ * Writes D register @offset of engine @e's target group, unless it holds
+ * @value. Inline: programming an operation compares some fifty registers
+ * with the shadow, usually to find them unchanged, and with the offsets
+ * constant each comparison is a few instructions (the firmware's own cost
+ * per operation under emulation is mostly these).
+ */
+static inline void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset,
+			    uint32_t value)
+{
+	const struct dla_shadow *sh = &engine->shadow;
+	uint32_t group = sh->target[e], word = (offset - VDLA_D_WINDOW) / 4;
+
+	if ((sh->valid[e][group][word / 32] & (1u << (word % 32))) &&
+	    sh->value[e][group][word] == value)
+		return;
+	write_changed_word(engine, e, word, value);
+}
+
+static inline void dla_write_surface(struct dla_engine *engine, uint32_t e, uint32_t offset,
+				     const struct vdla_task_surface *s, uint64_t addr)
 {
 	dla_wr_d(engine, e, offset + VDLA_T_ADDR_LO, (uint32_t)addr);
 	dla_wr_d(engine, e, offset + VDLA_T_ADDR_HI, (uint32_t)(addr >> 32));

@@ -138,10 +138,6 @@ static inline void dla_wr(struct dla_engine *engine, uint32_t reg, uint32_t valu
 	dla_reg_write(engine->driver_context, reg, value);
 }
 
-/* Writes D register @offset of engine @e's selected group, unless it holds @value. */
-void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset, uint32_t value);
-void dla_write_surface(struct dla_engine *engine, uint32_t e, uint32_t offset,
-		       const struct vdla_task_surface *s, uint64_t addr);
 void dla_shadow_invalidate(struct dla_engine *engine);
 /* Makes @group the one engine @e's next D writes go to. */
 void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group);
