@@ -7,6 +7,9 @@
  */
 #include "nn_test.h"
 
+#include <algorithm>
+#include <random>
+
 /* ---- The shared arithmetic ---- */
 
 struct RoundShiftCase {
@@ -115,6 +118,57 @@ TEST(NnArithmetic, DivideRoundsToNearestTiesToEven)
 	EXPECT_EQ(nn::divideNearestEven(-7, 4), -2);
 	EXPECT_EQ(nn::divideNearestEven(-9, 4), -2);
 	EXPECT_EQ(nn::divideNearestEven(10, 3), 3);
+}
+
+/* The sum and rounding in 128 bits: exact while no shift passes 60. */
+int64_t sumIn128Bits(int64_t x, int xPosition, int64_t y, int yPosition, int position)
+{
+	const int common = std::max(xPosition, yPosition);
+	__int128 sum = (__int128(x) << (common - xPosition)) + (__int128(y) << (common - yPosition));
+	if (position >= common)
+		sum <<= position - common;
+	else {
+		const int n = common - position;
+		__int128 floor = sum >> n, remainder = sum - (floor << n), half = __int128(1) << (n - 1);
+		if (remainder > half || (remainder == half && (floor & 1)))
+			floor++;
+		sum = floor;
+	}
+	const __int128 max = std::numeric_limits<int64_t>::max();
+	return int64_t(std::clamp(sum, -max - 1, max));
+}
+
+TEST(NnArithmetic, ExactSumMatches128BitArithmeticWhereItIsExact)
+{
+	std::mt19937_64 random(7);
+	std::uniform_int_distribution<int> positions(-30, 30);
+	std::uniform_int_distribution<int64_t> values(-(int64_t(1) << 40), int64_t(1) << 40);
+	for (int i = 0; i < 20000; i++) {
+		const int64_t x = values(random) >> (random() % 40), y = values(random) >> (random() % 40);
+		const int xp = positions(random), yp = positions(random), p = positions(random);
+		ASSERT_EQ(nn::exactSumAt(x, xp, y, yp, p), sumIn128Bits(x, xp, y, yp, p))
+			<< x << " at " << xp << " + " << y << " at " << yp << " to " << p;
+	}
+}
+
+TEST(NnArithmetic, ExactSumAtTheExtremePositions)
+{
+	/* 2^256, to position 127: saturated. */
+	EXPECT_EQ(nn::exactSumAt(1, -256, 0, 0, 127), kInt64Max);
+	EXPECT_EQ(nn::exactSumAt(-1, -256, 0, 0, 0), kInt64Min);
+	/* 5 2^128 - 2^-254, at position -128: 5 - 2^-126, so 5. */
+	EXPECT_EQ(nn::exactSumAt(-1, 254, 5, -128, -128), 5);
+	/* 2^-254 and 3 2^-254 at position 253: 0.5 and 1.5, ties to even. */
+	EXPECT_EQ(nn::exactSumAt(1, 254, 0, 0, 253), 0);
+	EXPECT_EQ(nn::exactSumAt(3, 254, 0, 0, 253), 2);
+	/* 0.5 (Q1) plus 2^-254 is above the tie. */
+	EXPECT_EQ(nn::exactSumAt(1, 254, 1, 1, 0), 1);
+	EXPECT_EQ(nn::exactSumAt(-1, 254, 1, 1, 0), 0);
+	EXPECT_EQ(nn::exactSumAt(-1, 254, -1, 1, 0), -1);
+	EXPECT_EQ(nn::exactSumAt(kInt64Max, -128, kInt64Max, -128, 127), kInt64Max);
+	EXPECT_EQ(nn::exactSumAt(kInt64Min, 0, 0, 0, 0), kInt64Min);
+	EXPECT_EQ(nn::exactSumAt(kInt64Min, 0, -1, 0, 0), kInt64Min);
+	EXPECT_EQ(nn::exactSumAt(kInt64Max, 0, kInt64Min, 0, 0), -1);
 }
 
 /* ---- Convolution ---- */

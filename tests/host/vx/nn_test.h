@@ -8,6 +8,7 @@
 
 #include "vx_test.h"
 
+#include "nn/exact_sum.h"
 #include "nn/nn_layers.h"
 #include "framework/object.h"
 

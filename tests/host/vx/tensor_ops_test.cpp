@@ -198,6 +198,43 @@ TEST_F(TensorOps, MatrixMultiplySaturatesAndKeepsFixedPoint)
 		VX_ERROR_INVALID_DIMENSION);
 }
 
+/*
+ * C added exactly whatever its position, and the sum rounded once. Q0 A B
+ * = 1 plus C = 0.5 (Q2 raw 2) is 1.5, 2 to nearest even (C rounded to 0
+ * first gave 1); minus 0.5, 0.5 gives 0. A B = 2^-80 (Q40 by Q40) plus C
+ * = 5 is 5 (C moved to position 80 saturated, and so did the result); it
+ * breaks the tie of C = 0.5 (Q1 raw 1) towards 1, while 0.5 alone is 0.
+ */
+TEST_F(TensorOps, MatrixMultiplyAddsCExactlyWhateverItsPosition)
+{
+	const vx_tensor_matrix_multiply_params_t params = { vx_false_e, vx_false_e, vx_false_e };
+	struct Case {
+		int abPosition, aRaw, cPosition, cRaw;
+		double expected;
+	};
+	for (const Case &m : { Case{ 0, 1, 2, 2, 2 }, Case{ 0, 1, 2, -2, 0 },
+		     Case{ 40, 1, 0, 5, 5 }, Case{ 40, -1, 0, -5, -5 }, Case{ 40, 1, 1, 1, 1 },
+		     Case{ 40, 0, 1, 1, 0 }, Case{ 40, 0, 1, 3, 2 }, Case{ 0, 3, 127, 1, 3 } }) {
+		SCOPED_TRACE("A B at " + std::to_string(2 * m.abPosition) + " raw "
+			+ std::to_string(m.aRaw) + ", C at " + std::to_string(m.cPosition) + " raw "
+			+ std::to_string(m.cRaw));
+		vx_tensor a = tensor(VX_TYPE_INT16, { 1, 1 }, m.abPosition, { double(m.aRaw) });
+		vx_tensor b = tensor(VX_TYPE_INT16, { 1, 1 }, m.abPosition, { 1 });
+		vx_tensor c = tensor(VX_TYPE_INT16, { 1, 1 }, m.cPosition, { double(m.cRaw) });
+		vx_tensor out = tensor(VX_TYPE_INT16, { 1, 1 }, 0);
+		ASSERT_EQ(vxuTensorMatrixMultiply(context, a, b, c, &params, out), VX_SUCCESS);
+		EXPECT_EQ(read(out), Values({ m.expected }));
+	}
+	/* An output finer than both: exact, then saturated. */
+	vx_tensor one = tensor(VX_TYPE_INT16, { 1, 1 }, 0, { 1 });
+	vx_tensor fine = tensor(VX_TYPE_INT16, { 1, 1 }, 14);
+	ASSERT_EQ(vxuTensorMatrixMultiply(context, one, one, nullptr, &params, fine), VX_SUCCESS);
+	EXPECT_EQ(read(fine), Values({ 16384 }));
+	vx_tensor finer = tensor(VX_TYPE_INT16, { 1, 1 }, 100);
+	ASSERT_EQ(vxuTensorMatrixMultiply(context, one, one, nullptr, &params, finer), VX_SUCCESS);
+	EXPECT_EQ(read(finer), Values({ 32767 }));
+}
+
 /* A LUT of @type holding @entries. */
 vx_lut makeLut(vx_context context, vx_enum type, const std::vector<int> &entries)
 {

@@ -14,6 +14,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/framework/user_struct.cpp
 	src/vx/nn/nn_kernels.cpp
 	src/vx/nn/nn_math.cpp
+	src/vx/nn/exact_sum.cpp
 	src/vx/nn/tensor_ops.cpp
 	src/vx/objects/data.cpp
 	src/vx/objects/image.cpp

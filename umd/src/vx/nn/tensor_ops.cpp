@@ -8,6 +8,7 @@
  * ("Tensor kernels") states the arithmetic.
  */
 
+#include "nn/exact_sum.h"
 #include "nn/nn_layers.h"
 #include "framework/object.h"
 #include "objects/tensor_elements.h"
@@ -453,9 +454,10 @@ vx_status VX_CALLBACK validateMatrixMultiply(
 }
 
 /*
- * out = A' B' (+ C'). Integers: the exact sum at position pos(A) + pos(B),
- * C moved there, then to the output's position rounded to nearest (ties
- * to even) and saturated. Floats: in double.
+ * out = A' B' (+ C'). Integers: the sum of products at position pos(A) +
+ * pos(B) (saturated to 64 bits), plus C exactly whatever its position,
+ * rounded once to the output's position (to nearest, ties to even) and
+ * saturated. Floats: in double.
  */
 vx_status VX_CALLBACK runMatrixMultiply(vx_node, const vx_reference *parameters, vx_uint32)
 {
@@ -487,13 +489,10 @@ vx_status VX_CALLBACK runMatrixMultiply(vx_node, const vx_reference *parameters,
 			for (vx_size i = 0; i < p.a.columns(); i++)
 				sum = saturatingAdd(sum, a.raw(a.offset(p.a.at(row, i)))
 						* b.raw(b.offset(p.b.at(i, column))));
-			if (c)
-				sum = saturatingAdd(sum,
-					vdla::vx::nn::rescale(c->raw(c->offset(p.c.at(row, column))),
-						c->position(), position,
-						VX_ROUND_POLICY_TO_NEAREST_EVEN));
-			const int64_t scaled = vdla::vx::nn::rescale(
-				sum, position, out.position(), VX_ROUND_POLICY_TO_NEAREST_EVEN);
+			/* C added exactly whatever its position, then one rounding. */
+			const int64_t addend = c ? c->raw(c->offset(p.c.at(row, column))) : 0;
+			const int64_t scaled = vdla::vx::nn::exactSumAt(sum, position, addend,
+				c ? c->position() : position, out.position());
 			out.storeRaw(target, vdla::vx::nn::convert(scaled, out.type(),
 						     VX_CONVERT_POLICY_SATURATE));
 		}
