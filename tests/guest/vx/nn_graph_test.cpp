@@ -39,6 +39,30 @@ std::vector<vx_node> convReluPool(vx_graph g, vx_tensor in, vx_tensor wgt, vx_te
 	return nodes;
 }
 
+/*
+ * @layers 3x3 convolutions of 8 channels between @in (12x10x3) and @out
+ * (12x10x4): a chain of @layers - 1 virtual 12x10x8 Q7.8 intermediates.
+ */
+std::vector<vx_node> convolutionChain(vx_graph g, vx_tensor in, vx_tensor first, vx_tensor middle,
+	vx_tensor last, vx_tensor out, int layers)
+{
+	const vx_size dims[] = { 12, 10, 8 };
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
+	std::vector<vx_node> nodes;
+	vx_tensor from = in;
+	for (int i = 0; i < layers; i++) {
+		const bool isLast = i == layers - 1;
+		vx_tensor to = isLast ? out : vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
+		vx_tensor weights = i == 0 ? first : isLast ? last : middle;
+		nodes.push_back(
+			vxConvolutionLayer(g, from, weights, nullptr, &params, sizeof(params), to));
+		if (i > 0)
+			vxReleaseTensor(&from);
+		from = to;
+	}
+	return nodes;
+}
+
 class NnGraph : public VxTest
 {
 protected:
@@ -63,7 +87,21 @@ protected:
 		return conv;
 	}
 
+	/* The weights of convolutionChain() from in_ (12x10x3, Q7.8) to 12x10x4. */
+	void makeChainWeights()
+	{
+		chainFirst_ = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+		chainMiddle_ = input({ { 3, 3, 8, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
+		chainLast_ = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -40, 40);
+	}
+	std::vector<vx_node> chain(vx_graph g, vx_tensor out, int layers)
+	{
+		return convolutionChain(g, in_, chainFirst_, chainMiddle_, chainLast_, out, layers);
+	}
+	static TensorSpec chainOutput() { return { { 12, 10, 4 }, VX_TYPE_INT16, 8 }; }
+
 	vx_tensor in_ = nullptr, wgt_ = nullptr, bias_ = nullptr;
+	vx_tensor chainFirst_ = nullptr, chainMiddle_ = nullptr, chainLast_ = nullptr;
 };
 
 std::vector<std::string> capturedLog;
@@ -174,30 +212,6 @@ std::vector<vx_node> twoConvolutions(vx_graph g, vx_tensor in, vx_tensor wgt1, v
 }
 
 /*
- * @layers 3x3 convolutions of 8 channels between @in (12x10x3) and @out
- * (12x10x4): a chain of @layers - 1 virtual 12x10x8 Q7.8 intermediates.
- */
-std::vector<vx_node> convolutionChain(vx_graph g, vx_tensor in, vx_tensor first, vx_tensor middle,
-	vx_tensor last, vx_tensor out, int layers)
-{
-	const vx_size dims[] = { 12, 10, 8 };
-	const vx_nn_convolution_params_t params = sameSizeConvolution();
-	std::vector<vx_node> nodes;
-	vx_tensor from = in;
-	for (int i = 0; i < layers; i++) {
-		const bool isLast = i == layers - 1;
-		vx_tensor to = isLast ? out : vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
-		vx_tensor weights = i == 0 ? first : isLast ? last : middle;
-		nodes.push_back(
-			vxConvolutionLayer(g, from, weights, nullptr, &params, sizeof(params), to));
-		if (i > 0)
-			vxReleaseTensor(&from);
-		from = to;
-	}
-	return nodes;
-}
-
-/*
  * In a chain each intermediate is dead once the next layer has read it:
  * the five intermediates share two SRAM regions (a page each) instead of
  * taking five, with the same values as memory and the CPU, also after a
@@ -207,14 +221,10 @@ TEST_F(NnGraph, VirtualTensorsWithDisjointLifetimesShareSram)
 {
 	constexpr int kLayers = 6;
 	in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
-	vx_tensor first = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
-	vx_tensor middle = input({ { 3, 3, 8, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
-	vx_tensor last = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -40, 40);
-	const TensorSpec outSpec = { { 12, 10, 4 }, VX_TYPE_INT16, 8 };
-	vx_tensor shared = output(outSpec), inMemory = output(outSpec), cpu = output(outSpec);
-	auto build = [&](vx_graph g, vx_tensor out) {
-		return convolutionChain(g, in_, first, middle, last, out, kLayers);
-	};
+	makeChainWeights();
+	vx_tensor shared = output(chainOutput()), inMemory = output(chainOutput()),
+		  cpu = output(chainOutput());
+	auto build = [&](vx_graph g, vx_tensor out) { return chain(g, out, kLayers); };
 
 	const uint64_t before = sramFreeWhenIdle();
 	ASSERT_GE(before, 2u * 4096) << "the guest's vDLA has SRAM";
@@ -286,14 +296,9 @@ TEST_F(NnGraph, TensorsSharingABufferShareItsAddressEntry)
 {
 	constexpr int kLayers = 12;
 	in_ = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
-	vx_tensor first = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
-	vx_tensor middle = input({ { 3, 3, 8, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
-	vx_tensor last = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -40, 40);
-	const TensorSpec outSpec = { { 12, 10, 4 }, VX_TYPE_INT16, 8 };
-	vx_tensor dla = output(outSpec), cpu = output(outSpec);
-	auto build = [&](vx_graph g, vx_tensor out) {
-		return convolutionChain(g, in_, first, middle, last, out, kLayers);
-	};
+	makeChainWeights();
+	vx_tensor dla = output(chainOutput()), cpu = output(chainOutput());
+	auto build = [&](vx_graph g, vx_tensor out) { return chain(g, out, kLayers); };
 	ASSERT_GE(sramFreeWhenIdle(), 2u * 4096) << "the guest's vDLA has SRAM";
 	std::vector<unsigned> counts
 		= submittedAddressCounts([&] { EXPECT_TRUE(runBoth(build, dla, cpu)); });
@@ -347,13 +352,8 @@ TEST_F(NnGraph, VirtualTensorsBetweenDlaNodesLiveInSram)
 TEST_F(NnGraph, EngineOrderInsteadOfLinksGivesIdenticalResults)
 {
 	makeNetwork();
-	vx_tensor first = input({ { 3, 3, 3, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
-	vx_tensor middle = input({ { 3, 3, 8, 8 }, VX_TYPE_INT16, 8 }, -40, 40);
-	vx_tensor last = input({ { 3, 3, 8, 4 }, VX_TYPE_INT16, 8 }, -40, 40);
-	const TensorSpec chainOut = { { 12, 10, 4 }, VX_TYPE_INT16, 8 };
-	auto chain = [&](vx_graph g, vx_tensor out) {
-		return convolutionChain(g, in_, first, middle, last, out, 4);
-	};
+	makeChainWeights();
+	auto fourConvolutions = [&](vx_graph g, vx_tensor out) { return chain(g, out, 4); };
 	auto activations = [&](vx_graph g, vx_tensor out) {
 		const vx_size dims[] = { 12, 10, 8 };
 		vx_tensor conv = vxCreateVirtualTensor(g, 3, dims, VX_TYPE_INT16, 8);
@@ -375,8 +375,8 @@ TEST_F(NnGraph, EngineOrderInsteadOfLinksGivesIdenticalResults)
 	for (const char *engineOrder : { "1", "0" }) {
 		SCOPED_TRACE(std::string("VDLA_VX_ENGINE_ORDER=") + engineOrder);
 		ASSERT_EQ(0, setenv("VDLA_VX_ENGINE_ORDER", engineOrder, 1));
-		vx_tensor dla = output(chainOut), cpu = output(chainOut);
-		ASSERT_TRUE(runBoth(chain, dla, cpu));
+		vx_tensor dla = output(chainOutput()), cpu = output(chainOutput());
+		ASSERT_TRUE(runBoth(fourConvolutions, dla, cpu));
 		EXPECT_TRUE(sameValues(dla, cpu));
 		vx_tensor dla2 = output(pooled()), cpu2 = output(pooled());
 		ASSERT_TRUE(runBoth(activations, dla2, cpu2));
