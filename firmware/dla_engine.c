@@ -355,16 +355,20 @@ uint32_t dla_isr_handler(struct dla_engine *engine)
 	return status;
 }
 
-static void read_stats(struct dla_engine *engine, uint32_t e, struct dla_op *op)
+static void read_stats(struct dla_engine *engine, struct dla_task *task, uint32_t e,
+		       struct dla_op *op)
 {
 	uint32_t base = VDLA_ENGINE_BASE(e) + VDLA_E_GROUP_STAT(op->group);
 	struct dla_op_stats *s = &op->stats;
+
+	s->device_ns = dla_rd64(engine, base + VDLA_E_STAT_TIME_LO);
+	if (task->config.flags & DLA_TASK_TIME_ONLY)
+		return;
 
 	/* Each pair in one access (hardware 3.1). */
 	s->macs = dla_rd64(engine, base + VDLA_E_STAT_MACS_LO);
 	s->bytes_read = dla_rd64(engine, base + VDLA_E_STAT_READ_LO);
 	s->bytes_written = dla_rd64(engine, base + VDLA_E_STAT_WRITE_LO);
-	s->device_ns = dla_rd64(engine, base + VDLA_E_STAT_TIME_LO);
 }
 
 /* Soft-resets the device and restores the interrupts a reset clears. */
@@ -460,7 +464,7 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 			return 0;
 
 		if (task->config.flags & DLA_TASK_STATISTICS)
-			read_stats(engine, e, op);
+			read_stats(engine, task, e, op);
 		op->stats.group = op->group;
 		op->stats.completed = 1;
 		if (op->next_on_engine != VDLA_NO_OP) {

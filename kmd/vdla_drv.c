@@ -77,7 +77,8 @@ static const struct file_operations vdla_accel_fops = {
  * 1.6 - The node offers what a render node does of the DRM core's ioctls
  *       (EACCES for the rest); syncobj arrays of at most 1024 per call.
  * 1.7 - A job runs the task SUBMIT checked (a later rewrite of the
- *       descriptor changes nothing); hardware 3.1.
+ *       descriptor changes nothing); SUBMIT flag DRM_VDLA_SUBMIT_OP_TIME_ONLY;
+ *       hardware 3.1.
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |

@@ -118,6 +118,10 @@ static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args
 			args->descriptor, args->address_count);
 		return -EINVAL;
 	}
+	if ((args->flags & DRM_VDLA_SUBMIT_OP_TIME_ONLY) && !(args->flags & DRM_VDLA_SUBMIT_OP_STATS)) {
+		drm_dbg(drm, "SUBMIT: DRM_VDLA_SUBMIT_OP_TIME_ONLY without DRM_VDLA_SUBMIT_OP_STATS\n");
+		return -EINVAL;
+	}
 	if (!(args->flags & DRM_VDLA_SUBMIT_OP_STATS) && args->op_stats) {
 		drm_dbg(drm, "SUBMIT: op_stats %u without DRM_VDLA_SUBMIT_OP_STATS must be 0\n",
 			args->op_stats);
@@ -306,6 +310,7 @@ static int prepare_op_stats(struct drm_device *drm, struct vdla_job *job,
 		return ret;
 	}
 	job->op_stats = (u8 *)vaddr + a->offset;
+	job->op_time_only = args->flags & DRM_VDLA_SUBMIT_OP_TIME_ONLY;
 	return 0;
 }
 

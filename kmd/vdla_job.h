@@ -93,6 +93,8 @@ struct vdla_job {
 	 * the job holds; NULL without.
 	 */
 	void *op_stats;
+	/** @op_time_only: DRM_VDLA_SUBMIT_OP_TIME_ONLY, the device time alone. */
+	bool op_time_only;
 
 	/* Dispatcher: under vdev->fw_lock. */
 	enum vdla_job_state state;

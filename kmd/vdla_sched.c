@@ -237,8 +237,8 @@ static void account(struct vdla_job *job)
  * DRM_VDLA_SUBMIT_OP_STATS: copies what the firmware recorded of each
  * operation to the BO SUBMIT mapped, before the fence signals. The state
  * area keeps the records across preemptions, and each operation runs once.
- * An operation the firmware's task lacks or did not complete (the
- * descriptor changed after SUBMIT) is reported as zeros.
+ * An operation the firmware did not record as completed is reported as
+ * zeros (the job then failed, and nothing is written).
  */
 static void write_op_stats(struct vdla_device *vdev, struct vdla_job *job)
 {
@@ -460,7 +460,8 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 	} else {
 		struct dla_task_config config = {
 			.task_data = &job->fw_task,
-			.flags = job->op_stats ? DLA_TASK_STATISTICS : 0,
+			.flags = (job->op_stats ? DLA_TASK_STATISTICS : 0) |
+				 (job->op_time_only ? DLA_TASK_TIME_ONLY : 0),
 			.num_addresses = job->count,
 			.descriptor = job->descriptor,
 			.context = slot,	/* the firmware's name for the MMU slot */

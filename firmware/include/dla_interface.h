@@ -84,10 +84,12 @@ struct dla_op_stats {
  * dla_task_config.flags. DLA_TASK_STATISTICS reads each operation's STAT
  * counters when it completes: four 64-bit register reads per operation,
  * each about a microsecond under emulation, so only for a host that
- * reports them.
+ * reports them; with DLA_TASK_TIME_ONLY, only the device time, one read.
  */
 #define DLA_TASK_STATISTICS	(1u << 0)
-#define DLA_TASK_FLAGS		DLA_TASK_STATISTICS
+/* With DLA_TASK_STATISTICS, the device time alone: one read per operation. */
+#define DLA_TASK_TIME_ONLY	(1u << 1)
+#define DLA_TASK_FLAGS		(DLA_TASK_STATISTICS | DLA_TASK_TIME_ONLY)
 
 /* A task for dla_execute_task. */
 struct dla_task_config {

@@ -177,6 +177,20 @@ TEST_F(SubmitStats, RecordsMayEndAtTheEndOfTheBuffer)
 	EXPECT_TRUE(canaryOutside(stats_, at, stats_.size()));
 }
 
+/* DRM_VDLA_SUBMIT_OP_TIME_ONLY: each operation's device time, the counters 0. */
+TEST_F(SubmitStats, TimeOnlyReportsTheDeviceTimeAlone)
+{
+	job_->submission.flags |= DRM_VDLA_SUBMIT_OP_TIME_ONLY;
+	ASSERT_EQ(job_->submit(), 0);
+	ASSERT_TRUE(fenceSucceeds(job_->done));
+	ASSERT_TRUE(matches(y_, loadTensor(out_.map(), y_)));
+	for (const drm_vdla_op_stats &st : records(stats_, kAt, 2)) {
+		EXPECT_GT(st.device_ns, 0u);
+		EXPECT_EQ(st.macs | st.bytes_read | st.bytes_written, 0u);
+	}
+	EXPECT_TRUE(canaryOutside(stats_, kAt, kAt + 2 * kRecord));
+}
+
 TEST_F(SubmitStats, BadEntriesAreRefusedAndNothingIsWritten)
 {
 	const Submission good = job_->submission;
@@ -202,6 +216,12 @@ TEST_F(SubmitStats, BadEntriesAreRefusedAndNothingIsWritten)
 	s = good;
 	s.flags = 0;
 	expectRefused(s, EINVAL, "op_stats set without the flag");
+	s.flags = DRM_VDLA_SUBMIT_OP_TIME_ONLY;
+	expectRefused(s, EINVAL, "the time alone without the statistics");
+	s.opStats = 0;
+	expectRefused(s, EINVAL, "the time alone without the statistics, op_stats 0");
+	s.flags = DRM_VDLA_SUBMIT_FLAGS << 1;
+	expectRefused(s, EINVAL, "an unknown flag");
 
 	/* The statistics BO imported read-only into another file, with an empty task. */
 	Node other(paths_.front());

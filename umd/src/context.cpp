@@ -150,6 +150,10 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 			return Error(EOPNOTSUPP,
 				"driver " + driver.toString()
 					+ " does not report per-operation statistics (1.3 does)");
+		if (stats.timeOnly && driver.major == 1 && driver.minor < 7)
+			return Error(EOPNOTSUPP,
+				"driver " + driver.toString()
+					+ " does not measure the time alone (1.7 does)");
 		if (&buffer.device() != d_->device)
 			return Error(EINVAL, "the statistics buffer belongs to another Device");
 		if (buffer.access() == Buffer::Access::ReadOnly)
@@ -204,7 +208,8 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 	args.in_sync_count = uint32_t(inSyncs.size());
 	args.out_sync = encodeSync(signal);
 	if (stats.buffer) {
-		args.flags = DRM_VDLA_SUBMIT_OP_STATS;
+		args.flags = DRM_VDLA_SUBMIT_OP_STATS
+			| (stats.timeOnly ? DRM_VDLA_SUBMIT_OP_TIME_ONLY : 0);
 		args.op_stats = uint32_t(addresses.size() - 1);
 	}
 	if (drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_SUBMIT, &args)) {

@@ -132,6 +132,21 @@ TEST_F(OpStatsTest, ConvThenSdpThroughTheRuntime)
 	}
 }
 
+TEST_F(OpStatsTest, TimeOnlyReportsTheDeviceTimesAlone)
+{
+	ASSERT_GE(device_->info().driverVersion.minor, 7u) << "the driver predates OP_TIME_ONLY";
+	auto seqno = ctx_->submit(task_, {}, { done_.get() }, { stats_.get(), 0, true });
+	ASSERT_TRUE(succeeded(seqno));
+	ASSERT_EQ(finish(), 0);
+	EXPECT_TRUE(vdla_ref::matches(ref_, loadTensor(out_->data(), ref_)));
+	auto stats = vdla::OpStats::read(*stats_, 0, task_.numOps());
+	ASSERT_TRUE(succeeded(stats));
+	for (const vdla::OpStats &op : *stats) {
+		EXPECT_GT(op.deviceTime.count(), 0);
+		EXPECT_EQ(op.macs + op.bytesRead + op.bytesWritten, 0u);
+	}
+}
+
 TEST_F(OpStatsTest, PlainSubmitWritesNoStatistics)
 {
 	ASSERT_TRUE(succeeded(ctx_->submit(task_, {}, { done_.get() })));

@@ -263,6 +263,42 @@ TEST(Statistics, WithoutTheFlagOnlyCompletionIsKept)
 	}
 }
 
+/*
+ * DLA_TASK_TIME_ONLY: the device time of every op as with the counters (the
+ * group's STAT_TIME), and the other counters 0.
+ */
+TEST(Statistics, TimeOnlyReadsTheDeviceTimeAlone)
+{
+	constexpr int kOps = 3;
+	for (int timeOnly = 0; timeOnly < 2; timeOnly++) {
+		FwDevice fw;
+		/* Each copy stays RUNNING 20 ms, while polling advances the device clock. */
+		fw.injectFault(VDLA_ENGINE_BDMA, VDLA_FI_DELAY, VDLA_FI_COUNT_FOREVER, 20000);
+		TaskBuilder b(fw);
+		Rng rng(545);
+		std::vector<uint16_t> ops;
+		for (int i = 0; i < kOps; i++) {
+			Tensor x = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 3, 3);
+			ops.push_back(b.copy(b.place(x), b.allocLike(x)));
+		}
+		TestTask &task = b.finish();
+		task.flags = DLA_TASK_STATISTICS | (timeOnly ? DLA_TASK_TIME_ONLY : 0);
+		TaskEnd end = runTask(fw, task, kTaskTimeout, [&]() {
+			fw.dev().nowNs += 1000;
+			return true;
+		});
+		ASSERT_TRUE(completed(end, kOps));
+		for (uint16_t op : ops) {
+			dla_op_stats st = statsOf(fw, op);
+			SCOPED_TRACE("op " + std::to_string(op) + (timeOnly ? ", time only" : ""));
+			EXPECT_GT(st.device_ns, 0u);
+			EXPECT_EQ(fw.dev().stats(VDLA_ENGINE_BDMA, st.group).timeNs, st.device_ns);
+			EXPECT_EQ(timeOnly ? 0u : 18u, st.bytes_read);
+			EXPECT_EQ(timeOnly ? 0u : 18u, st.bytes_written);
+		}
+	}
+}
+
 TEST(Statistics, UnknownTaskFlagsAreRefused)
 {
 	FwDevice fw;
@@ -271,7 +307,7 @@ TEST(Statistics, UnknownTaskFlagsAreRefused)
 	Tensor x = randomTensor(rng, VDLA_DTYPE_INT8, 1, 2, 3, 3);
 	b.copy(b.place(x), b.allocLike(x));
 	TestTask &task = b.finish();
-	task.flags = DLA_TASK_STATISTICS | 2;
+	task.flags = DLA_TASK_STATISTICS | 4;
 	dla_task_config config = task.config();
 	dla_task_result result = {};
 	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT, dla_check_task(fw.engine(), &config, &result));

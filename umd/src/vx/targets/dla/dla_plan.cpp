@@ -279,7 +279,9 @@ uint64_t Plan::submit(const Task &task, Buffer *stats, vx_node node)
 {
 	for (int attempt = 0;; attempt++) {
 		const uint64_t point = lastPoint_ + 1;
-		auto seqno = context_->submit(task, {}, { timeline_.get(), point }, { stats, 0 });
+		/* The nodes' performance is the device time alone. */
+		auto seqno = context_->submit(
+			task, {}, { timeline_.get(), point }, { stats, 0, /* timeOnly */ true });
 		if (seqno) {
 			lastPoint_ = point;
 			return point;
@@ -394,7 +396,7 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 
 /*
  * The kernel writes the operations' device times only when performance is
- * enabled: it costs the firmware eight register reads per operation.
+ * enabled: it costs the firmware a register read per operation.
  */
 vx_status TaskWork::start(vx_graph graph, ApiLock &)
 {
