@@ -307,7 +307,8 @@ int32_t dla_execute_checked_task(struct dla_engine *engine, const struct dla_tas
 {
 	struct dla_task *task;
 
-	if (!engine || !config_is_valid(config))
+	/* The check validated another context (DLA_FIELD_CONTEXT): this one is new. */
+	if (!engine || !config_is_valid(config) || config->context >= VDLA_MMU_NUM_CONTEXTS)
 		return DLA_ERR_BAD_ARGUMENT;
 	if (engine_is_busy(engine))
 		return DLA_ERR_BUSY;

@@ -326,26 +326,24 @@ static bool global_read_locked(struct vdla_core *core, uint32_t offset, uint32_t
 	return false;
 }
 
-static uint32_t read_register(struct vdla_core *core, uint64_t offset)
+static uint32_t read_register_locked(struct vdla_core *core, uint64_t offset, bool *valid)
 {
 	uint32_t value = 0;
-	bool valid;
 
-	pthread_mutex_lock(&core->lock);
 	if (offset >= VDLA_ENGINE_BASE(0) && offset < VDLA_ENGINE_BASE(VDLA_NUM_ENGINES)) {
 		unsigned int engine = (offset - VDLA_ENGINE_BASE(0)) / VDLA_ENGINE_BLOCK_SIZE;
 
-		value = engine_reg_read_locked(core, engine, offset % VDLA_ENGINE_BLOCK_SIZE,
-					       &valid);
-	} else {
-		valid = global_read_locked(core, (uint32_t)offset, &value);
+		return engine_reg_read_locked(core, engine, offset % VDLA_ENGINE_BLOCK_SIZE, valid);
 	}
-	pthread_mutex_unlock(&core->lock);
+	*valid = global_read_locked(core, (uint32_t)offset, &value);
+	return value;
+}
 
+static void report_unimplemented_read(struct vdla_core *core, uint64_t offset, bool valid)
+{
 	if (!valid)
 		core_guest_error(core, "vdla: read of unimplemented register 0x%llx\n",
 				 (unsigned long long)offset);
-	return value;
 }
 
 uint64_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned int size)
@@ -354,14 +352,26 @@ uint64_t vdla_core_mmio_read(struct vdla_core *core, uint64_t offset, unsigned i
 	 * A pair of registers in one access: half the exits of a guest under
 	 * TCG for the 64-bit counters, whose _HI half the _LO read latches.
 	 */
-	if (size == 8 && !(offset & 7) && offset < VDLA_MMIO_SIZE) {
-		uint64_t low = read_register(core, offset);
+	uint64_t value;
+	bool valid, valid_high = true;
 
-		return low | (uint64_t)read_register(core, offset + 4) << 32;
+	if (size == 8 && !(offset & 7) && offset < VDLA_MMIO_SIZE) {
+		/* Both halves under one hold of the lock: the _HI latches are the device's. */
+		pthread_mutex_lock(&core->lock);
+		value = read_register_locked(core, offset, &valid);
+		value |= (uint64_t)read_register_locked(core, offset + 4, &valid_high) << 32;
+		pthread_mutex_unlock(&core->lock);
+		report_unimplemented_read(core, offset, valid);
+		report_unimplemented_read(core, offset + 4, valid_high);
+		return value;
 	}
 	if (!access_is_valid(core, "read", offset, size))
 		return 0;
-	return read_register(core, offset);
+	pthread_mutex_lock(&core->lock);
+	value = read_register_locked(core, offset, &valid);
+	pthread_mutex_unlock(&core->lock);
+	report_unimplemented_read(core, offset, valid);
+	return value;
 }
 
 static void soft_reset(struct vdla_core *core)

@@ -730,6 +730,11 @@ TEST(CheckTask, OnlyAStateTheCheckAcceptedStartsAndOnlyOnce)
 	b.opInMemory(1).dependency_count = 1;
 	ASSERT_EQ(DLA_SUCCESS, dla_check_task(fw.engine(), &config, &checked));
 	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT, dla_execute_checked_task(fw.engine(), nullptr));
+	/* The start's own context is checked too: the check saw another. */
+	dla_task_config beyond = config;
+	beyond.context = VDLA_MMU_NUM_CONTEXTS;
+	EXPECT_EQ(DLA_ERR_BAD_ARGUMENT, dla_execute_checked_task(fw.engine(), &beyond));
+	EXPECT_EQ(0u, fw.regWrites());
 	ASSERT_EQ(DLA_SUCCESS, dla_execute_checked_task(fw.engine(), &config));
 	/* Busy while it runs, and spent once it has ended. */
 	EXPECT_EQ(DLA_ERR_BUSY, dla_execute_checked_task(fw.engine(), &config));

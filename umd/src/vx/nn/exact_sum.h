@@ -14,7 +14,9 @@ namespace vdla::vx::nn {
 /*
  * x 2^-xPosition + y 2^-yPosition, as a value at @position (times
  * 2^position), rounded to nearest with ties to even, saturated to int64.
- * Positions are those of OpenVX tensors and their sums, -256 to 254.
+ * @xPosition is a sum of two tensor positions (-256 to 254), @yPosition and
+ * @position a tensor's (-128 to 127): no shift passes 383 bits, which the
+ * 512-bit arithmetic holds with an int64 and a carry.
  */
 int64_t exactSumAt(int64_t x, int xPosition, int64_t y, int yPosition, int position);
 

@@ -277,11 +277,13 @@ bool Plan::stale() const
 
 uint64_t Plan::submit(const Task &task, Buffer *stats, vx_node node)
 {
+	/* The nodes' performance is the device time alone (driver 1.7 measures just that). */
+	const Version &driver = device_->info().driverVersion;
+	const bool timeOnly = driver.major > 1 || driver.minor >= 7;
 	for (int attempt = 0;; attempt++) {
 		const uint64_t point = lastPoint_ + 1;
-		/* The nodes' performance is the device time alone. */
 		auto seqno = context_->submit(
-			task, {}, { timeline_.get(), point }, { stats, 0, /* timeOnly */ true });
+			task, {}, { timeline_.get(), point }, { stats, 0, timeOnly });
 		if (seqno) {
 			lastPoint_ = point;
 			return point;
