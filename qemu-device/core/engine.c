@@ -297,11 +297,11 @@ uint32_t engine_reg_read_locked(struct vdla_core *core, unsigned int engine, uin
 		return es->producer | es->consumer << VDLA_E_POINTER_CONSUMER_SHIFT;
 	if (offset == VDLA_E_ENABLE)
 		return 0; /* write-only */
-	for (unsigned int g = 0; g < VDLA_NUM_GROUPS; g++) {
-		uint32_t base = VDLA_E_GROUP_STAT(g);
+	if (offset >= VDLA_E_GROUP_STAT(0) && offset < VDLA_E_GROUP_STAT(VDLA_NUM_GROUPS)) {
+		/* Every counter read of the driver comes here: no walk of the groups. */
+		uint32_t g = (offset - VDLA_E_GROUP_STAT(0)) / (VDLA_E_GROUP_STAT(1) - VDLA_E_GROUP_STAT(0));
 
-		if (offset >= base && offset < base + 0x40)
-			return stat_read(core, &es->group[g].stat, offset - base, valid);
+		return stat_read(core, &es->group[g].stat, offset - VDLA_E_GROUP_STAT(g), valid);
 	}
 	if (offset >= VDLA_D_WINDOW && offset < engine_d_limit(engine)) {
 		const struct engine_group *g = &es->group[es->producer];

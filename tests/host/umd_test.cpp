@@ -46,6 +46,17 @@ TEST(Version, DecodesRegisterLayout)
 	EXPECT_EQ(v.toString(), "2.10.7");
 }
 
+TEST(Version, AtLeastComparesMajorThenMinor)
+{
+	const vdla::Version v{ 1, 7, 0 };
+	EXPECT_TRUE(v.atLeast(1, 7));
+	EXPECT_TRUE(v.atLeast(1, 3));
+	EXPECT_TRUE(v.atLeast(0, 9));
+	EXPECT_FALSE(v.atLeast(1, 8));
+	EXPECT_FALSE(v.atLeast(2, 0));
+	EXPECT_TRUE((vdla::Version{ 2, 0, 0 }).atLeast(1, 7));
+}
+
 TEST(CapabilityNames, NamesKnownBitsInOrder)
 {
 	auto names = vdla::capabilityNames(DRM_VDLA_CAP_TEST_IRQ | DRM_VDLA_CAP_TIMER);

@@ -146,11 +146,11 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 	if (stats.buffer) {
 		const Version &driver = d_->device->info().driverVersion;
 		const Buffer &buffer = *stats.buffer;
-		if (driver.major == 1 && driver.minor < 3)
+		if (!driver.atLeast(1, 3))
 			return Error(EOPNOTSUPP,
 				"driver " + driver.toString()
 					+ " does not report per-operation statistics (1.3 does)");
-		if (stats.timeOnly && driver.major == 1 && driver.minor < 7)
+		if (stats.timeOnly && !driver.atLeast(1, 7))
 			return Error(EOPNOTSUPP,
 				"driver " + driver.toString()
 					+ " does not measure the time alone (1.7 does)");

@@ -104,6 +104,11 @@ bool Version::operator==(const Version &other) const
 	return major == other.major && minor == other.minor && patch == other.patch;
 }
 
+bool Version::atLeast(unsigned int wantMajor, unsigned int wantMinor) const
+{
+	return major > wantMajor || (major == wantMajor && minor >= wantMinor);
+}
+
 std::string computePathName(uint32_t path)
 {
 	switch (path) {

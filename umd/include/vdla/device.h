@@ -23,6 +23,8 @@ struct Version {
 	static Version fromRegister(uint32_t value);
 	std::string toString() const;
 	bool operator==(const Version &other) const;
+	/* Whether this is @major.@minor or later (a feature's first version). */
+	bool atLeast(unsigned int major, unsigned int minor) const;
 };
 
 struct DeviceInfo {

@@ -278,8 +278,7 @@ bool Plan::stale() const
 uint64_t Plan::submit(const Task &task, Buffer *stats, vx_node node)
 {
 	/* The nodes' performance is the device time alone (driver 1.7 measures just that). */
-	const Version &driver = device_->info().driverVersion;
-	const bool timeOnly = driver.major > 1 || driver.minor >= 7;
+	const bool timeOnly = device_->info().driverVersion.atLeast(1, 7);
 	for (int attempt = 0;; attempt++) {
 		const uint64_t point = lastPoint_ + 1;
 		auto seqno = context_->submit(
