@@ -9,12 +9,16 @@
  * scripts/bench runs under callgrind to count the firmware's instructions
  * per operation (fw_instructions_per_op).
  *
+ * With --chain it runs, also silently, the OpenVX bench's chain of DLA
+ * layers (see buildChain) ten times, for fw_instructions_per_chained_op.
+ *
  * The network: 250 blocks of BDMA copy -> SDP (ReLU) fused with PDP -> RUBIK,
  * each block reading the previous block's output. It avoids CONV so that it
  * runs under valgrind without oneDNN's JIT code.
  */
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "task_builder.h"
 #include "test_port.h"
@@ -24,6 +28,8 @@ using namespace vdla_fwtest;
 namespace {
 
 constexpr int kBlocks = 250;
+constexpr int kChainLayers = 100;
+constexpr int kChainRuns = 10;
 
 TestTask &buildNetwork(TaskBuilder &b)
 {
@@ -57,11 +63,63 @@ TestTask &buildNetwork(TaskBuilder &b)
 	return b.finish();
 }
 
+/*
+ * The OpenVX bench's DLA chain (vdla-bench-vx): 100 INT8 ReLU layers on SDP
+ * alone, 8x8 tensors alternating between two buffers, each layer linked to
+ * the one before.
+ */
+TestTask &buildChain(TaskBuilder &b)
+{
+	Surface buffers[2] = { b.alloc(VDLA_DTYPE_INT8, 1, 1, 8, 8),
+			       b.alloc(VDLA_DTYPE_INT8, 1, 1, 8, 8) };
+	vdla_ref::SdpParams relu;
+	relu.act = VDLA_SDP_ACT_RELU;
+	uint16_t previous = VDLA_NO_OP;
+
+	for (int layer = 0; layer < kChainLayers; layer++) {
+		uint16_t op = b.sdp(buffers[layer % 2], buffers[(layer + 1) % 2], relu);
+		if (previous != VDLA_NO_OP)
+			b.link(previous, op);
+		previous = op;
+	}
+	return b.finish();
+}
+
 } /* namespace */
+
+/*
+ * Runs the chain @runs times as the guest does: time-only statistics, and
+ * each pass of dla_process_events only once SDP has run every group it was
+ * given, as when the interrupt thread finds all of them done. Returns false
+ * if a run did not complete.
+ */
+bool runChain(int runs)
+{
+	FwDevice dev(64ull << 20);
+	TaskBuilder builder(dev);
+	TestTask &task = buildChain(builder);
+	task.flags = DLA_TASK_STATISTICS | DLA_TASK_TIME_ONLY;
+	auto engineIdle = [&] {
+		while (!(dev.dev().read(VDLA_REG_IDLE) & (1u << VDLA_ENGINE_SDP)))
+			std::this_thread::yield();
+		return true;
+	};
+	for (int run = 0; run < runs; run++) {
+		TaskEnd end = runTask(dev, task, std::chrono::milliseconds(120000), engineIdle);
+		if (end.result.state != DLA_TASK_COMPLETED) {
+			std::fprintf(stderr, "vdla-bench-firmware: the chain did not complete: %s\n",
+				     describe(end).c_str());
+			return false;
+		}
+	}
+	return true;
+}
 
 int main(int argc, char **argv)
 {
 	bool once = argc > 1 && std::strcmp(argv[1], "--once") == 0;
+	if (argc > 1 && std::strcmp(argv[1], "--chain") == 0)
+		return runChain(kChainRuns) ? 0 : 1;
 	FwDevice dev(256ull << 20);
 	TaskBuilder builder(dev);
 	TestTask &task = buildNetwork(builder);
