@@ -43,31 +43,18 @@ int32_t dla_register_driver(void *memory, void *driver_context, struct dla_engin
 }
 
 
-/*
- * The event of @op that releases its link @c. An engine runs its groups in
- * order and starts one only after the one before it has ended, so a later op
- * of the same engine waiting for @op to complete cannot start before that
- * even if enabled at once: its link is released when @op is enabled. Whole
- * layer chains on one engine then run without an interrupt between layers.
- */
-static uint32_t releasing_event(const struct dla_task *task, const struct dla_op *op,
-				const struct vdla_task_consumer *c)
-{
-	if (c->event == VDLA_EVENT_OP_COMPLETED &&
-	    task->ops[c->index].desc.engine == op->desc.engine)
-		return VDLA_EVENT_OP_ENABLED;
-	return c->event;
-}
-
 static void fire(struct dla_task *task, struct dla_op *op, uint32_t event)
 {
 	if (op->fired & (1u << event))
 		return;
 	op->fired |= 1u << event;
+	/* Most events release nothing: an op has one or two links, if any. */
+	if (!(op->releases & (1u << event)))
+		return;
 	for (int i = 0; i < VDLA_TASK_MAX_CONSUMERS; i++) {
 		const struct vdla_task_consumer *c = &op->desc.consumers[i];
 
-		if (c->index != VDLA_NO_OP && releasing_event(task, op, c) == event)
+		if (c->index != VDLA_NO_OP && dla_releasing_event(task, op, c) == event)
 			task->ops[c->index].pending--;
 	}
 }
@@ -116,7 +103,7 @@ static uint32_t links_within_chain(struct dla_task *task, uint32_t head, uint32_
 			const struct vdla_task_consumer *link = &op->desc.consumers[c];
 
 			if (link->index == member &&
-			    releasing_event(task, op, link) == VDLA_EVENT_OP_ENABLED)
+			    dla_releasing_event(task, op, link) == VDLA_EVENT_OP_ENABLED)
 				count++;
 		}
 	}
@@ -437,17 +424,19 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 	uint32_t status[2] = { 0, 0 };
 	int read[2] = { 0, 0 };
 
-	/* Oldest first: ring order from the group programmed next. */
-	for (uint32_t k = 0; k < VDLA_NUM_GROUPS; k++) {
-		uint32_t g = (task->next_group[e] + k) % VDLA_NUM_GROUPS;
-		uint16_t oldest = task->group_op[e][g];
+	/*
+	 * Oldest first. An engine runs its ops in order, each in the group
+	 * after the last one's, and they are enabled in order: the ops after
+	 * one not enabled, or not done, are not either.
+	 */
+	for (;;) {
+		uint16_t oldest = task->next_to_complete[e];
 		struct dla_op *op;
 		uint32_t state, reg;
 
 		if (oldest == VDLA_NO_OP)
-			continue;
+			return 0;
 		op = &task->ops[oldest];
-		/* Enabled in order: the ops after one that is not, are not either. */
 		if (op->state != DLA_OP_ENABLED)
 			return 0;
 		reg = op->group / VDLA_E_STATUS_GROUPS_PER_REG;
@@ -475,11 +464,11 @@ static int collect_engine(struct dla_engine *engine, struct dla_task *task, uint
 		}
 		op->state = DLA_OP_COMPLETED;
 		task->group_op[e][op->group] = VDLA_NO_OP;
+		task->next_to_complete[e] = op->next_on_engine;
 		task->enabled--;
 		task->result.ops_completed++;
 		fire(task, op, VDLA_EVENT_OP_COMPLETED);
 	}
-	return 0;
 }
 
 /* Un-programs what was programmed but not enabled, for a later resume. */

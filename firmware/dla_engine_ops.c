@@ -44,9 +44,34 @@ void dla_select_group(struct dla_engine *engine, uint32_t e, uint32_t group)
 	engine->shadow.target[e] = (uint8_t)group;
 }
 
-/* Writes D word @word of engine @e's target group, which differs from @value. */
-static void write_changed_word(struct dla_engine *engine, uint32_t e, uint32_t word,
-			       uint32_t value)
+/*
+ * Where an operation's D registers go: its engine, the target group's
+ * shadow. Looked up once per operation; each register then costs a load, a
+ * test and a compare with constant offsets when it holds its value already,
+ * which most do. Some fifty such comparisons are most of the firmware's own
+ * work per operation, which a guest pays at emulation speed.
+ */
+struct dla_d_group {
+	struct dla_engine *engine;
+	uint32_t e;
+	uint32_t *value;
+	uint32_t *valid;
+};
+
+static inline struct dla_d_group dla_d_group(struct dla_engine *engine, uint32_t e)
+{
+	struct dla_shadow *sh = &engine->shadow;
+	uint32_t group = sh->target[e];
+
+	return (struct dla_d_group){ engine, e, sh->value[e][group], sh->valid[e][group] };
+}
+
+/*
+ * Writes D word @word of engine @e's target group, which differs from @value.
+ * Out of line: the rare path of every register's comparison.
+ */
+static DLA_NOINLINE void write_changed_word(struct dla_engine *engine, uint32_t e,
+					    uint32_t word, uint32_t value)
 {
 	struct dla_shadow *sh = &engine->shadow;
 	uint32_t group = sh->target[e];
@@ -60,45 +85,41 @@ static void write_changed_word(struct dla_engine *engine, uint32_t e, uint32_t w
 	sh->valid[e][group][word / 32] |= 1u << (word % 32);
 }
 
-/*
- * Writes D register @offset of engine @e's target group, unless it holds
- * @value. Inline: programming an operation compares some fifty registers
- * with the shadow, usually to find them unchanged, and with the offsets
- * constant each comparison is a few instructions (the firmware's own cost
- * per operation under emulation is mostly these).
- */
-static inline void dla_wr_d(struct dla_engine *engine, uint32_t e, uint32_t offset,
-			    uint32_t value)
+/* Writes D register @offset of @d's group, unless it holds @value. */
+static inline DLA_ALWAYS_INLINE void dla_wr_d(const struct dla_d_group *d, uint32_t offset,
+					      uint32_t value)
 {
-	const struct dla_shadow *sh = &engine->shadow;
-	uint32_t group = sh->target[e], word = (offset - VDLA_D_WINDOW) / 4;
+	uint32_t word = (offset - VDLA_D_WINDOW) / 4;
 
-	if ((sh->valid[e][group][word / 32] & (1u << (word % 32))) &&
-	    sh->value[e][group][word] == value)
+	if ((d->valid[word / 32] & (1u << (word % 32))) && d->value[word] == value)
 		return;
-	write_changed_word(engine, e, word, value);
+	write_changed_word(d->engine, d->e, word, value);
 }
 
-static inline void dla_write_surface(struct dla_engine *engine, uint32_t e, uint32_t offset,
-				     const struct vdla_task_surface *s, uint64_t addr)
+/* Forced inline so that every register offset is a constant. */
+static inline DLA_ALWAYS_INLINE void dla_write_surface(const struct dla_d_group *d,
+						       uint32_t offset,
+						       const struct vdla_task_surface *s,
+						       uint64_t addr)
 {
-	dla_wr_d(engine, e, offset + VDLA_T_ADDR_LO, (uint32_t)addr);
-	dla_wr_d(engine, e, offset + VDLA_T_ADDR_HI, (uint32_t)(addr >> 32));
-	dla_wr_d(engine, e, offset + VDLA_T_DTYPE, s->dtype);
-	dla_wr_d(engine, e, offset + VDLA_T_W, s->w);
-	dla_wr_d(engine, e, offset + VDLA_T_H, s->h);
-	dla_wr_d(engine, e, offset + VDLA_T_C, s->c);
-	dla_wr_d(engine, e, offset + VDLA_T_N, s->n);
-	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_W, s->stride_w);
-	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_H, s->stride_h);
-	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_C, s->stride_c);
-	dla_wr_d(engine, e, offset + VDLA_T_STRIDE_N, s->stride_n);
+	dla_wr_d(d, offset + VDLA_T_ADDR_LO, (uint32_t)addr);
+	dla_wr_d(d, offset + VDLA_T_ADDR_HI, (uint32_t)(addr >> 32));
+	dla_wr_d(d, offset + VDLA_T_DTYPE, s->dtype);
+	dla_wr_d(d, offset + VDLA_T_W, s->w);
+	dla_wr_d(d, offset + VDLA_T_H, s->h);
+	dla_wr_d(d, offset + VDLA_T_C, s->c);
+	dla_wr_d(d, offset + VDLA_T_N, s->n);
+	dla_wr_d(d, offset + VDLA_T_STRIDE_W, s->stride_w);
+	dla_wr_d(d, offset + VDLA_T_STRIDE_H, s->stride_h);
+	dla_wr_d(d, offset + VDLA_T_STRIDE_C, s->stride_c);
+	dla_wr_d(d, offset + VDLA_T_STRIDE_N, s->stride_n);
 }
 
-static void write_common(struct dla_engine *engine, uint32_t e, uint32_t context, uint32_t cfg)
+static inline DLA_ALWAYS_INLINE void write_common(const struct dla_d_group *d,
+						  uint32_t context, uint32_t cfg)
 {
-	dla_wr_d(engine, e, VDLA_D_CONTEXT, context);
-	dla_wr_d(engine, e, VDLA_D_CFG, cfg);
+	dla_wr_d(d, VDLA_D_CONTEXT, context);
+	dla_wr_d(d, VDLA_D_CFG, cfg);
 }
 
 /* ---- BDMA --------------------------------------------------------------- */
@@ -134,20 +155,20 @@ static int32_t bdma_validate(struct dla_validator *v, struct dla_op *op)
 static void bdma_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_bdma *b = &op->desc.bdma;
-	const uint32_t e = VDLA_ENGINE_BDMA;
+	const struct dla_d_group d = dla_d_group(engine, VDLA_ENGINE_BDMA);
 
-	write_common(engine, e, context, 0);
-	dla_wr_d(engine, e, VDLA_BDMA_SRC_ADDR_LO, (uint32_t)op->addr[A_SRC]);
-	dla_wr_d(engine, e, VDLA_BDMA_SRC_ADDR_HI, (uint32_t)(op->addr[A_SRC] >> 32));
-	dla_wr_d(engine, e, VDLA_BDMA_DST_ADDR_LO, (uint32_t)op->addr[A_DST]);
-	dla_wr_d(engine, e, VDLA_BDMA_DST_ADDR_HI, (uint32_t)(op->addr[A_DST] >> 32));
-	dla_wr_d(engine, e, VDLA_BDMA_LINE_BYTES, b->line_bytes);
-	dla_wr_d(engine, e, VDLA_BDMA_LINES, b->lines);
-	dla_wr_d(engine, e, VDLA_BDMA_SRC_LINE_STRIDE, b->src_line_stride);
-	dla_wr_d(engine, e, VDLA_BDMA_DST_LINE_STRIDE, b->dst_line_stride);
-	dla_wr_d(engine, e, VDLA_BDMA_SURFACES, b->surfaces);
-	dla_wr_d(engine, e, VDLA_BDMA_SRC_SURF_STRIDE, b->src_surf_stride);
-	dla_wr_d(engine, e, VDLA_BDMA_DST_SURF_STRIDE, b->dst_surf_stride);
+	write_common(&d, context, 0);
+	dla_wr_d(&d, VDLA_BDMA_SRC_ADDR_LO, (uint32_t)op->addr[A_SRC]);
+	dla_wr_d(&d, VDLA_BDMA_SRC_ADDR_HI, (uint32_t)(op->addr[A_SRC] >> 32));
+	dla_wr_d(&d, VDLA_BDMA_DST_ADDR_LO, (uint32_t)op->addr[A_DST]);
+	dla_wr_d(&d, VDLA_BDMA_DST_ADDR_HI, (uint32_t)(op->addr[A_DST] >> 32));
+	dla_wr_d(&d, VDLA_BDMA_LINE_BYTES, b->line_bytes);
+	dla_wr_d(&d, VDLA_BDMA_LINES, b->lines);
+	dla_wr_d(&d, VDLA_BDMA_SRC_LINE_STRIDE, b->src_line_stride);
+	dla_wr_d(&d, VDLA_BDMA_DST_LINE_STRIDE, b->dst_line_stride);
+	dla_wr_d(&d, VDLA_BDMA_SURFACES, b->surfaces);
+	dla_wr_d(&d, VDLA_BDMA_SRC_SURF_STRIDE, b->src_surf_stride);
+	dla_wr_d(&d, VDLA_BDMA_DST_SURF_STRIDE, b->dst_surf_stride);
 }
 
 /* ---- CONV --------------------------------------------------------------- */
@@ -207,19 +228,19 @@ static int32_t conv_validate(struct dla_validator *v, struct dla_op *op)
 static void conv_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_conv *c = &op->desc.conv;
-	const uint32_t e = VDLA_ENGINE_CONV;
+	const struct dla_d_group d = dla_d_group(engine, VDLA_ENGINE_CONV);
 
-	write_common(engine, e, context,
+	write_common(&d, context,
 		     (c->fly & VDLA_TASK_FLY_OUT) ? VDLA_CONV_CFG_DST_FLYING : 0);
-	dla_write_surface(engine, e, VDLA_CONV_SRC, &c->src, op->addr[A_SRC]);
-	dla_write_surface(engine, e, VDLA_CONV_WGT, &c->wgt, op->addr[A_WGT]);
-	dla_write_surface(engine, e, VDLA_CONV_DST, &c->dst, op->addr[A_DST]);
-	dla_wr_d(engine, e, VDLA_CONV_STRIDE, c->stride_x | ((uint32_t)c->stride_y << 16));
-	dla_wr_d(engine, e, VDLA_CONV_PAD_LR, c->pad_left | ((uint32_t)c->pad_right << 16));
-	dla_wr_d(engine, e, VDLA_CONV_PAD_TB, c->pad_top | ((uint32_t)c->pad_bottom << 16));
-	dla_wr_d(engine, e, VDLA_CONV_DILATION, c->dilation_x | ((uint32_t)c->dilation_y << 16));
-	dla_wr_d(engine, e, VDLA_CONV_GROUPS, c->groups);
-	dla_wr_d(engine, e, VDLA_CONV_PAD_VALUE, c->pad_value);
+	dla_write_surface(&d, VDLA_CONV_SRC, &c->src, op->addr[A_SRC]);
+	dla_write_surface(&d, VDLA_CONV_WGT, &c->wgt, op->addr[A_WGT]);
+	dla_write_surface(&d, VDLA_CONV_DST, &c->dst, op->addr[A_DST]);
+	dla_wr_d(&d, VDLA_CONV_STRIDE, c->stride_x | ((uint32_t)c->stride_y << 16));
+	dla_wr_d(&d, VDLA_CONV_PAD_LR, c->pad_left | ((uint32_t)c->pad_right << 16));
+	dla_wr_d(&d, VDLA_CONV_PAD_TB, c->pad_top | ((uint32_t)c->pad_bottom << 16));
+	dla_wr_d(&d, VDLA_CONV_DILATION, c->dilation_x | ((uint32_t)c->dilation_y << 16));
+	dla_wr_d(&d, VDLA_CONV_GROUPS, c->groups);
+	dla_wr_d(&d, VDLA_CONV_PAD_VALUE, c->pad_value);
 }
 
 /* ---- SDP ---------------------------------------------------------------- */
@@ -292,7 +313,7 @@ static int32_t sdp_validate(struct dla_validator *v, struct dla_op *op)
 static void sdp_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_sdp *s = &op->desc.sdp;
-	const uint32_t e = VDLA_ENGINE_SDP;
+	const struct dla_d_group d = dla_d_group(engine, VDLA_ENGINE_SDP);
 	uint32_t cfg = ((s->fly & VDLA_TASK_FLY_IN) ? VDLA_SDP_CFG_SRC_FLYING : 0) |
 		       ((s->fly & VDLA_TASK_FLY_OUT) ? VDLA_SDP_CFG_DST_FLYING : 0) |
 		       ((uint32_t)s->bias_mode << VDLA_SDP_CFG_BIAS_SHIFT) |
@@ -301,28 +322,28 @@ static void sdp_program(struct dla_engine *engine, const struct dla_op *op, uint
 		       ((uint32_t)s->act << VDLA_SDP_CFG_ACT_SHIFT) |
 		       ((uint32_t)s->round << VDLA_CFG_ROUND_SHIFT) | (s->wrap ? VDLA_CFG_WRAP : 0);
 
-	write_common(engine, e, context, cfg);
-	dla_write_surface(engine, e, VDLA_SDP_SRC, &s->src, op->addr[A_SRC]);
-	dla_write_surface(engine, e, VDLA_SDP_DST, &s->dst, op->addr[A_DST]);
+	write_common(&d, context, cfg);
+	dla_write_surface(&d, VDLA_SDP_SRC, &s->src, op->addr[A_SRC]);
+	dla_write_surface(&d, VDLA_SDP_DST, &s->dst, op->addr[A_DST]);
 	if (s->ew_op)
-		dla_write_surface(engine, e, VDLA_SDP_EW, &s->ew, op->addr[A_EW]);
-	dla_wr_d(engine, e, VDLA_SDP_BIAS_ADDR_LO, (uint32_t)op->addr[A_BIAS]);
-	dla_wr_d(engine, e, VDLA_SDP_BIAS_ADDR_HI, (uint32_t)(op->addr[A_BIAS] >> 32));
-	dla_wr_d(engine, e, VDLA_SDP_BIAS_VALUE, s->bias_value);
-	dla_wr_d(engine, e, VDLA_SDP_SCALE_ADDR_LO, (uint32_t)op->addr[A_SCALE]);
-	dla_wr_d(engine, e, VDLA_SDP_SCALE_ADDR_HI, (uint32_t)(op->addr[A_SCALE] >> 32));
-	dla_wr_d(engine, e, VDLA_SDP_SCALE_MUL, s->scale_mul);
-	dla_wr_d(engine, e, VDLA_SDP_SCALE_SHIFT, s->scale_shift);
-	dla_wr_d(engine, e, VDLA_SDP_EW_MUL, s->ew_mul);
-	dla_wr_d(engine, e, VDLA_SDP_EW_SHIFT, s->ew_shift);
-	dla_wr_d(engine, e, VDLA_SDP_EW_POST_SHIFT, s->ew_post_shift);
-	dla_wr_d(engine, e, VDLA_SDP_CLIP_MIN, s->clip_min);
-	dla_wr_d(engine, e, VDLA_SDP_CLIP_MAX, s->clip_max);
-	dla_wr_d(engine, e, VDLA_SDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
-	dla_wr_d(engine, e, VDLA_SDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
-	dla_wr_d(engine, e, VDLA_SDP_LUT_START, s->lut_start);
-	dla_wr_d(engine, e, VDLA_SDP_LUT_SHIFT, s->lut_shift);
-	dla_wr_d(engine, e, VDLA_SDP_OUT_OFFSET, s->out_offset);
+		dla_write_surface(&d, VDLA_SDP_EW, &s->ew, op->addr[A_EW]);
+	dla_wr_d(&d, VDLA_SDP_BIAS_ADDR_LO, (uint32_t)op->addr[A_BIAS]);
+	dla_wr_d(&d, VDLA_SDP_BIAS_ADDR_HI, (uint32_t)(op->addr[A_BIAS] >> 32));
+	dla_wr_d(&d, VDLA_SDP_BIAS_VALUE, s->bias_value);
+	dla_wr_d(&d, VDLA_SDP_SCALE_ADDR_LO, (uint32_t)op->addr[A_SCALE]);
+	dla_wr_d(&d, VDLA_SDP_SCALE_ADDR_HI, (uint32_t)(op->addr[A_SCALE] >> 32));
+	dla_wr_d(&d, VDLA_SDP_SCALE_MUL, s->scale_mul);
+	dla_wr_d(&d, VDLA_SDP_SCALE_SHIFT, s->scale_shift);
+	dla_wr_d(&d, VDLA_SDP_EW_MUL, s->ew_mul);
+	dla_wr_d(&d, VDLA_SDP_EW_SHIFT, s->ew_shift);
+	dla_wr_d(&d, VDLA_SDP_EW_POST_SHIFT, s->ew_post_shift);
+	dla_wr_d(&d, VDLA_SDP_CLIP_MIN, s->clip_min);
+	dla_wr_d(&d, VDLA_SDP_CLIP_MAX, s->clip_max);
+	dla_wr_d(&d, VDLA_SDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
+	dla_wr_d(&d, VDLA_SDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
+	dla_wr_d(&d, VDLA_SDP_LUT_START, s->lut_start);
+	dla_wr_d(&d, VDLA_SDP_LUT_SHIFT, s->lut_shift);
+	dla_wr_d(&d, VDLA_SDP_OUT_OFFSET, s->out_offset);
 }
 
 /* ---- PDP ---------------------------------------------------------------- */
@@ -364,20 +385,20 @@ static int32_t pdp_validate(struct dla_validator *v, struct dla_op *op)
 static void pdp_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_pdp *p = &op->desc.pdp;
-	const uint32_t e = VDLA_ENGINE_PDP;
+	const struct dla_d_group d = dla_d_group(engine, VDLA_ENGINE_PDP);
 	uint32_t cfg = ((p->fly & VDLA_TASK_FLY_IN) ? VDLA_PDP_CFG_SRC_FLYING : 0) |
 		       ((uint32_t)p->method << VDLA_PDP_CFG_METHOD_SHIFT) |
 		       (p->ceil_mode ? VDLA_PDP_CFG_CEIL : 0) |
 		       (p->include_pad ? VDLA_PDP_CFG_AVG_INCLUDE_PAD : 0) |
 		       ((uint32_t)p->round << VDLA_CFG_ROUND_SHIFT);
 
-	write_common(engine, e, context, cfg);
-	dla_write_surface(engine, e, VDLA_PDP_SRC, &p->src, op->addr[A_SRC]);
-	dla_write_surface(engine, e, VDLA_PDP_DST, &p->dst, op->addr[A_DST]);
-	dla_wr_d(engine, e, VDLA_PDP_KERNEL, p->kernel_w | ((uint32_t)p->kernel_h << 16));
-	dla_wr_d(engine, e, VDLA_PDP_STRIDE, p->stride_x | ((uint32_t)p->stride_y << 16));
-	dla_wr_d(engine, e, VDLA_PDP_PAD_LR, p->pad_left | ((uint32_t)p->pad_right << 16));
-	dla_wr_d(engine, e, VDLA_PDP_PAD_TB, p->pad_top | ((uint32_t)p->pad_bottom << 16));
+	write_common(&d, context, cfg);
+	dla_write_surface(&d, VDLA_PDP_SRC, &p->src, op->addr[A_SRC]);
+	dla_write_surface(&d, VDLA_PDP_DST, &p->dst, op->addr[A_DST]);
+	dla_wr_d(&d, VDLA_PDP_KERNEL, p->kernel_w | ((uint32_t)p->kernel_h << 16));
+	dla_wr_d(&d, VDLA_PDP_STRIDE, p->stride_x | ((uint32_t)p->stride_y << 16));
+	dla_wr_d(&d, VDLA_PDP_PAD_LR, p->pad_left | ((uint32_t)p->pad_right << 16));
+	dla_wr_d(&d, VDLA_PDP_PAD_TB, p->pad_top | ((uint32_t)p->pad_bottom << 16));
 }
 
 /* ---- CDP ---------------------------------------------------------------- */
@@ -413,20 +434,20 @@ static int32_t cdp_validate(struct dla_validator *v, struct dla_op *op)
 static void cdp_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_cdp *c = &op->desc.cdp;
-	const uint32_t e = VDLA_ENGINE_CDP;
+	const struct dla_d_group d = dla_d_group(engine, VDLA_ENGINE_CDP);
 
-	write_common(engine, e, context,
+	write_common(&d, context,
 		     ((uint32_t)c->round << VDLA_CFG_ROUND_SHIFT) | (c->wrap ? VDLA_CFG_WRAP : 0));
-	dla_write_surface(engine, e, VDLA_CDP_SRC, &c->src, op->addr[A_SRC]);
-	dla_write_surface(engine, e, VDLA_CDP_DST, &c->dst, op->addr[A_DST]);
-	dla_wr_d(engine, e, VDLA_CDP_SIZE, c->size);
-	dla_wr_d(engine, e, VDLA_CDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
-	dla_wr_d(engine, e, VDLA_CDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
-	dla_wr_d(engine, e, VDLA_CDP_LUT_SHIFT, c->lut_shift);
-	dla_wr_d(engine, e, VDLA_CDP_OUT_SHIFT, c->out_shift);
-	dla_wr_d(engine, e, VDLA_CDP_K, c->k);
-	dla_wr_d(engine, e, VDLA_CDP_ALPHA, c->alpha);
-	dla_wr_d(engine, e, VDLA_CDP_BETA, c->beta);
+	dla_write_surface(&d, VDLA_CDP_SRC, &c->src, op->addr[A_SRC]);
+	dla_write_surface(&d, VDLA_CDP_DST, &c->dst, op->addr[A_DST]);
+	dla_wr_d(&d, VDLA_CDP_SIZE, c->size);
+	dla_wr_d(&d, VDLA_CDP_LUT_ADDR_LO, (uint32_t)op->addr[A_LUT]);
+	dla_wr_d(&d, VDLA_CDP_LUT_ADDR_HI, (uint32_t)(op->addr[A_LUT] >> 32));
+	dla_wr_d(&d, VDLA_CDP_LUT_SHIFT, c->lut_shift);
+	dla_wr_d(&d, VDLA_CDP_OUT_SHIFT, c->out_shift);
+	dla_wr_d(&d, VDLA_CDP_K, c->k);
+	dla_wr_d(&d, VDLA_CDP_ALPHA, c->alpha);
+	dla_wr_d(&d, VDLA_CDP_BETA, c->beta);
 }
 
 /* ---- RUBIK -------------------------------------------------------------- */
@@ -485,13 +506,13 @@ static int32_t rubik_validate(struct dla_validator *v, struct dla_op *op)
 static void rubik_program(struct dla_engine *engine, const struct dla_op *op, uint32_t context)
 {
 	const struct vdla_task_rubik *r = &op->desc.rubik;
-	const uint32_t e = VDLA_ENGINE_RUBIK;
+	const struct dla_d_group d = dla_d_group(engine, VDLA_ENGINE_RUBIK);
 
-	write_common(engine, e, context, r->mode);
-	dla_write_surface(engine, e, VDLA_RUBIK_SRC, &r->src, op->addr[A_SRC]);
-	dla_write_surface(engine, e, VDLA_RUBIK_DST, &r->dst, op->addr[A_DST]);
-	dla_wr_d(engine, e, VDLA_RUBIK_PERM, r->perm);
-	dla_wr_d(engine, e, VDLA_RUBIK_BLOCK, r->block_x | ((uint32_t)r->block_y << 16));
+	write_common(&d, context, r->mode);
+	dla_write_surface(&d, VDLA_RUBIK_SRC, &r->src, op->addr[A_SRC]);
+	dla_write_surface(&d, VDLA_RUBIK_DST, &r->dst, op->addr[A_DST]);
+	dla_wr_d(&d, VDLA_RUBIK_PERM, r->perm);
+	dla_wr_d(&d, VDLA_RUBIK_BLOCK, r->block_x | ((uint32_t)r->block_y << 16));
 }
 
 const struct dla_engine_ops dla_engine_ops[VDLA_NUM_ENGINES] = {

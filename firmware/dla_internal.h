@@ -29,6 +29,7 @@ struct dla_op {
 	uint8_t group;
 	uint8_t fired;				/* events already fired, 1 << event */
 	uint8_t chain_tail;			/* 1 if no fused member follows */
+	uint8_t releases;			/* events that release a link, 1 << event */
 };
 
 /* The task state area: this header, then the ops. */
@@ -40,12 +41,30 @@ struct dla_task {
 	uint16_t next_to_program[VDLA_NUM_ENGINES];
 	/* Each engine's first op not enabled yet: its ops are enabled in order. */
 	uint16_t next_to_enable[VDLA_NUM_ENGINES];
+	/* Each engine's first op not completed yet: its ops complete in order. */
+	uint16_t next_to_complete[VDLA_NUM_ENGINES];
 	uint16_t group_op[VDLA_NUM_ENGINES][VDLA_NUM_GROUPS];
 	uint8_t next_group[VDLA_NUM_ENGINES];
 	uint8_t stop_requested;
 	uint8_t checked;			/* accepted by dla_check_task, not started */
 	struct dla_op ops[];
 };
+
+/*
+ * The event of @op that releases its link @c. An engine runs its groups in
+ * order and starts one only after the one before it has ended, so a later op
+ * of the same engine waiting for @op to complete cannot start before that
+ * even if enabled at once: its link is released when @op is enabled. Whole
+ * layer chains on one engine then run without an interrupt between layers.
+ */
+static inline uint32_t dla_releasing_event(const struct dla_task *task, const struct dla_op *op,
+					   const struct vdla_task_consumer *c)
+{
+	if (c->event == VDLA_EVENT_OP_COMPLETED &&
+	    task->ops[c->index].desc.engine == op->desc.engine)
+		return VDLA_EVENT_OP_ENABLED;
+	return c->event;
+}
 
 #define DLA_D_WORDS	(VDLA_D_WINDOW_SIZE / 4)
 #define DLA_NO_PRODUCER	0xff
@@ -121,6 +140,14 @@ int32_t dla_check_range(struct dla_validator *v, const struct vdla_task_address 
 			uint64_t bytes, uint32_t field, uint64_t *addr);
 uint32_t dla_dtype_size(uint32_t dtype);
 int dla_same_shape(const struct vdla_task_surface *a, const struct vdla_task_surface *b);
+
+/*
+ * For the few helpers whose callers pass constants the compiler must see
+ * (register offsets): plain inline is a hint the compiler may ignore. And
+ * for their rare paths, kept out of the many places they are inlined into.
+ */
+#define DLA_ALWAYS_INLINE __attribute__((__always_inline__))
+#define DLA_NOINLINE __attribute__((__noinline__))
 
 /* Register access of the engine's device. */
 static inline uint32_t dla_rd(struct dla_engine *engine, uint32_t reg)

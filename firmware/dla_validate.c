@@ -273,6 +273,17 @@ static int32_t check_links(struct dla_validator *v, struct dla_task *task, uint3
 	return DLA_SUCCESS;
 }
 
+/* Which of @op's events release a link (checked: every consumer's engine is). */
+static void note_releasing_events(struct dla_task *task, struct dla_op *op)
+{
+	for (int i = 0; i < VDLA_TASK_MAX_CONSUMERS; i++) {
+		const struct vdla_task_consumer *c = &op->desc.consumers[i];
+
+		if (c->index != VDLA_NO_OP)
+			op->releases |= 1u << dla_releasing_event(task, op, c);
+	}
+}
+
 int32_t dla_validate_task(struct dla_engine *engine, const struct dla_task_config *config,
 			  struct dla_task *task)
 {
@@ -312,6 +323,7 @@ int32_t dla_validate_task(struct dla_engine *engine, const struct dla_task_confi
 		v.op = i;
 		if (op->pending != op->desc.dependency_count)
 			return dla_reject(&v, DLA_FIELD_DEPENDENCY_COUNT, DLA_REASON_COUNT_MISMATCH);
+		note_releasing_events(task, op);
 		ret = check_fusion(&v, task, i);
 		if (!ret)
 			ret = dla_engine_ops[op->desc.engine].validate(&v, op);
@@ -325,13 +337,15 @@ int32_t dla_validate_task(struct dla_engine *engine, const struct dla_task_confi
 	for (int e = 0; e < VDLA_NUM_ENGINES; e++) {
 		task->next_to_program[e] = VDLA_NO_OP;
 		task->next_to_enable[e] = VDLA_NO_OP;
+		task->next_to_complete[e] = VDLA_NO_OP;
 		last[e] = VDLA_NO_OP;
 	}
 	for (uint32_t i = 0; i < task->num_ops; i++) {
 		uint32_t e = task->ops[i].desc.engine;
 
 		if (last[e] == VDLA_NO_OP)
-			task->next_to_program[e] = task->next_to_enable[e] = (uint16_t)i;
+			task->next_to_program[e] = task->next_to_enable[e] =
+				task->next_to_complete[e] = (uint16_t)i;
 		else
 			task->ops[last[e]].next_on_engine = (uint16_t)i;
 		last[e] = (uint16_t)i;
