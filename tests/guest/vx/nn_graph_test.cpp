@@ -994,4 +994,66 @@ TEST_F(NnGraph, SoftmaxAfterFullyConnectedRunsOnTheDla)
 	EXPECT_EQ(before, sramFreeOnceJobsRetire(before)) << "the graph gives its SRAM back";
 }
 
+/*
+ * A convolution replicated over an object array of three inputs (the
+ * weights shared): its replicas are DLA nodes like any, all three in one
+ * task, and the DLA's outputs equal the CPU's item by item.
+ */
+TEST_F(NnGraph, AReplicatedLayerRunsEveryItemOnTheDla)
+{
+	makeNetwork();
+	const vx_size items = 3;
+	vx_object_array in = vxCreateObjectArray(context_, reinterpret_cast<vx_reference>(in_), items);
+	ASSERT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(in)));
+	for (vx_uint32 k = 0; k < items; k++) {
+		vx_tensor values = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -512, 512);
+		auto item = reinterpret_cast<vx_tensor>(vxGetObjectArrayItem(in, k));
+		const std::vector<double> raw = readValues(values);
+		std::vector<int16_t> elements(raw.begin(), raw.end());
+		const vx_size start[3] = {}, end[3] = { 12, 10, 3 };
+		const vx_size strides[3] = { 2, 24, 240 };
+		ASSERT_EQ(VX_SUCCESS, vxCopyTensorPatch(item, 3, start, end, strides, elements.data(),
+					      VX_WRITE_ONLY, VX_MEMORY_TYPE_HOST));
+		vxReleaseTensor(&item);
+	}
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
+	vx_tensor exemplar = output({ { 12, 10, 8 }, VX_TYPE_INT16, 8 });
+	vx_object_array outs[2];
+	for (int pass = 0; pass < 2; pass++) {
+		const char *target = pass == 0 ? "dla" : "cpu";
+		SCOPED_TRACE(target);
+		outs[pass] = vxCreateObjectArray(context_, reinterpret_cast<vx_reference>(exemplar),
+			items);
+		vx_graph g = vxCreateGraph(context_);
+		auto first = reinterpret_cast<vx_tensor>(vxGetObjectArrayItem(in, 0));
+		auto result = reinterpret_cast<vx_tensor>(vxGetObjectArrayItem(outs[pass], 0));
+		vx_node conv = vxConvolutionLayer(
+			g, first, wgt_, bias_, &params, sizeof(params), result);
+		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, target));
+		vx_bool replicate[] = { vx_true_e, vx_false_e, vx_false_e, vx_false_e, vx_true_e };
+		ASSERT_EQ(VX_SUCCESS, vxReplicateNode(g, conv, replicate, 5));
+		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+		const long before = jobsCompleted();
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
+		if (pass == 0) {
+			ASSERT_GE(before, 0) << "debugfs state unreadable";
+			EXPECT_EQ(jobsCompleted() - before, 1) << "the replicas were not one DLA task";
+		}
+		vxReleaseTensor(&first);
+		vxReleaseTensor(&result);
+		vxReleaseNode(&conv);
+		vxReleaseGraph(&g);
+	}
+	for (vx_uint32 k = 0; k < items; k++) {
+		auto dla = reinterpret_cast<vx_tensor>(vxGetObjectArrayItem(outs[0], k));
+		auto cpu = reinterpret_cast<vx_tensor>(vxGetObjectArrayItem(outs[1], k));
+		EXPECT_TRUE(sameValues(dla, cpu)) << "item " << k;
+		vxReleaseTensor(&dla);
+		vxReleaseTensor(&cpu);
+	}
+	for (vx_object_array &array : outs)
+		vxReleaseObjectArray(&array);
+	vxReleaseObjectArray(&in);
+}
+
 } /* namespace */

@@ -83,6 +83,16 @@ VX_API_ENTRY vx_status VX_API_CALL vxGetUserStructNameByEnum(
 VX_API_ENTRY vx_status VX_API_CALL vxGetUserStructEnumByName(
 	vx_context context, const vx_char *type_name, vx_enum *user_struct_type);
 
+/* Object arrays */
+VX_API_ENTRY vx_object_array VX_API_CALL vxCreateObjectArray(
+	vx_context context, vx_reference exemplar, vx_size count);
+VX_API_ENTRY vx_object_array VX_API_CALL vxCreateVirtualObjectArray(
+	vx_graph graph, vx_reference exemplar, vx_size count);
+VX_API_ENTRY vx_reference VX_API_CALL vxGetObjectArrayItem(vx_object_array arr, vx_uint32 index);
+VX_API_ENTRY vx_status VX_API_CALL vxReleaseObjectArray(vx_object_array *arr);
+VX_API_ENTRY vx_status VX_API_CALL vxQueryObjectArray(
+	vx_object_array arr, vx_enum attribute, void *ptr, vx_size size);
+
 /* Tensors */
 VX_API_ENTRY vx_tensor VX_API_CALL vxCreateTensor(vx_context context, vx_size number_of_dims,
 	const vx_size *dims, vx_enum data_type, vx_int8 fixed_point_position);
@@ -194,6 +204,8 @@ VX_API_ENTRY vx_status VX_API_CALL vxAssignNodeCallback(vx_node node, vx_nodecom
 VX_API_ENTRY vx_nodecomplete_f VX_API_CALL vxRetrieveNodeCallback(vx_node node);
 VX_API_ENTRY vx_status VX_API_CALL vxSetNodeTarget(
 	vx_node node, vx_enum target_enum, const char *target_string);
+VX_API_ENTRY vx_status VX_API_CALL vxReplicateNode(
+	vx_graph graph, vx_node first_node, vx_bool replicate[], vx_uint32 number_of_parameters);
 
 /* Graphs */
 VX_API_ENTRY vx_graph VX_API_CALL vxCreateGraph(vx_context context);

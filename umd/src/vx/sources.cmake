@@ -10,6 +10,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/framework/immediate.cpp
 	src/vx/framework/kernel.cpp
 	src/vx/framework/reference.cpp
+	src/vx/framework/replicate.cpp
 	src/vx/framework/schedule.cpp
 	src/vx/framework/user_struct.cpp
 	src/vx/nn/nn_kernels.cpp
@@ -21,6 +22,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/objects/image_bits.cpp
 	src/vx/objects/image_view.cpp
 	src/vx/objects/lut.cpp
+	src/vx/objects/object_array.cpp
 	src/vx/objects/tensor_layout.cpp
 	src/vx/objects/tensor_view.cpp
 	src/vx/targets/cpu/cpu_target.cpp

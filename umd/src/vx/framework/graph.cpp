@@ -54,6 +54,7 @@ _vx_node::~_vx_node()
 
 void _vx_node::teardown()
 {
+	forgetReplication(this);
 	release(kernel, Count::Internal);
 	for (vx_reference ref : parameters)
 		release(ref, Count::Internal);
@@ -130,7 +131,10 @@ try {
 		return VX_ERROR_INVALID_REFERENCE;
 	switch (attribute) {
 	case VX_GRAPH_NUMNODES:
-		return writeAttribute<vx_uint32>(ptr, size, graph->nodes.size());
+		/* The application's nodes: replicas are the implementation's. */
+		return writeAttribute<vx_uint32>(ptr, size,
+			std::count_if(graph->nodes.begin(), graph->nodes.end(),
+				[](vx_node node) { return !node->replicaOf; }));
 	case VX_GRAPH_PERFORMANCE:
 		return writeAttribute(ptr, size, graph->perf);
 	case VX_GRAPH_NUMPARAMETERS:
@@ -211,8 +215,9 @@ try {
 
 	vx_reference old = node->parameters[index];
 	/* Rebinding to an object with other meta data, to or from NULL,
-	 * needs the node verified again. */
-	if (!old || !value || !sameMetaData(old, value)) {
+	 * needs the node verified again; so does any rebinding of a
+	 * replicated node, whose replicas are made at verification. */
+	if (!old || !value || !sameMetaData(old, value) || !node->replicateFlags.empty()) {
 		markUnverified(node->graph);
 	} else if (old != value) {
 		/* Verified still, but the order, the writers and the DLA tasks
@@ -230,6 +235,7 @@ try {
 	retain(value, Count::Internal);
 	node->parameters[index] = value;
 	release(old, Count::Internal);
+	noteReplicatedArray(node, index);
 	return VX_SUCCESS;
 }
 VX_API_CATCH_STATUS
@@ -253,6 +259,19 @@ try {
 	case VX_NODE_PARAMETERS:
 		return writeAttribute<vx_uint32>(ptr, size, node->parameters.size());
 	case VX_NODE_IS_REPLICATED:
+		return writeAttribute<vx_bool>(
+			ptr, size, node->replicateFlags.empty() ? vx_false_e : vx_true_e);
+	case VX_NODE_REPLICATE_FLAGS: {
+		/* One flag per parameter; all false for a node not replicated. */
+		const size_t count = node->parameters.size();
+		if (!ptr || size != count * sizeof(vx_bool))
+			return VX_ERROR_INVALID_PARAMETERS;
+		auto flags = static_cast<vx_bool *>(ptr);
+		for (size_t i = 0; i < count; i++)
+			flags[i] = node->replicateFlags.empty() ? vx_false_e
+								: node->replicateFlags[i];
+		return VX_SUCCESS;
+	}
 	case VX_NODE_VALID_RECT_RESET:
 		return writeAttribute<vx_bool>(ptr, size, vx_false_e);
 	case VX_NODE_VDLA_TARGET:
@@ -330,6 +349,7 @@ try {
 	if (graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
 
+	removeReplicas(n);
 	auto &nodes = graph->nodes;
 	nodes.erase(std::remove(nodes.begin(), nodes.end(), n), nodes.end());
 	auto &parameters = graph->parameters;

@@ -288,6 +288,7 @@ struct VerificationPhase {
  * named in the log (docs/architecture.md, "Graph engine").
  */
 constexpr VerificationPhase kPhases[] = {
+	{ "replicate", expandReplicas },
 	{ "parameters", checkParameters },
 	{ "order", orderGraph },
 	{ "derive", forgetDerivedMeta },

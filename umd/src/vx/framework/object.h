@@ -66,6 +66,10 @@ struct _vx_reference {
 	vx_uint32 internalCount = 0;
 	std::string name;
 	vx_status errorStatus = VX_SUCCESS;
+	/* An item of an object array: the array (which holds it, so no
+	 * count is held back: null once the array is gone) and its index. */
+	vx_object_array parentArray = nullptr;
+	vx_size indexInArray = 0;
 };
 
 struct KernelParameter {
@@ -304,6 +308,24 @@ struct _vx_image : _vx_reference {
 	vx_uint32 openMaps = 0;
 };
 
+/*
+ * An object array (vxCreateObjectArray): items made like the exemplar,
+ * each held with an internal count; a virtual array's items are virtual
+ * objects of its graph.
+ */
+struct _vx_object_array : _vx_reference {
+	explicit _vx_object_array(vx_context context)
+		: _vx_reference(VX_TYPE_OBJECT_ARRAY, context)
+	{
+	}
+	void teardown() override;
+
+	vx_enum itemType = VX_TYPE_INVALID;
+	std::vector<vx_reference> items;
+	bool isVirtual = false;
+	vx_graph scope = nullptr;
+};
+
 struct _vx_meta_format : _vx_reference {
 	_vx_meta_format(vx_context context, vx_enum objectType)
 		: _vx_reference(VX_TYPE_META_FORMAT, context), objectType(objectType)
@@ -351,6 +373,18 @@ struct _vx_node : _vx_reference {
 	bool localDataOwned = false;
 	bool initialized = false;
 	NodeCallbackPhase phase = NodeCallbackPhase::None;
+
+	/*
+	 * vxReplicateNode: per parameter, whether it iterates over the object
+	 * array its item 0 is bound from (empty: not replicated), and those
+	 * arrays, held so that their other items outlive the application's
+	 * handles. Verification makes the replicas (framework/replicate.cpp).
+	 */
+	std::vector<vx_bool> replicateFlags;
+	std::vector<vx_object_array> replicatedArrays;
+	/* On a replica: the node it replicates; replicas are the
+	 * implementation's own, reachable by no handle of the application. */
+	vx_node replicaOf = nullptr;
 };
 
 struct _vx_parameter : _vx_reference {
@@ -603,6 +637,16 @@ private:
 /* One more execution of @duration ns between @begin and @end in @perf. */
 void addPerfSample(vx_perf_t &perf, vx_uint64 begin, vx_uint64 end, vx_uint64 duration);
 void detachNode(vx_node node);
+/* Replication (replicate.cpp). */
+/* Phase "replicate" of verification: the replicas made anew. */
+vx_status expandReplicas(vx_graph graph);
+/* Takes @node's replicas out of its graph. */
+void removeReplicas(vx_node node);
+/* After parameter @index of a replicated @node was rebound: holds the
+ * array of the new item, if it is one. */
+void noteReplicatedArray(vx_node node, vx_uint32 index);
+/* Releases the arrays a replicated node holds. */
+void forgetReplication(vx_node node);
 /* The tensors among @node's parameters of @direction (VX_INPUT, VX_OUTPUT). */
 std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction);
 
