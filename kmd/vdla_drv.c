@@ -23,6 +23,7 @@
 #include "vdla_debugfs.h"
 #include "vdla_device.h"
 #include "vdla_drv.h"
+#include "vdla_fence_ioctl.h"
 #include "vdla_file.h"
 #include "vdla_bo_ioctl.h"
 #include "vdla_gem.h"
@@ -47,6 +48,7 @@ static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(CTX_DESTROY, ctx_destroy),
 	VDLA_IOCTL(CTX_QUERY, ctx_query),
 	VDLA_IOCTL(SUBMIT, submit),
+	VDLA_IOCTL(FENCE_WAIT, fence_wait),
 };
 
 /* DRM_ACCEL_FOPS, with the core's ioctls filtered (vdla_core_ioctls.c). */
@@ -79,6 +81,7 @@ static const struct file_operations vdla_accel_fops = {
  * 1.7 - A job runs the task SUBMIT checked (a later rewrite of the
  *       descriptor changes nothing); SUBMIT flag DRM_VDLA_SUBMIT_OP_TIME_ONLY;
  *       hardware 3.1.
+ * 1.8 - FENCE_WAIT: a syncobj point's wait, error and time in one call.
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |

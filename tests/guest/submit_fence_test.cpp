@@ -415,5 +415,126 @@ TEST_F(Fences, NoOutSyncIsAllowed)
 	EXPECT_TRUE(job.check());
 }
 
+/* FENCE_WAIT of @sync at @point: 0 or the errno, and the ioctl's answer. */
+int fenceWait(const Syncobj &sync, uint64_t point, int64_t timeoutNs,
+	drm_vdla_fence_wait *result = nullptr)
+{
+	drm_vdla_fence_wait args = {};
+	args.handle = sync.handle();
+	args.point = point;
+	args.timeout_ns = timeoutNs;
+	int ret = drmIoctl(sync.fd(), DRM_IOCTL_VDLA_FENCE_WAIT, &args) ? errno : 0;
+	if (result)
+		*result = args;
+	return ret;
+}
+
+constexpr int64_t kWaitNs = int64_t(kJobTimeoutMs) * 1000000;
+
+/*
+ * FENCE_WAIT answers what a wait and the sync file of the fence answer
+ * together: success and failure, binary and timeline, with the time the
+ * job's own fence signalled.
+ */
+TEST_F(Fences, FenceWaitReportsWhatTheSyncFileReports)
+{
+	Ctx ctx(fd());
+	Rng rng(74);
+	SmallJob first(fd()), second(fd());
+	first.prepare(rng, WorkKind::ConvSdp);
+	second.prepare(rng, WorkKind::CopySdp);
+	Syncobj binary(fd()), timeline(fd());
+	ASSERT_EQ(submit(fd(), first.submission(ctx.id(), binary.sync())), 0);
+	ASSERT_EQ(submit(fd(), second.submission(ctx.id(), timeline.sync(1))), 0);
+
+	drm_vdla_fence_wait answer = {};
+	ASSERT_EQ(fenceWait(binary, 0, kWaitNs, &answer), 0);
+	EXPECT_EQ(answer.error, 0);
+	FenceInfo info = binary.fence();
+	ASSERT_TRUE(info.ok);
+	EXPECT_EQ(answer.timestamp_ns, info.timestampNs);
+	ASSERT_EQ(fenceWait(timeline, 1, kWaitNs, &answer), 0);
+	EXPECT_EQ(answer.error, 0);
+	EXPECT_EQ(answer.timestamp_ns, timeline.pointFence(1).timestampNs);
+	EXPECT_LE(answer.timestamp_ns, uint64_t(monotonicNs()));
+	EXPECT_TRUE(first.check());
+	EXPECT_TRUE(second.check());
+
+	/* A failing job: its error, also at a timeline point. */
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("sdp", "op_error", 1), 0);
+	Ctx other(fd());
+	SmallJob failing(fd());
+	failing.prepare(rng, WorkKind::CopySdp);
+	ASSERT_EQ(submit(fd(), failing.submission(other.id(), timeline.sync(2))), 0);
+	ASSERT_EQ(fenceWait(timeline, 2, kWaitNs, &answer), 0);
+	EXPECT_EQ(answer.error, -EIO);
+	info = timeline.pointFence(2);
+	EXPECT_EQ(info.status, -EIO);
+	EXPECT_EQ(answer.timestamp_ns, info.timestampNs);
+}
+
+TEST_F(Fences, FenceWaitTimesOutAndRefusesBadArguments)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 400000), 0);
+	Ctx ctx(fd());
+	SmallJob job(fd());
+	Rng rng(75);
+	job.prepare(rng, WorkKind::Copy);
+	Syncobj timeline(fd()), never(fd());
+	ASSERT_EQ(submit(fd(), job.submission(ctx.id(), timeline.sync(1))), 0);
+
+	EXPECT_EQ(fenceWait(timeline, 1, 0), ETIMEDOUT) << "a poll of a running job";
+	int64_t start = monotonicNs();
+	EXPECT_EQ(fenceWait(timeline, 1, 20000000), ETIMEDOUT);
+	EXPECT_GE(monotonicNs() - start, 20000000ll / 2) << "it waited (see WaitsTimeOut)";
+
+	EXPECT_EQ(fenceWait(timeline, 2, kWaitNs), ENOENT) << "a point not submitted";
+	EXPECT_EQ(fenceWait(never, 0, kWaitNs), ENOENT) << "a syncobj without a fence";
+	drm_vdla_fence_wait args = {};
+	args.handle = 0xdead;
+	EXPECT_EQ(drmIoctl(fd(), DRM_IOCTL_VDLA_FENCE_WAIT, &args) ? errno : 0, ENOENT);
+	args.handle = timeline.handle();
+	args.point = 1;
+	args.flags = 1;
+	EXPECT_EQ(drmIoctl(fd(), DRM_IOCTL_VDLA_FENCE_WAIT, &args) ? errno : 0, EINVAL);
+	args.flags = 0;
+	args.pad = 1;
+	EXPECT_EQ(drmIoctl(fd(), DRM_IOCTL_VDLA_FENCE_WAIT, &args) ? errno : 0, EINVAL);
+	args.pad = 0;
+	args.timeout_ns = -1;
+	EXPECT_EQ(drmIoctl(fd(), DRM_IOCTL_VDLA_FENCE_WAIT, &args) ? errno : 0, EINVAL);
+
+	ASSERT_EQ(fenceWait(timeline, 1, kWaitNs), 0);
+	EXPECT_TRUE(job.check());
+}
+
+/*
+ * A timeline merges a signalled point into the next once a lookup walks
+ * past it: the point's outcome is gone then, and FENCE_WAIT says so rather
+ * than report the stub the DRM core puts in its place as a success.
+ */
+TEST_F(Fences, FenceWaitOfAPointMergedAwayIsEnoent)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("sdp", "op_error", 1), 0);
+	Ctx failingCtx(fd()), ctx(fd());
+	Rng rng(76);
+	SmallJob failing(fd()), next(fd());
+	failing.prepare(rng, WorkKind::CopySdp);
+	next.prepare(rng, WorkKind::Copy);
+	Syncobj timeline(fd());
+	ASSERT_EQ(submit(fd(), failing.submission(failingCtx.id(), timeline.sync(1))), 0);
+	ASSERT_EQ(submit(fd(), next.submission(ctx.id(), timeline.sync(2))), 0);
+	drm_vdla_fence_wait answer = {};
+	ASSERT_EQ(fenceWait(timeline, 2, kWaitNs, &answer), 0);
+	EXPECT_EQ(answer.error, 0);
+	/* Looking point 1 up walks past it from point 2. */
+	EXPECT_EQ(fenceWait(timeline, 1, kWaitNs, &answer), ENOENT);
+	EXPECT_EQ(fenceWait(timeline, 2, 0, &answer), 0) << "the point itself is still known";
+	EXPECT_TRUE(next.check());
+}
+
 } /* namespace */
 } /* namespace guest */

@@ -32,6 +32,7 @@ extern "C" {
 #define DRM_VDLA_CTX_DESTROY		0x08
 #define DRM_VDLA_CTX_QUERY		0x09
 #define DRM_VDLA_SUBMIT			0x0a
+#define DRM_VDLA_FENCE_WAIT		0x0b
 
 #define DRM_IOCTL_VDLA_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_QUERY, struct drm_vdla_query)
@@ -55,6 +56,8 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_CTX_QUERY, struct drm_vdla_ctx_query)
 #define DRM_IOCTL_VDLA_SUBMIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_SUBMIT, struct drm_vdla_submit)
+#define DRM_IOCTL_VDLA_FENCE_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_FENCE_WAIT, struct drm_vdla_fence_wait)
 
 /**
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
@@ -643,6 +646,41 @@ struct drm_vdla_submit {
 	__u32 error_reason;
 	/** @error_operand: out, the tensor or table the field belongs to. */
 	__u32 error_operand;
+};
+
+/* ---- Fences ----------------------------------------------------------- */
+
+/* No flags are defined yet: DRM_VDLA_FENCE_WAIT takes 0. */
+#define DRM_VDLA_FENCE_WAIT_FLAGS	0u
+
+/**
+ * struct drm_vdla_fence_wait - argument of DRM_IOCTL_VDLA_FENCE_WAIT
+ *
+ * Waits for the fence of a syncobj, at @point of a timeline (0: a binary
+ * syncobj, or a timeline's last point), and reports how the point's own
+ * fence ended: the same answer as waiting, exporting the fence as a sync
+ * file and reading its status, in one call (driver 1.8).
+ *
+ * Errors: EINVAL (flags, pad, negative timeout), ENOENT (no such syncobj, or
+ * no fence of that point: not submitted yet, or merged into a later point's
+ * once signalled, which a timeline does with points nobody holds),
+ * ETIMEDOUT (not signalled after @timeout_ns; 0 polls), EINTR.
+ */
+struct drm_vdla_fence_wait {
+	/** @handle: in, a syncobj of the caller. */
+	__u32 handle;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @point: in, the timeline point; 0 for a binary syncobj. */
+	__u64 point;
+	/** @timeout_ns: in, relative timeout, 0 to poll. */
+	__s64 timeout_ns;
+	/** @error: out, 0, or the negative errno the fence signalled with. */
+	__s32 error;
+	/** @pad: must be 0. */
+	__u32 pad;
+	/** @timestamp_ns: out, when the fence signalled (CLOCK_MONOTONIC). */
+	__u64 timestamp_ns;
 };
 
 #if defined(__cplusplus)

@@ -11,6 +11,8 @@
 #include <linux/sync_file.h>
 #include <xf86drm.h>
 
+#include <drm/vdla_accel.h>
+
 #include <vdla/device.h>
 
 #include "unique_fd.h"
@@ -300,6 +302,40 @@ Result<FenceStatus> Fence::status(uint64_t point) const
 		return syncFile.error();
 	UniqueFd fd(*syncFile);
 	return syncFileStatus(fd.get());
+}
+
+Result<FenceStatus> Fence::waitStatus(uint64_t point, std::chrono::nanoseconds timeout) const
+{
+	if (d_->type == Type::Timeline && !point)
+		return Error(EINVAL, "a timeline fence is waited for at a point");
+	if (d_->type == Type::Binary && point)
+		return Error(EINVAL, "a binary fence has no points");
+
+	if (!d_->device->info().driverVersion.atLeast(1, 8)) {
+		auto waited = point ? waitPoint(point, timeout) : wait(timeout);
+		if (!waited)
+			return waited.error();
+		return status(point);
+	}
+
+	drm_vdla_fence_wait args = {};
+	args.handle = d_->handle;
+	args.point = point;
+	args.timeout_ns = std::max<int64_t>(timeout.count(), 0);
+	if (drmIoctl(d_->fd(), DRM_IOCTL_VDLA_FENCE_WAIT, &args)) {
+		const int err = errno;
+		const std::string what = point ? "timeline point " + std::to_string(point) : "the fence";
+		if (err == ETIMEDOUT)
+			return Error(ETIMEDOUT, what + " did not signal in time");
+		if (err == ENOENT)
+			return Error(ENOENT, what + " has no fence (not submitted, or merged away)");
+		return Error(err, "cannot wait for " + what);
+	}
+	FenceStatus status;
+	status.signalled = true;
+	status.error = -args.error;
+	status.timestamp = std::chrono::nanoseconds(int64_t(args.timestamp_ns));
+	return status;
 }
 
 } /* namespace vdla */

@@ -125,6 +125,33 @@ TEST_F(FenceTest, SyncobjFdSharesTheSyncobjAcrossFiles)
 	EXPECT_TRUE(succeeded((*imported)->wait(0ns)));
 }
 
+TEST_F(FenceTest, WaitStatusAnswersAsWaitAndStatusTogether)
+{
+	auto binary = fence(), timeline = fence(Type::Timeline);
+	ASSERT_TRUE(binary && timeline);
+	auto none = binary->waitStatus(0, 0ns);
+	ASSERT_FALSE(none);
+	EXPECT_EQ(none.error().code(), ENOENT) << "no fence yet: it does not wait for one";
+
+	ASSERT_TRUE(succeeded(binary->signal()));
+	ASSERT_TRUE(succeeded(timeline->signal(3)));
+	for (auto [f, point] : { std::pair{ binary.get(), uint64_t(0) },
+		     std::pair{ timeline.get(), uint64_t(3) } }) {
+		auto both = f->waitStatus(point, 0ns);
+		auto status = f->status(point);
+		ASSERT_TRUE(succeeded(both));
+		ASSERT_TRUE(succeeded(status));
+		EXPECT_TRUE(both->signalled);
+		EXPECT_EQ(both->error, 0);
+		EXPECT_EQ(both->timestamp, status->timestamp) << "point " << point;
+	}
+	auto unsubmitted = timeline->waitStatus(5, 20ms);
+	ASSERT_FALSE(unsubmitted);
+	EXPECT_EQ(unsubmitted.error().code(), ENOENT);
+	EXPECT_EQ(timeline->waitStatus(0, 0ns).error().code(), EINVAL);
+	EXPECT_EQ(binary->waitStatus(1, 0ns).error().code(), EINVAL);
+}
+
 } /* namespace */
 
 } /* namespace umd_test */

@@ -96,6 +96,16 @@ public:
 	/* The outcome of the binary fence (timeline: @point), via a sync file. */
 	Result<FenceStatus> status(uint64_t point = 0) const;
 
+	/*
+	 * wait() or waitPoint() and then status(), in one ioctl from driver
+	 * 1.8 (DRM_IOCTL_VDLA_FENCE_WAIT; older drivers take the three steps).
+	 * Unlike wait(), it does not wait for a job to attach the fence:
+	 * ENOENT when there is none at @point yet, or no longer (a timeline
+	 * merges a signalled point into a later one once the later one is
+	 * looked up). ETIMEDOUT when it has not signalled in time.
+	 */
+	Result<FenceStatus> waitStatus(uint64_t point, std::chrono::nanoseconds timeout) const;
+
 private:
 	class Private;
 	explicit Fence(std::unique_ptr<Private> d);

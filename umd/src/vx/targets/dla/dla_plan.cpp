@@ -439,7 +439,7 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 		? std::chrono::milliseconds(0)
 		: waitLimit();
 	lock.unlock();
-	auto waited = plan_.timeline_->waitPoint(point_, limit);
+	auto status = plan_.timeline_->waitStatus(point_, limit);
 	lock.lock();
 	/*
 	 * Waited for once, whatever the outcome: the end of a failed run must
@@ -448,17 +448,15 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 	 */
 	const uint64_t point = point_;
 	point_ = 0;
-	if (!waited) {
-		if (waited.error().code() == ETIMEDOUT)
+	if (!status) {
+		if (status.error().code() == ETIMEDOUT)
 			plan_.target_.markLate(graph, plan_.timeline_, point);
-		log(graph, VX_FAILURE, "waiting for the DLA: %s", waited.error().message().c_str());
+		log(graph, VX_FAILURE, "waiting for the DLA: %s", status.error().message().c_str());
 		setStatus(VX_FAILURE);
 		return VX_FAILURE;
 	}
-	auto status = plan_.timeline_->status(point);
-	if (!status || status->error) {
-		std::string reason = status ? strerror(status->error) : status.error().message();
-		log(nodes().front(), VX_FAILURE, "DLA task failed: %s", reason.c_str());
+	if (status->error) {
+		log(nodes().front(), VX_FAILURE, "DLA task failed: %s", strerror(status->error));
 		setStatus(VX_FAILURE);
 		return VX_FAILURE;
 	}
