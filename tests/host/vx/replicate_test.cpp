@@ -369,4 +369,191 @@ TEST_F(ReplicateTest, RemovingTheFirstNodeRemovesItsReplicasAndLeavesNothing)
 	EXPECT_EQ(references(), before) << "node, replicas, arrays and items all gone";
 }
 
+TEST_F(ReplicateTest, ReplicatingTwiceKeepsOneSetOfReplicas)
+{
+	const vx_uint32 before = references();
+	vx_object_array in = makeArray(), out = makeArray();
+	fill(in);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = reluNode(graph, in, out);
+	ASSERT_EQ(vxReplicateNode(graph, node, reluFlags, 5), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	const vx_uint32 verified = references();
+	ASSERT_EQ(vxReplicateNode(graph, node, reluFlags, 5), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	expectRelu(out);
+	EXPECT_EQ(references(), verified) << "the old replicas went";
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseObjectArray(&in);
+	vxReleaseObjectArray(&out);
+	EXPECT_EQ(references(), before);
+}
+
+TEST_F(ReplicateTest, ArraysReleasedBeforeReplicationKeepTheirItems)
+{
+	vx_object_array in = makeArray(), out = makeArray();
+	fill(in);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = reluNode(graph, in, out);
+	/* The node holds item 0 of each, and so each array. */
+	vxReleaseObjectArray(&in);
+	ASSERT_EQ(vxReplicateNode(graph, node, reluFlags, 5), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	expectRelu(out);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseObjectArray(&out);
+}
+
+TEST_F(ReplicateTest, VirtualArraysLinkReplicatedNodes)
+{
+	vx_object_array in = makeArray(), out = makeArray();
+	fill(in);
+	vx_graph graph = vxCreateGraph(context);
+	vx_tensor open = vxCreateVirtualTensor(graph, 0, nullptr, VX_TYPE_INVALID, 0);
+	vx_object_array middle = vxCreateVirtualObjectArray(graph, ref(open), kItems);
+	ASSERT_EQ(vxGetStatus(ref(middle)), VX_SUCCESS);
+	/* ReLU twice is ReLU: each item through both, its middle virtual. */
+	vx_node first = reluNode(graph, in, middle), second = reluNode(graph, middle, out);
+	ASSERT_EQ(vxReplicateNode(graph, first, reluFlags, 5), VX_SUCCESS);
+	ASSERT_EQ(vxReplicateNode(graph, second, reluFlags, 5), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	expectRelu(out);
+	vx_tensor item = tensorItem(middle, 1);
+	vx_size count = 0;
+	vxQueryTensor(item, VX_TENSOR_NUMBER_OF_DIMS, &count, sizeof(count));
+	EXPECT_EQ(count, 2u) << "item 1 completed from its producer, a replica";
+	vxReleaseTensor(&item);
+	for (vx_node *node : { &first, &second })
+		vxReleaseNode(node);
+	vxReleaseTensor(&open);
+	vxReleaseObjectArray(&middle);
+	vxReleaseGraph(&graph);
+	vxReleaseObjectArray(&in);
+	vxReleaseObjectArray(&out);
+}
+
+TEST_F(ReplicateTest, AFailedVerificationOfTheReplicasIsMendedByRebinding)
+{
+	vx_object_array in = makeArray(), out = makeArray();
+	fill(in);
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = reluNode(graph, in, out);
+	ASSERT_EQ(vxReplicateNode(graph, node, reluFlags, 5), VX_SUCCESS);
+	vx_tensor plain = makeTensor(VX_TYPE_INT16, { kValues, 1 }, 8);
+	ASSERT_EQ(vxSetParameterByIndex(node, 0, ref(plain)), VX_SUCCESS);
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_NOT_COMPATIBLE);
+	vx_tensor first = tensorItem(in, 0);
+	ASSERT_EQ(vxSetParameterByIndex(node, 0, ref(first)), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	expectRelu(out);
+	vxReleaseTensor(&first);
+	vxReleaseTensor(&plain);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseObjectArray(&in);
+	vxReleaseObjectArray(&out);
+}
+
+TEST_F(ReplicateTest, ReleasingGraphOrContextWithReplicasLeavesNothing)
+{
+	const vx_uint32 before = references();
+	vx_object_array in = makeArray(), out = makeArray();
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = reluNode(graph, in, out);
+	ASSERT_EQ(vxReplicateNode(graph, node, reluFlags, 5), VX_SUCCESS);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	/* The graph goes first, the node and arrays still held. */
+	vxReleaseGraph(&graph);
+	vx_bool replicated = vx_false_e;
+	EXPECT_EQ(vxQueryNode(node, VX_NODE_IS_REPLICATED, &replicated, sizeof(replicated)),
+		VX_SUCCESS);
+	vxReleaseNode(&node);
+	vxReleaseObjectArray(&in);
+	vxReleaseObjectArray(&out);
+	EXPECT_EQ(references(), before);
+
+	/* The context with all of it held (no leak or crash under valgrind). */
+	in = makeArray();
+	out = makeArray();
+	graph = vxCreateGraph(context);
+	node = reluNode(graph, in, out);
+	ASSERT_EQ(vxReplicateNode(graph, node, reluFlags, 5), VX_SUCCESS);
+	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(vxReleaseContext(&context), VX_SUCCESS);
+}
+
+/* A kernel that records what it may do to the node it runs as (a replica). */
+struct ReplicaProbe {
+	int runs = 0;
+	int replicated = 0;
+	std::vector<vx_status> refused;
+};
+ReplicaProbe replicaProbe;
+
+vx_status VX_CALLBACK runTouchingItsNode(vx_node node, const vx_reference *parameters, vx_uint32)
+{
+	replicaProbe.runs++;
+	vx_bool replicated = vx_false_e;
+	vxQueryNode(node, VX_NODE_IS_REPLICATED, &replicated, sizeof(replicated));
+	replicaProbe.replicated += replicated == vx_true_e;
+	vx_border_t border = { VX_BORDER_UNDEFINED, {} };
+	replicaProbe.refused.push_back(
+		vxSetNodeAttribute(node, VX_NODE_BORDER, &border, sizeof(border)));
+	replicaProbe.refused.push_back(vxSetNodeTarget(node, VX_TARGET_STRING, "cpu"));
+	replicaProbe.refused.push_back(vxReplicateNode(nullptr, node, nullptr, 0));
+	replicaProbe.refused.push_back(vxSetParameterByIndex(node, 0, parameters[0]));
+	return VX_SUCCESS;
+}
+
+vx_status VX_CALLBACK validateAnything(vx_node, const vx_reference *, vx_uint32, vx_meta_format *)
+{
+	return VX_SUCCESS;
+}
+
+TEST_F(ReplicateTest, TheKernelsOfReplicasCannotChangeThem)
+{
+	vx_kernel kernel = vxAddUserKernel(context, "vdla.test.touch", VX_KERNEL_BASE(VX_ID_USER, 1),
+		runTouchingItsNode, 1, validateAnything, nullptr, nullptr);
+	ASSERT_EQ(vxAddParameterToKernel(
+			  kernel, 0, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED),
+		VX_SUCCESS);
+	ASSERT_EQ(vxFinalizeKernel(kernel), VX_SUCCESS);
+	vx_object_array in = makeArray();
+	vx_graph graph = vxCreateGraph(context);
+	vx_node node = vxCreateGenericNode(graph, kernel);
+	vx_tensor first = tensorItem(in, 0);
+	ASSERT_EQ(vxSetParameterByIndex(node, 0, ref(first)), VX_SUCCESS);
+	ASSERT_EQ(vxReplicateNode(graph, node, &yes, 1), VX_SUCCESS);
+	replicaProbe = {};
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	EXPECT_EQ(replicaProbe.runs, int(kItems));
+	EXPECT_EQ(replicaProbe.replicated, int(kItems)) << "replicas answer as their node";
+	/* The first node is the application's (its graph runs: GRAPH_SCHEDULED,
+	 * but for the NULL graph); the replicas are no reference it may use. */
+	const size_t perRun = 4;
+	ASSERT_EQ(replicaProbe.refused.size(), kItems * perRun);
+	int refusedAsInvalid = 0;
+	for (vx_status status : replicaProbe.refused)
+		refusedAsInvalid += status == VX_ERROR_INVALID_REFERENCE;
+	EXPECT_EQ(refusedAsInvalid, int((kItems - 1) * perRun + 1));
+
+	/* Bound whole, an array is refused: only its items reach a node. */
+	vx_kernel whole = vxAddUserKernel(context, "vdla.test.whole", VX_KERNEL_BASE(VX_ID_USER, 2),
+		runTouchingItsNode, 1, validateAnything, nullptr, nullptr);
+	vxAddParameterToKernel(whole, 0, VX_INPUT, VX_TYPE_REFERENCE, VX_PARAMETER_STATE_REQUIRED);
+	vxFinalizeKernel(whole);
+	vx_node wholeNode = vxCreateGenericNode(graph, whole);
+	EXPECT_EQ(vxSetParameterByIndex(wholeNode, 0, ref(in)), VX_ERROR_NOT_SUPPORTED);
+
+	vxReleaseNode(&wholeNode);
+	vxReleaseTensor(&first);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	vxReleaseObjectArray(&in);
+	vxRemoveKernel(kernel);
+	vxRemoveKernel(whole);
+}
+
 } /* namespace */

@@ -20,7 +20,7 @@ namespace {
 
 bool nodeUsable(vx_node node)
 {
-	return isValid(node, VX_TYPE_NODE) && node->graph;
+	return isReachableNode(node) && node->graph;
 }
 
 } /* namespace */
@@ -54,7 +54,7 @@ _vx_node::~_vx_node()
 
 void _vx_node::teardown()
 {
-	forgetReplication(this);
+	releaseItemArrays(this);
 	release(kernel, Count::Internal);
 	for (vx_reference ref : parameters)
 		release(ref, Count::Internal);
@@ -210,6 +210,13 @@ try {
 		return VX_ERROR_INVALID_REFERENCE;
 	if (value && !matchesParameterType(parameter.type, value))
 		return VX_ERROR_INVALID_TYPE;
+	/* Nothing relates a whole array to its items yet (their writers, their
+	 * memory): an array reaches a node item by item, through replication. */
+	if (value && value->type == VX_TYPE_OBJECT_ARRAY) {
+		log(node, VX_ERROR_NOT_SUPPORTED,
+			"an object array is bound by its item 0 and vxReplicateNode, not whole");
+		return VX_ERROR_NOT_SUPPORTED;
+	}
 	if (node->graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
 
@@ -235,7 +242,7 @@ try {
 	retain(value, Count::Internal);
 	node->parameters[index] = value;
 	release(old, Count::Internal);
-	noteReplicatedArray(node, index);
+	holdItemArray(node, index);
 	return VX_SUCCESS;
 }
 VX_API_CATCH_STATUS
@@ -259,17 +266,19 @@ try {
 	case VX_NODE_PARAMETERS:
 		return writeAttribute<vx_uint32>(ptr, size, node->parameters.size());
 	case VX_NODE_IS_REPLICATED:
-		return writeAttribute<vx_bool>(
-			ptr, size, node->replicateFlags.empty() ? vx_false_e : vx_true_e);
 	case VX_NODE_REPLICATE_FLAGS: {
+		/* A replica (a kernel's callbacks see them) answers as its node. */
+		const std::vector<vx_bool> &flags
+			= node->replicaOf ? node->replicaOf->replicateFlags : node->replicateFlags;
+		if (attribute == VX_NODE_IS_REPLICATED)
+			return writeAttribute<vx_bool>(ptr, size, flags.empty() ? vx_false_e : vx_true_e);
 		/* One flag per parameter; all false for a node not replicated. */
 		const size_t count = node->parameters.size();
 		if (!ptr || size != count * sizeof(vx_bool))
 			return VX_ERROR_INVALID_PARAMETERS;
-		auto flags = static_cast<vx_bool *>(ptr);
+		auto out = static_cast<vx_bool *>(ptr);
 		for (size_t i = 0; i < count; i++)
-			flags[i] = node->replicateFlags.empty() ? vx_false_e
-								: node->replicateFlags[i];
+			out[i] = flags.empty() ? vx_false_e : flags[i];
 		return VX_SUCCESS;
 	}
 	case VX_NODE_VALID_RECT_RESET:
@@ -301,6 +310,9 @@ try {
 
 	switch (attribute) {
 	case VX_NODE_BORDER: {
+		/* A replica takes its node's border at verification. */
+		if (node->replicaOf)
+			return VX_ERROR_INVALID_REFERENCE;
 		/* Its kernel may be reading the border right now. */
 		if (node->graph && node->graph->scheduled)
 			return VX_ERROR_GRAPH_SCHEDULED;
@@ -368,7 +380,7 @@ VX_API_CATCH_STATUS
 vx_status vxAssignNodeCallback(vx_node node, vx_nodecomplete_f callback)
 try {
 	ApiLock lock(apiLock());
-	if (!isValid(node, VX_TYPE_NODE))
+	if (!isReachableNode(node))
 		return VX_ERROR_INVALID_REFERENCE;
 	if (callback && node->callback)
 		return VX_ERROR_NOT_SUPPORTED;
@@ -392,7 +404,7 @@ VX_API_CATCH(nullptr)
 vx_status vxSetNodeTarget(vx_node node, vx_enum target_enum, const char *target_string)
 try {
 	ApiLock lock(apiLock());
-	if (!isValid(node, VX_TYPE_NODE))
+	if (!isReachableNode(node))
 		return VX_ERROR_INVALID_REFERENCE;
 	/* The running graph placed its nodes at verification. */
 	if (node->graph && node->graph->scheduled)

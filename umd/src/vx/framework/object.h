@@ -376,12 +376,14 @@ struct _vx_node : _vx_reference {
 
 	/*
 	 * vxReplicateNode: per parameter, whether it iterates over the object
-	 * array its item 0 is bound from (empty: not replicated), and those
-	 * arrays, held so that their other items outlive the application's
-	 * handles. Verification makes the replicas (framework/replicate.cpp).
+	 * array its item 0 is bound from (empty: not replicated).
+	 * Verification makes the replicas (framework/replicate.cpp).
 	 */
 	std::vector<vx_bool> replicateFlags;
-	std::vector<vx_object_array> replicatedArrays;
+	/* Per parameter bound to an item of an object array, that array: held
+	 * so that the node may be replicated over its other items whatever
+	 * handles the application released. */
+	std::vector<vx_object_array> itemArrays;
 	/* On a replica: the node it replicates; replicas are the
 	 * implementation's own, reachable by no handle of the application. */
 	vx_node replicaOf = nullptr;
@@ -480,6 +482,12 @@ template <typename T> void reserveOneMore(std::vector<T> &list)
 /* Whether ref is a live object of the given type (VX_TYPE_REFERENCE: any
  * type but error objects). */
 bool isValid(const void *ref, vx_enum type = VX_TYPE_REFERENCE);
+/* Whether @node is a live node the application may change: not a replica
+ * (vxReplicateNode), which the implementation makes and changes alone. */
+inline bool isReachableNode(vx_node node)
+{
+	return isValid(node, VX_TYPE_NODE) && !node->replicaOf;
+}
 void retain(vx_reference ref, Count count);
 void release(vx_reference ref, Count count);
 /* Deletes every object of a context, then the context. */
@@ -642,11 +650,11 @@ void detachNode(vx_node node);
 vx_status expandReplicas(vx_graph graph);
 /* Takes @node's replicas out of its graph. */
 void removeReplicas(vx_node node);
-/* After parameter @index of a replicated @node was rebound: holds the
- * array of the new item, if it is one. */
-void noteReplicatedArray(vx_node node, vx_uint32 index);
-/* Releases the arrays a replicated node holds. */
-void forgetReplication(vx_node node);
+/* After parameter @index of @node was bound: holds the array of the new
+ * object if it is an item, lets go of the old one's. */
+void holdItemArray(vx_node node, vx_uint32 index);
+/* Releases the arrays @node holds (its teardown). */
+void releaseItemArrays(vx_node node);
 /* The tensors among @node's parameters of @direction (VX_INPUT, VX_OUTPUT). */
 std::vector<vx_tensor> tensorsOf(vx_node node, vx_enum direction);
 

@@ -23,13 +23,6 @@ vx_object_array arrayOfFirstItem(vx_reference ref)
 	return ref->parentArray;
 }
 
-void holdArray(vx_node node, vx_uint32 index, vx_object_array array)
-{
-	retain(array, Count::Internal);
-	release(node->replicatedArrays[index], Count::Internal);
-	node->replicatedArrays[index] = array;
-}
-
 /*
  * Checks that the flags of @node can replicate it as it is bound now:
  * every replicated parameter bound to item 0 of an array, the arrays all
@@ -88,7 +81,7 @@ vx_node makeReplica(vx_node first, vx_size k)
 	for (vx_uint32 i = 0; i < first->parameters.size(); i++) {
 		vx_reference ref = first->parameters[i];
 		if (ref && first->replicateFlags[i])
-			ref = first->replicatedArrays[i]->items[k];
+			ref = arrayOfFirstItem(ref)->items[k];
 		retain(ref, Count::Internal);
 		replica->parameters[i] = ref;
 	}
@@ -108,6 +101,8 @@ void removeReplicas(vx_node node)
 			replicas.push_back(n);
 	if (replicas.empty())
 		return;
+	/* The plan and the order name the replicas: gone before they are. */
+	markUnverified(graph);
 	auto &nodes = graph->nodes;
 	nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
 			    [node](vx_node n) { return n->replicaOf == node; }),
@@ -145,21 +140,22 @@ vx_status expandReplicas(vx_graph graph)
 	return VX_SUCCESS;
 }
 
-void noteReplicatedArray(vx_node node, vx_uint32 index)
+void holdItemArray(vx_node node, vx_uint32 index)
 {
-	if (node->replicateFlags.empty() || !node->replicateFlags[index])
-		return;
-	/* Not an item 0: verification says so. */
-	if (vx_object_array array = arrayOfFirstItem(node->parameters[index]))
-		holdArray(node, index, array);
+	if (node->itemArrays.empty())
+		node->itemArrays.assign(node->parameters.size(), nullptr);
+	vx_reference ref = node->parameters[index];
+	vx_object_array array = ref ? ref->parentArray : nullptr;
+	retain(array, Count::Internal);
+	release(node->itemArrays[index], Count::Internal);
+	node->itemArrays[index] = array;
 }
 
-void forgetReplication(vx_node node)
+void releaseItemArrays(vx_node node)
 {
-	for (vx_object_array &array : node->replicatedArrays)
+	for (vx_object_array &array : node->itemArrays)
 		release(array, Count::Internal);
-	node->replicatedArrays.clear();
-	node->replicateFlags.clear();
+	node->itemArrays.clear();
 }
 
 } /* namespace vdla::vx */
@@ -170,8 +166,7 @@ vx_status vxReplicateNode(vx_graph graph, vx_node first_node, vx_bool replicate[
 	vx_uint32 number_of_parameters)
 try {
 	ApiLock lock(apiLock());
-	if (!isValid(graph, VX_TYPE_GRAPH) || !isValid(first_node, VX_TYPE_NODE)
-		|| first_node->replicaOf)
+	if (!isValid(graph, VX_TYPE_GRAPH) || !isReachableNode(first_node))
 		return VX_ERROR_INVALID_REFERENCE;
 	if (first_node->graph != graph) {
 		log(first_node, VX_FAILURE, "vxReplicateNode: the node is not in this graph");
@@ -190,15 +185,12 @@ try {
 	if (status != VX_SUCCESS)
 		return status;
 
+	/* Built aside: nothing changes unless all of it can. */
 	std::vector<vx_bool> flags(replicate, replicate + number_of_parameters);
 	for (vx_bool &flag : flags)
 		flag = flag ? vx_true_e : vx_false_e;
-	forgetReplication(first_node);
-	first_node->replicatedArrays.assign(number_of_parameters, nullptr);
-	first_node->replicateFlags = std::move(flags);
-	for (vx_uint32 i = 0; i < number_of_parameters; i++)
-		noteReplicatedArray(first_node, i);
 	markUnverified(graph);
+	first_node->replicateFlags.swap(flags);
 	return VX_SUCCESS;
 }
 VX_API_CATCH_STATUS

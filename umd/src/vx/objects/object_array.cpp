@@ -50,8 +50,9 @@ vx_reference makeItem(vx_context context, vx_graph graph, vx_reference exemplar)
 		if (graph)
 			return reinterpret_cast<vx_reference>(
 				vxCreateVirtualScalar(graph, scalar->dataType));
-		return reinterpret_cast<vx_reference>(
-			vxCreateScalar(context, scalar->dataType, nullptr));
+		/* The exemplar's size: a vendor's struct type has no registered one. */
+		return reinterpret_cast<vx_reference>(vxCreateScalarWithSize(
+			context, scalar->dataType, nullptr, scalar->value.size()));
 	}
 	case VX_TYPE_LUT: {
 		/* There are no virtual LUTs: a virtual array's are plain ones. */
