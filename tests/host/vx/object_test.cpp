@@ -118,7 +118,8 @@ TEST_F(Context, SetRejectsBadValuesAndReadOnlyAttributes)
 		VX_ERROR_INVALID_REFERENCE);
 }
 
-/* The seven tensor kernels, tensor_add first, then the nine neural-network layer kernels. */
+/* The seven tensor kernels, tensor_add first, the nine neural-network layer
+ * kernels, then color conversion. */
 TEST_F(Context, UniqueKernelTableListsBuiltinTensorAdd)
 {
 	vx_uint32 count = 0;
@@ -128,9 +129,10 @@ TEST_F(Context, UniqueKernelTableListsBuiltinTensorAdd)
 	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_UNIQUE_KERNEL_TABLE, table.data(),
 			  count * sizeof(vx_kernel_info_t)),
 		VX_SUCCESS);
-	ASSERT_EQ(count, 16u);
+	ASSERT_EQ(count, 17u);
 	EXPECT_EQ(table[0].enumeration, VX_KERNEL_TENSOR_ADD);
 	EXPECT_STREQ(table[0].name, "org.khronos.openvx.tensor_add");
+	EXPECT_EQ(table[16].enumeration, VX_KERNEL_COLOR_CONVERT);
 }
 
 TEST_F(Context, ReleaseDestroysObjectsTheApplicationStillHolds)

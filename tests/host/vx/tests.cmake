@@ -19,6 +19,7 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/user_kernel_test.cpp
 	${VDLA_VX_TEST_DIR}/graph_test.cpp
 	${VDLA_VX_TEST_DIR}/replicate_test.cpp
+	${VDLA_VX_TEST_DIR}/color_convert_test.cpp
 	${VDLA_VX_TEST_DIR}/directive_test.cpp
 	${VDLA_VX_TEST_DIR}/image_test.cpp
 	${VDLA_VX_TEST_DIR}/image_u1_test.cpp

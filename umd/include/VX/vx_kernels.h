@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Standard kernel enumerations (OpenVX 1.3.1 values). vdla lists the kernel
- * library id and the tensor kernels of the vision feature set; the other
- * vision kernels are not provided by this implementation.
+ * library id, the color conversion and the tensor kernels of the vision
+ * feature set; the other vision kernels are not provided by this
+ * implementation.
  */
 #ifndef VX_KERNELS_H
 #define VX_KERNELS_H
@@ -16,6 +17,7 @@ enum vx_library_e {
 };
 
 enum vx_kernel_e {
+	VX_KERNEL_COLOR_CONVERT = VX_KERNEL_BASE(VX_ID_KHRONOS, VX_LIBRARY_KHR_BASE) + 0x1,
 	VX_KERNEL_TENSOR_MULTIPLY = VX_KERNEL_BASE(VX_ID_KHRONOS, VX_LIBRARY_KHR_BASE) + 0x30,
 	VX_KERNEL_TENSOR_ADD = VX_KERNEL_BASE(VX_ID_KHRONOS, VX_LIBRARY_KHR_BASE) + 0x31,
 	VX_KERNEL_TENSOR_SUBTRACT = VX_KERNEL_BASE(VX_ID_KHRONOS, VX_LIBRARY_KHR_BASE) + 0x32,

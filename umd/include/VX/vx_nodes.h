@@ -10,6 +10,14 @@ extern "C" {
 #endif
 
 /*
+ * Converts input to the format of output (same size), for the pairs of the
+ * specification's table: RGB and RGBX to RGB(X), NV12, IYUV, YUV4; NV12,
+ * NV21 to RGB(X), IYUV, YUV4; UYVY, YUYV to RGB(X), NV12, IYUV; IYUV to
+ * RGB(X), NV12, YUV4. Full range, BT.709 or BT.601 by VX_IMAGE_SPACE.
+ */
+VX_API_ENTRY vx_node VX_API_CALL vxColorConvertNode(vx_graph graph, vx_image input, vx_image output);
+
+/*
  * The element-wise tensor kernels: both inputs of one type and rank; along
  * each dimension their extents are equal, or one is 1 and repeats. policy
  * is a vx_convert_policy_e. Add and subtract work on the raw values (one

@@ -17,6 +17,8 @@ extern "C" {
 #endif
 
 /* The tensor kernels of <VX/vx_nodes.h>, with the same parameters. */
+VX_API_ENTRY vx_status VX_API_CALL vxuColorConvert(
+	vx_context context, vx_image input, vx_image output);
 VX_API_ENTRY vx_status VX_API_CALL vxuTensorAdd(vx_context context, vx_tensor input1,
 	vx_tensor input2, vx_enum policy, vx_tensor output);
 VX_API_ENTRY vx_status VX_API_CALL vxuTensorSubtract(vx_context context, vx_tensor input1,

@@ -38,4 +38,5 @@ list(APPEND VDLA_SOURCES
 	src/vx/targets/dla/dla_plan.cpp
 	src/vx/targets/dla/dla_sram_share.cpp
 	src/vx/targets/dla/dla_target.cpp
-	src/vx/targets/targets.cpp)
+	src/vx/targets/targets.cpp
+	src/vx/vision/color_convert.cpp)

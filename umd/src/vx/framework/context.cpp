@@ -3,6 +3,7 @@
 
 #include "framework/object.h"
 #include "framework/target.h"
+#include "vision/vision_kernels.h"
 
 #include <dlfcn.h>
 
@@ -61,6 +62,7 @@ try {
 	try {
 		addBuiltinKernels(context);
 		addLayerKernels(context);
+		addColorConvertKernel(context);
 	} catch (...) {
 		destroyContext(context);
 		throw;

@@ -69,6 +69,13 @@ try {
 }
 VX_API_CATCH_STATUS
 
+vx_status vxuColorConvert(vx_context context, vx_image input, vx_image output)
+try {
+	return runImmediate(context,
+		[&](vx_graph graph) { return vxColorConvertNode(graph, input, output); });
+}
+VX_API_CATCH_STATUS
+
 vx_status vxuTensorAdd(vx_context context, vx_tensor input1, vx_tensor input2, vx_enum policy,
 	vx_tensor output)
 try {
