@@ -10,7 +10,9 @@
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
 #include <linux/dma-fence-chain.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 
 #include <drm/vdla_accel.h>
 
@@ -50,52 +52,82 @@ static struct dma_fence *vdla_own_fence(struct dma_fence *found, u64 point)
 	return dma_fence_get(dma_fence_chain_contained(found));
 }
 
-/* Waits for @fence as BO_WAIT does: 0, -ETIMEDOUT or -ERESTARTSYS. */
-static int vdla_wait_fence(struct dma_fence *fence, s64 timeout_ns)
+/*
+ * Waits for @fence until @deadline: 0, -ETIMEDOUT or -ERESTARTSYS. A zero
+ * wait still enables signalling, which some fences need to ever signal.
+ */
+static int vdla_wait_fence(struct dma_fence *fence, ktime_t deadline)
 {
+	s64 left_ns = ktime_to_ns(ktime_sub(deadline, ktime_get()));
+	u64 jiffies = left_ns > 0 ? nsecs_to_jiffies64(left_ns) + 1 : 0;
 	long left;
 
-	if (!timeout_ns)
-		return dma_fence_is_signaled(fence) ? 0 : -ETIMEDOUT;
-	left = dma_fence_wait_timeout(fence, true, nsecs_to_jiffies64(timeout_ns) + 1);
+	left = dma_fence_wait_timeout(fence, true,
+				      min_t(u64, jiffies, MAX_SCHEDULE_TIMEOUT - 1));
 	if (left < 0)
 		return left;
 	return left ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * How @own ended: a fence that holds others (a chain or array from an
+ * imported sync file) is read as a sync file reads it, the first error of
+ * the fences inside and the last time one of them signalled.
+ */
+static void vdla_fence_outcome(struct dma_fence *own, struct drm_vdla_fence_wait *args)
+{
+	struct dma_fence_unwrap iter;
+	struct dma_fence *fence;
+	ktime_t last = 0;
+	int error = 0;
+
+	dma_fence_unwrap_for_each(fence, &iter, own) {
+		int status = dma_fence_get_status(fence);
+
+		if (status < 0 && !error)
+			error = status;
+		if (status)
+			last = ktime_after(dma_fence_timestamp(fence), last) ?
+			       dma_fence_timestamp(fence) : last;
+	}
+	args->error = error;
+	args->timestamp_ns = ktime_to_ns(last);
 }
 
 int vdla_ioctl_fence_wait(struct drm_device *drm, void *data, struct drm_file *file)
 {
 	struct drm_vdla_fence_wait *args = data;
 	struct dma_fence *found, *own;
+	ktime_t deadline;
 	int ret;
 
 	ret = vdla_fence_wait_check_args(drm, args);
 	if (ret)
 		return ret;
+	deadline = ktime_add_ns(ktime_get(), min_t(s64, args->timeout_ns, KTIME_MAX / 2));
 
 	/* -ENOENT for a handle the caller does not have, -EINVAL for no fence. */
 	ret = drm_syncobj_find_fence(file, args->handle, args->point, 0, &found);
 	if (ret) {
-		drm_dbg(drm, "FENCE_WAIT: syncobj %u has no fence at point %llu\n",
-			args->handle, args->point);
-		return -ENOENT;
+		drm_dbg(drm, "FENCE_WAIT: syncobj %u: %s at point %llu\n", args->handle,
+			ret == -ENOENT ? "no such handle" : "no fence", args->point);
+		return ret == -ENOENT ? -ENOENT : -EINVAL;
 	}
 	own = vdla_own_fence(found, args->point);
 	if (!own) {
 		drm_dbg(drm, "FENCE_WAIT: point %llu of syncobj %u was merged away\n",
 			args->point, args->handle);
 		dma_fence_put(found);
-		return -ENOENT;
+		return -ENODATA;
 	}
 
 	/* The point, not its own fence alone: a timeline point waits for those before. */
-	ret = vdla_wait_fence(found, args->timeout_ns);
-	if (!ret) {
-		int status = dma_fence_get_status(own);
-
-		args->error = status < 0 ? status : 0;
-		args->timestamp_ns = ktime_to_ns(dma_fence_timestamp(own));
-	}
+	ret = vdla_wait_fence(found, deadline);
+	if (!ret)
+		vdla_fence_outcome(own, args);
+	else if (ret == -ERESTARTSYS)
+		/* A restarted call waits for what is left, not the whole time again. */
+		args->timeout_ns = max_t(s64, ktime_to_ns(ktime_sub(deadline, ktime_get())), 0);
 	dma_fence_put(own);
 	dma_fence_put(found);
 	return ret;

@@ -327,8 +327,11 @@ Result<FenceStatus> Fence::waitStatus(uint64_t point, std::chrono::nanoseconds t
 		const std::string what = point ? "timeline point " + std::to_string(point) : "the fence";
 		if (err == ETIMEDOUT)
 			return Error(ETIMEDOUT, what + " did not signal in time");
-		if (err == ENOENT)
-			return Error(ENOENT, what + " has no fence (not submitted, or merged away)");
+		if (err == EINVAL)
+			return Error(EINVAL, what + " has no fence yet");
+		if (err == ENODATA)
+			return Error(ENODATA, what + " was merged into a later point once signalled: "
+						     "its outcome is no longer known");
 		return Error(err, "cannot wait for " + what);
 	}
 	FenceStatus status;

@@ -492,6 +492,26 @@ vx_kernel addDoubleKernel(vx_context context)
 	return kernel;
 }
 
+/* doubleMinusOne after 200 ms: long enough for a DLA task started before it to end. */
+vx_status VX_CALLBACK slowDoubleMinusOne(vx_node node, const vx_reference *parameters,
+	vx_uint32 count)
+{
+	usleep(200000);
+	return doubleMinusOne(node, parameters, count);
+}
+
+vx_kernel addSlowDoubleKernel(vx_context context)
+{
+	vx_enum id = 0;
+	vxAllocateUserKernelId(context, &id);
+	vx_kernel kernel = vxAddUserKernel(context, "vdla.test.slow_double_minus_one", id,
+		slowDoubleMinusOne, 2, sameAsInput, nullptr, nullptr);
+	vxAddParameterToKernel(kernel, 0, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED);
+	vxAddParameterToKernel(kernel, 1, VX_OUTPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED);
+	vxFinalizeKernel(kernel);
+	return kernel;
+}
+
 /* DLA conv -> CPU user kernel -> DLA pooling -> DLA fully connected. */
 std::vector<vx_node> mixedGraph(vx_graph g, vx_kernel user, vx_tensor in, vx_tensor wgt,
 	vx_tensor bias, vx_tensor fcWeights, vx_tensor out)
@@ -1069,6 +1089,54 @@ TEST_F(NnGraph, AReplicatedLayerRunsEveryItemOnTheDla)
 	for (vx_object_array &array : outs)
 		vxReleaseObjectArray(&array);
 	vxReleaseObjectArray(&in);
+}
+
+/*
+ * Two DLA tasks in flight around a CPU node: A starts, a slow CPU node runs
+ * (A ends meanwhile), B, which reads the CPU node's output, starts, and only
+ * then is A waited for. Each task asks about its own job once the other has
+ * submitted: both must learn that theirs succeeded. With one timeline for
+ * the graph, asking about A after B's point was added found A's outcome
+ * merged away, and the run failed.
+ */
+TEST_F(NnGraph, TasksInFlightTogetherEachLearnTheirOutcome)
+{
+	makeNetwork();
+	vx_kernel slow = addSlowDoubleKernel(context_);
+	vx_tensor in2 = input({ { 12, 10, 3 }, VX_TYPE_INT16, 8 }, -256, 256);
+	const TensorSpec convSpec{ { 12, 10, 8 }, VX_TYPE_INT16, 8 };
+	vx_tensor outs[2][2] = { { output(convSpec), output(convSpec) },
+		{ output(convSpec), output(convSpec) } };
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
+	for (int pass = 0; pass < 2; pass++) {
+		const char *target = pass == 0 ? "dla" : "cpu";
+		SCOPED_TRACE(target);
+		vx_graph g = vxCreateGraph(context_);
+		vx_tensor x = vxCreateVirtualTensor(g, 0, nullptr, VX_TYPE_INVALID, 0);
+		vx_node nodeA = vxConvolutionLayer(g, in_, wgt_, bias_, &params, sizeof(params),
+			outs[pass][0]);
+		vx_node nodeX = vxCreateGenericNode(g, slow);
+		vxSetParameterByIndex(nodeX, 0, reinterpret_cast<vx_reference>(in2));
+		vxSetParameterByIndex(nodeX, 1, reinterpret_cast<vx_reference>(x));
+		vx_node nodeB = vxConvolutionLayer(g, x, wgt_, bias_, &params, sizeof(params),
+			outs[pass][1]);
+		for (vx_node node : { nodeA, nodeB })
+			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, target));
+		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+		const long before = jobsCompleted();
+		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
+		if (pass == 0) {
+			ASSERT_GE(before, 0) << "debugfs state unreadable";
+			EXPECT_EQ(jobsCompleted() - before, 2) << "A and B were not two tasks";
+		}
+		for (vx_node node : { nodeA, nodeX, nodeB })
+			vxReleaseNode(&node);
+		vxReleaseTensor(&x);
+		vxReleaseGraph(&g);
+	}
+	EXPECT_TRUE(sameValues(outs[0][0], outs[1][0]));
+	EXPECT_TRUE(sameValues(outs[0][1], outs[1][1]));
+	EXPECT_EQ(VX_SUCCESS, vxRemoveKernel(slow));
 }
 
 } /* namespace */

@@ -98,11 +98,14 @@ public:
 
 	/*
 	 * wait() or waitPoint() and then status(), in one ioctl from driver
-	 * 1.8 (DRM_IOCTL_VDLA_FENCE_WAIT; older drivers take the three steps).
-	 * Unlike wait(), it does not wait for a job to attach the fence:
-	 * ENOENT when there is none at @point yet, or no longer (a timeline
-	 * merges a signalled point into a later one once the later one is
-	 * looked up). ETIMEDOUT when it has not signalled in time.
+	 * 1.8 (DRM_IOCTL_VDLA_FENCE_WAIT; older drivers take the separate
+	 * steps, which wait for a job to attach the fence and report a merged
+	 * point as a success). Errors: EINVAL when there is no fence at
+	 * @point yet (it does not wait for one), ENODATA when the point's
+	 * outcome is gone (a timeline merges a signalled point into the next
+	 * one once a lookup walks past it: ask about the last point, or give
+	 * each job a timeline of its own), ETIMEDOUT when it has not signalled
+	 * in time.
 	 */
 	Result<FenceStatus> waitStatus(uint64_t point, std::chrono::nanoseconds timeout) const;
 

@@ -291,9 +291,12 @@ vx_status VX_CALLBACK runColorConvert(vx_node, const vx_reference *parameters, v
 {
 	auto input = reinterpret_cast<vx_image>(parameters[0]);
 	auto output = reinterpret_cast<vx_image>(parameters[1]);
-	MappedImage in(input, VX_READ_ONLY), out(output, VX_WRITE_ONLY);
+	/* The output is mapped only once the input is: unmapping a write-only
+	 * mapping writes it back, which a failed run must not do. */
+	MappedImage in(input, VX_READ_ONLY);
 	if (in.status() != VX_SUCCESS)
 		return in.status();
+	MappedImage out(output, VX_WRITE_ONLY);
 	if (out.status() != VX_SUCCESS)
 		return out.status();
 	/* RGB from YUV is in the input's colour space, YUV from RGB in the output's. */

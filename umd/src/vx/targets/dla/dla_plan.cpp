@@ -247,13 +247,15 @@ vx_status Plan::complete(vx_graph graph)
 		log(graph, VX_ERROR_NO_RESOURCES, "DLA context: %s", why.c_str());
 		return VX_ERROR_NO_RESOURCES;
 	}
-	auto timeline = Fence::create(*device_, Fence::Type::Timeline);
-	if (!timeline) {
-		log(graph, VX_ERROR_NO_RESOURCES, "DLA timeline: %s",
-			timeline.error().message().c_str());
-		return VX_ERROR_NO_RESOURCES;
+	for (TaskWork *task : tasks_) {
+		auto timeline = Fence::create(*device_, Fence::Type::Timeline);
+		if (!timeline) {
+			log(graph, VX_ERROR_NO_RESOURCES, "DLA timeline: %s",
+				timeline.error().message().c_str());
+			return VX_ERROR_NO_RESOURCES;
+		}
+		task->useTimeline(std::move(timeline.value()));
 	}
-	timeline_ = std::move(timeline.value());
 	return VX_SUCCESS;
 }
 
@@ -275,16 +277,16 @@ bool Plan::stale() const
 	return false;
 }
 
-uint64_t Plan::submit(const Task &task, Buffer *stats, vx_node node)
+uint64_t Plan::submit(const Task &task, Buffer *stats, Fence &timeline, uint64_t &lastPoint,
+	vx_node node)
 {
 	/* The nodes' performance is the device time alone (driver 1.7 measures just that). */
 	const bool timeOnly = device_->info().driverVersion.atLeast(1, 7);
 	for (int attempt = 0;; attempt++) {
-		const uint64_t point = lastPoint_ + 1;
-		auto seqno = context_->submit(
-			task, {}, { timeline_.get(), point }, { stats, 0, timeOnly });
+		const uint64_t point = lastPoint + 1;
+		auto seqno = context_->submit(task, {}, { &timeline, point }, { stats, 0, timeOnly });
 		if (seqno) {
-			lastPoint_ = point;
+			lastPoint = point;
 			return point;
 		}
 		/* A context banned by an earlier fault: start over on a new one. */
@@ -419,7 +421,8 @@ vx_status TaskWork::start(vx_graph graph, ApiLock &)
 		return status;
 	}
 	const bool withStats = graph->context->performanceEnabled;
-	point_ = plan_.submit(task_, withStats ? stats_.get() : nullptr, nodes().front());
+	point_ = plan_.submit(task_, withStats ? stats_.get() : nullptr, *timeline_, lastPoint_,
+		nodes().front());
 	if (!point_) {
 		setStatus(VX_FAILURE);
 		return VX_FAILURE;
@@ -439,7 +442,7 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 		? std::chrono::milliseconds(0)
 		: waitLimit();
 	lock.unlock();
-	auto status = plan_.timeline_->waitStatus(point_, limit);
+	auto status = timeline_->waitStatus(point_, limit);
 	lock.lock();
 	/*
 	 * Waited for once, whatever the outcome: the end of a failed run must
@@ -450,7 +453,7 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 	point_ = 0;
 	if (!status) {
 		if (status.error().code() == ETIMEDOUT)
-			plan_.target_.markLate(graph, plan_.timeline_, point);
+			plan_.target_.markLate(graph, timeline_, point);
 		log(graph, VX_FAILURE, "waiting for the DLA: %s", status.error().message().c_str());
 		setStatus(VX_FAILURE);
 		return VX_FAILURE;

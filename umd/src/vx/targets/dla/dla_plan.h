@@ -51,6 +51,8 @@ public:
 	/* Names the tensors its nodes' parameters were rebound to, where only
 	 * addresses change (dla_plan.cpp); false when it must be written again. */
 	bool retarget(vx_graph graph);
+	/* The timeline its jobs signal (Plan::complete()). */
+	void useTimeline(std::shared_ptr<Fence> timeline) { timeline_ = std::move(timeline); }
 
 private:
 	/* Copies the staged inputs into their buffers (VX_ERROR_NO_MEMORY
@@ -97,6 +99,16 @@ private:
 	std::shared_ptr<Buffer> stats_;
 	/* Whether the last submit asked for it (performance enabled). */
 	bool statsRequested_ = false;
+	/*
+	 * The task's own timeline (made by Plan::complete()), shared with the
+	 * target while a job whose wait timed out may still run
+	 * (DlaTarget::markLate()). Its own: a timeline merges a signalled
+	 * point into the next one once a lookup walks past it, after which
+	 * the point's outcome is gone; each task waits for its point before
+	 * it submits the next, so the point it asks about is always the last.
+	 */
+	std::shared_ptr<Fence> timeline_;
+	uint64_t lastPoint_ = 0;
 	/* The timeline point of the last submit; 0 once waited for. */
 	uint64_t point_ = 0;
 	uint64_t submittedNs_ = 0;
@@ -118,17 +130,15 @@ public:
 private:
 	friend class TaskWork;
 
-	/* Submits @task signalling the next timeline point, which it returns (0 on failure). */
-	uint64_t submit(const Task &task, Buffer *stats, vx_node node);
+	/* Submits @task signalling the next point of @timeline after
+	 * @lastPoint, which it returns and records (0 on failure). */
+	uint64_t submit(const Task &task, Buffer *stats, Fence &timeline, uint64_t &lastPoint,
+		vx_node node);
 
 	DlaTarget &target_;
 	std::shared_ptr<Device> device_;
 	/* Its own, or shared with other graphs (DlaTarget::kernelContext()). */
 	std::shared_ptr<Context> context_;
-	/* Shared with the target while a job whose wait timed out may still
-	 * run (DlaTarget::markLate()). */
-	std::shared_ptr<Fence> timeline_;
-	uint64_t lastPoint_ = 0;
 	std::vector<TaskWork *> tasks_;
 	/* SRAM regions the tasks' short-lived tensors share (dla_placement.h). */
 	std::vector<std::shared_ptr<Buffer>> sramRegions_;
