@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdla::AttrList: what one party (a process, an engine, a library) needs of
+ * a buffer it will share: its type and geometry, its access, where it may
+ * live. vdla::reconcile() merges the lists of every party into one
+ * reconciled list, from which a buffer can be allocated, or reports every
+ * key that conflicts, with the rule that failed and each party's value
+ * (docs/sharing.md). Pure computation: no device is needed.
+ */
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vdla/result.h>
+
+namespace vdla {
+
+enum class BufferType { Raw, Tensor };
+
+/* Ordered: reconciliation takes the highest any party requires. */
+enum class Permission { ReadOnly, ReadWrite };
+
+enum class MemoryDomain { System, Sram };
+
+enum class TensorDataType { Int8, Uint8, Int16, Float16, Float32 };
+
+/* How a 4-dimensional tensor's dimensions map to N, C, H and W. */
+enum class TensorLayout { NCHW, NHWC };
+
+/* Who reads or writes the buffer. */
+struct Accessor {
+	enum class Kind { Cpu, Dla, Other };
+
+	static Accessor cpu() { return { Kind::Cpu, 0, {} }; }
+	/* The vDLA of index @device (vdla::Device::enumerate() order). */
+	static Accessor dla(uint32_t device) { return { Kind::Dla, device, {} }; }
+	/* Any other engine or driver, by a name of the application's. */
+	static Accessor other(std::string name) { return { Kind::Other, 0, std::move(name) }; }
+
+	bool operator==(const Accessor &other) const;
+	bool operator<(const Accessor &other) const;
+	/* "cpu", "dla:1", "other:display". */
+	std::string toString() const;
+
+	Kind kind;
+	uint32_t device;
+	std::string name;
+};
+
+/* real = scale * (integer - zeroPoint). */
+struct Quantization {
+	double scale = 1.0;
+	int32_t zeroPoint = 0;
+
+	bool operator==(const Quantization &other) const
+	{
+		return scale == other.scale && zeroPoint == other.zeroPoint;
+	}
+};
+
+/* The keys, by the names conflicts give them. */
+enum class AttrKey {
+	Type,
+	NeedCpuAccess,
+	RequiredPermission,
+	EnableCpuCache,
+	Accessors,
+	MemoryDomain,
+	RawSize,
+	RawAlignment,
+	TensorDataType,
+	TensorDims,
+	TensorLayout,
+	TensorAlignmentPerDim,
+	TensorBaseAlignment,
+	TensorQuantization,
+};
+
+/* "General.Type", "Tensor.Dims", ... */
+const char *attrKeyName(AttrKey key);
+
+class AttrList
+{
+public:
+	/* The most dimensions a tensor has. */
+	static constexpr size_t kMaxTensorDims = 8;
+	/* What the device MMU maps: a buffer a vDLA reads starts on a page. */
+	static constexpr uint64_t kDlaAlignment = 4096;
+
+	/* @owner names the party in conflicts ("camera", "classifier"). */
+	explicit AttrList(std::string owner);
+
+	const std::string &owner() const { return owner_; }
+	/* A list reconcile() made: read-only, with the outputs below. */
+	bool reconciled() const { return reconciled_; }
+
+	/*
+	 * Setters. Each key is set once (EEXIST the second time); a reconciled
+	 * list is read-only (EPERM); a value out of range is EINVAL, and so is
+	 * a Raw or Tensor key before the matching type. Nothing changes when
+	 * a setter fails.
+	 */
+	Result<void> setType(BufferType type);
+	Result<void> setNeedCpuAccess(bool need);
+	Result<void> setRequiredPermission(Permission permission);
+	Result<void> setEnableCpuCache(bool enable);
+	/* At least one; duplicates count once. */
+	Result<void> setAccessors(std::vector<Accessor> accessors);
+	/*
+	 * The memory the party would like: SRAM serves only when every
+	 * accessor is one vDLA and none is the CPU; @fallbackAllowed says
+	 * whether system memory will do then (else reconciliation conflicts).
+	 */
+	Result<void> setMemoryDomain(MemoryDomain preferred, bool fallbackAllowed);
+	Result<void> setRawSize(uint64_t bytes);
+	/* A power of two. */
+	Result<void> setRawAlignment(uint64_t bytes);
+	Result<void> setTensorDataType(TensorDataType type);
+	/* Outermost first, 1 to kMaxTensorDims, none 0. */
+	Result<void> setTensorDims(std::vector<uint64_t> dims);
+	/* For 4 dimensions only (EINVAL once dims say otherwise, or after). */
+	Result<void> setTensorLayout(TensorLayout layout);
+	/* Per dimension, a power of two the dimension's stride is a multiple of. */
+	Result<void> setTensorAlignmentPerDim(std::vector<uint64_t> alignment);
+	Result<void> setTensorBaseAlignment(uint64_t bytes);
+	Result<void> setTensorQuantization(Quantization quantization);
+
+	/* Getters: what was set, or reconciled. */
+	std::optional<BufferType> type() const { return type_; }
+	std::optional<bool> needCpuAccess() const { return needCpuAccess_; }
+	std::optional<Permission> requiredPermission() const { return requiredPermission_; }
+	std::optional<bool> enableCpuCache() const { return enableCpuCache_; }
+	std::optional<std::vector<Accessor>> accessors() const { return accessors_; }
+	std::optional<MemoryDomain> preferredMemoryDomain() const { return preferredDomain_; }
+	std::optional<bool> sramFallbackAllowed() const { return fallbackAllowed_; }
+	std::optional<uint64_t> rawSize() const { return rawSize_; }
+	std::optional<uint64_t> rawAlignment() const { return rawAlignment_; }
+	std::optional<TensorDataType> tensorDataType() const { return tensorDataType_; }
+	std::optional<std::vector<uint64_t>> tensorDims() const { return tensorDims_; }
+	std::optional<TensorLayout> tensorLayout() const { return tensorLayout_; }
+	std::optional<std::vector<uint64_t>> tensorAlignmentPerDim() const
+	{
+		return tensorAlignmentPerDim_;
+	}
+	std::optional<uint64_t> tensorBaseAlignment() const { return tensorBaseAlignment_; }
+	std::optional<Quantization> tensorQuantization() const { return tensorQuantization_; }
+
+	/*
+	 * Outputs of a reconciled list (std::nullopt on others): the
+	 * permission granted, where the buffer lives and why (why SRAM was
+	 * not used when it was preferred, else empty), its size and
+	 * alignment, and a tensor's strides in bytes, outermost first.
+	 */
+	std::optional<Permission> actualPermission() const { return actualPermission_; }
+	std::optional<MemoryDomain> memoryDomain() const { return domain_; }
+	const std::string &memoryDomainReason() const { return domainReason_; }
+	std::optional<uint64_t> size() const { return size_; }
+	std::optional<uint64_t> alignment() const { return alignment_; }
+	std::optional<std::vector<uint64_t>> tensorStrides() const { return tensorStrides_; }
+
+private:
+	friend class Reconciler;
+
+	Result<void> checkSettable(AttrKey key, bool isSet) const;
+	Result<void> checkType(AttrKey key, BufferType needed) const;
+
+	std::string owner_;
+	bool reconciled_ = false;
+
+	std::optional<BufferType> type_;
+	std::optional<bool> needCpuAccess_;
+	std::optional<Permission> requiredPermission_;
+	std::optional<bool> enableCpuCache_;
+	std::optional<std::vector<Accessor>> accessors_;
+	std::optional<MemoryDomain> preferredDomain_;
+	std::optional<bool> fallbackAllowed_;
+	std::optional<uint64_t> rawSize_;
+	std::optional<uint64_t> rawAlignment_;
+	std::optional<TensorDataType> tensorDataType_;
+	std::optional<std::vector<uint64_t>> tensorDims_;
+	std::optional<TensorLayout> tensorLayout_;
+	std::optional<std::vector<uint64_t>> tensorAlignmentPerDim_;
+	std::optional<uint64_t> tensorBaseAlignment_;
+	std::optional<Quantization> tensorQuantization_;
+
+	std::optional<Permission> actualPermission_;
+	std::optional<MemoryDomain> domain_;
+	std::string domainReason_;
+	std::optional<uint64_t> size_;
+	std::optional<uint64_t> alignment_;
+	std::optional<std::vector<uint64_t>> tensorStrides_;
+};
+
+/* A key the lists disagree on. */
+struct AttrConflict {
+	AttrKey key;
+	/* The rule that failed: "must be equal", "is required", ... */
+	std::string rule;
+	/* Each party that set the key, with its value, in the lists' order. */
+	std::vector<std::pair<std::string, std::string>> values;
+
+	/* "Tensor.Dims must be equal: camera [1,3,224,224], classifier [1,3,256,256]". */
+	std::string message() const;
+};
+
+struct Reconciliation {
+	/* The reconciled list, when no key conflicts. */
+	std::optional<AttrList> list;
+	/* Every conflict found, not only the first. */
+	std::vector<AttrConflict> conflicts;
+};
+
+/*
+ * Merges @lists (unreconciled, at least one) into one reconciled list
+ * owned by @owner, by each key's rule (docs/sharing.md): booleans OR,
+ * permissions the highest, alignments the largest, accessors the union,
+ * type and geometry equal; then the outputs are computed. libvdla adds
+ * the vDLA's own needs as a party of its own ("vdla") when a vDLA
+ * accesses the buffer.
+ */
+Reconciliation reconcile(const std::vector<const AttrList *> &lists,
+	const std::string &owner = "reconciled");
+
+/*
+ * Whether @reconciled serves every one of @lists: the conflicts, empty
+ * when it does (a list that asks for more than was reconciled, another
+ * geometry, an accessor it did not include).
+ */
+std::vector<AttrConflict> validateReconciled(const AttrList &reconciled,
+	const std::vector<const AttrList *> &lists);
+
+} /* namespace vdla */
