@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <tuple>
 
 namespace vdla {
@@ -18,6 +19,16 @@ bool isPowerOfTwo(uint64_t value)
 const char *typeName(BufferType type)
 {
 	return type == BufferType::Raw ? "Raw" : "Tensor";
+}
+
+/* One form per accessor: fields its kind does not use are cleared. */
+Accessor normalized(Accessor a)
+{
+	if (a.kind != Accessor::Kind::Dla)
+		a.device = 0;
+	if (a.kind != Accessor::Kind::Other)
+		a.name.clear();
+	return a;
 }
 
 } /* namespace */
@@ -47,8 +58,8 @@ std::string Accessor::toString() const
 const char *attrKeyName(AttrKey key)
 {
 	switch (key) {
-	case AttrKey::Type:
-		return "General.Type";
+	case AttrKey::Types:
+		return "General.Types";
 	case AttrKey::NeedCpuAccess:
 		return "General.NeedCpuAccess";
 	case AttrKey::RequiredPermission:
@@ -86,8 +97,8 @@ AttrList::AttrList(std::string owner) : owner_(std::move(owner))
 Result<void> AttrList::checkSettable(AttrKey key, bool isSet) const
 {
 	if (reconciled_)
-		return Error(EPERM, std::string("a reconciled list is read-only (") + attrKeyName(key)
-					    + ")");
+		return Error(EACCES, std::string("a reconciled list is read-only (") + attrKeyName(key)
+					     + ")");
 	if (isSet)
 		return Error(EEXIST, std::string(attrKeyName(key)) + " is set already: a key is set once");
 	return {};
@@ -95,19 +106,23 @@ Result<void> AttrList::checkSettable(AttrKey key, bool isSet) const
 
 Result<void> AttrList::checkType(AttrKey key, BufferType needed) const
 {
-	if (type_ != needed)
-		return Error(EINVAL, std::string(attrKeyName(key)) + " needs General.Type "
+	if (!types_ || std::find(types_->begin(), types_->end(), needed) == types_->end())
+		return Error(EINVAL, std::string(attrKeyName(key)) + " needs General.Types with "
 					     + typeName(needed) + " set first");
 	return {};
 }
 
-Result<void> AttrList::setType(BufferType type)
+Result<void> AttrList::setTypes(std::vector<BufferType> types)
 {
-	if (auto ok = checkSettable(AttrKey::Type, type_.has_value()); !ok)
+	if (auto ok = checkSettable(AttrKey::Types, types_.has_value()); !ok)
 		return ok;
-	if (type != BufferType::Raw && type != BufferType::Tensor)
-		return Error(EINVAL, "General.Type: not a buffer type");
-	type_ = type;
+	for (BufferType type : types)
+		if (type != BufferType::Raw && type != BufferType::Tensor)
+			return Error(EINVAL, "General.Types: not a buffer type");
+	if (types.size() != 1)
+		return Error(EINVAL, "General.Types: one type (" + std::to_string(types.size())
+					     + " given): a buffer of several is not supported yet");
+	types_ = std::move(types);
 	return {};
 }
 
@@ -144,9 +159,11 @@ Result<void> AttrList::setAccessors(std::vector<Accessor> accessors)
 		return ok;
 	if (accessors.empty())
 		return Error(EINVAL, "General.Accessors: at least one");
-	for (const Accessor &a : accessors)
+	for (Accessor &a : accessors) {
 		if (a.kind == Accessor::Kind::Other && a.name.empty())
 			return Error(EINVAL, "General.Accessors: another accessor needs a name");
+		a = normalized(std::move(a));
+	}
 	std::sort(accessors.begin(), accessors.end());
 	accessors.erase(std::unique(accessors.begin(), accessors.end()), accessors.end());
 	accessors_ = std::move(accessors);
@@ -275,8 +292,8 @@ Result<void> AttrList::setTensorQuantization(Quantization quantization)
 		return ok;
 	if (auto ok = checkType(AttrKey::TensorQuantization, BufferType::Tensor); !ok)
 		return ok;
-	if (!(quantization.scale > 0))
-		return Error(EINVAL, "Tensor.Quantization: the scale must be positive");
+	if (!(quantization.scale > 0) || !std::isfinite(quantization.scale))
+		return Error(EINVAL, "Tensor.Quantization: the scale must be positive and finite");
 	tensorQuantization_ = quantization;
 	return {};
 }

@@ -7,7 +7,9 @@
 #include <vdla/attr_list.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <functional>
+#include <iomanip>
 #include <set>
 #include <sstream>
 
@@ -30,6 +32,14 @@ std::string show(BufferType type)
 	return type == BufferType::Raw ? "Raw" : "Tensor";
 }
 
+std::string show(const std::vector<BufferType> &types)
+{
+	std::string out = "{";
+	for (size_t i = 0; i < types.size(); i++)
+		out += (i ? ", " : "") + show(types[i]);
+	return out + "}";
+}
+
 std::string show(Permission permission)
 {
 	return permission == Permission::ReadOnly ? "ReadOnly" : "ReadWrite";
@@ -49,7 +59,7 @@ std::string show(TensorLayout layout)
 std::string show(const Quantization &q)
 {
 	std::ostringstream out;
-	out << "scale " << q.scale << " zero point " << q.zeroPoint;
+	out << "scale " << std::setprecision(17) << q.scale << " zero point " << q.zeroPoint;
 	return out.str();
 }
 
@@ -90,9 +100,19 @@ uint64_t elementSize(TensorDataType type)
 	}
 }
 
-uint64_t alignUp(uint64_t value, uint64_t alignment)
+/* @value rounded up to @alignment (a power of two); false if that overflows. */
+bool alignUp(uint64_t value, uint64_t alignment, uint64_t &out)
 {
-	return (value + alignment - 1) / alignment * alignment;
+	uint64_t sum;
+	if (__builtin_add_overflow(value, alignment - 1, &sum))
+		return false;
+	out = sum & ~(alignment - 1);
+	return true;
+}
+
+bool hasType(const std::optional<std::vector<BufferType>> &types, BufferType type)
+{
+	return types && std::find(types->begin(), types->end(), type) != types->end();
 }
 
 bool usesDla(const std::vector<Accessor> &accessors)
@@ -132,6 +152,8 @@ std::string AttrConflict::message() const
 	return out;
 }
 
+namespace detail {
+
 /* One reconciliation: the lists, the conflicts found, the list made. */
 class Reconciler
 {
@@ -144,9 +166,9 @@ public:
 	std::vector<AttrConflict> run()
 	{
 		reconcileGeneral();
-		if (out_.type_ == BufferType::Raw)
+		if (hasType(out_.types_, BufferType::Raw))
 			reconcileRaw();
-		else if (out_.type_ == BufferType::Tensor)
+		else if (hasType(out_.types_, BufferType::Tensor))
 			reconcileTensor();
 		chooseMemoryDomain();
 		out_.reconciled_ = conflicts_.empty();
@@ -208,9 +230,15 @@ private:
 
 	void reconcileGeneral()
 	{
-		out_.type_ = equal<BufferType>(
-			AttrKey::Type, [](const AttrList &l) { return l.type(); }, true);
-		out_.needCpuAccess_ = any([](const AttrList &l) { return l.needCpuAccess(); });
+		out_.types_ = equal<std::vector<BufferType>>(
+			AttrKey::Types, [](const AttrList &l) { return l.types(); }, true);
+		/* Naming the CPU as an accessor is needing CPU access. */
+		out_.needCpuAccess_ = any([](const AttrList &l) { return l.needCpuAccess(); })
+			|| std::any_of(lists_.begin(), lists_.end(), [](const AttrList *l) {
+				   return l->accessors() && std::count(l->accessors()->begin(),
+								    l->accessors()->end(),
+								    Accessor::cpu());
+			   });
 		out_.enableCpuCache_ = any([](const AttrList &l) { return l.enableCpuCache(); });
 		Permission permission = Permission::ReadOnly;
 		for (const AttrList *list : lists_)
@@ -236,7 +264,7 @@ private:
 			AttrKey::RawSize, [](const AttrList &l) { return l.rawSize(); }, true);
 		uint64_t alignment = largest([](const AttrList &l) { return l.rawAlignment(); });
 		out_.rawAlignment_ = alignment;
-		out_.alignment_ = dlaParty_ ? std::max(alignment, AttrList::kDlaAlignment) : alignment;
+		setAlignment(alignment);
 		out_.size_ = out_.rawSize_;
 	}
 
@@ -253,12 +281,27 @@ private:
 			[](const AttrList &l) { return l.tensorQuantization(); }, false);
 		const uint64_t base = largest([](const AttrList &l) { return l.tensorBaseAlignment(); });
 		out_.tensorBaseAlignment_ = base;
-		out_.alignment_ = dlaParty_ ? std::max(base, AttrList::kDlaAlignment) : base;
+		setAlignment(base);
 		if (!out_.tensorDims_ || !out_.tensorDataType_)
 			return;
+		const std::vector<uint64_t> &dims = *out_.tensorDims_;
+		/* One list's layout and another's dims meet only here. */
+		if (out_.tensorLayout_ && dims.size() != 4) {
+			std::vector<std::pair<std::string, std::string>> values;
+			for (const AttrList *list : lists_) {
+				if (list->tensorLayout())
+					values.emplace_back(list->owner(),
+						"Tensor.Layout " + show(*list->tensorLayout()));
+				if (list->tensorDims())
+					values.emplace_back(list->owner(),
+						"Tensor.Dims " + show(*list->tensorDims()));
+			}
+			conflicts_.push_back({ AttrKey::TensorLayout,
+				"needs 4 dimensions in Tensor.Dims", values });
+			return;
+		}
 
 		/* Per dimension the largest; a list of another count conflicts. */
-		const std::vector<uint64_t> &dims = *out_.tensorDims_;
 		std::vector<uint64_t> alignment(dims.size(), 1);
 		bool counts = true;
 		for (const AttrList *list : lists_) {
@@ -280,41 +323,81 @@ private:
 					[](const std::vector<uint64_t> &v) { return show(v); }) });
 			return;
 		}
+		const uint64_t element = elementSize(*out_.tensorDataType_);
+		if (alignment.back() > element) {
+			conflicts_.push_back({ AttrKey::TensorAlignmentPerDim,
+				"cannot align the innermost dimension beyond the element size ("
+					+ std::to_string(element) + " bytes)",
+				valuesOf<std::vector<uint64_t>>(
+					[](const AttrList &l) { return l.tensorAlignmentPerDim(); },
+					[](const std::vector<uint64_t> &v) { return show(v); }) });
+			return;
+		}
 		out_.tensorAlignmentPerDim_ = alignment;
 
 		/* Innermost dimension the element; each outer one the inner
-		 * extent rounded up to its alignment. */
+		 * extent rounded up to its alignment. A tensor whose size does
+		 * not fit 64 bits conflicts rather than wrap round. */
 		std::vector<uint64_t> strides(dims.size());
-		uint64_t stride = elementSize(*out_.tensorDataType_);
+		uint64_t stride = element;
 		for (size_t i = dims.size(); i-- > 0;) {
-			stride = alignUp(stride, alignment[i]);
+			const bool fits = alignUp(stride, alignment[i], stride);
 			strides[i] = stride;
-			stride *= dims[i];
+			if (!fits || __builtin_mul_overflow(stride, dims[i], &stride)) {
+				conflicts_.push_back({ AttrKey::TensorDims,
+					"describe more than 2^64 bytes",
+					valuesOf<std::vector<uint64_t>>(
+						[](const AttrList &l) { return l.tensorDims(); },
+						[](const std::vector<uint64_t> &v) { return show(v); }) });
+				return;
+			}
 		}
 		out_.tensorStrides_ = strides;
 		out_.size_ = stride;
+		/* The buffer starts where every dimension's stride is aligned. */
+		setAlignment(std::max(base, *std::max_element(alignment.begin(), alignment.end())));
 	}
 
+	/* The buffer's alignment: @wanted, at least a page when a vDLA maps it. */
+	void setAlignment(uint64_t wanted)
+	{
+		out_.alignment_ = dlaParty_ ? std::max(wanted, AttrList::kDlaAlignment) : wanted;
+	}
+
+	/*
+	 * SRAM when a party prefers it and SRAM can serve; system memory
+	 * otherwise, with the reason. A preference without fallback binds:
+	 * SRAM that cannot serve, or a party requiring system memory while
+	 * another requires SRAM, conflicts.
+	 */
 	void chooseMemoryDomain()
 	{
-		bool wantSram = false, fallback = true;
+		bool wantSram = false, sramFallback = true;
+		std::string requiresSystem;
 		for (const AttrList *list : lists_) {
+			const bool fallback = list->sramFallbackAllowed().value_or(true);
 			if (list->preferredMemoryDomain() == MemoryDomain::Sram) {
 				wantSram = true;
-				fallback = fallback && list->sramFallbackAllowed().value_or(true);
+				sramFallback = sramFallback && fallback;
+			} else if (list->preferredMemoryDomain() == MemoryDomain::System && !fallback
+				   && requiresSystem.empty()) {
+				requiresSystem = list->owner();
 			}
 		}
 		out_.domain_ = MemoryDomain::System;
+		out_.preferredDomain_ = wantSram ? MemoryDomain::Sram : MemoryDomain::System;
+		out_.fallbackAllowed_ = sramFallback && requiresSystem.empty();
 		if (!wantSram)
 			return;
-		const std::string why = whyNotSram(*out_.accessors_, *out_.needCpuAccess_);
+		std::string why = whyNotSram(*out_.accessors_, *out_.needCpuAccess_);
+		if (why.empty() && !requiresSystem.empty())
+			why = requiresSystem + " requires system memory";
 		if (why.empty()) {
 			out_.domain_ = MemoryDomain::Sram;
-			out_.preferredDomain_ = MemoryDomain::Sram;
 			return;
 		}
 		out_.domainReason_ = "SRAM was preferred, but " + why;
-		if (!fallback) {
+		if (!sramFallback) {
 			std::vector<std::pair<std::string, std::string>> values;
 			for (const AttrList *list : lists_)
 				if (auto domain = list->preferredMemoryDomain())
@@ -334,51 +417,49 @@ private:
 	std::vector<AttrConflict> conflicts_;
 };
 
-Reconciliation reconcile(const std::vector<const AttrList *> &lists, const std::string &owner)
+} /* namespace detail */
+
+Result<Reconciliation> reconcile(const std::vector<const AttrList *> &lists,
+	const std::string &owner)
 {
+	if (lists.empty() || std::find(lists.begin(), lists.end(), nullptr) != lists.end())
+		return Error(EINVAL, "reconcile: at least one list, and no null");
+	for (const AttrList *list : lists)
+		if (list->reconciled())
+			return Error(EINVAL, "reconcile: the list of " + list->owner()
+						     + " is reconciled already; it takes unreconciled ones");
 	Reconciliation result;
-	if (lists.empty() || std::find(lists.begin(), lists.end(), nullptr) != lists.end()) {
-		result.conflicts.push_back({ AttrKey::Type, "needs at least one list, and no null", {} });
-		return result;
-	}
-	for (const AttrList *list : lists) {
-		if (list->reconciled()) {
-			result.conflicts.push_back({ AttrKey::Type,
-				"takes unreconciled lists: this one is reconciled",
-				{ { list->owner(), show(list->type().value_or(BufferType::Raw)) } } });
-			return result;
-		}
-	}
 	AttrList out(owner);
-	result.conflicts = Reconciler(lists, out).run();
+	result.conflicts = detail::Reconciler(lists, out).run();
 	if (result.conflicts.empty())
 		result.list = std::move(out);
 	return result;
 }
 
-std::vector<AttrConflict> validateReconciled(const AttrList &reconciled,
+Result<std::vector<AttrConflict>> validateReconciled(const AttrList &reconciled,
 	const std::vector<const AttrList *> &lists)
 {
+	if (!reconciled.reconciled())
+		return Error(EINVAL, "validateReconciled: the list of " + reconciled.owner()
+					     + " is not reconciled");
+	if (std::find(lists.begin(), lists.end(), nullptr) != lists.end())
+		return Error(EINVAL, "validateReconciled: a null list");
 	std::vector<AttrConflict> conflicts;
-	if (!reconciled.reconciled()) {
-		conflicts.push_back({ AttrKey::Type, "must be validated against a reconciled list",
-			{ { reconciled.owner(), "unreconciled" } } });
-		return conflicts;
-	}
 	/* Adds a conflict naming the party's value and the reconciled one. */
 	auto refuse = [&](const AttrList &list, AttrKey key, const std::string &rule,
 			      const std::string &mine, const std::string &theirs) {
 		conflicts.push_back({ key, rule,
 			{ { list.owner(), mine }, { reconciled.owner(), theirs } } });
 	};
+	auto orUnset = [](const auto &value) { return value ? show(*value) : std::string("unset"); };
 	for (const AttrList *list : lists) {
-		if (!list)
-			continue;
-		if (list->type() && list->type() != reconciled.type())
-			refuse(*list, AttrKey::Type, "must be equal", show(*list->type()),
-				show(reconciled.type().value_or(BufferType::Raw)));
+		if (list->types() && list->types() != reconciled.types())
+			refuse(*list, AttrKey::Types, "must be equal", show(*list->types()),
+				orUnset(reconciled.types()));
 		if (list->needCpuAccess().value_or(false) && !reconciled.needCpuAccess().value_or(false))
 			refuse(*list, AttrKey::NeedCpuAccess, "is not granted", "true", "false");
+		if (list->enableCpuCache().value_or(false) && !reconciled.enableCpuCache().value_or(false))
+			refuse(*list, AttrKey::EnableCpuCache, "is not granted", "true", "false");
 		if (list->requiredPermission()
 			&& *list->requiredPermission() > reconciled.actualPermission().value_or(
 				   Permission::ReadOnly))
@@ -393,7 +474,7 @@ std::vector<AttrConflict> validateReconciled(const AttrList &reconciled,
 					a.toString(), show(granted));
 		if (list->rawSize() && list->rawSize() != reconciled.rawSize())
 			refuse(*list, AttrKey::RawSize, "must be equal", show(*list->rawSize()),
-				show(reconciled.rawSize().value_or(0)));
+				orUnset(reconciled.rawSize()));
 		const uint64_t alignment = reconciled.alignment().value_or(1);
 		for (auto [key, wanted] : { std::pair{ AttrKey::RawAlignment, list->rawAlignment() },
 			     std::pair{ AttrKey::TensorBaseAlignment, list->tensorBaseAlignment() } })
@@ -401,21 +482,18 @@ std::vector<AttrConflict> validateReconciled(const AttrList &reconciled,
 				refuse(*list, key, "is not met", show(*wanted), show(alignment));
 		if (list->tensorDataType() && list->tensorDataType() != reconciled.tensorDataType())
 			refuse(*list, AttrKey::TensorDataType, "must be equal",
-				show(*list->tensorDataType()),
-				reconciled.tensorDataType() ? show(*reconciled.tensorDataType()) : "unset");
+				show(*list->tensorDataType()), orUnset(reconciled.tensorDataType()));
 		if (list->tensorDims() && list->tensorDims() != reconciled.tensorDims())
 			refuse(*list, AttrKey::TensorDims, "must be equal", show(*list->tensorDims()),
-				show(reconciled.tensorDims().value_or(std::vector<uint64_t>{})));
+				orUnset(reconciled.tensorDims()));
 		if (list->tensorLayout() && list->tensorLayout() != reconciled.tensorLayout())
 			refuse(*list, AttrKey::TensorLayout, "must be equal", show(*list->tensorLayout()),
-				reconciled.tensorLayout() ? show(*reconciled.tensorLayout()) : "unset");
+				orUnset(reconciled.tensorLayout()));
 		if (list->tensorQuantization()
 			&& !(reconciled.tensorQuantization()
 				&& *reconciled.tensorQuantization() == *list->tensorQuantization()))
 			refuse(*list, AttrKey::TensorQuantization, "must be equal",
-				show(*list->tensorQuantization()),
-				reconciled.tensorQuantization() ? show(*reconciled.tensorQuantization())
-								: "unset");
+				show(*list->tensorQuantization()), orUnset(reconciled.tensorQuantization()));
 		if (auto wanted = list->tensorAlignmentPerDim()) {
 			const auto strides = reconciled.tensorStrides().value_or(std::vector<uint64_t>{});
 			bool met = strides.size() == wanted->size();

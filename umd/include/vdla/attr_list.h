@@ -5,13 +5,16 @@
  * live. vdla::reconcile() merges the lists of every party into one
  * reconciled list, from which a buffer can be allocated, or reports every
  * key that conflicts, with the rule that failed and each party's value
- * (docs/sharing.md). Pure computation: no device is needed.
+ * (docs/sharing.md). Pure computation: no device is needed. Lists are
+ * values: copies are independent, const use from several threads is safe,
+ * changing one list from several threads is not.
  */
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <vdla/result.h>
@@ -35,7 +38,11 @@ struct Accessor {
 	enum class Kind { Cpu, Dla, Other };
 
 	static Accessor cpu() { return { Kind::Cpu, 0, {} }; }
-	/* The vDLA of index @device (vdla::Device::enumerate() order). */
+	/*
+	 * The vDLA of index @device (vdla::Device::enumerate() order, which is
+	 * this process's: lists that cross processes will name devices by a
+	 * stable identity instead).
+	 */
 	static Accessor dla(uint32_t device) { return { Kind::Dla, device, {} }; }
 	/* Any other engine or driver, by a name of the application's. */
 	static Accessor other(std::string name) { return { Kind::Other, 0, std::move(name) }; }
@@ -63,7 +70,7 @@ struct Quantization {
 
 /* The keys, by the names conflicts give them. */
 enum class AttrKey {
-	Type,
+	Types,
 	NeedCpuAccess,
 	RequiredPermission,
 	EnableCpuCache,
@@ -79,8 +86,12 @@ enum class AttrKey {
 	TensorQuantization,
 };
 
-/* "General.Type", "Tensor.Dims", ... */
+/* "General.Types", "Tensor.Dims", ... */
 const char *attrKeyName(AttrKey key);
+
+namespace detail {
+class Reconciler;
+} /* namespace detail */
 
 class AttrList
 {
@@ -99,11 +110,12 @@ public:
 
 	/*
 	 * Setters. Each key is set once (EEXIST the second time); a reconciled
-	 * list is read-only (EPERM); a value out of range is EINVAL, and so is
-	 * a Raw or Tensor key before the matching type. Nothing changes when
-	 * a setter fails.
+	 * list is read-only (EACCES); a value out of range is EINVAL, and so is
+	 * a Raw or Tensor key before General.Types includes that type. Nothing
+	 * changes when a setter fails.
 	 */
-	Result<void> setType(BufferType type);
+	/* The buffer's types: one for now (several once images can be tensors too). */
+	Result<void> setTypes(std::vector<BufferType> types);
 	Result<void> setNeedCpuAccess(bool need);
 	Result<void> setRequiredPermission(Permission permission);
 	Result<void> setEnableCpuCache(bool enable);
@@ -123,30 +135,34 @@ public:
 	Result<void> setTensorDims(std::vector<uint64_t> dims);
 	/* For 4 dimensions only (EINVAL once dims say otherwise, or after). */
 	Result<void> setTensorLayout(TensorLayout layout);
-	/* Per dimension, a power of two the dimension's stride is a multiple of. */
+	/*
+	 * Per dimension, a power of two the dimension's stride is a multiple
+	 * of. The innermost stride is the element size: its alignment may not
+	 * exceed it (reconciliation conflicts); the outer ones pad rows.
+	 */
 	Result<void> setTensorAlignmentPerDim(std::vector<uint64_t> alignment);
 	Result<void> setTensorBaseAlignment(uint64_t bytes);
 	Result<void> setTensorQuantization(Quantization quantization);
 
 	/* Getters: what was set, or reconciled. */
-	std::optional<BufferType> type() const { return type_; }
-	std::optional<bool> needCpuAccess() const { return needCpuAccess_; }
-	std::optional<Permission> requiredPermission() const { return requiredPermission_; }
-	std::optional<bool> enableCpuCache() const { return enableCpuCache_; }
-	std::optional<std::vector<Accessor>> accessors() const { return accessors_; }
-	std::optional<MemoryDomain> preferredMemoryDomain() const { return preferredDomain_; }
-	std::optional<bool> sramFallbackAllowed() const { return fallbackAllowed_; }
-	std::optional<uint64_t> rawSize() const { return rawSize_; }
-	std::optional<uint64_t> rawAlignment() const { return rawAlignment_; }
-	std::optional<TensorDataType> tensorDataType() const { return tensorDataType_; }
-	std::optional<std::vector<uint64_t>> tensorDims() const { return tensorDims_; }
-	std::optional<TensorLayout> tensorLayout() const { return tensorLayout_; }
-	std::optional<std::vector<uint64_t>> tensorAlignmentPerDim() const
+	const std::optional<std::vector<BufferType>> &types() const { return types_; }
+	const std::optional<bool> &needCpuAccess() const { return needCpuAccess_; }
+	const std::optional<Permission> &requiredPermission() const { return requiredPermission_; }
+	const std::optional<bool> &enableCpuCache() const { return enableCpuCache_; }
+	const std::optional<std::vector<Accessor>> &accessors() const { return accessors_; }
+	const std::optional<MemoryDomain> &preferredMemoryDomain() const { return preferredDomain_; }
+	const std::optional<bool> &sramFallbackAllowed() const { return fallbackAllowed_; }
+	const std::optional<uint64_t> &rawSize() const { return rawSize_; }
+	const std::optional<uint64_t> &rawAlignment() const { return rawAlignment_; }
+	const std::optional<TensorDataType> &tensorDataType() const { return tensorDataType_; }
+	const std::optional<std::vector<uint64_t>> &tensorDims() const { return tensorDims_; }
+	const std::optional<TensorLayout> &tensorLayout() const { return tensorLayout_; }
+	const std::optional<std::vector<uint64_t>> &tensorAlignmentPerDim() const
 	{
 		return tensorAlignmentPerDim_;
 	}
-	std::optional<uint64_t> tensorBaseAlignment() const { return tensorBaseAlignment_; }
-	std::optional<Quantization> tensorQuantization() const { return tensorQuantization_; }
+	const std::optional<uint64_t> &tensorBaseAlignment() const { return tensorBaseAlignment_; }
+	const std::optional<Quantization> &tensorQuantization() const { return tensorQuantization_; }
 
 	/*
 	 * Outputs of a reconciled list (std::nullopt on others): the
@@ -154,15 +170,15 @@ public:
 	 * not used when it was preferred, else empty), its size and
 	 * alignment, and a tensor's strides in bytes, outermost first.
 	 */
-	std::optional<Permission> actualPermission() const { return actualPermission_; }
-	std::optional<MemoryDomain> memoryDomain() const { return domain_; }
+	const std::optional<Permission> &actualPermission() const { return actualPermission_; }
+	const std::optional<MemoryDomain> &memoryDomain() const { return domain_; }
 	const std::string &memoryDomainReason() const { return domainReason_; }
-	std::optional<uint64_t> size() const { return size_; }
-	std::optional<uint64_t> alignment() const { return alignment_; }
-	std::optional<std::vector<uint64_t>> tensorStrides() const { return tensorStrides_; }
+	const std::optional<uint64_t> &size() const { return size_; }
+	const std::optional<uint64_t> &alignment() const { return alignment_; }
+	const std::optional<std::vector<uint64_t>> &tensorStrides() const { return tensorStrides_; }
 
 private:
-	friend class Reconciler;
+	friend class detail::Reconciler;
 
 	Result<void> checkSettable(AttrKey key, bool isSet) const;
 	Result<void> checkType(AttrKey key, BufferType needed) const;
@@ -170,7 +186,7 @@ private:
 	std::string owner_;
 	bool reconciled_ = false;
 
-	std::optional<BufferType> type_;
+	std::optional<std::vector<BufferType>> types_;
 	std::optional<bool> needCpuAccess_;
 	std::optional<Permission> requiredPermission_;
 	std::optional<bool> enableCpuCache_;
@@ -209,27 +225,27 @@ struct AttrConflict {
 struct Reconciliation {
 	/* The reconciled list, when no key conflicts. */
 	std::optional<AttrList> list;
-	/* Every conflict found, not only the first. */
+	/* Every conflict found, not only the first (a key whose inputs
+	 * conflict is not used for the keys computed from it). */
 	std::vector<AttrConflict> conflicts;
 };
 
 /*
- * Merges @lists (unreconciled, at least one) into one reconciled list
- * owned by @owner, by each key's rule (docs/sharing.md): booleans OR,
- * permissions the highest, alignments the largest, accessors the union,
- * type and geometry equal; then the outputs are computed. libvdla adds
- * the vDLA's own needs as a party of its own ("vdla") when a vDLA
- * accesses the buffer.
+ * Merges @lists (unreconciled, at least one; EINVAL otherwise) into one
+ * reconciled list owned by @owner, by each key's rule (docs/sharing.md):
+ * booleans OR, permissions the highest, alignments the largest, accessors
+ * the union, types and geometry equal; then the outputs are computed,
+ * with the vDLA's own needs when a vDLA accesses the buffer.
  */
-Reconciliation reconcile(const std::vector<const AttrList *> &lists,
+Result<Reconciliation> reconcile(const std::vector<const AttrList *> &lists,
 	const std::string &owner = "reconciled");
 
 /*
- * Whether @reconciled serves every one of @lists: the conflicts, empty
- * when it does (a list that asks for more than was reconciled, another
- * geometry, an accessor it did not include).
+ * Whether @reconciled (EINVAL if it is not) serves every one of @lists:
+ * the conflicts, empty when it does (a list that asks for more than was
+ * reconciled, another geometry, an accessor it did not include).
  */
-std::vector<AttrConflict> validateReconciled(const AttrList &reconciled,
+Result<std::vector<AttrConflict>> validateReconciled(const AttrList &reconciled,
 	const std::vector<const AttrList *> &lists);
 
 } /* namespace vdla */
