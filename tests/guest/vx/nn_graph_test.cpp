@@ -63,6 +63,21 @@ std::vector<vx_node> convolutionChain(vx_graph g, vx_tensor in, vx_tensor first,
 	return nodes;
 }
 
+/*
+ * Verifies and runs @g; on the DLA pass (@pass 0) expects it to have made
+ * @tasks device jobs, which @what names.
+ */
+void runCountingTasks(vx_graph g, int pass, long tasks, const char *what)
+{
+	ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
+	const long before = jobsCompleted();
+	ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
+	if (pass == 0) {
+		ASSERT_GE(before, 0) << "debugfs state unreadable";
+		EXPECT_EQ(jobsCompleted() - before, tasks) << what;
+	}
+}
+
 class NnGraph : public VxTest
 {
 protected:
@@ -585,13 +600,7 @@ TEST_F(NnGraph, IndependentDlaNodesMergeIntoOneTask)
 			VX_NN_DS_SIZE_ROUNDING_FLOOR, outs[pass][1]);
 		for (vx_node node : { nodeA, nodeB, nodeC })
 			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, target));
-		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
-		const long before = jobsCompleted();
-		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
-		if (pass == 0) {
-			ASSERT_GE(before, 0) << "debugfs state unreadable";
-			EXPECT_EQ(jobsCompleted() - before, 1) << "A, B and C were not one task";
-		}
+		runCountingTasks(g, pass, 1, "A, B and C were not one task");
 		for (vx_node node : { nodeA, nodeU, nodeB, nodeC })
 			vxReleaseNode(&node);
 		vxReleaseTensor(&a);
@@ -1053,13 +1062,7 @@ TEST_F(NnGraph, AReplicatedLayerRunsEveryItemOnTheDla)
 		ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, target));
 		vx_bool replicate[] = { vx_true_e, vx_false_e, vx_false_e, vx_false_e, vx_true_e };
 		ASSERT_EQ(VX_SUCCESS, vxReplicateNode(g, conv, replicate, 5));
-		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
-		const long before = jobsCompleted();
-		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
-		if (pass == 0) {
-			ASSERT_GE(before, 0) << "debugfs state unreadable";
-			EXPECT_EQ(jobsCompleted() - before, 1) << "the replicas were not one DLA task";
-		}
+		runCountingTasks(g, pass, 1, "the replicas were not one DLA task");
 		vxReleaseTensor(&first);
 		vxReleaseTensor(&result);
 		vxReleaseNode(&conv);
@@ -1122,13 +1125,7 @@ TEST_F(NnGraph, TasksInFlightTogetherEachLearnTheirOutcome)
 			outs[pass][1]);
 		for (vx_node node : { nodeA, nodeB })
 			ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(node, VX_TARGET_STRING, target));
-		ASSERT_EQ(VX_SUCCESS, vxVerifyGraph(g));
-		const long before = jobsCompleted();
-		ASSERT_EQ(VX_SUCCESS, vxProcessGraph(g));
-		if (pass == 0) {
-			ASSERT_GE(before, 0) << "debugfs state unreadable";
-			EXPECT_EQ(jobsCompleted() - before, 2) << "A and B were not two tasks";
-		}
+		runCountingTasks(g, pass, 2, "A and B were not two tasks");
 		for (vx_node node : { nodeA, nodeX, nodeB })
 			vxReleaseNode(&node);
 		vxReleaseTensor(&x);
