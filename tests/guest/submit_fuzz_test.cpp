@@ -169,11 +169,21 @@ private:
 			break;
 		}
 		case 10: {
-			drm_vdla_bo_wait a = {};
+			if (rng_() % 2) {
+				drm_vdla_bo_wait a = {};
+				a.handle = small();
+				a.timeout_ns = int64_t(rng_() % 3) * 1000000;
+				a.flags = rng_() % 2;
+				ioctlError(fd_, DRM_IOCTL_VDLA_BO_WAIT, &a);
+				break;
+			}
+			drm_vdla_fence_wait a = {};
 			a.handle = small();
-			a.timeout_ns = int64_t(rng_() % 3) * 1000000;
-			a.flags = rng_() % 2;
-			ioctlError(fd_, DRM_IOCTL_VDLA_BO_WAIT, &a);
+			a.point = rng_() % 3 ? rng_() % 4 : any32();
+			a.timeout_ns = rng_() % 4 ? int64_t(rng_() % 3) * 1000000 : -int64_t(any32());
+			a.flags = rng_() % 8 ? 0 : any32();
+			a.pad = rng_() % 8 ? 0 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_FENCE_WAIT, &a);
 			break;
 		}
 		case 11:
