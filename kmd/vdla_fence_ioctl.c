@@ -86,9 +86,8 @@ static void vdla_fence_outcome(struct dma_fence *own, struct drm_vdla_fence_wait
 
 		if (status < 0 && !error)
 			error = status;
-		if (status)
-			last = ktime_after(dma_fence_timestamp(fence), last) ?
-			       dma_fence_timestamp(fence) : last;
+		if (status && ktime_after(dma_fence_timestamp(fence), last))
+			last = dma_fence_timestamp(fence);
 	}
 	args->error = error;
 	args->timestamp_ns = ktime_to_ns(last);

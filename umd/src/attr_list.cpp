@@ -94,21 +94,20 @@ AttrList::AttrList(std::string owner) : owner_(std::move(owner))
 {
 }
 
-Result<void> AttrList::checkSettable(AttrKey key, bool isSet) const
+Result<void> AttrList::checkSettable(
+	AttrKey key, bool isSet, std::optional<BufferType> needed) const
 {
 	if (reconciled_)
-		return Error(EACCES, std::string("a reconciled list is read-only (") + attrKeyName(key)
-					     + ")");
+		return Error(EACCES,
+			std::string("a reconciled list is read-only (") + attrKeyName(key) + ")");
 	if (isSet)
-		return Error(EEXIST, std::string(attrKeyName(key)) + " is set already: a key is set once");
-	return {};
-}
-
-Result<void> AttrList::checkType(AttrKey key, BufferType needed) const
-{
-	if (!types_ || std::find(types_->begin(), types_->end(), needed) == types_->end())
-		return Error(EINVAL, std::string(attrKeyName(key)) + " needs General.Types with "
-					     + typeName(needed) + " set first");
+		return Error(EEXIST,
+			std::string(attrKeyName(key)) + " is set already: a key is set once");
+	if (needed
+		&& (!types_ || std::find(types_->begin(), types_->end(), *needed) == types_->end()))
+		return Error(EINVAL,
+			std::string(attrKeyName(key)) + " needs General.Types with "
+				+ typeName(*needed) + " set first");
 	return {};
 }
 
@@ -120,8 +119,9 @@ Result<void> AttrList::setTypes(std::vector<BufferType> types)
 		if (type != BufferType::Raw && type != BufferType::Tensor)
 			return Error(EINVAL, "General.Types: not a buffer type");
 	if (types.size() != 1)
-		return Error(EINVAL, "General.Types: one type (" + std::to_string(types.size())
-					     + " given): a buffer of several is not supported yet");
+		return Error(EINVAL,
+			"General.Types: one type (" + std::to_string(types.size())
+				+ " given): a buffer of several is not supported yet");
 	types_ = std::move(types);
 	return {};
 }
@@ -183,9 +183,7 @@ Result<void> AttrList::setMemoryDomain(MemoryDomain preferred, bool fallbackAllo
 
 Result<void> AttrList::setRawSize(uint64_t bytes)
 {
-	if (auto ok = checkSettable(AttrKey::RawSize, rawSize_.has_value()); !ok)
-		return ok;
-	if (auto ok = checkType(AttrKey::RawSize, BufferType::Raw); !ok)
+	if (auto ok = checkSettable(AttrKey::RawSize, rawSize_.has_value(), BufferType::Raw); !ok)
 		return ok;
 	if (!bytes)
 		return Error(EINVAL, "Raw.Size: 0 bytes");
@@ -195,22 +193,22 @@ Result<void> AttrList::setRawSize(uint64_t bytes)
 
 Result<void> AttrList::setRawAlignment(uint64_t bytes)
 {
-	if (auto ok = checkSettable(AttrKey::RawAlignment, rawAlignment_.has_value()); !ok)
-		return ok;
-	if (auto ok = checkType(AttrKey::RawAlignment, BufferType::Raw); !ok)
+	if (auto ok
+		= checkSettable(AttrKey::RawAlignment, rawAlignment_.has_value(), BufferType::Raw);
+		!ok)
 		return ok;
 	if (!isPowerOfTwo(bytes))
-		return Error(EINVAL, "Raw.Alignment: " + std::to_string(bytes)
-					     + " is not a power of two");
+		return Error(EINVAL,
+			"Raw.Alignment: " + std::to_string(bytes) + " is not a power of two");
 	rawAlignment_ = bytes;
 	return {};
 }
 
 Result<void> AttrList::setTensorDataType(TensorDataType type)
 {
-	if (auto ok = checkSettable(AttrKey::TensorDataType, tensorDataType_.has_value()); !ok)
-		return ok;
-	if (auto ok = checkType(AttrKey::TensorDataType, BufferType::Tensor); !ok)
+	if (auto ok = checkSettable(
+		    AttrKey::TensorDataType, tensorDataType_.has_value(), BufferType::Tensor);
+		!ok)
 		return ok;
 	if (type < TensorDataType::Int8 || type > TensorDataType::Float32)
 		return Error(EINVAL, "Tensor.DataType: not a data type");
@@ -220,13 +218,14 @@ Result<void> AttrList::setTensorDataType(TensorDataType type)
 
 Result<void> AttrList::setTensorDims(std::vector<uint64_t> dims)
 {
-	if (auto ok = checkSettable(AttrKey::TensorDims, tensorDims_.has_value()); !ok)
-		return ok;
-	if (auto ok = checkType(AttrKey::TensorDims, BufferType::Tensor); !ok)
+	if (auto ok
+		= checkSettable(AttrKey::TensorDims, tensorDims_.has_value(), BufferType::Tensor);
+		!ok)
 		return ok;
 	if (dims.empty() || dims.size() > kMaxTensorDims)
-		return Error(EINVAL, "Tensor.Dims: " + std::to_string(dims.size())
-					     + " dimensions (1 to " + std::to_string(kMaxTensorDims) + ")");
+		return Error(EINVAL,
+			"Tensor.Dims: " + std::to_string(dims.size()) + " dimensions (1 to "
+				+ std::to_string(kMaxTensorDims) + ")");
 	if (std::find(dims.begin(), dims.end(), 0) != dims.end())
 		return Error(EINVAL, "Tensor.Dims: a dimension of 0");
 	if (tensorLayout_ && dims.size() != 4)
@@ -239,15 +238,16 @@ Result<void> AttrList::setTensorDims(std::vector<uint64_t> dims)
 
 Result<void> AttrList::setTensorLayout(TensorLayout layout)
 {
-	if (auto ok = checkSettable(AttrKey::TensorLayout, tensorLayout_.has_value()); !ok)
-		return ok;
-	if (auto ok = checkType(AttrKey::TensorLayout, BufferType::Tensor); !ok)
+	if (auto ok = checkSettable(
+		    AttrKey::TensorLayout, tensorLayout_.has_value(), BufferType::Tensor);
+		!ok)
 		return ok;
 	if (layout != TensorLayout::NCHW && layout != TensorLayout::NHWC)
 		return Error(EINVAL, "Tensor.Layout: not a layout");
 	if (tensorDims_ && tensorDims_->size() != 4)
-		return Error(EINVAL, "Tensor.Layout: for 4 dimensions, and Tensor.Dims has "
-					     + std::to_string(tensorDims_->size()));
+		return Error(EINVAL,
+			"Tensor.Layout: for 4 dimensions, and Tensor.Dims has "
+				+ std::to_string(tensorDims_->size()));
 	tensorLayout_ = layout;
 	return {};
 }
@@ -255,42 +255,40 @@ Result<void> AttrList::setTensorLayout(TensorLayout layout)
 Result<void> AttrList::setTensorAlignmentPerDim(std::vector<uint64_t> alignment)
 {
 	if (auto ok = checkSettable(AttrKey::TensorAlignmentPerDim,
-		    tensorAlignmentPerDim_.has_value());
+		    tensorAlignmentPerDim_.has_value(), BufferType::Tensor);
 		!ok)
-		return ok;
-	if (auto ok = checkType(AttrKey::TensorAlignmentPerDim, BufferType::Tensor); !ok)
 		return ok;
 	if (alignment.empty() || alignment.size() > kMaxTensorDims
 		|| (tensorDims_ && alignment.size() != tensorDims_->size()))
 		return Error(EINVAL, "Tensor.AlignmentPerDim: one per dimension");
 	for (uint64_t a : alignment)
 		if (!isPowerOfTwo(a))
-			return Error(EINVAL, "Tensor.AlignmentPerDim: " + std::to_string(a)
-						     + " is not a power of two");
+			return Error(EINVAL,
+				"Tensor.AlignmentPerDim: " + std::to_string(a)
+					+ " is not a power of two");
 	tensorAlignmentPerDim_ = std::move(alignment);
 	return {};
 }
 
 Result<void> AttrList::setTensorBaseAlignment(uint64_t bytes)
 {
-	if (auto ok = checkSettable(AttrKey::TensorBaseAlignment, tensorBaseAlignment_.has_value());
+	if (auto ok = checkSettable(AttrKey::TensorBaseAlignment, tensorBaseAlignment_.has_value(),
+		    BufferType::Tensor);
 		!ok)
 		return ok;
-	if (auto ok = checkType(AttrKey::TensorBaseAlignment, BufferType::Tensor); !ok)
-		return ok;
 	if (!isPowerOfTwo(bytes))
-		return Error(EINVAL, "Tensor.BaseAlignment: " + std::to_string(bytes)
-					     + " is not a power of two");
+		return Error(EINVAL,
+			"Tensor.BaseAlignment: " + std::to_string(bytes)
+				+ " is not a power of two");
 	tensorBaseAlignment_ = bytes;
 	return {};
 }
 
 Result<void> AttrList::setTensorQuantization(Quantization quantization)
 {
-	if (auto ok = checkSettable(AttrKey::TensorQuantization, tensorQuantization_.has_value());
+	if (auto ok = checkSettable(AttrKey::TensorQuantization, tensorQuantization_.has_value(),
+		    BufferType::Tensor);
 		!ok)
-		return ok;
-	if (auto ok = checkType(AttrKey::TensorQuantization, BufferType::Tensor); !ok)
 		return ok;
 	if (!(quantization.scale > 0) || !std::isfinite(quantization.scale))
 		return Error(EINVAL, "Tensor.Quantization: the scale must be positive and finite");

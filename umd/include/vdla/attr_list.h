@@ -180,8 +180,10 @@ public:
 private:
 	friend class detail::Reconciler;
 
-	Result<void> checkSettable(AttrKey key, bool isSet) const;
-	Result<void> checkType(AttrKey key, BufferType needed) const;
+	/* Whether @key may be set now: on an unreconciled list, once, and
+	 * after General.Types names @needed (a key of that type). */
+	Result<void> checkSettable(AttrKey key, bool isSet,
+		std::optional<BufferType> needed = std::nullopt) const;
 
 	std::string owner_;
 	bool reconciled_ = false;
