@@ -49,6 +49,7 @@ static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(CTX_QUERY, ctx_query),
 	VDLA_IOCTL(SUBMIT, submit),
 	VDLA_IOCTL(FENCE_WAIT, fence_wait),
+	VDLA_IOCTL(FENCE_EXPORT, fence_export),
 };
 
 /* DRM_ACCEL_FOPS, with the core's ioctls filtered (vdla_core_ioctls.c). */
@@ -82,6 +83,8 @@ static const struct file_operations vdla_accel_fops = {
  *       descriptor changes nothing); SUBMIT flag DRM_VDLA_SUBMIT_OP_TIME_ONLY;
  *       hardware 3.1.
  * 1.8 - FENCE_WAIT: a syncobj point's wait, error and time in one call.
+ * 1.9 - FENCE_EXPORT: a timeline point as a sync file with its job's error;
+ *       SUBMIT flag DRM_VDLA_SUBMIT_NO_IMPLICIT: explicit synchronisation.
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |

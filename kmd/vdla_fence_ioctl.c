@@ -4,6 +4,12 @@
  * error and when, in one call. The DRM core's waits say only that a fence
  * signalled; its error and time take exporting it as a sync file, which is
  * five more calls and a new file for every job a runtime waits for.
+ *
+ * FENCE_EXPORT: a point's own fence as a sync file, in one call where the
+ * core takes a temporary syncobj, a transfer and an export; and a point
+ * whose outcome is gone (merged into the next once signalled) is refused,
+ * where the core's export hands out its signalled stub, which a waiter in
+ * another process would read as a success whatever the job did.
  */
 #include <drm/drm_device.h>
 #include <drm/drm_file.h>
@@ -11,8 +17,10 @@
 #include <drm/drm_syncobj.h>
 #include <linux/dma-fence-chain.h>
 #include <linux/dma-fence-unwrap.h>
+#include <linux/file.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/sync_file.h>
 
 #include <drm/vdla_accel.h>
 
@@ -130,4 +138,46 @@ int vdla_ioctl_fence_wait(struct drm_device *drm, void *data, struct drm_file *f
 	dma_fence_put(own);
 	dma_fence_put(found);
 	return ret;
+}
+
+int vdla_ioctl_fence_export(struct drm_device *drm, void *data, struct drm_file *file)
+{
+	struct drm_vdla_fence_export *args = data;
+	struct dma_fence *found, *own;
+	struct sync_file *sync_file;
+	int fd, ret;
+
+	if (args->flags & ~DRM_VDLA_FENCE_EXPORT_FLAGS || args->pad) {
+		drm_dbg(drm, "FENCE_EXPORT: unknown flags 0x%x, or pad not 0\n", args->flags);
+		return -EINVAL;
+	}
+	ret = drm_syncobj_find_fence(file, args->handle, args->point, 0, &found);
+	if (ret) {
+		drm_dbg(drm, "FENCE_EXPORT: syncobj %u: %s at point %llu\n", args->handle,
+			ret == -ENOENT ? "no such handle" : "no fence", args->point);
+		return ret == -ENOENT ? -ENOENT : -EINVAL;
+	}
+	own = vdla_own_fence(found, args->point);
+	if (!own) {
+		drm_dbg(drm, "FENCE_EXPORT: point %llu of syncobj %u was merged away\n",
+			args->point, args->handle);
+		dma_fence_put(found);
+		return -ENODATA;
+	}
+	dma_fence_put(found);
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		dma_fence_put(own);
+		return fd;
+	}
+	sync_file = sync_file_create(own);
+	dma_fence_put(own);
+	if (!sync_file) {
+		put_unused_fd(fd);
+		return -ENOMEM;
+	}
+	fd_install(fd, sync_file->file);
+	args->fd = fd;
+	return 0;
 }

@@ -342,8 +342,11 @@ static int add_in_syncs(struct drm_file *file, struct vdla_job *job,
 	return 0;
 }
 
-/* Locks the BOs and adds their fences as dependencies; reserves fence slots. */
-static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww)
+/*
+ * Locks the BOs and reserves fence slots; with @implicit, adds the BOs'
+ * fences as dependencies (not for DRM_VDLA_SUBMIT_NO_IMPLICIT).
+ */
+static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww, bool implicit)
 {
 	int ret = drm_gem_lock_reservations(job->bos, job->bo_count, ww);
 
@@ -351,7 +354,7 @@ static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww)
 		return ret;
 	for (u32 i = 0; i < job->bo_count; i++) {
 		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
-		if (!ret)
+		if (!ret && implicit)
 			ret = vdla_deps_add_implicit(job, job->bos[i],
 						     test_bit(i, job->bo_writes));
 		if (ret) {
@@ -507,7 +510,7 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	ret = add_in_syncs(file, job, args);
 	if (ret)
 		goto out_job;
-	ret = lock_bos(job, &ww);
+	ret = lock_bos(job, &ww, !(args->flags & DRM_VDLA_SUBMIT_NO_IMPLICIT));
 	if (ret)
 		goto out_job;
 

@@ -7,6 +7,10 @@
  */
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <linux/sync_file.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -541,6 +545,181 @@ TEST_F(Fences, FenceWaitOfAPointMergedAwayIsEnodata)
 	ASSERT_EQ(fenceWait(timeline, 2, kWaitNs, &answer), 0);
 	EXPECT_EQ(answer.error, 0);
 	EXPECT_TRUE(next.check());
+}
+
+/*
+ * DRM_VDLA_SUBMIT_NO_IMPLICIT: the writer of a BO is held back by an
+ * in-sync from a slow job on the second vDLA. A job reading the BO with the
+ * flag runs at once (it copies what was there before); the same job without
+ * it waits for the writer. The flagged job's own fence still goes on its
+ * BOs: BO_WAIT waits for it.
+ */
+TEST_F(Fences, NoImplicitJobsWaitForTheirInSyncsAlone)
+{
+	if (paths_.size() < 2)
+		GTEST_SKIP() << "needs two vDLAs";
+	Node second(paths_[1]);
+	ASSERT_TRUE(second.valid());
+	FaultInjection slowThere(second.index());
+	ASSERT_EQ(slowThere.set("bdma", "delay", 0, 400000), 0);
+	Ctx gateCtx(second.fd());
+	Bo gateSrc(second.fd(), 4096), gateDst(second.fd(), 4096);
+	HandJob gate(second.fd(), gateCtx.id());
+	gate.task.copy(gate.add(gateSrc), 0, gate.add(gateDst, DRM_VDLA_ADDRESS_FLAG_WRITE), 0,
+		4096);
+	ASSERT_EQ(gate.submit(), 0);
+	int gateFd = gate.done.exportFd();
+	ASSERT_GE(gateFd, 0);
+	uint32_t gateHere = 0;
+	ASSERT_EQ(drmSyncobjFDToHandle(fd(), gateFd, &gateHere), 0);
+	::close(gateFd);
+	Syncobj gateDone = Syncobj::adopt(fd(), gateHere);
+
+	Ctx writerCtx(fd()), readerCtx(fd()), implicitCtx(fd());
+	Bo src(fd(), 4096), shared(fd(), 4096), early(fd(), 4096), late(fd(), 4096);
+	ASSERT_TRUE(src.map() && shared.map() && early.map() && late.map());
+	std::memset(src.map(), 0x5a, 4096);
+	std::memset(shared.map(), 0x11, 4096);
+	HandJob writer(fd(), writerCtx.id());
+	writer.task.copy(writer.add(src), 0, writer.add(shared, DRM_VDLA_ADDRESS_FLAG_WRITE), 0,
+		4096);
+	writer.submission.inSyncs = { gateDone.sync() };
+	ASSERT_EQ(writer.submit(), 0);
+	HandJob explicitOnly(fd(), readerCtx.id());
+	explicitOnly.task.copy(explicitOnly.add(shared), 0,
+		explicitOnly.add(early, DRM_VDLA_ADDRESS_FLAG_WRITE), 0, 4096);
+	explicitOnly.submission.flags = DRM_VDLA_SUBMIT_NO_IMPLICIT;
+	ASSERT_EQ(explicitOnly.submit(), 0);
+	HandJob implicit(fd(), implicitCtx.id());
+	implicit.task.copy(implicit.add(shared), 0,
+		implicit.add(late, DRM_VDLA_ADDRESS_FLAG_WRITE), 0, 4096);
+	ASSERT_EQ(implicit.submit(), 0);
+
+	EXPECT_EQ(early.wait(int64_t(kJobTimeoutMs) * 1000000), 0)
+		<< "BO_WAIT waits for the flagged job's own fence";
+	EXPECT_TRUE(fenceSucceeds(explicitOnly.done));
+	EXPECT_FALSE(writer.done.signalled()) << "the flagged job waited for the writer";
+	EXPECT_EQ(early.map()[0], 0x11) << "it copied what was there before the writer";
+	EXPECT_TRUE(fenceSucceeds(implicit.done));
+	EXPECT_TRUE(fenceSucceeds(writer.done));
+	EXPECT_EQ(late.map()[4095], 0x5a) << "the job without the flag waited for the writer";
+}
+
+/* FENCE_EXPORT of @sync at @point: the sync file, or minus the errno. */
+int fenceExport(const Syncobj &sync, uint64_t point)
+{
+	drm_vdla_fence_export args = {};
+	args.handle = sync.handle();
+	args.point = point;
+	return drmIoctl(sync.fd(), DRM_IOCTL_VDLA_FENCE_EXPORT, &args) ? -errno : args.fd;
+}
+
+/* SYNC_IOC_FILE_INFO's status of a sync file: 1, 0 or a negative errno. */
+int syncFileStatus(int syncFile)
+{
+	sync_file_info info = {};
+	if (ioctl(syncFile, SYNC_IOC_FILE_INFO, &info))
+		return -1000 - errno;
+	return info.status;
+}
+
+/*
+ * FENCE_EXPORT gives a point's own fence as a sync file in one call: a
+ * failed job's point reads as failed with FENCE_WAIT's time; the file is
+ * close-on-exec, waits like the job and outlives the syncobj.
+ */
+TEST_F(Fences, FenceExportGivesAPointsOwnOutcome)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("sdp", "op_error", 1), 0);
+	Ctx ctx(fd());
+	Rng rng(77);
+	SmallJob failing(fd());
+	failing.prepare(rng, WorkKind::CopySdp);
+	auto timeline = std::make_unique<Syncobj>(fd());
+	ASSERT_EQ(submit(fd(), failing.submission(ctx.id(), timeline->sync(1))), 0);
+	int own = fenceExport(*timeline, 1);
+	ASSERT_GE(own, 0) << strerror(-own);
+	EXPECT_TRUE(fcntl(own, F_GETFD) & FD_CLOEXEC);
+	drm_vdla_fence_wait answer = {};
+	ASSERT_EQ(fenceWait(*timeline, 1, kWaitNs, &answer), 0);
+	timeline.reset();
+	pollfd p = { own, POLLIN, 0 };
+	EXPECT_EQ(poll(&p, 1, 0), 1) << "signalled, and alive without its syncobj";
+	EXPECT_EQ(syncFileStatus(own), -EIO) << "the failed job's own error";
+	sync_fence_info leaf = {};
+	sync_file_info info = {};
+	info.num_fences = 1;
+	info.sync_fence_info = reinterpret_cast<uintptr_t>(&leaf);
+	ASSERT_EQ(ioctl(own, SYNC_IOC_FILE_INFO, &info), 0);
+	EXPECT_EQ(leaf.timestamp_ns, answer.timestamp_ns) << "FENCE_WAIT's time of the same fence";
+	::close(own);
+
+	/* A binary syncobj's fence, and a successful job's point. */
+	fi.clear();
+	Ctx good(fd());
+	SmallJob a(fd()), b(fd());
+	a.prepare(rng, WorkKind::Copy);
+	b.prepare(rng, WorkKind::CopySdp);
+	Syncobj binary(fd()), points(fd());
+	ASSERT_EQ(submit(fd(), a.submission(good.id(), binary.sync())), 0);
+	ASSERT_EQ(submit(fd(), b.submission(good.id(), points.sync(1))), 0);
+	for (auto [sync, point] : { std::pair{ &binary, 0ull }, std::pair{ &points, 1ull } }) {
+		int file = fenceExport(*sync, point);
+		ASSERT_GE(file, 0) << strerror(-file);
+		pollfd q = { file, POLLIN, 0 };
+		EXPECT_EQ(poll(&q, 1, kJobTimeoutMs), 1);
+		EXPECT_EQ(syncFileStatus(file), 1);
+		::close(file);
+	}
+	EXPECT_TRUE(a.check());
+	EXPECT_TRUE(b.check());
+}
+
+TEST_F(Fences, FenceExportRefusesBadArgumentsAndForgottenPoints)
+{
+	FaultInjection fi(node_.index());
+	Ctx ctx(fd()), other(fd());
+	Rng rng(78);
+	SmallJob first(fd()), second(fd());
+	first.prepare(rng, WorkKind::Copy);
+	second.prepare(rng, WorkKind::Copy);
+	Syncobj timeline(fd()), never(fd());
+	ASSERT_EQ(submit(fd(), first.submission(ctx.id(), timeline.sync(1))), 0);
+	ASSERT_EQ(fenceWait(timeline, 1, kWaitNs), 0);
+	EXPECT_TRUE(first.check());
+
+	EXPECT_EQ(fenceExport(timeline, 2), -EINVAL) << "a point not submitted";
+	EXPECT_EQ(fenceExport(never, 0), -EINVAL) << "a syncobj without a fence";
+	drm_vdla_fence_export args = {};
+	args.handle = 0xdead;
+	EXPECT_EQ(drmIoctl(fd(), DRM_IOCTL_VDLA_FENCE_EXPORT, &args) ? errno : 0, ENOENT);
+	args.handle = timeline.handle();
+	args.point = 1;
+	args.flags = 1;
+	EXPECT_EQ(drmIoctl(fd(), DRM_IOCTL_VDLA_FENCE_EXPORT, &args) ? errno : 0, EINVAL);
+	args.flags = 0;
+	args.pad = 1;
+	EXPECT_EQ(drmIoctl(fd(), DRM_IOCTL_VDLA_FENCE_EXPORT, &args) ? errno : 0, EINVAL);
+
+	/*
+	 * Point 1 (a failed job) is merged away once a lookup walks past it:
+	 * FENCE_EXPORT says so (ENODATA, as FENCE_WAIT), where the DRM core's
+	 * export hands out its signalled stub, which reads as a success.
+	 */
+	ASSERT_EQ(fi.set("sdp", "op_error", 1), 0);
+	Ctx failingCtx(fd());
+	SmallJob failing(fd());
+	failing.prepare(rng, WorkKind::CopySdp);
+	Syncobj failed(fd());
+	ASSERT_EQ(submit(fd(), failing.submission(failingCtx.id(), failed.sync(1))), 0);
+	ASSERT_EQ(fenceWait(failed, 1, kWaitNs), 0);
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 300000), 0);
+	ASSERT_EQ(submit(fd(), second.submission(other.id(), failed.sync(2))), 0);
+	EXPECT_EQ(fenceExport(failed, 1), -ENODATA);
+	EXPECT_EQ(failed.pointFence(1).status, 1) << "the core's stub for the failed point";
+	ASSERT_EQ(fenceWait(failed, 2, kWaitNs), 0);
+	EXPECT_TRUE(second.check());
 }
 
 } /* namespace */

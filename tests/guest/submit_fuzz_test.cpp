@@ -177,6 +177,16 @@ private:
 				ioctlError(fd_, DRM_IOCTL_VDLA_BO_WAIT, &a);
 				break;
 			}
+			if (rng_() % 2) {
+				drm_vdla_fence_export a = {};
+				a.handle = small();
+				a.point = rng_() % 3 ? rng_() % 4 : any32();
+				a.flags = rng_() % 8 ? 0 : any32();
+				a.pad = rng_() % 8 ? 0 : any32();
+				if (!ioctlError(fd_, DRM_IOCTL_VDLA_FENCE_EXPORT, &a))
+					::close(a.fd);
+				break;
+			}
 			drm_vdla_fence_wait a = {};
 			a.handle = small();
 			a.point = rng_() % 3 ? rng_() % 4 : any32();

@@ -33,6 +33,7 @@ extern "C" {
 #define DRM_VDLA_CTX_QUERY		0x09
 #define DRM_VDLA_SUBMIT			0x0a
 #define DRM_VDLA_FENCE_WAIT		0x0b
+#define DRM_VDLA_FENCE_EXPORT		0x0c
 
 #define DRM_IOCTL_VDLA_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_QUERY, struct drm_vdla_query)
@@ -58,6 +59,8 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_SUBMIT, struct drm_vdla_submit)
 #define DRM_IOCTL_VDLA_FENCE_WAIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_FENCE_WAIT, struct drm_vdla_fence_wait)
+#define DRM_IOCTL_VDLA_FENCE_EXPORT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_FENCE_EXPORT, struct drm_vdla_fence_export)
 
 /**
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
@@ -563,7 +566,17 @@ struct drm_vdla_sync {
  * 1.7). Without DRM_VDLA_SUBMIT_OP_STATS it is EINVAL.
  */
 #define DRM_VDLA_SUBMIT_OP_TIME_ONLY	(1u << 1)
-#define DRM_VDLA_SUBMIT_FLAGS		(DRM_VDLA_SUBMIT_OP_STATS | DRM_VDLA_SUBMIT_OP_TIME_ONLY)
+/**
+ * DRM_VDLA_SUBMIT_NO_IMPLICIT: the job waits for its in-syncs alone, not for
+ * the implicit fences of its BOs (explicit synchronisation, as a runtime
+ * that orders its jobs by fences does, without false dependencies on other
+ * users of a shared BO). The job's own fence is still added to its BOs, so
+ * BO_WAIT, CPU access through a dma-buf and jobs without the flag still
+ * wait for it (driver 1.9).
+ */
+#define DRM_VDLA_SUBMIT_NO_IMPLICIT	(1u << 2)
+#define DRM_VDLA_SUBMIT_FLAGS		(DRM_VDLA_SUBMIT_OP_STATS | DRM_VDLA_SUBMIT_OP_TIME_ONLY | \
+					 DRM_VDLA_SUBMIT_NO_IMPLICIT)
 
 /**
  * struct drm_vdla_op_stats - what one operation of a completed job did
@@ -681,6 +694,37 @@ struct drm_vdla_fence_wait {
 	__u32 pad;
 	/** @timestamp_ns: out, when the fence signalled (CLOCK_MONOTONIC). */
 	__u64 timestamp_ns;
+};
+
+/* No flags are defined yet: DRM_VDLA_FENCE_EXPORT takes 0. */
+#define DRM_VDLA_FENCE_EXPORT_FLAGS	0u
+
+/**
+ * struct drm_vdla_fence_export - argument of DRM_IOCTL_VDLA_FENCE_EXPORT
+ *
+ * The fence given for @point of a syncobj (0: a binary syncobj's fence, or
+ * a timeline's last point) as a new sync file (close-on-exec): it signals
+ * when that point's job ends and reports its error (SYNC_IOC_FILE_INFO
+ * status) and time; it does not also wait for the points before. One call
+ * instead of the core's three (a temporary syncobj, TRANSFER, HANDLE_TO_FD),
+ * and never a false success: a point merged away is ENODATA, where the
+ * core's export gives a signalled stub (driver 1.9).
+ *
+ * Errors: EINVAL (flags, pad, no fence at @point yet), ENOENT (no such
+ * syncobj), ENODATA (the point was merged into a later one once signalled:
+ * its outcome is gone), EMFILE, ENOMEM.
+ */
+struct drm_vdla_fence_export {
+	/** @handle: in, a syncobj of the caller. */
+	__u32 handle;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @point: in, the timeline point; 0 for a binary syncobj. */
+	__u64 point;
+	/** @fd: out, the sync file. */
+	__s32 fd;
+	/** @pad: must be 0. */
+	__u32 pad;
 };
 
 #if defined(__cplusplus)
