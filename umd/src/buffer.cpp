@@ -17,7 +17,7 @@
 
 #include <vdla/device.h>
 
-#include "unique_fd.h"
+#include <vdla/unique_fd.h>
 
 namespace vdla {
 
@@ -134,7 +134,12 @@ Result<int> Buffer::Private::cpuAccessDmaBuf(const Buffer &buffer)
 		return dmabuf.get();
 	if (placement == Placement::Sram)
 		return Error(EINVAL, "an SRAM buffer has no dma-buf to sync CPU access on");
-	auto fd = buffer.exportFd();
+	/* Any dma-buf of it will do to sync on: one with its own access (a
+	 * read-only buffer has no read-write one), or the read-write one a
+	 * read-write import of another device re-exports. */
+	auto fd = buffer.exportFd(access);
+	if (!fd && fd.error().code() == EOPNOTSUPP)
+		fd = buffer.exportFd(Access::ReadWrite);
 	if (!fd)
 		return fd.error();
 	dmabuf.reset(*fd);
@@ -254,8 +259,8 @@ Result<uint8_t *> Buffer::map()
 		return d_->map;
 	if (d_->placement == Placement::Sram)
 		return Error(EINVAL, "an SRAM buffer has no CPU mapping");
-	void *p = mmap(nullptr, d_->size, PROT_READ | PROT_WRITE, MAP_SHARED, d_->device->fd(),
-		d_->mmapOffset);
+	const int prot = d_->access == Access::ReadOnly ? PROT_READ : PROT_READ | PROT_WRITE;
+	void *p = mmap(nullptr, d_->size, prot, MAP_SHARED, d_->device->fd(), d_->mmapOffset);
 	if (p == MAP_FAILED)
 		return Error(errno, "cannot map the buffer for the CPU");
 	d_->map = static_cast<uint8_t *>(p);
@@ -275,10 +280,11 @@ void Buffer::unmap()
 	d_->map = nullptr;
 }
 
-Result<int> Buffer::exportFd() const
+Result<int> Buffer::exportFd(Access access) const
 {
 	int fd = -1;
-	if (drmPrimeHandleToFD(d_->device->fd(), d_->handle, DRM_CLOEXEC | DRM_RDWR, &fd))
+	const uint32_t flags = DRM_CLOEXEC | (access == Access::ReadWrite ? DRM_RDWR : 0);
+	if (drmPrimeHandleToFD(d_->device->fd(), d_->handle, flags, &fd))
 		return Error(errno, "cannot export the buffer as a dma-buf");
 	return fd;
 }

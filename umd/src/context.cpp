@@ -53,6 +53,7 @@ public:
 	Device *device = nullptr;
 	uint32_t id = 0;
 	Priority priority = Priority::Normal;
+	bool implicitSync = true;
 	TaskError taskError;
 };
 
@@ -166,6 +167,9 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 					+ std::to_string(stats.offset) + " of a buffer of "
 					+ std::to_string(buffer.size()) + " bytes");
 	}
+	if (!d_->implicitSync && !d_->device->info().driverVersion.atLeast(1, 9))
+		return Error(EOPNOTSUPP, "driver " + d_->device->info().driverVersion.toString()
+						 + " always waits for implicit fences (1.9 need not)");
 	if (waits.size() > DRM_VDLA_MAX_IN_SYNCS)
 		return Error(E2BIG,
 			"a job waits for at most " + std::to_string(DRM_VDLA_MAX_IN_SYNCS)
@@ -212,6 +216,8 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 			| (stats.timeOnly ? DRM_VDLA_SUBMIT_OP_TIME_ONLY : 0);
 		args.op_stats = uint32_t(addresses.size() - 1);
 	}
+	if (!d_->implicitSync)
+		args.flags |= DRM_VDLA_SUBMIT_NO_IMPLICIT;
 	if (drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_SUBMIT, &args)) {
 		int err = errno;
 		if (err == EINVAL && args.error_field)
@@ -220,6 +226,16 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 		return Error(err, submitErrorReason(err, d_->taskError));
 	}
 	return args.seqno;
+}
+
+void Context::setImplicitSync(bool enabled)
+{
+	d_->implicitSync = enabled;
+}
+
+bool Context::implicitSync() const
+{
+	return d_->implicitSync;
 }
 
 const TaskError &Context::taskError() const

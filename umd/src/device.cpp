@@ -16,7 +16,7 @@
 
 #include <drm/vdla_accel.h>
 
-#include "unique_fd.h"
+#include <vdla/unique_fd.h>
 
 namespace vdla {
 

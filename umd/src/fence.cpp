@@ -15,7 +15,7 @@
 
 #include <vdla/device.h>
 
-#include "unique_fd.h"
+#include <vdla/unique_fd.h>
 
 namespace vdla {
 
@@ -262,6 +262,28 @@ Result<int> Fence::exportSyncFile(uint64_t point) const
 	if (ret)
 		return Error(syncobjError(ret), "cannot export the fence as a sync file");
 	return fd;
+}
+
+Result<int> Fence::exportJobSyncFile(uint64_t point) const
+{
+	if (d_->type == Type::Timeline && !point)
+		return Error(EINVAL, "a timeline fence is exported at a point");
+	if (d_->type == Type::Binary && point)
+		return Error(EINVAL, "a binary fence has no points");
+	if (!d_->device->info().driverVersion.atLeast(1, 9))
+		return Error(EOPNOTSUPP, "exporting a job's own fence needs driver 1.9");
+	drm_vdla_fence_export args = {};
+	args.handle = d_->handle;
+	args.point = point;
+	if (drmIoctl(d_->fd(), DRM_IOCTL_VDLA_FENCE_EXPORT, &args)) {
+		int err = errno;
+		return Error(err, err == EINVAL ? "point " + std::to_string(point)
+						  + " has no fence yet"
+			     : err == ENODATA ? "the outcome of point " + std::to_string(point)
+						  + " is gone: it was merged into a later point"
+					      : "cannot export the fence as a sync file");
+	}
+	return args.fd;
 }
 
 Result<void> Fence::importSyncFile(int syncFileFd, uint64_t point)

@@ -17,11 +17,6 @@ namespace vdla {
 
 namespace {
 
-std::string show(bool value)
-{
-	return value ? "true" : "false";
-}
-
 std::string show(uint64_t value)
 {
 	return std::to_string(value);

@@ -39,9 +39,9 @@ struct Accessor {
 
 	static Accessor cpu() { return { Kind::Cpu, 0, {} }; }
 	/*
-	 * The vDLA of index @device (vdla::Device::enumerate() order, which is
-	 * this process's: lists that cross processes will name devices by a
-	 * stable identity instead).
+	 * The vDLA of index @device in vdla::Device::enumerate() order: the
+	 * order of the accel nodes, which every process of one system sees
+	 * alike, so lists name the same device in every process they reach.
 	 */
 	static Accessor dla(uint32_t device) { return { Kind::Dla, device, {} }; }
 	/* Any other engine or driver, by a name of the application's. */
@@ -91,6 +91,7 @@ const char *attrKeyName(AttrKey key);
 
 namespace detail {
 class Reconciler;
+struct AttrCodec;
 } /* namespace detail */
 
 class AttrList
@@ -177,8 +178,21 @@ public:
 	const std::optional<uint64_t> &alignment() const { return alignment_; }
 	const std::optional<std::vector<uint64_t>> &tensorStrides() const { return tensorStrides_; }
 
+	/*
+	 * The list as bytes for another process, unreconciled or reconciled,
+	 * and back (docs/sharing.md, "Across processes"). decode() trusts
+	 * nothing: a malformed input is EBADMSG, a format from a newer libvdla
+	 * EPROTO, a value a setter refuses EBADMSG with the setter's reason,
+	 * and a reconciled list's outputs are computed again from its keys
+	 * (EBADMSG when the sender's differ: a size, strides, a permission or
+	 * an SRAM placement its keys do not give).
+	 */
+	std::vector<uint8_t> encode() const;
+	static Result<AttrList> decode(const uint8_t *data, size_t size);
+
 private:
 	friend class detail::Reconciler;
+	friend struct detail::AttrCodec;
 
 	/* Whether @key may be set now: on an unreconciled list, once, and
 	 * after General.Types names @needed (a key of that type). */

@@ -80,9 +80,10 @@ public:
 
 	/*
 	 * Maps the whole buffer for the CPU (once; later calls return the same
-	 * pointer). The mapping is coherent with the device; wait() or a fence
-	 * orders CPU access after the device's. Errors: those of mmap(),
-	 * EINVAL for an SRAM buffer.
+	 * pointer): read-only for a ReadOnly buffer, whose pages the kernel
+	 * will not let this process write by any mapping. The mapping is
+	 * coherent with the device; wait() or a fence orders CPU access after
+	 * the device's. Errors: those of mmap(), EINVAL for an SRAM buffer.
 	 */
 	Result<uint8_t *> map();
 	/* The pointer map() returned, or nullptr if unmapped. */
@@ -92,9 +93,14 @@ public:
 
 	/*
 	 * A dma-buf of the buffer (PRIME export), close-on-exec, owned by the
-	 * caller. Errors: those of DRM_IOCTL_PRIME_HANDLE_TO_FD.
+	 * caller, carrying @access: whoever receives a ReadOnly one can
+	 * neither map it for writing nor import it for the device to write
+	 * (docs/uapi.md, "Buffer objects"). Errors: those of
+	 * DRM_IOCTL_PRIME_HANDLE_TO_FD: EACCES for ReadWrite from a ReadOnly
+	 * buffer, EOPNOTSUPP for ReadOnly from a read-write import of another
+	 * device's buffer (its exporter has to make the read-only dma-buf).
 	 */
-	Result<int> exportFd() const;
+	Result<int> exportFd(Access access = Access::ReadWrite) const;
 
 	/*
 	 * Waits until the queued and running jobs that use the buffer have

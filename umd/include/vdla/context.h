@@ -109,6 +109,18 @@ public:
 	Result<uint64_t> submit(const Task &task, const std::vector<SyncPoint> &waits,
 		const SyncPoint &signal, const OpStatsTarget &stats);
 
+	/*
+	 * Whether later jobs also wait for the implicit fences of their
+	 * buffers (earlier writers of what they read, every earlier user of
+	 * what they write), as they do by default. Off, a job waits for its
+	 * waits alone: explicit synchronisation, as jobs ordered by fences
+	 * shared between processes want, without false dependencies on other
+	 * users of a buffer; its own fence still goes on its buffers. Off
+	 * needs driver 1.9: submit() fails with EOPNOTSUPP before.
+	 */
+	void setImplicitSync(bool enabled);
+	bool implicitSync() const;
+
 	/* What the firmware found wrong in the task the last submit refused. */
 	const TaskError &taskError() const;
 

@@ -87,6 +87,16 @@ public:
 	 * owned by the caller. Errors: ENOENT/EINVAL when there is no fence yet.
 	 */
 	Result<int> exportSyncFile(uint64_t point = 0) const;
+	/*
+	 * The fence given for @point alone (binary: the fence) as a sync file
+	 * whose status is that job's outcome, owned by the caller, in one call
+	 * from driver 1.9 (DRM_IOCTL_VDLA_FENCE_EXPORT; EOPNOTSUPP before).
+	 * Unlike exportSyncFile(), it does not wait for the points before, and
+	 * a point whose outcome is gone is an error rather than a sync file
+	 * that reads as a success. Errors: EINVAL (no fence at @point yet),
+	 * ENODATA (the point was merged away once signalled, see waitStatus()).
+	 */
+	Result<int> exportJobSyncFile(uint64_t point = 0) const;
 	/* Replaces the binary fence (timeline: sets @point) with a sync file's. */
 	Result<void> importSyncFile(int syncFileFd, uint64_t point = 0);
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* vdla::UniqueFd: a file descriptor with one owner, as IPC messages carry them. */
 #pragma once
 
 #include <unistd.h>
@@ -30,6 +31,8 @@ public:
 	~UniqueFd() { reset(); }
 
 	int get() const { return fd_; }
+	/* Gives up ownership: the caller closes the descriptor. */
+	int release() { return std::exchange(fd_, -1); }
 	bool isValid() const { return fd_ >= 0; }
 	void reset(int fd = -1)
 	{
