@@ -34,6 +34,16 @@ enum WireKey : uint32_t {
 	kTensorAlignmentPerDim = 12,
 	kTensorBaseAlignment = 13,
 	kTensorQuantization = 14,
+	kImagePlaneFormats = 15,
+	kImagePlaneWidths = 16,
+	kImagePlaneHeights = 17,
+	kImagePlaneBaseAlignment = 18,
+	kImagePitchAlignment = 19,
+	kPyramidLevels = 20,
+	kPyramidScale = 21,
+	kArrayElementSize = 22,
+	kArrayCapacity = 23,
+	kArrayStrideAlignment = 24,
 };
 
 Error malformed(const std::string &why)
@@ -72,7 +82,8 @@ struct AttrCodec {
 			key(kEnableCpuCache);
 			keys.u8(*l.enableCpuCache_);
 		}
-		if (l.accessors_) {
+		/* A reconciled list no party named an accessor in has none: not a key. */
+		if (l.accessors_ && !l.accessors_->empty()) {
 			key(kAccessors);
 			keys.u32(static_cast<uint32_t>(l.accessors_->size()));
 			for (const Accessor &a : *l.accessors_) {
@@ -119,6 +130,39 @@ struct AttrCodec {
 			keys.f64(l.tensorQuantization_->scale);
 			keys.u32(static_cast<uint32_t>(l.tensorQuantization_->zeroPoint));
 		}
+		if (l.imagePlaneFormats_) {
+			key(kImagePlaneFormats);
+			keys.u32(static_cast<uint32_t>(l.imagePlaneFormats_->size()));
+			for (ColorFormat f : *l.imagePlaneFormats_)
+				keys.u8(static_cast<uint8_t>(f));
+		}
+		auto u64s = [&](WireKey id, const std::optional<std::vector<uint64_t>> &v) {
+			if (v) {
+				key(id);
+				keys.u64s(*v);
+			}
+		};
+		auto u64 = [&](WireKey id, const std::optional<uint64_t> &v) {
+			if (v) {
+				key(id);
+				keys.u64(*v);
+			}
+		};
+		u64s(kImagePlaneWidths, l.imagePlaneWidths_);
+		u64s(kImagePlaneHeights, l.imagePlaneHeights_);
+		u64s(kImagePlaneBaseAlignment, l.imagePlaneBaseAlignment_);
+		u64s(kImagePitchAlignment, l.imagePitchAlignment_);
+		if (l.pyramidLevels_) {
+			key(kPyramidLevels);
+			keys.u32(*l.pyramidLevels_);
+		}
+		if (l.pyramidScale_) {
+			key(kPyramidScale);
+			keys.f64(*l.pyramidScale_);
+		}
+		u64(kArrayElementSize, l.arrayElementSize_);
+		u64(kArrayCapacity, l.arrayCapacity_);
+		u64(kArrayStrideAlignment, l.arrayStrideAlignment_);
 		w.u32(count);
 		for (uint8_t b : keys.take())
 			w.u8(b);
@@ -136,7 +180,7 @@ struct AttrCodec {
 			std::vector<BufferType> types;
 			for (uint32_t i = 0; i < n; i++) {
 				uint8_t t = r.u8();
-				if (t > static_cast<uint8_t>(BufferType::Tensor))
+				if (t > static_cast<uint8_t>(BufferType::Array))
 					return malformed("an unknown buffer type");
 				types.push_back(static_cast<BufferType>(t));
 			}
@@ -206,6 +250,45 @@ struct AttrCodec {
 			q.zeroPoint = static_cast<int32_t>(r.u32());
 			return l.setTensorQuantization(q);
 		}
+		case kImagePlaneFormats: {
+			uint32_t n = r.u32();
+			if (n > AttrList::kMaxImagePlanes)
+				return malformed("too many planes");
+			std::vector<ColorFormat> formats;
+			for (uint32_t i = 0; i < n; i++) {
+				uint8_t f = r.u8();
+				if (f > static_cast<uint8_t>(ColorFormat::RGBA_F16))
+					return malformed("an unknown color format");
+				formats.push_back(static_cast<ColorFormat>(f));
+			}
+			return r.ok() ? l.setImagePlaneFormats(formats) : Result<void>{};
+		}
+		case kImagePlaneWidths: {
+			auto v = r.u64s();
+			return r.ok() ? l.setImagePlaneWidths(v) : Result<void>{};
+		}
+		case kImagePlaneHeights: {
+			auto v = r.u64s();
+			return r.ok() ? l.setImagePlaneHeights(v) : Result<void>{};
+		}
+		case kImagePlaneBaseAlignment: {
+			auto v = r.u64s();
+			return r.ok() ? l.setImagePlaneBaseAlignment(v) : Result<void>{};
+		}
+		case kImagePitchAlignment: {
+			auto v = r.u64s();
+			return r.ok() ? l.setImagePitchAlignment(v) : Result<void>{};
+		}
+		case kPyramidLevels:
+			return l.setPyramidLevels(r.u32());
+		case kPyramidScale:
+			return l.setPyramidScale(r.f64());
+		case kArrayElementSize:
+			return l.setArrayElementSize(r.u64());
+		case kArrayCapacity:
+			return l.setArrayCapacity(r.u64());
+		case kArrayStrideAlignment:
+			return l.setArrayStrideAlignment(r.u64());
 		default:
 			return Error(EPROTO, "the attribute list received has a key unknown here ("
 						     + std::to_string(id) + "): a newer libvdla sent it");

@@ -18,7 +18,28 @@ bool isPowerOfTwo(uint64_t value)
 
 const char *typeName(BufferType type)
 {
-	return type == BufferType::Raw ? "Raw" : "Tensor";
+	switch (type) {
+	case BufferType::Raw:
+		return "Raw";
+	case BufferType::Tensor:
+		return "Tensor";
+	case BufferType::Image:
+		return "Image";
+	case BufferType::ImagePyramid:
+		return "ImagePyramid";
+	default:
+		return "Array";
+	}
+}
+
+/* Every value a power of two; else the error naming @key. */
+Result<void> powersOfTwo(AttrKey key, const std::vector<uint64_t> &values)
+{
+	for (uint64_t v : values)
+		if (!isPowerOfTwo(v))
+			return Error(EINVAL, std::string(attrKeyName(key)) + ": " + std::to_string(v)
+						     + " is not a power of two");
+	return {};
 }
 
 /* One form per accessor: fields its kind does not use are cleared. */
@@ -86,6 +107,26 @@ const char *attrKeyName(AttrKey key)
 		return "Tensor.BaseAlignment";
 	case AttrKey::TensorQuantization:
 		return "Tensor.Quantization";
+	case AttrKey::ImagePlaneFormats:
+		return "Image.PlaneFormats";
+	case AttrKey::ImagePlaneWidths:
+		return "Image.PlaneWidths";
+	case AttrKey::ImagePlaneHeights:
+		return "Image.PlaneHeights";
+	case AttrKey::ImagePlaneBaseAlignment:
+		return "Image.PlaneBaseAlignment";
+	case AttrKey::ImagePitchAlignment:
+		return "Image.PitchAlignment";
+	case AttrKey::PyramidLevels:
+		return "Pyramid.Levels";
+	case AttrKey::PyramidScale:
+		return "Pyramid.Scale";
+	case AttrKey::ArrayElementSize:
+		return "Array.ElementSize";
+	case AttrKey::ArrayCapacity:
+		return "Array.Capacity";
+	case AttrKey::ArrayStrideAlignment:
+		return "Array.StrideAlignment";
 	}
 	return "?";
 }
@@ -103,11 +144,31 @@ Result<void> AttrList::checkSettable(
 	if (isSet)
 		return Error(EEXIST,
 			std::string(attrKeyName(key)) + " is set already: a key is set once");
-	if (needed
-		&& (!types_ || std::find(types_->begin(), types_->end(), *needed) == types_->end()))
+	auto has = [&](BufferType t) {
+		return types_ && std::find(types_->begin(), types_->end(), t) != types_->end();
+	};
+	if (needed && !has(*needed) && !(*needed == BufferType::Image && has(BufferType::ImagePyramid)))
 		return Error(EINVAL,
 			std::string(attrKeyName(key)) + " needs General.Types with "
 				+ typeName(*needed) + " set first");
+	return {};
+}
+
+Result<void> AttrList::checkPlaneCount(AttrKey key, size_t count) const
+{
+	if (!count || count > kMaxImagePlanes)
+		return Error(EINVAL, std::string(attrKeyName(key)) + ": 1 to "
+					     + std::to_string(kMaxImagePlanes) + " planes, "
+					     + std::to_string(count) + " given");
+	for (size_t other : { imagePlaneFormats_ ? imagePlaneFormats_->size() : 0,
+		     imagePlaneWidths_ ? imagePlaneWidths_->size() : 0,
+		     imagePlaneHeights_ ? imagePlaneHeights_->size() : 0,
+		     imagePlaneBaseAlignment_ ? imagePlaneBaseAlignment_->size() : 0,
+		     imagePitchAlignment_ ? imagePitchAlignment_->size() : 0 })
+		if (other && other != count)
+			return Error(EINVAL, std::string(attrKeyName(key)) + ": "
+						     + std::to_string(count) + " planes, where another "
+						     + "Image key has " + std::to_string(other));
 	return {};
 }
 
@@ -116,12 +177,15 @@ Result<void> AttrList::setTypes(std::vector<BufferType> types)
 	if (auto ok = checkSettable(AttrKey::Types, types_.has_value()); !ok)
 		return ok;
 	for (BufferType type : types)
-		if (type != BufferType::Raw && type != BufferType::Tensor)
+		if (type < BufferType::Raw || type > BufferType::Array)
 			return Error(EINVAL, "General.Types: not a buffer type");
-	if (types.size() != 1)
-		return Error(EINVAL,
-			"General.Types: one type (" + std::to_string(types.size())
-				+ " given): a buffer of several is not supported yet");
+	std::sort(types.begin(), types.end());
+	types.erase(std::unique(types.begin(), types.end()), types.end());
+	const bool imageTensor = types == std::vector<BufferType>{ BufferType::Tensor,
+						 BufferType::Image };
+	if (types.size() != 1 && !imageTensor)
+		return Error(EINVAL, "General.Types: one type, or Image and Tensor together ("
+					     + std::to_string(types.size()) + " given)");
 	types_ = std::move(types);
 	return {};
 }
@@ -293,6 +357,134 @@ Result<void> AttrList::setTensorQuantization(Quantization quantization)
 	if (!(quantization.scale > 0) || !std::isfinite(quantization.scale))
 		return Error(EINVAL, "Tensor.Quantization: the scale must be positive and finite");
 	tensorQuantization_ = quantization;
+	return {};
+}
+
+Result<void> AttrList::setImagePlaneFormats(std::vector<ColorFormat> formats)
+{
+	const AttrKey key = AttrKey::ImagePlaneFormats;
+	if (auto ok = checkSettable(key, imagePlaneFormats_.has_value(), BufferType::Image); !ok)
+		return ok;
+	if (auto ok = checkPlaneCount(key, formats.size()); !ok)
+		return ok;
+	for (ColorFormat f : formats)
+		if (f < ColorFormat::U8 || f > ColorFormat::RGBA_F16)
+			return Error(EINVAL, "Image.PlaneFormats: not a color format");
+	imagePlaneFormats_ = std::move(formats);
+	return {};
+}
+
+Result<void> AttrList::setImagePlaneWidths(std::vector<uint64_t> widths)
+{
+	const AttrKey key = AttrKey::ImagePlaneWidths;
+	if (auto ok = checkSettable(key, imagePlaneWidths_.has_value(), BufferType::Image); !ok)
+		return ok;
+	if (auto ok = checkPlaneCount(key, widths.size()); !ok)
+		return ok;
+	if (std::find(widths.begin(), widths.end(), 0) != widths.end())
+		return Error(EINVAL, "Image.PlaneWidths: a width of 0");
+	imagePlaneWidths_ = std::move(widths);
+	return {};
+}
+
+Result<void> AttrList::setImagePlaneHeights(std::vector<uint64_t> heights)
+{
+	const AttrKey key = AttrKey::ImagePlaneHeights;
+	if (auto ok = checkSettable(key, imagePlaneHeights_.has_value(), BufferType::Image); !ok)
+		return ok;
+	if (auto ok = checkPlaneCount(key, heights.size()); !ok)
+		return ok;
+	if (std::find(heights.begin(), heights.end(), 0) != heights.end())
+		return Error(EINVAL, "Image.PlaneHeights: a height of 0");
+	imagePlaneHeights_ = std::move(heights);
+	return {};
+}
+
+Result<void> AttrList::setImagePlaneBaseAlignment(std::vector<uint64_t> alignment)
+{
+	const AttrKey key = AttrKey::ImagePlaneBaseAlignment;
+	if (auto ok = checkSettable(key, imagePlaneBaseAlignment_.has_value(), BufferType::Image);
+		!ok)
+		return ok;
+	if (auto ok = checkPlaneCount(key, alignment.size()); !ok)
+		return ok;
+	if (auto ok = powersOfTwo(key, alignment); !ok)
+		return ok;
+	imagePlaneBaseAlignment_ = std::move(alignment);
+	return {};
+}
+
+Result<void> AttrList::setImagePitchAlignment(std::vector<uint64_t> alignment)
+{
+	const AttrKey key = AttrKey::ImagePitchAlignment;
+	if (auto ok = checkSettable(key, imagePitchAlignment_.has_value(), BufferType::Image); !ok)
+		return ok;
+	if (auto ok = checkPlaneCount(key, alignment.size()); !ok)
+		return ok;
+	if (auto ok = powersOfTwo(key, alignment); !ok)
+		return ok;
+	imagePitchAlignment_ = std::move(alignment);
+	return {};
+}
+
+Result<void> AttrList::setPyramidLevels(uint32_t levels)
+{
+	if (auto ok = checkSettable(
+		    AttrKey::PyramidLevels, pyramidLevels_.has_value(), BufferType::ImagePyramid);
+		!ok)
+		return ok;
+	if (!levels || levels > kMaxPyramidLevels)
+		return Error(EINVAL, "Pyramid.Levels: 1 to " + std::to_string(kMaxPyramidLevels)
+					     + ", " + std::to_string(levels) + " given");
+	pyramidLevels_ = levels;
+	return {};
+}
+
+Result<void> AttrList::setPyramidScale(double scale)
+{
+	if (auto ok = checkSettable(
+		    AttrKey::PyramidScale, pyramidScale_.has_value(), BufferType::ImagePyramid);
+		!ok)
+		return ok;
+	if (!(scale > 0 && scale <= 1))
+		return Error(EINVAL, "Pyramid.Scale: in (0, 1]");
+	pyramidScale_ = scale;
+	return {};
+}
+
+Result<void> AttrList::setArrayElementSize(uint64_t bytes)
+{
+	if (auto ok = checkSettable(
+		    AttrKey::ArrayElementSize, arrayElementSize_.has_value(), BufferType::Array);
+		!ok)
+		return ok;
+	if (!bytes)
+		return Error(EINVAL, "Array.ElementSize: 0 bytes");
+	arrayElementSize_ = bytes;
+	return {};
+}
+
+Result<void> AttrList::setArrayCapacity(uint64_t capacity)
+{
+	if (auto ok = checkSettable(
+		    AttrKey::ArrayCapacity, arrayCapacity_.has_value(), BufferType::Array);
+		!ok)
+		return ok;
+	if (!capacity)
+		return Error(EINVAL, "Array.Capacity: 0 elements");
+	arrayCapacity_ = capacity;
+	return {};
+}
+
+Result<void> AttrList::setArrayStrideAlignment(uint64_t bytes)
+{
+	if (auto ok = checkSettable(AttrKey::ArrayStrideAlignment,
+		    arrayStrideAlignment_.has_value(), BufferType::Array);
+		!ok)
+		return ok;
+	if (auto ok = powersOfTwo(AttrKey::ArrayStrideAlignment, { bytes }); !ok)
+		return ok;
+	arrayStrideAlignment_ = bytes;
 	return {};
 }
 

@@ -6,6 +6,9 @@
  */
 #include <vdla/attr_list.h>
 
+#include "reconcile_image.h"
+#include "reconcile_rules.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <functional>
@@ -15,99 +18,15 @@
 
 namespace vdla {
 
+using namespace detail;
+
 namespace {
-
-std::string show(uint64_t value)
-{
-	return std::to_string(value);
-}
-
-std::string show(BufferType type)
-{
-	return type == BufferType::Raw ? "Raw" : "Tensor";
-}
-
-std::string show(const std::vector<BufferType> &types)
-{
-	std::string out = "{";
-	for (size_t i = 0; i < types.size(); i++)
-		out += (i ? ", " : "") + show(types[i]);
-	return out + "}";
-}
-
-std::string show(Permission permission)
-{
-	return permission == Permission::ReadOnly ? "ReadOnly" : "ReadWrite";
-}
-
-std::string show(TensorDataType type)
-{
-	static const char *const names[] = { "Int8", "Uint8", "Int16", "Float16", "Float32" };
-	return names[int(type)];
-}
-
-std::string show(TensorLayout layout)
-{
-	return layout == TensorLayout::NCHW ? "NCHW" : "NHWC";
-}
-
-std::string show(const Quantization &q)
-{
-	std::ostringstream out;
-	out << "scale " << std::setprecision(17) << q.scale << " zero point " << q.zeroPoint;
-	return out.str();
-}
-
-std::string show(const std::vector<uint64_t> &values)
-{
-	std::string out = "[";
-	for (size_t i = 0; i < values.size(); i++)
-		out += (i ? "," : "") + std::to_string(values[i]);
-	return out + "]";
-}
-
-std::string show(const std::vector<Accessor> &accessors)
-{
-	std::string out = "{";
-	for (size_t i = 0; i < accessors.size(); i++)
-		out += (i ? ", " : "") + accessors[i].toString();
-	return out + "}";
-}
 
 std::string showDomain(MemoryDomain domain, bool fallbackAllowed)
 {
 	if (domain == MemoryDomain::System)
 		return "System";
 	return fallbackAllowed ? "Sram (fallback allowed)" : "Sram (no fallback)";
-}
-
-uint64_t elementSize(TensorDataType type)
-{
-	switch (type) {
-	case TensorDataType::Int8:
-	case TensorDataType::Uint8:
-		return 1;
-	case TensorDataType::Int16:
-	case TensorDataType::Float16:
-		return 2;
-	default:
-		return 4;
-	}
-}
-
-/* @value rounded up to @alignment (a power of two); false if that overflows. */
-bool alignUp(uint64_t value, uint64_t alignment, uint64_t &out)
-{
-	uint64_t sum;
-	if (__builtin_add_overflow(value, alignment - 1, &sum))
-		return false;
-	out = sum & ~(alignment - 1);
-	return true;
-}
-
-bool hasType(const std::optional<std::vector<BufferType>> &types, BufferType type)
-{
-	return types && std::find(types->begin(), types->end(), type) != types->end();
 }
 
 bool usesDla(const std::vector<Accessor> &accessors)
@@ -150,83 +69,52 @@ std::string AttrConflict::message() const
 namespace detail {
 
 /* One reconciliation: the lists, the conflicts found, the list made. */
-class Reconciler
+class Reconciler : public Rules
 {
 public:
 	Reconciler(const std::vector<const AttrList *> &lists, AttrList &out)
-		: lists_(lists), out_(out)
+		: Rules(lists), out_(out)
 	{
 	}
 
 	std::vector<AttrConflict> run()
 	{
 		reconcileGeneral();
+		const bool image = hasType(out_.types_, BufferType::Image);
+		const bool tensor = hasType(out_.types_, BufferType::Tensor);
 		if (hasType(out_.types_, BufferType::Raw))
 			reconcileRaw();
-		else if (hasType(out_.types_, BufferType::Tensor))
+		else if (tensor && !image)
 			reconcileTensor();
+		else if (image || hasType(out_.types_, BufferType::ImagePyramid)
+			 || hasType(out_.types_, BufferType::Array))
+			reconcileLayouts(tensor && image);
 		chooseMemoryDomain();
 		out_.reconciled_ = conflicts_.empty();
 		return std::move(conflicts_);
 	}
 
 private:
-	/* The lists that set a key (@get gives it), with each value as shown. */
-	template <typename T, typename Show>
-	std::vector<std::pair<std::string, std::string>> valuesOf(
-		std::function<std::optional<T>(const AttrList &)> get, Show show) const
+	/* Image, ImagePyramid, Array, and an image that is a tensor too. */
+	void reconcileLayouts(bool imageTensor)
 	{
-		std::vector<std::pair<std::string, std::string>> values;
-		for (const AttrList *list : lists_)
-			if (auto value = get(*list))
-				values.emplace_back(list->owner(), show(*value));
-		return values;
-	}
-
-	/* Rule "must be equal"; "is required" when @required and no list sets it. */
-	template <typename T>
-	std::optional<T> equal(AttrKey key, std::function<std::optional<T>(const AttrList &)> get,
-		bool required)
-	{
-		std::optional<T> agreed;
-		bool differ = false;
-		for (const AttrList *list : lists_) {
-			auto value = get(*list);
-			if (!value)
-				continue;
-			if (agreed && !(*agreed == *value))
-				differ = true;
-			if (!agreed)
-				agreed = value;
+		ImageReconciler images(lists_, out_, dlaParty_);
+		if (imageTensor) {
+			reconcileTensorKeys();
+			images.reconcileImageTensor();
+		} else if (hasType(out_.types_, BufferType::Array)) {
+			images.reconcileArray();
+		} else {
+			images.reconcileImage(hasType(out_.types_, BufferType::ImagePyramid));
 		}
-		auto showValue = [](const T &v) { return show(v); };
-		if (differ) {
-			conflicts_.push_back({ key, "must be equal", valuesOf<T>(get, showValue) });
-			return std::nullopt;
-		}
-		if (!agreed && required)
-			conflicts_.push_back({ key, "is required", {} });
-		return agreed;
+		for (AttrConflict &c : images.takeConflicts())
+			conflicts_.push_back(std::move(c));
 	}
 
-	bool any(std::function<std::optional<bool>(const AttrList &)> get) const
-	{
-		return std::any_of(lists_.begin(), lists_.end(),
-			[&](const AttrList *list) { return get(*list).value_or(false); });
-	}
-
-	uint64_t largest(std::function<std::optional<uint64_t>(const AttrList &)> get) const
-	{
-		uint64_t result = 1;
-		for (const AttrList *list : lists_)
-			result = std::max(result, get(*list).value_or(1));
-		return result;
-	}
 
 	void reconcileGeneral()
 	{
-		out_.types_ = equal<std::vector<BufferType>>(
-			AttrKey::Types, [](const AttrList &l) { return l.types(); }, true);
+		out_.types_ = reconcileTypes();
 		/* Naming the CPU as an accessor is needing CPU access. */
 		out_.needCpuAccess_ = any([](const AttrList &l) { return l.needCpuAccess(); })
 			|| std::any_of(lists_.begin(), lists_.end(), [](const AttrList *l) {
@@ -263,7 +151,44 @@ private:
 		out_.size_ = out_.rawSize_;
 	}
 
-	void reconcileTensor()
+	/*
+	 * Equal, or together exactly Image and Tensor: lists of an image, of a
+	 * tensor and of both describe one buffer seen either way.
+	 */
+	std::optional<std::vector<BufferType>> reconcileTypes()
+	{
+		auto types = [](const AttrList &l) { return l.types(); };
+		std::vector<BufferType> all;
+		bool differ = false;
+		const std::vector<BufferType> *first = nullptr;
+		for (const AttrList *list : lists_) {
+			if (!list->types())
+				continue;
+			if (first && *first != *list->types())
+				differ = true;
+			if (!first)
+				first = &*list->types();
+			all.insert(all.end(), list->types()->begin(), list->types()->end());
+		}
+		std::sort(all.begin(), all.end());
+		all.erase(std::unique(all.begin(), all.end()), all.end());
+		if (!first) {
+			conflicts_.push_back({ AttrKey::Types, "is required", {} });
+			return std::nullopt;
+		}
+		if (!differ)
+			return *first;
+		if (all == std::vector<BufferType>{ BufferType::Tensor, BufferType::Image })
+			return all;
+		conflicts_.push_back({ AttrKey::Types,
+			"must be equal, or together be Image and Tensor",
+			valuesOf<std::vector<BufferType>>(types,
+				[](const std::vector<BufferType> &v) { return show(v); }) });
+		return std::nullopt;
+	}
+
+	/* The tensor's own keys, equal or required, before its layout. */
+	void reconcileTensorKeys()
 	{
 		out_.tensorDataType_ = equal<TensorDataType>(AttrKey::TensorDataType,
 			[](const AttrList &l) { return l.tensorDataType(); }, true);
@@ -274,6 +199,11 @@ private:
 			false);
 		out_.tensorQuantization_ = equal<Quantization>(AttrKey::TensorQuantization,
 			[](const AttrList &l) { return l.tensorQuantization(); }, false);
+	}
+
+	void reconcileTensor()
+	{
+		reconcileTensorKeys();
 		const uint64_t base = largest([](const AttrList &l) { return l.tensorBaseAlignment(); });
 		out_.tensorBaseAlignment_ = base;
 		setAlignment(base);
@@ -406,10 +336,8 @@ private:
 		}
 	}
 
-	const std::vector<const AttrList *> &lists_;
 	AttrList &out_;
 	bool dlaParty_ = false;
-	std::vector<AttrConflict> conflicts_;
 };
 
 } /* namespace detail */
@@ -431,6 +359,52 @@ Result<Reconciliation> reconcile(const std::vector<const AttrList *> &lists,
 	return result;
 }
 
+namespace {
+
+/*
+ * The Image, ImagePyramid and Array part of validateReconciled(): geometry
+ * equal, and the alignments @list asks for met by the layout computed.
+ */
+template <typename Refuse>
+void validateLayouts(const AttrList &reconciled, const AttrList &list, Refuse &refuse)
+{
+	auto orUnset = [](const auto &value) { return value ? show(*value) : std::string("unset"); };
+	auto sameAs = [&](AttrKey key, const auto &mine, const auto &theirs) {
+		if (mine && mine != theirs)
+			refuse(list, key, "must be equal", show(*mine), orUnset(theirs));
+	};
+	sameAs(AttrKey::ImagePlaneFormats, list.imagePlaneFormats(), reconciled.imagePlaneFormats());
+	sameAs(AttrKey::ImagePlaneWidths, list.imagePlaneWidths(), reconciled.imagePlaneWidths());
+	sameAs(AttrKey::ImagePlaneHeights, list.imagePlaneHeights(), reconciled.imagePlaneHeights());
+	sameAs(AttrKey::PyramidLevels, list.pyramidLevels(), reconciled.pyramidLevels());
+	sameAs(AttrKey::PyramidScale, list.pyramidScale(), reconciled.pyramidScale());
+	sameAs(AttrKey::ArrayElementSize, list.arrayElementSize(), reconciled.arrayElementSize());
+	sameAs(AttrKey::ArrayCapacity, list.arrayCapacity(), reconciled.arrayCapacity());
+	const auto planes = reconciled.imagePlanes().value_or(std::vector<ImagePlaneLayout>{});
+	for (auto [key, wanted] : { std::pair{ AttrKey::ImagePlaneBaseAlignment,
+					    list.imagePlaneBaseAlignment() },
+		     std::pair{ AttrKey::ImagePitchAlignment, list.imagePitchAlignment() } }) {
+		if (!wanted)
+			continue;
+		bool met = wanted->size() == planes.size();
+		std::vector<uint64_t> got;
+		for (size_t p = 0; p < planes.size(); p++) {
+			const uint64_t v = key == AttrKey::ImagePitchAlignment ? planes[p].pitch
+									   : planes[p].offset;
+			got.push_back(v);
+			met = met && v % (*wanted)[p] == 0;
+		}
+		if (!met)
+			refuse(list, key, "is not met by the planes", show(*wanted), show(got));
+	}
+	if (auto wanted = list.arrayStrideAlignment();
+		wanted && reconciled.arrayStride().value_or(1) % *wanted)
+		refuse(list, AttrKey::ArrayStrideAlignment, "is not met by the stride", show(*wanted),
+			orUnset(reconciled.arrayStride()));
+}
+
+} /* namespace */
+
 Result<std::vector<AttrConflict>> validateReconciled(const AttrList &reconciled,
 	const std::vector<const AttrList *> &lists)
 {
@@ -448,9 +422,13 @@ Result<std::vector<AttrConflict>> validateReconciled(const AttrList &reconciled,
 	};
 	auto orUnset = [](const auto &value) { return value ? show(*value) : std::string("unset"); };
 	for (const AttrList *list : lists) {
-		if (list->types() && list->types() != reconciled.types())
-			refuse(*list, AttrKey::Types, "must be equal", show(*list->types()),
-				orUnset(reconciled.types()));
+		/* An image's or a tensor's list is served by a buffer that is both. */
+		const auto types = reconciled.types().value_or(std::vector<BufferType>{});
+		if (list->types()
+			&& !std::includes(types.begin(), types.end(), list->types()->begin(),
+				list->types()->end()))
+			refuse(*list, AttrKey::Types, "must be among the reconciled types",
+				show(*list->types()), orUnset(reconciled.types()));
 		if (list->needCpuAccess().value_or(false) && !reconciled.needCpuAccess().value_or(false))
 			refuse(*list, AttrKey::NeedCpuAccess, "is not granted", "true", "false");
 		if (list->enableCpuCache().value_or(false) && !reconciled.enableCpuCache().value_or(false))
@@ -498,6 +476,7 @@ Result<std::vector<AttrConflict>> validateReconciled(const AttrList &reconciled,
 				refuse(*list, AttrKey::TensorAlignmentPerDim,
 					"is not met by the strides", show(*wanted), show(strides));
 		}
+		validateLayouts(reconciled, *list, refuse);
 		if (list->preferredMemoryDomain() == MemoryDomain::Sram
 			&& !list->sramFallbackAllowed().value_or(true)
 			&& reconciled.memoryDomain() != MemoryDomain::Sram)

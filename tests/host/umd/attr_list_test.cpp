@@ -200,7 +200,8 @@ TEST(Reconcile, ConflictsNameTheKeyTheRuleAndEveryPartysValue)
 	r = *reconcile({ &camera, &raw });
 	ASSERT_EQ(r.conflicts.size(), 1u);
 	EXPECT_EQ(r.conflicts[0].message(),
-		"General.Types must be equal: camera {Tensor}, logger {Raw}");
+		"General.Types must be equal, or together be Image and Tensor: camera {Tensor}, "
+		"logger {Raw}");
 	EXPECT_EQ(r.conflicts[0].key, AttrKey::Types);
 	EXPECT_EQ(r.conflicts[0].values.size(), 2u);
 

@@ -21,7 +21,11 @@
 
 namespace vdla {
 
-enum class BufferType { Raw, Tensor };
+/*
+ * What a buffer holds. A buffer has one type, or is both an Image and a
+ * Tensor (the same bytes seen as either, NHWC or NCHW).
+ */
+enum class BufferType { Raw, Tensor, Image, ImagePyramid, Array };
 
 /* Ordered: reconciliation takes the highest any party requires. */
 enum class Permission { ReadOnly, ReadWrite };
@@ -32,6 +36,29 @@ enum class TensorDataType { Int8, Uint8, Int16, Float16, Float32 };
 
 /* How a 4-dimensional tensor's dimensions map to N, C, H and W. */
 enum class TensorLayout { NCHW, NHWC };
+
+/*
+ * An image plane's pixel: its channels and their element type. U8, U16,
+ * F16 and F32 have one channel; UV88 two bytes (interleaved chroma);
+ * RGB888 three bytes; RGBA8888 four; RGBA_F16 four half floats.
+ */
+enum class ColorFormat { U8, U16, F16, F32, UV88, RGB888, RGBA8888, RGBA_F16 };
+
+/* Where one plane of one image (or pyramid level) lies in the buffer. */
+struct ImagePlaneLayout {
+	uint64_t width = 0;
+	uint64_t height = 0;
+	/* Bytes from a line to the next. */
+	uint64_t pitch = 0;
+	/* Bytes from the buffer's start. */
+	uint64_t offset = 0;
+
+	bool operator==(const ImagePlaneLayout &o) const
+	{
+		return width == o.width && height == o.height && pitch == o.pitch
+		       && offset == o.offset;
+	}
+};
 
 /* Who reads or writes the buffer. */
 struct Accessor {
@@ -84,6 +111,16 @@ enum class AttrKey {
 	TensorAlignmentPerDim,
 	TensorBaseAlignment,
 	TensorQuantization,
+	ImagePlaneFormats,
+	ImagePlaneWidths,
+	ImagePlaneHeights,
+	ImagePlaneBaseAlignment,
+	ImagePitchAlignment,
+	PyramidLevels,
+	PyramidScale,
+	ArrayElementSize,
+	ArrayCapacity,
+	ArrayStrideAlignment,
 };
 
 /* "General.Types", "Tensor.Dims", ... */
@@ -91,6 +128,7 @@ const char *attrKeyName(AttrKey key);
 
 namespace detail {
 class Reconciler;
+class ImageReconciler;
 struct AttrCodec;
 } /* namespace detail */
 
@@ -99,6 +137,9 @@ class AttrList
 public:
 	/* The most dimensions a tensor has. */
 	static constexpr size_t kMaxTensorDims = 8;
+	/* The most planes an image has, and levels a pyramid. */
+	static constexpr size_t kMaxImagePlanes = 4;
+	static constexpr size_t kMaxPyramidLevels = 16;
 	/* What the device MMU maps: a buffer a vDLA reads starts on a page. */
 	static constexpr uint64_t kDlaAlignment = 4096;
 
@@ -115,7 +156,7 @@ public:
 	 * a Raw or Tensor key before General.Types includes that type. Nothing
 	 * changes when a setter fails.
 	 */
-	/* The buffer's types: one for now (several once images can be tensors too). */
+	/* The buffer's types: one, or Image and Tensor together. */
 	Result<void> setTypes(std::vector<BufferType> types);
 	Result<void> setNeedCpuAccess(bool need);
 	Result<void> setRequiredPermission(Permission permission);
@@ -144,6 +185,29 @@ public:
 	Result<void> setTensorAlignmentPerDim(std::vector<uint64_t> alignment);
 	Result<void> setTensorBaseAlignment(uint64_t bytes);
 	Result<void> setTensorQuantization(Quantization quantization);
+	/*
+	 * Image keys, per plane (1 to kMaxImagePlanes, the same count in each
+	 * key); for an ImagePyramid they describe level 0. Widths and heights
+	 * in pixels, none 0; alignments powers of two: each plane's start,
+	 * and its pitch (bytes from a line to the next).
+	 */
+	Result<void> setImagePlaneFormats(std::vector<ColorFormat> formats);
+	Result<void> setImagePlaneWidths(std::vector<uint64_t> widths);
+	Result<void> setImagePlaneHeights(std::vector<uint64_t> heights);
+	Result<void> setImagePlaneBaseAlignment(std::vector<uint64_t> alignment);
+	Result<void> setImagePitchAlignment(std::vector<uint64_t> alignment);
+	/*
+	 * An ImagePyramid's levels (1 to kMaxPyramidLevels) and the scale from
+	 * one level to the next, in (0, 1]: level n + 1 is ceil(level n x
+	 * scale) wide and high, at least 1.
+	 */
+	Result<void> setPyramidLevels(uint32_t levels);
+	Result<void> setPyramidScale(double scale);
+	/* An Array: elements of @bytes, at least @capacity of them, each
+	 * starting at a multiple of the stride alignment. */
+	Result<void> setArrayElementSize(uint64_t bytes);
+	Result<void> setArrayCapacity(uint64_t capacity);
+	Result<void> setArrayStrideAlignment(uint64_t bytes);
 
 	/* Getters: what was set, or reconciled. */
 	const std::optional<std::vector<BufferType>> &types() const { return types_; }
@@ -164,6 +228,28 @@ public:
 	}
 	const std::optional<uint64_t> &tensorBaseAlignment() const { return tensorBaseAlignment_; }
 	const std::optional<Quantization> &tensorQuantization() const { return tensorQuantization_; }
+	const std::optional<std::vector<ColorFormat>> &imagePlaneFormats() const
+	{
+		return imagePlaneFormats_;
+	}
+	const std::optional<std::vector<uint64_t>> &imagePlaneWidths() const { return imagePlaneWidths_; }
+	const std::optional<std::vector<uint64_t>> &imagePlaneHeights() const
+	{
+		return imagePlaneHeights_;
+	}
+	const std::optional<std::vector<uint64_t>> &imagePlaneBaseAlignment() const
+	{
+		return imagePlaneBaseAlignment_;
+	}
+	const std::optional<std::vector<uint64_t>> &imagePitchAlignment() const
+	{
+		return imagePitchAlignment_;
+	}
+	const std::optional<uint32_t> &pyramidLevels() const { return pyramidLevels_; }
+	const std::optional<double> &pyramidScale() const { return pyramidScale_; }
+	const std::optional<uint64_t> &arrayElementSize() const { return arrayElementSize_; }
+	const std::optional<uint64_t> &arrayCapacity() const { return arrayCapacity_; }
+	const std::optional<uint64_t> &arrayStrideAlignment() const { return arrayStrideAlignment_; }
 
 	/*
 	 * Outputs of a reconciled list (std::nullopt on others): the
@@ -177,6 +263,15 @@ public:
 	const std::optional<uint64_t> &size() const { return size_; }
 	const std::optional<uint64_t> &alignment() const { return alignment_; }
 	const std::optional<std::vector<uint64_t>> &tensorStrides() const { return tensorStrides_; }
+	/* An image's planes; a pyramid's: its level 0 (every level below). */
+	const std::optional<std::vector<ImagePlaneLayout>> &imagePlanes() const { return imagePlanes_; }
+	/* An ImagePyramid's planes, level by level. */
+	const std::optional<std::vector<std::vector<ImagePlaneLayout>>> &pyramidPlanes() const
+	{
+		return pyramidPlanes_;
+	}
+	/* An Array's bytes from an element to the next. */
+	const std::optional<uint64_t> &arrayStride() const { return arrayStride_; }
 
 	/*
 	 * The list as bytes for another process, unreconciled or reconciled,
@@ -192,12 +287,16 @@ public:
 
 private:
 	friend class detail::Reconciler;
+	friend class detail::ImageReconciler;
 	friend struct detail::AttrCodec;
 
 	/* Whether @key may be set now: on an unreconciled list, once, and
-	 * after General.Types names @needed (a key of that type). */
+	 * after General.Types names @needed (a key of that type; an image key
+	 * also serves an ImagePyramid). */
 	Result<void> checkSettable(AttrKey key, bool isSet,
 		std::optional<BufferType> needed = std::nullopt) const;
+	/* An image key's per-plane value: its count agrees with the others'. */
+	Result<void> checkPlaneCount(AttrKey key, size_t count) const;
 
 	std::string owner_;
 	bool reconciled_ = false;
@@ -217,6 +316,16 @@ private:
 	std::optional<std::vector<uint64_t>> tensorAlignmentPerDim_;
 	std::optional<uint64_t> tensorBaseAlignment_;
 	std::optional<Quantization> tensorQuantization_;
+	std::optional<std::vector<ColorFormat>> imagePlaneFormats_;
+	std::optional<std::vector<uint64_t>> imagePlaneWidths_;
+	std::optional<std::vector<uint64_t>> imagePlaneHeights_;
+	std::optional<std::vector<uint64_t>> imagePlaneBaseAlignment_;
+	std::optional<std::vector<uint64_t>> imagePitchAlignment_;
+	std::optional<uint32_t> pyramidLevels_;
+	std::optional<double> pyramidScale_;
+	std::optional<uint64_t> arrayElementSize_;
+	std::optional<uint64_t> arrayCapacity_;
+	std::optional<uint64_t> arrayStrideAlignment_;
 
 	std::optional<Permission> actualPermission_;
 	std::optional<MemoryDomain> domain_;
@@ -224,6 +333,9 @@ private:
 	std::optional<uint64_t> size_;
 	std::optional<uint64_t> alignment_;
 	std::optional<std::vector<uint64_t>> tensorStrides_;
+	std::optional<std::vector<ImagePlaneLayout>> imagePlanes_;
+	std::optional<std::vector<std::vector<ImagePlaneLayout>>> pyramidPlanes_;
+	std::optional<uint64_t> arrayStride_;
 };
 
 /* A key the lists disagree on. */
