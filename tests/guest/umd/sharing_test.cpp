@@ -609,6 +609,15 @@ TEST_F(SharingTest, ACpuSignalerExportsItsPointOnceSignalled)
 	EXPECT_EQ(SyncObject::allocate(*other, *r2->list).error().code(), ENODEV);
 }
 
+/* The C API (vdla/vdla_share.h), from share_c_api_guest.c, compiled as C. */
+extern "C" const char *share_c_api_guest(void);
+
+TEST_F(SharingTest, TheCApiSharesABuffer)
+{
+	const char *failure = share_c_api_guest();
+	EXPECT_EQ(failure, nullptr) << failure;
+}
+
 } /* namespace */
 
 } /* namespace umd_test */
