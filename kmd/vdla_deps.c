@@ -59,13 +59,14 @@ int vdla_deps_add_syncobj(struct vdla_job *job, struct drm_file *file, u32 handl
 	return ret;
 }
 
-int vdla_deps_add_implicit(struct vdla_job *job, struct drm_gem_object *obj, bool write)
+int vdla_deps_add_resv(struct vdla_job *job, struct drm_gem_object *obj,
+		       enum dma_resv_usage usage)
 {
 	struct dma_resv_iter cursor;
 	struct dma_fence *fence;
 	int ret;
 
-	dma_resv_for_each_fence(&cursor, obj->resv, dma_resv_usage_rw(write), fence) {
+	dma_resv_for_each_fence(&cursor, obj->resv, usage, fence) {
 		ret = add_fence(job, fence);
 		if (ret)
 			return ret;

@@ -6,6 +6,8 @@
 #ifndef __VDLA_DEPS_H__
 #define __VDLA_DEPS_H__
 
+#include <linux/dma-resv.h>
+
 #include <linux/dma-fence.h>
 #include <linux/types.h>
 
@@ -19,8 +21,13 @@ struct vdla_job;
  * one other context only the later is.
  */
 int vdla_deps_add_syncobj(struct vdla_job *job, struct drm_file *file, u32 handle, u64 point);
-/* With @obj's reservation held: the fences a reader (or a writer) must wait for. */
-int vdla_deps_add_implicit(struct vdla_job *job, struct drm_gem_object *obj, bool write);
+/*
+ * With @obj's reservation held: its fences of @usage and below, e.g.
+ * dma_resv_usage_rw(write) for what a reader (or a writer) must wait for,
+ * DMA_RESV_USAGE_KERNEL for the memory management's, which every job waits for.
+ */
+int vdla_deps_add_resv(struct vdla_job *job, struct drm_gem_object *obj,
+		       enum dma_resv_usage usage);
 /* Drops the references to the fences. */
 void vdla_deps_release(struct vdla_job *job);
 

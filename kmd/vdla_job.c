@@ -343,8 +343,9 @@ static int add_in_syncs(struct drm_file *file, struct vdla_job *job,
 }
 
 /*
- * Locks the BOs and reserves fence slots; with @implicit, adds the BOs'
- * fences as dependencies (not for DRM_VDLA_SUBMIT_NO_IMPLICIT).
+ * Locks the BOs and reserves fence slots; adds the BOs' implicit fences as
+ * dependencies, or with DRM_VDLA_SUBMIT_NO_IMPLICIT (!@implicit) only the
+ * memory management's (DMA_RESV_USAGE_KERNEL), which no job may skip.
  */
 static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww, bool implicit)
 {
@@ -354,9 +355,11 @@ static int lock_bos(struct vdla_job *job, struct ww_acquire_ctx *ww, bool implic
 		return ret;
 	for (u32 i = 0; i < job->bo_count; i++) {
 		ret = dma_resv_reserve_fences(job->bos[i]->resv, 1);
-		if (!ret && implicit)
-			ret = vdla_deps_add_implicit(job, job->bos[i],
-						     test_bit(i, job->bo_writes));
+		if (!ret)
+			ret = vdla_deps_add_resv(job, job->bos[i],
+						 implicit ?
+						 dma_resv_usage_rw(test_bit(i, job->bo_writes)) :
+						 DMA_RESV_USAGE_KERNEL);
 		if (ret) {
 			drm_gem_unlock_reservations(job->bos, job->bo_count, ww);
 			return ret;

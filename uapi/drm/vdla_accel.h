@@ -567,8 +567,9 @@ struct drm_vdla_sync {
  */
 #define DRM_VDLA_SUBMIT_OP_TIME_ONLY	(1u << 1)
 /**
- * DRM_VDLA_SUBMIT_NO_IMPLICIT: the job waits for its in-syncs alone, not for
- * the implicit fences of its BOs (explicit synchronisation, as a runtime
+ * DRM_VDLA_SUBMIT_NO_IMPLICIT: the job waits for its in-syncs (and the
+ * memory management's kernel fences) alone, not for the implicit fences of
+ * its BOs (explicit synchronisation, as a runtime
  * that orders its jobs by fences does, without false dependencies on other
  * users of a shared BO). The job's own fence is still added to its BOs, so
  * BO_WAIT, CPU access through a dma-buf and jobs without the flag still
