@@ -61,8 +61,8 @@ static int consumer(const std::string &socket, const std::string &node)
 	if (auto sent = sendSyncAttrList(**ep, waiter); !sent)
 		return fail("consumer", "send the sync list", sent.error());
 
-	/* The tensor (read-only here, whatever this process tries) and its fence. */
-	auto tensor = SharedBuffer::importFrom(**ep, **device, Permission::ReadOnly, 10s);
+	/* The tensor as we need it (read-only here, whatever this process tries). */
+	auto tensor = SharedBuffer::importFrom(**ep, **device, Permission::ReadOnly, 10s, &needs);
 	if (!tensor)
 		return fail("consumer", "import the tensor", tensor.error());
 	auto written = SyncFence::importFrom(**ep, 10s);
@@ -140,14 +140,14 @@ static int producer(IpcListener &listener, Device &device)
 	auto task = builder.build(device);
 	if (!task)
 		return fail("producer", "build", task.error());
-	const uint64_t point = (*sync)->nextPoint();
-	if (auto queued = (*context)->submit(*task, {}, { &(*sync)->timeline(), point }); !queued)
-		return fail("producer", "submit", queued.error());
+	auto point = (*sync)->submit(**context, *task);
+	if (!point)
+		return fail("producer", "submit", point.error());
 
 	/* Sent at once: the consumer's wait orders its reads after the write. */
 	if (auto sent = (*tensor)->exportTo(**ep, Permission::ReadOnly); !sent)
 		return fail("producer", "export the tensor", sent.error());
-	if (auto sent = (*sync)->exportFence(**ep, point); !sent)
+	if (auto sent = (*sync)->exportFence(**ep, *point); !sent)
 		return fail("producer", "export the fence", sent.error());
 	/* The consumer closes its end when it is done: EPIPE then. */
 	auto end = (*ep)->receive(30s);

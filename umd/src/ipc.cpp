@@ -160,7 +160,8 @@ Result<IpcMessage> IpcEndpoint::receive(std::chrono::milliseconds timeout)
 {
 	if (auto ready = waitReadable(d_->socket.get(), timeout); !ready)
 		return ready.error();
-	std::vector<uint8_t> buffer(kHeader + kMaxPayload + 1);
+	/* Exactly the largest message: a longer one is cut (MSG_TRUNC) and refused. */
+	std::vector<uint8_t> buffer(kHeader + kMaxPayload);
 	iovec iov = { buffer.data(), buffer.size() };
 	alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)
 				      + CMSG_SPACE(sizeof(ucred))];

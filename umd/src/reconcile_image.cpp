@@ -50,6 +50,19 @@ bool holds(ColorFormat format, TensorDataType type)
 	return std::find(types.begin(), types.end(), type) != types.end();
 }
 
+/*
+ * A pyramid level's extent from the one above: ceil(@extent x @scale), at
+ * least 1, and never more than @extent (@scale is at most 1; a double near
+ * 2^64 would round up past what a uint64_t holds).
+ */
+uint64_t nextLevel(uint64_t extent, double scale)
+{
+	const double next = std::ceil(double(extent) * scale);
+	if (next >= double(extent))
+		return extent;
+	return std::max<uint64_t>(1, uint64_t(next));
+}
+
 /* @a * @b, false if it overflows. */
 bool times(uint64_t a, uint64_t b, uint64_t &out)
 {
@@ -188,8 +201,8 @@ void ImageReconciler::reconcileImage(bool pyramid)
 			}
 			planes.push_back(plane);
 			/* The next level: ceil(extent x scale), at least 1. */
-			widths[p] = std::max<uint64_t>(1, uint64_t(std::ceil(double(widths[p]) * scale)));
-			heights[p] = std::max<uint64_t>(1, uint64_t(std::ceil(double(heights[p]) * scale)));
+			widths[p] = nextLevel(widths[p], scale);
+			heights[p] = nextLevel(heights[p], scale);
 		}
 		all.push_back(planes);
 	}
@@ -272,7 +285,7 @@ void ImageReconciler::reconcileImageTensor()
 	const uint64_t e = elementSize(*out_.tensorDataType_);
 	const uint64_t pixel = nhwc ? c * e : e;
 	/* An image has no gap inside a pixel, nor from a pixel to the next. */
-	if (ta[3] > e || (nhwc && ta[2] > pixel)) {
+	if (ta[3] > e || (nhwc && pixel % ta[2])) {
 		conflict(AttrKey::TensorAlignmentPerDim,
 			"cannot pad inside an image's lines (pixel " + std::to_string(pixel)
 				+ " bytes)",

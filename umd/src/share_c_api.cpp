@@ -487,12 +487,13 @@ int vdla_shared_buffer_allocate(vdla_device *device, const vdla_attr_list *recon
 }
 
 int vdla_shared_buffer_import(vdla_ipc_endpoint *endpoint, vdla_device *device,
-	vdla_permission permission, int64_t timeout_ms, vdla_shared_buffer **buffer)
+	vdla_permission permission, int64_t timeout_ms, const vdla_attr_list *needs,
+	vdla_shared_buffer **buffer)
 {
 	if (badPermission(permission))
 		return -EINVAL;
 	auto b = SharedBuffer::importFrom(*endpoint->endpoint, *device->device,
-		static_cast<Permission>(permission), ms(timeout_ms));
+		static_cast<Permission>(permission), ms(timeout_ms), needs ? &needs->list : nullptr);
 	if (!b)
 		return fail(b.error());
 	*buffer = new vdla_shared_buffer{ std::move(*b) };

@@ -167,7 +167,8 @@ Result<void> SharedBuffer::exportTo(IpcEndpoint &endpoint, Permission permission
 }
 
 Result<std::unique_ptr<SharedBuffer>> SharedBuffer::importFrom(IpcEndpoint &endpoint,
-	Device &device, Permission permission, std::chrono::milliseconds timeout)
+	Device &device, Permission permission, std::chrono::milliseconds timeout,
+	const AttrList *needs)
 {
 	auto message = endpoint.receive(kIpcBuffer, timeout);
 	if (!message)
@@ -191,6 +192,14 @@ Result<std::unique_ptr<SharedBuffer>> SharedBuffer::importFrom(IpcEndpoint &endp
 				      "one without a size");
 	if (list->memoryDomain() == MemoryDomain::Sram)
 		return Error(EBADMSG, "the buffer received claims to be in SRAM, which has no dma-buf");
+	if (needs) {
+		auto conflicts = validateReconciled(*list, { needs });
+		if (!conflicts)
+			return conflicts.error();
+		if (!conflicts->empty())
+			return Error(EBADMSG, "the buffer received does not serve this party: "
+					      + conflicts->front().message());
+	}
 	auto buffer = Buffer::import(device, message->fds[0].get(), bufferAccess(permission));
 	if (!buffer)
 		return buffer.error();

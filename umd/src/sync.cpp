@@ -5,13 +5,19 @@
  */
 #include <vdla/sync.h>
 
+#include <fcntl.h>
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <set>
 
+#include <xf86drm.h>
+
+#include <vdla/context.h>
 #include <vdla/device.h>
+#include <vdla/task.h>
 
 #include "wire.h"
 
@@ -88,7 +94,7 @@ Result<void> SyncAttrList::setRequiredPermission(SyncPermission permission)
 {
 	if (auto ok = checkSettable("Sync.RequiredPermission", permission_.has_value()); !ok)
 		return ok;
-	if (permission > SyncPermission::WaitSignal)
+	if (permission < SyncPermission::WaitOnly || permission > SyncPermission::WaitSignal)
 		return Error(EINVAL, "Sync.RequiredPermission: no such permission");
 	permission_ = permission;
 	return {};
@@ -304,9 +310,11 @@ Result<SyncFence> SyncFence::importFrom(IpcEndpoint &endpoint, std::chrono::mill
 	if (!r.done() || message->fds.size() != 1)
 		return Error(EBADMSG, "the fence message received is malformed (a point and "
 				      "one sync file)");
-	/* A sync file answers SYNC_IOC_FILE_INFO; anything else is refused. */
-	auto status = Fence::syncFileStatus(message->fds[0].get());
-	if (!status)
+	/* Only a sync file: no ioctl goes to a file of another kind. */
+	char link[64] = {};
+	const std::string self = "/proc/self/fd/" + std::to_string(message->fds[0].get());
+	if (readlink(self.c_str(), link, sizeof(link) - 1) < 0
+		|| std::string(link) != "anon_inode:sync_file")
 		return Error(EBADMSG, "the fence received is not a sync file");
 	return SyncFence(point, std::move(message->fds[0]));
 }
@@ -370,20 +378,62 @@ Result<std::unique_ptr<SyncObject>> SyncObject::allocate(Device &device,
 	return std::unique_ptr<SyncObject>(new SyncObject(reconciled, std::move(*timeline)));
 }
 
+Result<void> SyncObject::keep(uint64_t point)
+{
+	auto fd = timeline_->exportJobSyncFile(point);
+	if (!fd)
+		return fd.error();
+	kept_[point] = UniqueFd(*fd);
+	while (kept_.size() > kKeptPoints)
+		kept_.erase(kept_.begin());
+	return {};
+}
+
+Result<uint64_t> SyncObject::submit(Context &ctx, const Task &task,
+	const std::vector<SyncPoint> &waits)
+{
+	const uint64_t point = nextPoint();
+	auto queued = ctx.submit(task, waits, { timeline_.get(), point });
+	if (!queued)
+		return queued.error();
+	/* Now, while it is the last point: the timeline may forget it later. */
+	if (auto kept = keep(point); !kept)
+		return kept.error();
+	return point;
+}
+
 Result<void> SyncObject::signal(uint64_t point)
 {
 	if (attributes_.signaler()->kind != Accessor::Kind::Cpu)
 		return Error(EPERM, "the signaler of this sync object is "
 				    + attributes_.signaler()->toString() + ": its jobs signal it");
-	return timeline_->signal(point);
+	/*
+	 * A syncobj created signalled holds a fence of its own, stamped now;
+	 * the core's timeline signal would put its shared stub there, whose
+	 * time is when it was first used.
+	 */
+	auto now = Fence::create(timeline_->device(), Fence::Type::Binary, true);
+	if (!now)
+		return now.error();
+	if (drmSyncobjTransfer(timeline_->device().fd(), timeline_->handle(), point,
+		    (*now)->handle(), 0, 0))
+		return Error(errno, "cannot signal point " + std::to_string(point));
+	return keep(point);
 }
 
 Result<void> SyncObject::exportFence(IpcEndpoint &endpoint, uint64_t point) const
 {
-	auto fd = timeline_->exportJobSyncFile(point);
-	if (!fd)
-		return fd.error();
-	UniqueFd syncFile(*fd);
+	UniqueFd syncFile;
+	if (auto it = kept_.find(point); it != kept_.end()) {
+		syncFile = UniqueFd(fcntl(it->second.get(), F_DUPFD_CLOEXEC, 0));
+		if (!syncFile.isValid())
+			return Error(errno, "cannot duplicate the fence's sync file");
+	} else {
+		auto fd = timeline_->exportJobSyncFile(point);
+		if (!fd)
+			return fd.error();
+		syncFile = UniqueFd(*fd);
+	}
 	wire::Writer w;
 	w.u64(point);
 	return endpoint.send(kIpcFence, w.take(), { syncFile.get() });

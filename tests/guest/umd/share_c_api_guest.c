@@ -35,11 +35,16 @@ static int consume(vdla_ipc_endpoint *ep)
 	unsigned char *data = NULL;
 	if (vdla_device_open_index(0, &device))
 		return __LINE__;
-	if (vdla_shared_buffer_import(ep, device, VDLA_PERMISSION_READ_WRITE, 5000, &buffer)
+	vdla_attr_list *needs = vdla_attr_list_create("consumer");
+	const enum vdla_buffer_type raw = VDLA_BUFFER_RAW;
+	if (vdla_attr_list_set_types(needs, &raw, 1) || vdla_attr_list_set_raw_size(needs, 4096))
+		return __LINE__;
+	if (vdla_shared_buffer_import(ep, device, VDLA_PERMISSION_READ_WRITE, 5000, needs, &buffer)
 		!= -EACCES)
 		return __LINE__;
-	if (vdla_shared_buffer_import(ep, device, VDLA_PERMISSION_READ_ONLY, 5000, &buffer))
+	if (vdla_shared_buffer_import(ep, device, VDLA_PERMISSION_READ_ONLY, 5000, needs, &buffer))
 		return __LINE__;
+	vdla_attr_list_free(needs);
 	if (vdla_shared_buffer_permission(buffer) != VDLA_PERMISSION_READ_ONLY)
 		return __LINE__;
 	if (vdla_sync_fence_import(ep, 5000, &fence))

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include <drm/vdla_accel.h>
 #include <xf86drm.h>
@@ -196,6 +197,22 @@ TEST_F(SharingTest, AllocationFollowsTheReconciledList)
 	EXPECT_EQ(SharedBuffer::allocate(*device_, *w->list).error().code(), EINVAL)
 		<< "an alignment beyond the page";
 
+	/* A receiver that needs another shape refuses what it is sent. */
+	ASSERT_TRUE(succeeded(b.exportTo(*pair->first, Permission::ReadOnly)));
+	AttrList other = tensorList("other", { Accessor::cpu() }, Permission::ReadOnly);
+	AttrList wider("wider");
+	ASSERT_TRUE(wider.setTypes({ BufferType::Tensor }));
+	ASSERT_TRUE(wider.setTensorDims({ 1, 4, 64, 64 }));
+	auto refused = SharedBuffer::importFrom(*pair->second, *device_, Permission::ReadOnly,
+		kIpcTimeout, &wider);
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().code(), EBADMSG);
+	EXPECT_NE(refused.error().reason().find("Tensor.Dims must be equal"), std::string::npos)
+		<< refused.error().reason();
+	ASSERT_TRUE(succeeded(b.exportTo(*pair->first, Permission::ReadOnly)));
+	EXPECT_TRUE(succeeded(SharedBuffer::importFrom(*pair->second, *device_,
+		Permission::ReadOnly, kIpcTimeout, &other)));
+
 	/* No party writes: the allocator too holds it read-only. */
 	AttrList reader = tensorList("reader", { Accessor::cpu() }, Permission::ReadOnly);
 	auto ro = reconcile({ &reader });
@@ -309,16 +326,23 @@ TEST_F(SharingTest, AProducerAndTwoConsumerProcessesOrderedByFencesOnly)
 		IpcEndpoint &ep = *toDla->second;
 		auto device = Device::open(nodes_[1]);
 		CHILD_CHECK(device, 10, "open dla:1");
-		CHILD_CHECK(sendAttrList(ep, tensorList("classifier", { Accessor::dla(1) },
-					     Permission::ReadOnly)),
-			11, "send the list");
+		const AttrList needs = tensorList("classifier", { Accessor::dla(1) },
+			Permission::ReadOnly);
+		CHILD_CHECK(sendAttrList(ep, needs), 11, "send the list");
 		CHILD_CHECK(sendSyncAttrList(ep, syncList("classifier", SyncPermission::WaitOnly,
 						 Accessor::dla(1))),
 			12, "send the sync list");
-		auto shared = SharedBuffer::importFrom(ep, **device, Permission::ReadOnly, kIpcTimeout);
+		auto shared = SharedBuffer::importFrom(ep, **device, Permission::ReadOnly, kIpcTimeout,
+			&needs);
 		CHILD_CHECK(shared, 13, "import the tensor");
 		auto fence = SyncFence::importFrom(ep, kIpcTimeout);
 		CHILD_CHECK(fence, 14, "import the fence");
+		auto pending = fence->status();
+		CHILD_CHECK(pending, 15, "the fence's status");
+		if (pending->signalled) {
+			fprintf(stderr, "child: the write ended before dla:1 queued its copy\n");
+			return 25;
+		}
 		auto waitable = fence->toFence(**device);
 		CHILD_CHECK(waitable, 15, "the fence for a job");
 		auto out = Buffer::create(**device, kBytes);
@@ -421,13 +445,13 @@ TEST_F(SharingTest, AProducerAndTwoConsumerProcessesOrderedByFencesOnly)
 	ASSERT_TRUE(src && ctx);
 	auto task = copyTask(*src, (*shared)->buffer(), BufferUse::Write, kBytes).build(*device_);
 	ASSERT_TRUE(succeeded(task));
-	const uint64_t point = (*sync)->nextPoint();
-	ASSERT_TRUE(succeeded(ctx->submit(*task, {}, { &(*sync)->timeline(), point })));
+	auto point = (*sync)->submit(*ctx, *task);
+	ASSERT_TRUE(succeeded(point));
 	for (auto *ep : { toDla->first.get(), toCpu->first.get() }) {
 		ASSERT_TRUE(succeeded((*shared)->exportTo(*ep, Permission::ReadOnly)));
-		ASSERT_TRUE(succeeded((*sync)->exportFence(*ep, point)));
+		ASSERT_TRUE(succeeded((*sync)->exportFence(*ep, *point)));
 	}
-	EXPECT_FALSE(*(*sync)->timeline().signalled(point))
+	EXPECT_FALSE(*(*sync)->timeline().signalled(*point))
 		<< "the write ended before the consumers had it: the test proves nothing";
 
 	EXPECT_EQ(waitFor(dlaConsumer), 0) << "the consumer on dla:1";
@@ -471,12 +495,24 @@ TEST_F(SharingTest, AReadOnlyImporterCannotWriteByAnyPath)
 		auto onward = IpcEndpoint::pair();
 		CHILD_CHECK(onward, 17, "pair");
 		CHILD_CHECK((*shared)->exportTo(*onward->first, Permission::ReadOnly), 18, "re-export");
+		CHILD_CHECK((*shared)->exportTo(*onward->first, Permission::ReadOnly), 18, "re-export");
 		pid_t third = spawn([&]() -> int {
 			auto d = Device::open(nodes_[1]);
 			CHILD_CHECK(d, 50, "open dla:1");
 			CHILD_REFUSED(SharedBuffer::importFrom(*onward->second, **d,
 					      Permission::ReadWrite, kIpcTimeout),
 				EACCES, 51, "a read-write import of a re-export");
+			/* The kernel's word, not libvdla's: the raw dma-buf. */
+			auto raw = onward->second->receive(kIpcBuffer, kIpcTimeout);
+			CHILD_CHECK(raw, 52, "receive");
+			if (raw->fds.size() != 1)
+				return 53;
+			CHILD_REFUSED(Buffer::import(**d, raw->fds[0].get(), Buffer::Access::ReadWrite),
+				EACCES, 54, "the kernel's read-write import on dla:1");
+			void *p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+				raw->fds[0].get(), 0);
+			if (p != MAP_FAILED)
+				return 55;
 			return 0;
 		});
 		if (waitFor(third) != 0)
@@ -571,8 +607,10 @@ TEST_F(SharingTest, AKilledSignalersFenceEndsWithAnError)
 }
 
 /*
- * A CPU signaler: its point has a fence once signalled, then the waiter
- * receives it signalled, with a timestamp. Before, there is none to send.
+ * A CPU signaler: its point has a fence once signalled, stamped with the
+ * time of the signal, and the waiter receives it signalled, also after
+ * later points. Before, there is none to send. A DLA signaler's points
+ * made by submit() can be sent after later ones too.
  */
 TEST_F(SharingTest, ACpuSignalerExportsItsPointOnceSignalled)
 {
@@ -586,15 +624,30 @@ TEST_F(SharingTest, ACpuSignalerExportsItsPointOnceSignalled)
 	ASSERT_TRUE(pair);
 	const uint64_t point = (*sync)->nextPoint();
 	EXPECT_EQ((*sync)->exportFence(*pair->first, point).error().code(), EINVAL);
-	ASSERT_TRUE(succeeded((*sync)->signal(point)));
-	ASSERT_TRUE(succeeded((*sync)->exportFence(*pair->first, point)));
-	auto fence = SyncFence::importFrom(*pair->second, kIpcTimeout);
-	ASSERT_TRUE(succeeded(fence));
-	auto status = fence->wait(std::chrono::nanoseconds(0));
-	ASSERT_TRUE(succeeded(status));
-	EXPECT_TRUE(status->signalled);
-	EXPECT_EQ(status->error, 0);
-	EXPECT_GT(status->timestamp.count(), 0);
+	/* Each point stamped when it was signalled, and sent after later ones. */
+	std::vector<std::pair<int64_t, int64_t>> around;
+	for (uint64_t p = point; p < point + 3; p++) {
+		if (p > point) {
+			ASSERT_EQ((*sync)->nextPoint(), p);
+		}
+		const int64_t before = guest::monotonicNs();
+		ASSERT_TRUE(succeeded((*sync)->signal(p)));
+		around.emplace_back(before, guest::monotonicNs());
+		std::this_thread::sleep_for(std::chrono::milliseconds(2));
+	}
+	for (uint64_t p = point; p < point + 3; p++) {
+		ASSERT_TRUE(succeeded((*sync)->exportFence(*pair->first, p)))
+			<< "point " << p << " after a later one";
+		auto fence = SyncFence::importFrom(*pair->second, kIpcTimeout);
+		ASSERT_TRUE(succeeded(fence));
+		EXPECT_EQ(fence->point(), p);
+		auto status = fence->wait(std::chrono::nanoseconds(0));
+		ASSERT_TRUE(succeeded(status));
+		EXPECT_TRUE(status->signalled);
+		EXPECT_EQ(status->error, 0);
+		EXPECT_GE(status->timestamp.count(), around[p - point].first) << "point " << p;
+		EXPECT_LE(status->timestamp.count(), around[p - point].second) << "point " << p;
+	}
 
 	/* A DLA signaler's object refuses CPU signals. */
 	SyncAttrList dlaSignals = syncList("dla", SyncPermission::SignalOnly, Accessor::dla(0));
@@ -604,6 +657,24 @@ TEST_F(SharingTest, ACpuSignalerExportsItsPointOnceSignalled)
 	auto dlaSync = SyncObject::allocate(*device_, *r2->list);
 	ASSERT_TRUE(succeeded(dlaSync));
 	EXPECT_EQ((*dlaSync)->signal((*dlaSync)->nextPoint()).error().code(), EPERM);
+	/* Jobs through submit(): each point kept, sent after later ones end. */
+	auto ctx = context();
+	auto src = buffer(kBytes), dst = buffer(kBytes);
+	ASSERT_TRUE(ctx && src && dst);
+	auto task = copyTask(*src, *dst, BufferUse::Write, kBytes).build(*device_);
+	ASSERT_TRUE(succeeded(task));
+	auto first = (*dlaSync)->submit(*ctx, *task);
+	auto second = (*dlaSync)->submit(*ctx, *task);
+	ASSERT_TRUE(succeeded(first));
+	ASSERT_TRUE(succeeded(second));
+	ASSERT_TRUE(succeeded((*dlaSync)->timeline().waitPoint(*second, kJobTimeout)));
+	ASSERT_TRUE(succeeded((*dlaSync)->exportFence(*pair->first, *first)));
+	auto old = SyncFence::importFrom(*pair->second, kIpcTimeout);
+	ASSERT_TRUE(succeeded(old));
+	auto oldStatus = old->status();
+	ASSERT_TRUE(succeeded(oldStatus));
+	EXPECT_TRUE(oldStatus->signalled);
+	EXPECT_EQ(oldStatus->error, 0);
 	auto other = open(1);
 	ASSERT_TRUE(other);
 	EXPECT_EQ(SyncObject::allocate(*other, *r2->list).error().code(), ENODEV);

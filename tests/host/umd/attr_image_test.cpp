@@ -133,6 +133,34 @@ TEST(AttrImage, APyramidsLevelsFollowItsScale)
 		"Pyramid.Levels must be equal: scaler 4, fewer 3" });
 }
 
+TEST(AttrImage, HugeExtentsConflictRatherThanWrap)
+{
+	AttrList l("hostile");
+	ASSERT_TRUE(l.setTypes({ BufferType::ImagePyramid }));
+	ASSERT_TRUE(l.setImagePlaneFormats({ ColorFormat::RGBA_F16 }));
+	ASSERT_TRUE(l.setImagePlaneWidths({ ~0ull }));
+	ASSERT_TRUE(l.setImagePlaneHeights({ ~0ull }));
+	ASSERT_TRUE(l.setPyramidLevels(16));
+	ASSERT_TRUE(l.setPyramidScale(1.0));
+	auto r = reconcile({ &l });
+	ASSERT_TRUE(r);
+	ASSERT_EQ(r->conflicts.size(), 1u);
+	EXPECT_EQ(r->conflicts[0].rule, "describe more than 2^64 bytes");
+
+	/* Levels of a huge plane: each no larger than the one above. */
+	AttrList tall("tall");
+	ASSERT_TRUE(tall.setTypes({ BufferType::ImagePyramid }));
+	ASSERT_TRUE(tall.setImagePlaneFormats({ ColorFormat::U8 }));
+	ASSERT_TRUE(tall.setImagePlaneWidths({ 1 }));
+	ASSERT_TRUE(tall.setImagePlaneHeights({ (1ull << 62) + 1 }));
+	ASSERT_TRUE(tall.setPyramidLevels(2));
+	ASSERT_TRUE(tall.setPyramidScale(1.0));
+	auto t = reconcile({ &tall });
+	ASSERT_TRUE(t);
+	ASSERT_TRUE(t->list) << t->conflicts.front().message();
+	EXPECT_EQ((*t->list->pyramidPlanes())[1][0].height, (1ull << 62) + 1);
+}
+
 TEST(AttrImage, AnArraysStrideIsItsAlignedElement)
 {
 	AttrList a("tracker");
@@ -242,6 +270,15 @@ TEST(AttrImage, AnImageAndATensorThatDisagreeConflict)
 	ASSERT_TRUE(pad);
 	ASSERT_EQ(pad->conflicts.size(), 1u);
 	EXPECT_EQ(pad->conflicts[0].key, AttrKey::TensorAlignmentPerDim);
+
+	/* A W stride the pixel is no multiple of: RGB888 pixels 2-aligned. */
+	AttrList odd = tensor("classifier", TensorDataType::Uint8, { 1, 224, 224, 3 },
+		TensorLayout::NHWC);
+	ASSERT_TRUE(odd.setTensorAlignmentPerDim({ 1, 1, 2, 1 }));
+	auto two = reconcile({ &packed, &odd });
+	ASSERT_TRUE(two);
+	ASSERT_EQ(two->conflicts.size(), 1u);
+	EXPECT_EQ(two->conflicts[0].key, AttrKey::TensorAlignmentPerDim);
 
 	/* Types other than Image and Tensor do not mix. */
 	AttrList raw("dsp");

@@ -18,6 +18,7 @@
 
 #include <vdla/ipc.h>
 #include <vdla/shared_buffer.h>
+#include <vdla/sync.h>
 
 namespace {
 
@@ -188,17 +189,38 @@ TEST(Ipc, ForeignInputIsRefusedAndItsDescriptorsClosed)
 		ASSERT_EQ(sendmsg(hostile, &msg, 0), 4);
 		close(passed);
 	}
-	/* Longer than any message of ours. */
-	std::vector<uint8_t> huge(IpcEndpoint::kMaxPayload + 100, 0);
-	ASSERT_EQ(send(hostile, huge.data(), huge.size(), 0), ssize_t(huge.size()));
+	/* Longer than any message of ours: by a byte, and by more. */
+	for (size_t extra : { 1, 100 }) {
+		std::vector<uint8_t> huge(8 + IpcEndpoint::kMaxPayload + extra, 0);
+		const uint32_t magic = 0x50494456;
+		std::memcpy(huge.data(), &magic, 4);
+		ASSERT_EQ(send(hostile, huge.data(), huge.size(), 0), ssize_t(huge.size()));
+	}
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		auto m = pair->first->receive(1s);
 		ASSERT_FALSE(m) << "message " << i << " accepted";
 		EXPECT_EQ(m.error().code(), EBADMSG) << i << ": " << m.error().message();
 	}
 	EXPECT_EQ(openFdCount(), before) << "a refused message's descriptor leaked";
 	close(hostile);
+}
+
+TEST(Ipc, AFenceThatIsNotASyncFileIsRefused)
+{
+	auto pair = IpcEndpoint::pair();
+	ASSERT_TRUE(pair);
+	int fds[2];
+	ASSERT_EQ(pipe(fds), 0);
+	std::vector<uint8_t> point(8, 0);
+	point[0] = 1;
+	ASSERT_TRUE(pair->second->send(kIpcFence, point, { fds[0] }));
+	close(fds[0]);
+	close(fds[1]);
+	auto fence = SyncFence::importFrom(*pair->first, 1s);
+	ASSERT_FALSE(fence);
+	EXPECT_EQ(fence.error().code(), EBADMSG);
+	EXPECT_NE(fence.error().reason().find("not a sync file"), std::string::npos);
 }
 
 TEST(Ipc, AttributeListsCrossCheckedAndFromAnotherProcess)

@@ -3,8 +3,8 @@
  * vdla::IpcEndpoint: one end of a connection between two processes over a
  * Unix socket, carrying messages (a kind, bytes, file descriptors) whole
  * and in order. The kernel says who the peer is (SO_PEERCRED) and who sent
- * each message (SCM_CREDENTIALS): a process cannot pass itself off as
- * another. Attribute lists, buffers and fences cross on it
+ * each message (SCM_CREDENTIALS): an unprivileged process cannot pass
+ * itself off as another. Attribute lists, buffers and fences cross on it
  * (docs/sharing.md, "Across processes").
  */
 #pragma once

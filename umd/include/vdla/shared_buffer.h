@@ -48,14 +48,19 @@ public:
 	/*
 	 * Receives a buffer sent by exportTo() and imports it into @device
 	 * with @permission. The list that comes with it is checked
-	 * (AttrList::decode()) and must describe the buffer received.
-	 * Errors: EACCES (@permission above what the sender granted: the
-	 * kernel would refuse it anyway), EBADMSG (no dma-buf, a list that
-	 * does not reconcile, or one larger than the buffer), those of
-	 * IpcEndpoint::receive() and Buffer::import().
+	 * (AttrList::decode()) and must describe the buffer received; with
+	 * @needs (this party's own unreconciled list), it must also serve it
+	 * (validateReconciled()): a sender cannot hand over another type,
+	 * shape or layout than the receiver asked for. Errors: EACCES
+	 * (@permission above what the sender granted: the kernel would refuse
+	 * it anyway), EBADMSG (no dma-buf, a list that does not reconcile,
+	 * one larger than the buffer, or one that does not serve @needs: the
+	 * reason names the first conflict), those of IpcEndpoint::receive()
+	 * and Buffer::import().
 	 */
 	static Result<std::unique_ptr<SharedBuffer>> importFrom(IpcEndpoint &endpoint,
-		Device &device, Permission permission, std::chrono::milliseconds timeout);
+		Device &device, Permission permission, std::chrono::milliseconds timeout,
+		const AttrList *needs = nullptr);
 
 	~SharedBuffer();
 	SharedBuffer(const SharedBuffer &) = delete;
@@ -95,8 +100,9 @@ public:
 	/*
 	 * Sends the reconciled list and the buffer, as a dma-buf carrying
 	 * @permission, no higher than this one's (EACCES). A ReadOnly export
-	 * binds the receiver and whatever it passes the buffer on to: no
-	 * device job, CPU mapping, import or export of it can write.
+	 * binds the receiver and whatever it passes the buffer on to: no vDLA
+	 * job, CPU mapping, import or export of it can write (another driver
+	 * importing the dma-buf is trusted to honour its read-only mode).
 	 * Errors: EINVAL for SRAM, those of Buffer::exportFd() and of
 	 * IpcEndpoint::send().
 	 */

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include <vdla/attr_list.h>
+#include <vdla/context.h>
 #include <vdla/fence.h>
 #include <vdla/ipc.h>
 #include <vdla/result.h>
@@ -29,6 +31,7 @@
 namespace vdla {
 
 class Device;
+class Task;
 
 /* What a party does with the sync object. */
 enum class SyncPermission { WaitOnly, SignalOnly, WaitSignal };
@@ -173,21 +176,42 @@ public:
 
 	/*
 	 * The next point to signal: each call gives a new one, in order. A
-	 * job signals it as SyncPoint{ &timeline(), point }.
+	 * job signals it as SyncPoint{ &timeline(), point }; submit() does it
+	 * all, and keeps the point for exportFence().
 	 */
 	uint64_t nextPoint() { return ++lastPoint_; }
 
-	/* A CPU signaler signals @point (nextPoint()'s) once its work is done. */
+	/*
+	 * Submits @task on @ctx (a context of a DLA signaler's device) to
+	 * signal the next point, which it returns; errors those of
+	 * Context::submit().
+	 */
+	Result<uint64_t> submit(Context &ctx, const Task &task,
+		const std::vector<SyncPoint> &waits = {});
+
+	/*
+	 * A CPU signaler signals @point (nextPoint()'s) once its work is done;
+	 * the fence is stamped with the time of the call. EPERM for a DLA
+	 * signaler's object.
+	 */
 	Result<void> signal(uint64_t point);
 
 	/*
 	 * Sends @point to a waiter as a sync file, which it can wait on but not
 	 * signal. The point must have a fence: a job that signals it was
 	 * submitted, or the CPU signalled it (Linux has no fence a process
-	 * may promise to signal later and safely hand to others). Errors:
-	 * EINVAL (no fence at @point yet), those of IpcEndpoint::send().
+	 * may promise to signal later and safely hand to others). The object
+	 * keeps the fences of the last kKeptPoints points that submit() and
+	 * signal() made, so they can be sent any time later; a point a job
+	 * submitted otherwise signals can be sent while it is the timeline's
+	 * last (a timeline forgets a signalled point once a later one exists).
+	 * Errors: EINVAL (no fence at @point yet), ENODATA (the point is
+	 * forgotten), those of IpcEndpoint::send().
 	 */
 	Result<void> exportFence(IpcEndpoint &endpoint, uint64_t point) const;
+
+	/* How many of the last points' fences the object keeps. */
+	static constexpr size_t kKeptPoints = 64;
 
 private:
 	SyncObject(SyncAttrList attributes, std::unique_ptr<Fence> timeline)
@@ -195,9 +219,13 @@ private:
 	{
 	}
 
+	/* Keeps the fence of @point (a sync file of it), dropping the oldest. */
+	Result<void> keep(uint64_t point);
+
 	SyncAttrList attributes_;
 	std::unique_ptr<Fence> timeline_;
 	uint64_t lastPoint_ = 0;
+	std::map<uint64_t, UniqueFd> kept_;
 };
 
 } /* namespace vdla */

@@ -172,8 +172,10 @@ int vdla_attr_list_receive(vdla_ipc_endpoint *endpoint, int64_t timeout_ms,
 /* ---- Shared buffers ---- */
 int vdla_shared_buffer_allocate(vdla_device *device, const vdla_attr_list *reconciled,
 	vdla_shared_buffer **buffer);
+/* @needs (NULL: none): this party's own list, which the buffer must serve. */
 int vdla_shared_buffer_import(vdla_ipc_endpoint *endpoint, vdla_device *device,
-	enum vdla_permission permission, int64_t timeout_ms, vdla_shared_buffer **buffer);
+	enum vdla_permission permission, int64_t timeout_ms, const vdla_attr_list *needs,
+	vdla_shared_buffer **buffer);
 int vdla_shared_buffer_export(const vdla_shared_buffer *buffer, vdla_ipc_endpoint *endpoint,
 	enum vdla_permission permission);
 int vdla_shared_buffer_duplicate(const vdla_shared_buffer *buffer,
