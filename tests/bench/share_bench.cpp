@@ -131,7 +131,7 @@ int main(int argc, char **argv)
 	list.setTypes({ BufferType::Tensor });
 	list.setTensorDataType(TensorDataType::Int8);
 	list.setTensorDims({ 1, 16, 256, 256 });
-	list.setAccessors({ Accessor::dla(0), Accessor::cpu() });
+	list.setAccessors({ Accessor::dla((*device)->accelMinor()), Accessor::cpu() });
 	list.setRequiredPermission(Permission::ReadWrite);
 	auto reconciled = reconcile({ &list });
 	if (!reconciled || !reconciled->list)
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	/* Fences: 16 copies of 4 MiB give the consumer time to be waiting. */
 	SyncAttrList signaler("bench"), waiter("consumer");
 	signaler.setRequiredPermission(SyncPermission::SignalOnly);
-	signaler.setAccessor(Accessor::dla(0));
+	signaler.setAccessor(Accessor::dla((*device)->accelMinor()));
 	waiter.setRequiredPermission(SyncPermission::WaitOnly);
 	waiter.setAccessor(Accessor::cpu());
 	auto syncList = reconcileSync({ &signaler, &waiter });

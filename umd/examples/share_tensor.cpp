@@ -99,7 +99,8 @@ static int producer(IpcListener &listener, Device &device)
 	auto theirs = receiveAttrList(**ep, 10s);
 	if (!theirs)
 		return fail("producer", "receive the list", theirs.error());
-	AttrList mine = tensorNeeds("producer", Accessor::dla(0), Permission::ReadWrite);
+	AttrList mine = tensorNeeds("producer", Accessor::dla(device.accelMinor()),
+		Permission::ReadWrite);
 	auto reconciled = reconcile({ &mine, &*theirs });
 	if (!reconciled)
 		return fail("producer", "reconcile", reconciled.error());
@@ -117,7 +118,7 @@ static int producer(IpcListener &listener, Device &device)
 		return fail("producer", "receive the sync list", waiter.error());
 	SyncAttrList signaler("producer");
 	signaler.setRequiredPermission(SyncPermission::SignalOnly);
-	signaler.setAccessor(Accessor::dla(0));
+	signaler.setAccessor(Accessor::dla(device.accelMinor()));
 	auto syncList = reconcileSync({ &signaler, &*waiter });
 	if (!syncList || !syncList->list)
 		return 1;

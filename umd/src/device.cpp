@@ -196,6 +196,7 @@ class Device::Private
 public:
 	UniqueFd fd;
 	DeviceInfo info;
+	uint32_t accelMinor = 0;
 };
 
 Device::Device(std::unique_ptr<Private> d) : d_(std::move(d))
@@ -212,6 +213,11 @@ const DeviceInfo &Device::info() const
 int Device::fd() const
 {
 	return d_->fd.get();
+}
+
+uint32_t Device::accelMinor() const
+{
+	return d_->accelMinor;
 }
 
 Result<std::vector<std::string>> Device::enumerate(const std::string &accelDir)
@@ -250,6 +256,10 @@ Result<std::unique_ptr<Device>> Device::open(const std::string &node)
 		return Error(errno, "cannot open " + node);
 	if (!servedByVdla(d->fd.get()))
 		return Error(ENODEV, node + " is not a vdla device");
+	struct stat st;
+	if (::fstat(d->fd.get(), &st))
+		return Error(errno, "cannot stat " + node);
+	d->accelMinor = minor(st.st_rdev);
 
 	auto raw = queryDevice(d->fd.get(), node);
 	if (!raw)

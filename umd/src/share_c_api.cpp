@@ -163,14 +163,10 @@ int vdla_device_open(const char *node, vdla_device **device)
 
 int vdla_device_open_index(uint32_t index, vdla_device **device)
 {
-	auto nodes = Device::enumerate();
-	if (!nodes)
-		return fail(nodes.error());
-	if (index >= nodes->size()) {
-		lastError = "no vDLA of index " + std::to_string(index);
-		return -ENODEV;
-	}
-	return vdla_device_open((*nodes)[index].c_str(), device);
+	const std::string node = "/dev/accel/accel" + std::to_string(index);
+	int ret = vdla_device_open(node.c_str(), device);
+	/* No such node: no vDLA of that number. */
+	return ret == -ENOENT ? -ENODEV : ret;
 }
 
 void vdla_device_free(vdla_device *device)

@@ -19,18 +19,6 @@ Buffer::Access bufferAccess(Permission permission)
 						   : Buffer::Access::ReadOnly;
 }
 
-/* The index of @device among the system's vDLAs (Accessor::dla()'s number). */
-Result<uint32_t> deviceIndex(const Device &device)
-{
-	auto nodes = Device::enumerate();
-	if (!nodes)
-		return nodes.error();
-	auto it = std::find(nodes->begin(), nodes->end(), device.info().node);
-	if (it == nodes->end())
-		return Error(ENODEV, device.info().node + " is not among the system's vDLAs");
-	return static_cast<uint32_t>(it - nodes->begin());
-}
-
 } /* namespace */
 
 Result<void> sendAttrList(IpcEndpoint &endpoint, const AttrList &list)
@@ -69,15 +57,13 @@ Result<std::unique_ptr<SharedBuffer>> SharedBuffer::allocate(Device &device,
 	Buffer::Placement placement = Buffer::Placement::Memory;
 	if (reconciled.memoryDomain() == MemoryDomain::Sram) {
 		/* Reconciliation gives SRAM only for a single vDLA accessor. */
-		auto index = deviceIndex(device);
-		if (!index)
-			return index.error();
+		const uint32_t index = device.accelMinor();
 		const auto &accessors = *reconciled.accessors();
-		if (std::find(accessors.begin(), accessors.end(), Accessor::dla(*index))
+		if (std::find(accessors.begin(), accessors.end(), Accessor::dla(index))
 			== accessors.end())
 			return Error(ENODEV, "the reconciled list puts the buffer in the SRAM of "
 					     + accessors.front().toString() + ", not of dla:"
-					     + std::to_string(*index) + " (" + device.info().node + ")");
+					     + std::to_string(index) + " (" + device.info().node + ")");
 		placement = Buffer::Placement::Sram;
 	}
 	auto buffer = Buffer::create(device, *reconciled.size(), placement);

@@ -363,15 +363,9 @@ Result<std::unique_ptr<SyncObject>> SyncObject::allocate(Device &device,
 		return Error(EINVAL, "a sync object is allocated from a reconciled sync list; "
 				     "the list of " + reconciled.owner() + " is not");
 	const Accessor &signaler = *reconciled.signaler();
-	if (signaler.kind == Accessor::Kind::Dla) {
-		auto nodes = Device::enumerate();
-		if (!nodes)
-			return nodes.error();
-		if (signaler.device >= nodes->size()
-			|| (*nodes)[signaler.device] != device.info().node)
-			return Error(ENODEV, "the signaler is " + signaler.toString() + ", not "
-					     + device.info().node);
-	}
+	if (signaler.kind == Accessor::Kind::Dla && signaler.device != device.accelMinor())
+		return Error(ENODEV, "the signaler is " + signaler.toString() + ", not "
+				     + device.info().node);
 	auto timeline = Fence::create(device, Fence::Type::Timeline);
 	if (!timeline)
 		return timeline.error();

@@ -152,6 +152,12 @@ protected:
 
 TEST_F(SharingTest, AllocationFollowsTheReconciledList)
 {
+	/* Accessor::dla(n) is /dev/accel/accel<n>, whichever process asks. */
+	EXPECT_EQ(std::to_string(device_->accelMinor()), node_.substr(node_.rfind("accel") + 5));
+	auto second = open(1);
+	ASSERT_TRUE(second);
+	EXPECT_EQ(second->accelMinor(), 1u) << nodes_[1];
+
 	AttrList camera = tensorList("camera", { Accessor::dla(0), Accessor::cpu() },
 		Permission::ReadWrite);
 	auto r = reconcile({ &camera });
@@ -181,8 +187,6 @@ TEST_F(SharingTest, AllocationFollowsTheReconciledList)
 	auto pair = IpcEndpoint::pair();
 	ASSERT_TRUE(pair);
 	EXPECT_EQ((*sram)->exportTo(*pair->first, Permission::ReadOnly).error().code(), EINVAL);
-	auto second = open(1);
-	ASSERT_TRUE(second);
 	EXPECT_EQ(SharedBuffer::allocate(*second, *s->list).error().code(), ENODEV)
 		<< "SRAM reconciled for dla:0 allocated on dla:1";
 

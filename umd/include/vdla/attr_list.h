@@ -66,9 +66,8 @@ struct Accessor {
 
 	static Accessor cpu() { return { Kind::Cpu, 0, {} }; }
 	/*
-	 * The vDLA of index @device in vdla::Device::enumerate() order: the
-	 * order of the accel nodes, which every process of one system sees
-	 * alike, so lists name the same device in every process they reach.
+	 * The vDLA at /dev/accel/accel@device (Device::accelMinor()): the
+	 * same device in every process of the system a list reaches.
 	 */
 	static Accessor dla(uint32_t device) { return { Kind::Dla, device, {} }; }
 	/* Any other engine or driver, by a name of the application's. */

@@ -94,6 +94,12 @@ public:
 	const DeviceInfo &info() const;
 	/* The open file descriptor; owned by the Device. */
 	int fd() const;
+	/*
+	 * The minor number of its accel node, the N of /dev/accel/accelN: the
+	 * number Accessor::dla() names the device by, the same in every
+	 * process of the system whatever nodes each may open.
+	 */
+	uint32_t accelMinor() const;
 
 	/*
 	 * Makes the device raise its test interrupt and waits up to @timeout

@@ -84,7 +84,10 @@ typedef struct vdla_sync_fence vdla_sync_fence;
 /* The reason of this thread's last failure ("" if none). */
 const char *vdla_last_error(void);
 
-/* Devices: @node such as "/dev/accel/accel0"; @index as Accessor::dla() numbers it. */
+/*
+ * Devices: @node such as "/dev/accel/accel0"; @index as a vdla_accessor
+ * numbers it (the N of /dev/accel/accelN; -ENODEV when there is none).
+ */
 int vdla_device_open(const char *node, vdla_device **device);
 int vdla_device_open_index(uint32_t index, vdla_device **device);
 void vdla_device_free(vdla_device *device);
