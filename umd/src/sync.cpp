@@ -390,9 +390,12 @@ Result<uint64_t> SyncObject::submit(Context &ctx, const Task &task,
 	auto queued = ctx.submit(task, waits, { timeline_.get(), point });
 	if (!queued)
 		return queued.error();
-	/* Now, while it is the last point: the timeline may forget it later. */
-	if (auto kept = keep(point); !kept)
-		return kept.error();
+	/*
+	 * Now, while it is the last point: the timeline may forget it later.
+	 * The job is queued whatever happens here; should keeping fail (no
+	 * descriptor left), exportFence() asks the timeline itself later.
+	 */
+	(void)keep(point);
 	return point;
 }
 

@@ -183,8 +183,9 @@ public:
 
 	/*
 	 * Submits @task on @ctx (a context of a DLA signaler's device) to
-	 * signal the next point, which it returns; errors those of
-	 * Context::submit().
+	 * signal the next point, which it returns, and keeps the point's fence
+	 * for exportFence(); errors those of Context::submit() (when it fails,
+	 * the point is not used: the next call takes the one after).
 	 */
 	Result<uint64_t> submit(Context &ctx, const Task &task,
 		const std::vector<SyncPoint> &waits = {});
