@@ -252,6 +252,17 @@ void expectNoWayToWrite(SharedBuffer &b, Device &device)
 		munmap(p, kBytes);
 	EXPECT_EQ(Buffer::import(device, dmabuf.get(), Buffer::Access::ReadWrite).error().code(),
 		EACCES);
+	/* Opened again through /proc for writing: the kernel refuses a new file. */
+	const std::string again = "/proc/self/fd/" + std::to_string(dmabuf.get());
+	UniqueFd reopened(::open(again.c_str(), O_RDWR | O_CLOEXEC));
+	EXPECT_FALSE(reopened.isValid()) << "a read-only dma-buf reopened for writing";
+	if (reopened.isValid()) {
+		EXPECT_FALSE(Buffer::import(device, reopened.get(), Buffer::Access::ReadWrite));
+		void *w = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_SHARED, reopened.get(), 0);
+		EXPECT_EQ(w, MAP_FAILED) << "the reopened dma-buf mapped writable";
+		if (w != MAP_FAILED)
+			munmap(w, kBytes);
+	}
 
 	/* Through the node: the BO's mmap offset mapped writable. */
 	drm_vdla_bo_info info = {};
