@@ -56,6 +56,9 @@ const char *share_c_api_lists(void)
 	EXPECT(vdla_attr_list_set_image_plane_heights(camera, &side, 1) == 0);
 	EXPECT(vdla_attr_list_set_image_pitch_alignment(camera, &pitch, 1) == 0);
 	EXPECT(vdla_attr_list_set_required_permission(camera, (enum vdla_permission)7) == -EINVAL);
+	/* A count no memory can hold: an error, not an exception through C. */
+	EXPECT(vdla_attr_list_set_image_plane_widths(camera, &side, (size_t)1 << 40) == -ENOMEM);
+	EXPECT(strcmp(vdla_last_error(), "out of memory") == 0);
 
 	vdla_attr_list *classifier = tensor_list("classifier", 224, 224);
 	EXPECT(classifier != NULL);

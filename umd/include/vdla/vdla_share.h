@@ -7,7 +7,8 @@
  * a negative errno, and vdla_last_error() gives the reason in words (per
  * thread, until the next failing call). Handles passed in must be valid
  * (NULL only where a function says so); enum values out of range are
- * -EINVAL.
+ * -EINVAL; memory running out is -ENOMEM (NULL from the _create
+ * functions): no C++ exception ever reaches the caller.
  */
 #ifndef VDLA_SHARE_H
 #define VDLA_SHARE_H
