@@ -40,7 +40,10 @@ int64_t absoluteTimeout(std::chrono::nanoseconds timeout)
 class ScopedSyncobj
 {
 public:
-	explicit ScopedSyncobj(int fd) : fd_(fd) { ret_ = drmSyncobjCreate(fd, 0, &handle_); }
+	explicit ScopedSyncobj(int fd, uint32_t flags = 0) : fd_(fd)
+	{
+		ret_ = drmSyncobjCreate(fd, flags, &handle_);
+	}
 	~ScopedSyncobj()
 	{
 		if (!ret_)
@@ -223,11 +226,23 @@ Result<uint64_t> Fence::lastPoint() const
 Result<void> Fence::signal(uint64_t point)
 {
 	uint32_t handle = d_->handle;
-	int ret = d_->type == Type::Timeline
-		? drmSyncobjTimelineSignal(d_->fd(), &handle, &point, 1)
-		: drmSyncobjSignal(d_->fd(), &handle, 1);
-	if (ret)
-		return Error(syncobjError(ret), "cannot signal the fence");
+	if (d_->type == Type::Binary) {
+		if (int ret = drmSyncobjSignal(d_->fd(), &handle, 1))
+			return Error(syncobjError(ret), "cannot signal the fence");
+		return {};
+	}
+	/*
+	 * The core's timeline signal puts its shared stub at the point, whose
+	 * timestamp is when the stub was first used after boot. A syncobj
+	 * created signalled holds a fence of its own, stamped now: moved to
+	 * the point, it says when the point was signalled.
+	 */
+	ScopedSyncobj now(d_->fd(), DRM_SYNCOBJ_CREATE_SIGNALED);
+	if (now.ret())
+		return Error(syncobjError(now.ret()), "cannot create a fence");
+	if (int ret = drmSyncobjTransfer(d_->fd(), handle, point, now.handle(), 0, 0))
+		return Error(syncobjError(ret),
+			"cannot signal timeline point " + std::to_string(point));
 	return {};
 }
 

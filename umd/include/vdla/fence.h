@@ -77,7 +77,11 @@ public:
 	/* The last signalled point of a timeline. */
 	Result<uint64_t> lastPoint() const;
 
-	/* Signals the binary fence (timeline: @point) from the CPU. */
+	/*
+	 * Signals the binary fence (timeline: @point) from the CPU; the fence
+	 * is stamped with the time of the call (a timeline point too, which the
+	 * DRM core's timeline signal would not do).
+	 */
 	Result<void> signal(uint64_t point = 0);
 	/* Removes the binary fence: waits then wait for a new one. */
 	Result<void> reset();
