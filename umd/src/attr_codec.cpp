@@ -387,12 +387,13 @@ Result<AttrList> AttrList::decode(const uint8_t *data, size_t size)
 		auto ok = detail::AttrCodec::readKey(r, list);
 		if (!r.ok())
 			return malformed("truncated in its keys");
-		if (!ok)
-			return Error(ok.error().code() == EPROTO ? EPROTO : EBADMSG,
-				ok.error().code() == EBADMSG || ok.error().code() == EPROTO
-					? ok.error().reason()
-					: "the attribute list received sets a key a list may not: "
-						+ ok.error().reason());
+		/* readKey()'s own errors say what they are; a setter's is bad input. */
+		const int code = ok ? 0 : ok.error().code();
+		if (code == EBADMSG || code == EPROTO)
+			return ok.error();
+		if (code)
+			return Error(EBADMSG, "the attribute list received sets a key a list may not: "
+						      + ok.error().reason());
 	}
 	if (!reconciled) {
 		if (!r.done())

@@ -2,7 +2,6 @@
 /* vdla::IpcEndpoint and IpcListener: SOCK_SEQPACKET Unix sockets. */
 #include <vdla/ipc.h>
 
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -10,26 +9,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "poll_wait.h"
+
 namespace vdla {
 
 namespace {
 
 constexpr uint32_t kFrameMagic = 0x50494456; /* "VDIP" */
 constexpr size_t kHeader = 8;
-
-/* Waits until @fd is readable; ETIMEDOUT, EINTR or the poll error. */
-Result<void> waitReadable(int fd, std::chrono::milliseconds timeout)
-{
-	pollfd p = { fd, POLLIN, 0 };
-	const int ms = timeout.count() < 0 ? -1
-					   : static_cast<int>(std::min<int64_t>(timeout.count(), INT32_MAX));
-	int n = poll(&p, 1, ms);
-	if (n < 0)
-		return Error(errno, "cannot wait for the IPC peer");
-	if (n == 0)
-		return Error(ETIMEDOUT, "nothing came from the IPC peer in time");
-	return {};
-}
 
 /* The kernel attaches the sender's credentials to every message we read. */
 Result<void> passCredentials(int fd)
@@ -40,16 +27,20 @@ Result<void> passCredentials(int fd)
 	return {};
 }
 
-Result<sockaddr_un> socketAddress(const std::string &path)
+/* A SOCK_SEQPACKET Unix socket, and @addr set to @path's address. */
+Result<UniqueFd> unixSocket(const std::string &path, sockaddr_un &addr)
 {
-	sockaddr_un addr = {};
+	addr = {};
 	addr.sun_family = AF_UNIX;
 	if (path.empty() || path.size() >= sizeof(addr.sun_path))
 		return Error(ENAMETOOLONG, "an IPC socket path is 1 to "
 						   + std::to_string(sizeof(addr.sun_path) - 1)
 						   + " bytes: " + path);
 	std::memcpy(addr.sun_path, path.data(), path.size());
-	return addr;
+	UniqueFd s(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+	if (!s.isValid())
+		return Error(errno, "cannot make an IPC socket");
+	return s;
 }
 
 } /* namespace */
@@ -99,15 +90,13 @@ Result<std::pair<std::unique_ptr<IpcEndpoint>, std::unique_ptr<IpcEndpoint>>> Ip
 
 Result<std::unique_ptr<IpcEndpoint>> IpcEndpoint::connect(const std::string &path)
 {
-	auto addr = socketAddress(path);
-	if (!addr)
-		return addr.error();
-	UniqueFd s(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-	if (!s.isValid())
-		return Error(errno, "cannot make an IPC socket");
-	if (::connect(s.get(), reinterpret_cast<const sockaddr *>(&*addr), sizeof(*addr)))
+	sockaddr_un addr;
+	auto s = unixSocket(path, addr);
+	if (!s)
+		return s.error();
+	if (::connect(s->get(), reinterpret_cast<const sockaddr *>(&addr), sizeof(addr)))
 		return Error(errno, "cannot connect to the IPC endpoint at " + path);
-	return adopt(std::move(s));
+	return adopt(std::move(*s));
 }
 
 const PeerCredentials &IpcEndpoint::peer() const
@@ -158,7 +147,9 @@ Result<void> IpcEndpoint::send(uint32_t kind, const std::vector<uint8_t> &payloa
 
 Result<IpcMessage> IpcEndpoint::receive(std::chrono::milliseconds timeout)
 {
-	if (auto ready = waitReadable(d_->socket.get(), timeout); !ready)
+	if (auto ready = waitReadable(d_->socket.get(), timeout,
+		    "nothing came from the IPC peer in time");
+		!ready)
 		return ready.error();
 	/* Exactly the largest message: a longer one is cut (MSG_TRUNC) and refused. */
 	std::vector<uint8_t> buffer(kHeader + kMaxPayload);
@@ -229,25 +220,24 @@ IpcListener::~IpcListener()
 
 Result<std::unique_ptr<IpcListener>> IpcListener::listen(const std::string &path)
 {
-	auto addr = socketAddress(path);
-	if (!addr)
-		return addr.error();
-	UniqueFd s(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-	if (!s.isValid())
-		return Error(errno, "cannot make an IPC socket");
-	if (bind(s.get(), reinterpret_cast<const sockaddr *>(&*addr), sizeof(*addr)))
+	sockaddr_un addr;
+	auto s = unixSocket(path, addr);
+	if (!s)
+		return s.error();
+	if (bind(s->get(), reinterpret_cast<const sockaddr *>(&addr), sizeof(addr)))
 		return Error(errno, "cannot listen at " + path);
-	if (::listen(s.get(), 16)) {
+	if (::listen(s->get(), 16)) {
 		int err = errno;
 		unlink(path.c_str());
 		return Error(err, "cannot listen at " + path);
 	}
-	return std::unique_ptr<IpcListener>(new IpcListener(std::move(s), path));
+	return std::unique_ptr<IpcListener>(new IpcListener(std::move(*s), path));
 }
 
 Result<std::unique_ptr<IpcEndpoint>> IpcListener::accept(std::chrono::milliseconds timeout)
 {
-	if (auto ready = waitReadable(socket_.get(), timeout); !ready)
+	if (auto ready = waitReadable(socket_.get(), timeout, "no IPC peer connected in time");
+		!ready)
 		return ready.error();
 	UniqueFd s(accept4(socket_.get(), nullptr, nullptr, SOCK_CLOEXEC));
 	if (!s.isValid())

@@ -6,19 +6,17 @@
 #include <vdla/sync.h>
 
 #include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <set>
 
-#include <xf86drm.h>
-
 #include <vdla/context.h>
 #include <vdla/device.h>
 #include <vdla/task.h>
 
+#include "poll_wait.h"
 #include "wire.h"
 
 namespace vdla {
@@ -321,28 +319,12 @@ Result<SyncFence> SyncFence::importFrom(IpcEndpoint &endpoint, std::chrono::mill
 
 Result<FenceStatus> SyncFence::wait(std::chrono::nanoseconds timeout) const
 {
-	using namespace std::chrono;
-	/* A day or more is for ever: the deadline must not overflow. */
-	const bool forever = timeout >= hours(24);
-	const auto deadline = steady_clock::now() + (forever ? nanoseconds(0) : timeout);
-	for (;;) {
-		const auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
-		pollfd p = { syncFile_.get(), POLLIN, 0 };
-		/* Round up: a wait of 100 us is not a poll. */
-		int ms = left.count() < 0 ? 0 : static_cast<int>(left.count()) + 1;
-		if (timeout.count() <= 0)
-			ms = 0;
-		if (forever)
-			ms = -1;
-		int n = poll(&p, 1, ms);
-		if (n < 0 && errno != EINTR)
-			return Error(errno, "cannot wait for the fence");
-		if (n > 0)
-			break;
-		if (!forever && steady_clock::now() >= deadline)
-			return Error(ETIMEDOUT, "the fence of point " + std::to_string(point_)
-						       + " has not signalled in time");
-	}
+	/* Zero or less polls (waitReadable() waits for ever on a negative). */
+	const auto bounded = std::max(timeout, std::chrono::nanoseconds(0));
+	if (auto ready = waitReadable(syncFile_.get(), bounded,
+		    "the fence of point " + std::to_string(point_) + " has not signalled in time");
+		!ready)
+		return ready.error();
 	return status();
 }
 
@@ -404,17 +386,8 @@ Result<void> SyncObject::signal(uint64_t point)
 	if (attributes_.signaler()->kind != Accessor::Kind::Cpu)
 		return Error(EPERM, "the signaler of this sync object is "
 				    + attributes_.signaler()->toString() + ": its jobs signal it");
-	/*
-	 * A syncobj created signalled holds a fence of its own, stamped now;
-	 * the core's timeline signal would put its shared stub there, whose
-	 * time is when it was first used.
-	 */
-	auto now = Fence::create(timeline_->device(), Fence::Type::Binary, true);
-	if (!now)
-		return now.error();
-	if (drmSyncobjTransfer(timeline_->device().fd(), timeline_->handle(), point,
-		    (*now)->handle(), 0, 0))
-		return Error(errno, "cannot signal point " + std::to_string(point));
+	if (auto signalled = timeline_->signal(point); !signalled)
+		return signalled;
 	return keep(point);
 }
 

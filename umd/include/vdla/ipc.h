@@ -87,10 +87,11 @@ public:
 		const std::vector<int> &fds = {});
 
 	/*
-	 * The next message, waiting up to @timeout (negative: for ever).
-	 * Errors: ETIMEDOUT, EPIPE (the peer closed its end: nothing more will
-	 * come), EBADMSG (not a message of an IpcEndpoint, or one cut short:
-	 * its descriptors are closed), EINTR.
+	 * The next message, waiting up to @timeout (negative: for ever; a
+	 * signal does not cut the wait short). Errors: ETIMEDOUT, EPIPE (the
+	 * peer closed its end: nothing more will come), EBADMSG (not a
+	 * message of an IpcEndpoint, or one cut short: its descriptors are
+	 * closed).
 	 */
 	Result<IpcMessage> receive(std::chrono::milliseconds timeout);
 
