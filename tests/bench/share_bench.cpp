@@ -33,6 +33,8 @@
 #include <vdla/sync.h>
 #include <vdla/task_builder.h>
 
+#include "bench_stats.h"
+
 namespace {
 
 using namespace vdla;
@@ -41,18 +43,8 @@ using clock_type = std::chrono::steady_clock;
 
 constexpr uint32_t kReply = 0x62656e31; /* an application kind: "ben1" */
 
-double micros(clock_type::duration d)
-{
-	return std::chrono::duration<double, std::micro>(d).count();
-}
-
-double percentile(std::vector<double> v, double p)
-{
-	if (v.empty())
-		return 0;
-	std::sort(v.begin(), v.end());
-	return v[std::min(v.size() - 1, size_t(p * double(v.size())))];
-}
+using bench::micros;
+using bench::percentile;
 
 int fail(const char *what, const Error &e)
 {

@@ -34,6 +34,7 @@
 
 #include <vdla/device.h>
 
+#include "bench_stats.h"
 #include "submit_env.h"
 #include "task_writer.h"
 
@@ -63,16 +64,8 @@ int interruptCpu(const std::string &pciAddress)
 	return -1;
 }
 
-double micros(clock_type::duration d)
-{
-	return std::chrono::duration<double, std::micro>(d).count();
-}
-
-double percentile(std::vector<double> v, double p)
-{
-	std::sort(v.begin(), v.end());
-	return v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
-}
+using bench::micros;
+using bench::percentile;
 
 int fail(const char *what, int error)
 {

@@ -6,6 +6,8 @@
 #include <linux/sync_file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include <xf86drm.h>
@@ -613,6 +616,85 @@ ParamOverride::~ParamOverride()
 {
 	if (!old_.empty())
 		writeFile(paramPath(name_), old_);
+}
+
+/* ---- Child processes -------------------------------------------------- */
+
+bool waitUntil(const std::function<bool()> &done, int timeoutMs, int stepMs)
+{
+	auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+	for (;;) {
+		if (done())
+			return true;
+		if (std::chrono::steady_clock::now() >= deadline)
+			return false;
+		std::this_thread::sleep_for(std::chrono::milliseconds(stepMs));
+	}
+}
+
+pid_t forkChild(const std::function<int()> &body)
+{
+	std::fflush(stdout);
+	std::fflush(stderr);
+	pid_t pid = ::fork();
+	if (pid == 0) {
+		int status = 1;
+		try {
+			status = body();
+		} catch (const std::exception &e) {
+			std::fprintf(stderr, "child %d: %s\n", ::getpid(), e.what());
+		}
+		std::fflush(stdout);
+		std::fflush(stderr);
+		::_exit(status);
+	}
+	return pid;
+}
+
+pid_t forkReadyChild(const std::function<int(const std::function<void()> &ready)> &body)
+{
+	int ready[2];
+	if (::pipe(ready))
+		return -1;
+	pid_t pid = forkChild([&]() -> int {
+		::close(ready[0]);
+		return body([&] {
+			if (::write(ready[1], "r", 1) != 1)
+				::_exit(1);
+			for (;;)
+				::pause();
+		});
+	});
+	::close(ready[1]);
+	char byte = 0;
+	bool isReady = pid > 0 && ::read(ready[0], &byte, 1) == 1;
+	::close(ready[0]);
+	if (isReady)
+		return pid;
+	if (pid > 0)
+		waitChild(pid);
+	return -1;
+}
+
+int waitChild(pid_t pid, int timeoutMs)
+{
+	int status = 0;
+	bool ended = waitUntil(
+		[&] {
+			pid_t r = ::waitpid(pid, &status, WNOHANG);
+			return r == pid || (r < 0 && errno != EINTR);
+		},
+		timeoutMs, 5);
+	if (!ended) {
+		::kill(pid, SIGKILL);
+		::waitpid(pid, &status, 0);
+		return -1;
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return -1;
 }
 
 } /* namespace guest */

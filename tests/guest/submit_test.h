@@ -63,28 +63,6 @@ struct HandJob {
 ::testing::AssertionResult fenceFails(
 	const Syncobj &sync, int error, int timeoutMs = kJobTimeoutMs);
 
-/* Polls @done every @stepMs until it is true or @timeoutMs passed. */
-bool waitUntil(const std::function<bool()> &done, int timeoutMs, int stepMs = 10);
-
-/*
- * Runs @body in a child process, which exits with what it returns (0 for
- * success); the child must not use googletest's assertions. Returns the pid.
- */
-pid_t forkChild(const std::function<int()> &body);
-/*
- * forkChild() for a child that prepares something and then waits, with
- * all it holds, to be killed: @body calls its argument once it is ready
- * (that call does not return), or returns an exit status. Returns the pid
- * once the child is ready; -1 if it failed (it is reaped then).
- */
-pid_t forkReadyChild(const std::function<int(const std::function<void()> &ready)> &body);
-/*
- * Waits up to @timeoutMs for child @pid and returns its exit status,
- * 128 + signal if a signal ended it, or -1 on timeout (the child is then
- * killed).
- */
-int waitChild(pid_t pid, int timeoutMs = 60000);
-
 /* Sends @fds over the unix socket @sock (SCM_RIGHTS); returns the errno. */
 int sendFds(int sock, const std::vector<int> &fds);
 /* Receives @count fds from @sock; empty on failure. */

@@ -14,16 +14,7 @@
 
 #include <vdla/vdla_share.h>
 
-static char failure[512];
-
-#define EXPECT(cond)                                                                     \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			snprintf(failure, sizeof(failure), "%s:%d: %s (last error: %s)",  \
-				__FILE__, __LINE__, #cond, vdla_last_error());           \
-			return failure;                                                  \
-		}                                                                        \
-	} while (0)
+#include "c_expect.h"
 
 /* The child: 0, or the line that failed. */
 static int consume(vdla_ipc_endpoint *ep)

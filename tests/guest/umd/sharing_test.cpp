@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -70,29 +69,6 @@ SyncAttrList syncList(const std::string &owner, SyncPermission permission, Acces
 	EXPECT_TRUE(l.setRequiredPermission(permission));
 	EXPECT_TRUE(l.setAccessor(engine));
 	return l;
-}
-
-/*
- * Runs @body in a child process: its return value is the exit status.
- * A child reports what went wrong on stderr and with a distinct status.
- */
-pid_t spawn(const std::function<int()> &body)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		int status = body();
-		fflush(stderr);
-		_exit(status);
-	}
-	return pid;
-}
-
-int waitFor(pid_t pid)
-{
-	int status = 0;
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* In a child: prints @what with @r's error and returns @status if @r failed. */
@@ -337,7 +313,7 @@ TEST_F(SharingTest, AProducerAndTwoConsumerProcessesOrderedByFencesOnly)
 	auto toCpu = IpcEndpoint::pair();
 	ASSERT_TRUE(toDla && toCpu);
 
-	pid_t dlaConsumer = spawn([&]() -> int {
+	pid_t dlaConsumer = guest::forkChild([&]() -> int {
 		IpcEndpoint &ep = *toDla->second;
 		auto device = Device::open(nodes_[1]);
 		CHILD_CHECK(device, 10, "open dla:1");
@@ -386,7 +362,7 @@ TEST_F(SharingTest, AProducerAndTwoConsumerProcessesOrderedByFencesOnly)
 		}
 		return 0;
 	});
-	pid_t cpuConsumer = spawn([&]() -> int {
+	pid_t cpuConsumer = guest::forkChild([&]() -> int {
 		IpcEndpoint &ep = *toCpu->second;
 		auto device = Device::open(nodes_[0]);
 		CHILD_CHECK(device, 30, "open dla:0");
@@ -469,8 +445,8 @@ TEST_F(SharingTest, AProducerAndTwoConsumerProcessesOrderedByFencesOnly)
 	EXPECT_FALSE(*(*sync)->timeline().signalled(*point))
 		<< "the write ended before the consumers had it: the test proves nothing";
 
-	EXPECT_EQ(waitFor(dlaConsumer), 0) << "the consumer on dla:1";
-	EXPECT_EQ(waitFor(cpuConsumer), 0) << "the consumer on the CPU";
+	EXPECT_EQ(guest::waitChild(dlaConsumer), 0) << "the consumer on dla:1";
+	EXPECT_EQ(guest::waitChild(cpuConsumer), 0) << "the consumer on the CPU";
 }
 
 /*
@@ -484,7 +460,7 @@ TEST_F(SharingTest, AReadOnlyImporterCannotWriteByAnyPath)
 {
 	auto pair = IpcEndpoint::pair();
 	ASSERT_TRUE(pair);
-	pid_t importer = spawn([&]() -> int {
+	pid_t importer = guest::forkChild([&]() -> int {
 		IpcEndpoint &ep = *pair->second;
 		auto device = Device::open(nodes_[0]);
 		CHILD_CHECK(device, 10, "open");
@@ -511,7 +487,7 @@ TEST_F(SharingTest, AReadOnlyImporterCannotWriteByAnyPath)
 		CHILD_CHECK(onward, 17, "pair");
 		CHILD_CHECK((*shared)->exportTo(*onward->first, Permission::ReadOnly), 18, "re-export");
 		CHILD_CHECK((*shared)->exportTo(*onward->first, Permission::ReadOnly), 18, "re-export");
-		pid_t third = spawn([&]() -> int {
+		pid_t third = guest::forkChild([&]() -> int {
 			auto d = Device::open(nodes_[1]);
 			CHILD_CHECK(d, 50, "open dla:1");
 			CHILD_REFUSED(SharedBuffer::importFrom(*onward->second, **d,
@@ -530,7 +506,7 @@ TEST_F(SharingTest, AReadOnlyImporterCannotWriteByAnyPath)
 				return 55;
 			return 0;
 		});
-		if (waitFor(third) != 0)
+		if (guest::waitChild(third) != 0)
 			return 19;
 		auto map = (*shared)->map();
 		CHILD_CHECK(map, 20, "map");
@@ -552,7 +528,7 @@ TEST_F(SharingTest, AReadOnlyImporterCannotWriteByAnyPath)
 	for (int offer = 0; offer < 3; offer++)
 		ASSERT_TRUE(succeeded((*shared)->exportTo(*pair->first, Permission::ReadOnly)));
 	/* A fourth, for the onward process, is the importer's own. */
-	EXPECT_EQ(waitFor(importer), 0);
+	EXPECT_EQ(guest::waitChild(importer), 0);
 	EXPECT_EQ(firstWrong(*map), -1) << "the read-only importer wrote";
 }
 
@@ -567,7 +543,7 @@ TEST_F(SharingTest, AKilledSignalersFenceEndsWithAnError)
 	ASSERT_EQ(faults.set("bdma", "delay", 0, 300000), 0);
 	auto pair = IpcEndpoint::pair();
 	ASSERT_TRUE(pair);
-	pid_t signaler = spawn([&]() -> int {
+	pid_t signaler = guest::forkChild([&]() -> int {
 		IpcEndpoint &ep = *pair->second;
 		auto device = Device::open(nodes_[0]);
 		CHILD_CHECK(device, 10, "open");
@@ -611,7 +587,7 @@ TEST_F(SharingTest, AKilledSignalersFenceEndsWithAnError)
 	ASSERT_TRUE(succeeded(pending));
 	EXPECT_FALSE(pending->signalled) << "the job ended before its signaler was killed";
 	ASSERT_EQ(kill(signaler, SIGKILL), 0);
-	EXPECT_EQ(waitFor(signaler), 128 + SIGKILL);
+	EXPECT_EQ(guest::waitChild(signaler), 128 + SIGKILL);
 
 	const auto start = std::chrono::steady_clock::now();
 	auto status = fence->wait(std::chrono::seconds(20));

@@ -14,16 +14,7 @@
 
 #include <vdla/vdla_share.h>
 
-static char failure[512];
-
-#define EXPECT(cond)                                                                     \
-	do {                                                                             \
-		if (!(cond)) {                                                           \
-			snprintf(failure, sizeof(failure), "%s:%d: %s (last error: %s)",  \
-				__FILE__, __LINE__, #cond, vdla_last_error());           \
-			return failure;                                                  \
-		}                                                                        \
-	} while (0)
+#include "c_expect.h"
 
 static vdla_attr_list *tensor_list(const char *owner, uint64_t h, uint64_t w)
 {
