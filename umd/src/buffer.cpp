@@ -2,6 +2,7 @@
 #include <vdla/buffer.h>
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include <cerrno>
@@ -287,6 +288,25 @@ Result<int> Buffer::exportFd(Access access) const
 	if (drmPrimeHandleToFD(d_->device->fd(), d_->handle, flags, &fd))
 		return Error(errno, "cannot export the buffer as a dma-buf");
 	return fd;
+}
+
+Result<int> Buffer::exportPendingJobs() const
+{
+	if (placement() == Placement::Sram)
+		return Error(EINVAL, "an SRAM buffer has no dma-buf to take its jobs' fences from");
+	auto fd = exportFd(Access::ReadOnly);
+	if (!fd)
+		fd = exportFd(Access::ReadWrite);
+	if (!fd)
+		return fd.error();
+	UniqueFd dmabuf(*fd);
+	/* WRITE asks for every fence: the readers' as well as the writers'. */
+	dma_buf_export_sync_file args = {};
+	args.flags = DMA_BUF_SYNC_WRITE;
+	args.fd = -1;
+	if (ioctl(dmabuf.get(), DMA_BUF_IOCTL_EXPORT_SYNC_FILE, &args))
+		return Error(errno, "cannot take the fences of the buffer's jobs");
+	return args.fd;
 }
 
 Result<void> Buffer::wait(std::chrono::nanoseconds timeout, bool writersOnly) const

@@ -167,34 +167,41 @@ Result<std::unique_ptr<SharedBuffer>> SharedBuffer::importFrom(IpcEndpoint &endp
 		|| listSize != message->payload.size() - kPrefix || message->fds.size() != 1)
 		return Error(EBADMSG, "the buffer message received is malformed (a permission, "
 				      "a list and one dma-buf)");
-	if (permission > static_cast<Permission>(granted))
-		return Error(EACCES, "the sender granted read-only access to the buffer; "
-				     "it cannot be imported read-write");
 	auto list = AttrList::decode(message->payload.data() + kPrefix, listSize);
 	if (!list)
 		return list.error();
-	if (!list->reconciled() || !list->size())
+	return importDmaBuf(device, message->fds[0].get(), std::move(*list),
+		static_cast<Permission>(granted), permission, needs);
+}
+
+Result<std::unique_ptr<SharedBuffer>> SharedBuffer::importDmaBuf(Device &device, int dmabuf,
+	AttrList list, Permission granted, Permission permission, const AttrList *needs)
+{
+	if (permission > granted)
+		return Error(EACCES, "the sender granted read-only access to the buffer; "
+				     "it cannot be imported read-write");
+	if (!list.reconciled() || !list.size())
 		return Error(EBADMSG, "the buffer received comes with an unreconciled list, or "
 				      "one without a size");
-	if (list->memoryDomain() == MemoryDomain::Sram)
+	if (list.memoryDomain() == MemoryDomain::Sram)
 		return Error(EBADMSG, "the buffer received claims to be in SRAM, which has no dma-buf");
 	if (needs) {
-		auto conflicts = validateReconciled(*list, { needs });
+		auto conflicts = validateReconciled(list, { needs });
 		if (!conflicts)
 			return conflicts.error();
 		if (!conflicts->empty())
 			return Error(EBADMSG, "the buffer received does not serve this party: "
 					      + conflicts->front().message());
 	}
-	auto buffer = Buffer::import(device, message->fds[0].get(), bufferAccess(permission));
+	auto buffer = Buffer::import(device, dmabuf, bufferAccess(permission));
 	if (!buffer)
 		return buffer.error();
-	if ((*buffer)->size() < *list->size())
+	if ((*buffer)->size() < *list.size())
 		return Error(EBADMSG, "the buffer received (" + std::to_string((*buffer)->size())
 				      + " bytes) is smaller than its list says ("
-				      + std::to_string(*list->size()) + ")");
+				      + std::to_string(*list.size()) + ")");
 	return std::unique_ptr<SharedBuffer>(
-		new SharedBuffer(std::move(*list), std::move(*buffer), permission));
+		new SharedBuffer(std::move(list), std::move(*buffer), permission));
 }
 
 } /* namespace vdla */

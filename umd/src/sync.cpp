@@ -308,13 +308,26 @@ Result<SyncFence> SyncFence::importFrom(IpcEndpoint &endpoint, std::chrono::mill
 	if (!r.done() || message->fds.size() != 1)
 		return Error(EBADMSG, "the fence message received is malformed (a point and "
 				      "one sync file)");
+	return fromSyncFile(point, std::move(message->fds[0]));
+}
+
+Result<SyncFence> SyncFence::fromSyncFile(uint64_t point, UniqueFd syncFile)
+{
 	/* Only a sync file: no ioctl goes to a file of another kind. */
 	char link[64] = {};
-	const std::string self = "/proc/self/fd/" + std::to_string(message->fds[0].get());
+	const std::string self = "/proc/self/fd/" + std::to_string(syncFile.get());
 	if (readlink(self.c_str(), link, sizeof(link) - 1) < 0
 		|| std::string(link) != "anon_inode:sync_file")
 		return Error(EBADMSG, "the fence received is not a sync file");
-	return SyncFence(point, std::move(message->fds[0]));
+	return SyncFence(point, std::move(syncFile));
+}
+
+Result<SyncFence> SyncFence::duplicate() const
+{
+	UniqueFd copy(fcntl(syncFile_.get(), F_DUPFD_CLOEXEC, 0));
+	if (!copy.isValid())
+		return Error(errno, "cannot duplicate the fence's sync file");
+	return SyncFence(point_, std::move(copy));
 }
 
 Result<FenceStatus> SyncFence::wait(std::chrono::nanoseconds timeout) const
@@ -391,7 +404,7 @@ Result<void> SyncObject::signal(uint64_t point)
 	return keep(point);
 }
 
-Result<void> SyncObject::exportFence(IpcEndpoint &endpoint, uint64_t point) const
+Result<SyncFence> SyncObject::fence(uint64_t point) const
 {
 	UniqueFd syncFile;
 	if (auto it = kept_.find(point); it != kept_.end()) {
@@ -404,9 +417,17 @@ Result<void> SyncObject::exportFence(IpcEndpoint &endpoint, uint64_t point) cons
 			return fd.error();
 		syncFile = UniqueFd(*fd);
 	}
+	return SyncFence(point, std::move(syncFile));
+}
+
+Result<void> SyncObject::exportFence(IpcEndpoint &endpoint, uint64_t point) const
+{
+	auto f = fence(point);
+	if (!f)
+		return f.error();
 	wire::Writer w;
 	w.u64(point);
-	return endpoint.send(kIpcFence, w.take(), { syncFile.get() });
+	return endpoint.send(kIpcFence, w.take(), { f->syncFile() });
 }
 
 } /* namespace vdla */

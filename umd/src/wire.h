@@ -39,6 +39,12 @@ public:
 			u64(v);
 	}
 
+	/* Bytes of another encoder's, with their length. */
+	void blob(const std::vector<uint8_t> &value)
+	{
+		u32(static_cast<uint32_t>(value.size()));
+		bytes_.insert(bytes_.end(), value.begin(), value.end());
+	}
 	std::vector<uint8_t> take() { return std::move(bytes_); }
 
 private:
@@ -76,6 +82,18 @@ public:
 	{
 		uint32_t n = count(1);
 		std::string value(reinterpret_cast<const char *>(data_ + pos_), n);
+		pos_ += n;
+		return value;
+	}
+	/* What Writer::blob() wrote: any length the input holds. */
+	std::vector<uint8_t> blob()
+	{
+		const uint32_t n = u32();
+		if (!ok_ || n > size_ - pos_) {
+			ok_ = false;
+			return {};
+		}
+		std::vector<uint8_t> value(data_ + pos_, data_ + pos_ + n);
 		pos_ += n;
 		return value;
 	}

@@ -103,6 +103,15 @@ public:
 	Result<int> exportFd(Access access = Access::ReadWrite) const;
 
 	/*
+	 * A sync file that signals when every job queued on the buffer by
+	 * then (in any process, reading or writing it) has ended: what a
+	 * writer must wait for before reusing the buffer whose last users are
+	 * gone (DMA_BUF_IOCTL_EXPORT_SYNC_FILE). Owned by the caller. Errors:
+	 * EINVAL for SRAM (no dma-buf), those of exportFd() and of the ioctl.
+	 */
+	Result<int> exportPendingJobs() const;
+
+	/*
 	 * Waits until the queued and running jobs that use the buffer have
 	 * ended (with @writersOnly: those that write it, enough before the CPU
 	 * reads). A zero @timeout polls. Errors: ETIMEDOUT (still busy), EINTR.

@@ -62,6 +62,15 @@ public:
 		Device &device, Permission permission, std::chrono::milliseconds timeout,
 		const AttrList *needs = nullptr);
 
+	/*
+	 * Imports the dma-buf @dmabuf (the caller keeps its descriptor), which
+	 * its sender granted @granted on, described by the reconciled @list,
+	 * with @permission; the checks and errors of importFrom().
+	 */
+	static Result<std::unique_ptr<SharedBuffer>> importDmaBuf(Device &device, int dmabuf,
+		AttrList list, Permission granted, Permission permission,
+		const AttrList *needs = nullptr);
+
 	~SharedBuffer();
 	SharedBuffer(const SharedBuffer &) = delete;
 	SharedBuffer &operator=(const SharedBuffer &) = delete;

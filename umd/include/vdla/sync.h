@@ -128,6 +128,14 @@ public:
 	 * IpcEndpoint::receive(); EBADMSG when it carries no sync file.
 	 */
 	static Result<SyncFence> importFrom(IpcEndpoint &endpoint, std::chrono::milliseconds timeout);
+	/*
+	 * A fence of @point over @syncFile, which it takes (received another
+	 * way than importFrom()). Errors: EBADMSG when it is not a sync file.
+	 */
+	static Result<SyncFence> fromSyncFile(uint64_t point, UniqueFd syncFile);
+
+	/* A second SyncFence over the same fence. Errors: those of fcntl(2). */
+	Result<SyncFence> duplicate() const;
 
 	/* The point of the signaler's timeline this fence is. */
 	uint64_t point() const { return point_; }
@@ -149,6 +157,7 @@ public:
 	Result<std::unique_ptr<Fence>> toFence(Device &device) const;
 
 private:
+	friend class SyncObject;
 	SyncFence(uint64_t point, UniqueFd syncFile)
 		: point_(point), syncFile_(std::move(syncFile))
 	{
@@ -210,6 +219,8 @@ public:
 	 * forgotten), those of IpcEndpoint::send().
 	 */
 	Result<void> exportFence(IpcEndpoint &endpoint, uint64_t point) const;
+	/* The fence of @point, as exportFence() would send it; same errors. */
+	Result<SyncFence> fence(uint64_t point) const;
 
 	/* How many of the last points' fences the object keeps. */
 	static constexpr size_t kKeptPoints = 64;

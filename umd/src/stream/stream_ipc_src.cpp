@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdla::StreamIpcSrc: the stream leaves the process. Down-going messages
+ * are sent on the endpoint; what comes back is checked and passed up. The
+ * block keeps which packets are on the other side, so that when the other
+ * process hangs up, dies or misbehaves, each comes back with the fences of
+ * the device jobs still using it, and the branch is disconnected.
+ */
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <set>
+
+#include "stream_ipc_thread.h"
+#include "stream_messages.h"
+#include "stream_wire.h"
+
+namespace vdla {
+
+using detail::StreamDown;
+using detail::StreamUp;
+
+class StreamIpcSrc::Worker
+{
+public:
+	std::shared_ptr<detail::StreamIpcThread> thread;
+	bool hungUp = false;
+	/* Every packet of the stream, and those the other side holds now. */
+	std::map<uint32_t, std::vector<std::shared_ptr<SharedBuffer>>> packets;
+	std::set<uint32_t> outstanding;
+	/* Per element: the highest permission a consumer behind asked for. */
+	std::vector<Permission> permissions;
+
+	/* Under streamLock(): what comes from the other process. */
+	bool handle(StreamIpcSrc &block, Result<IpcMessage> &&received);
+	/* Takes back what the other side held and disconnects the branch. */
+	void hangUp(StreamIpcSrc &block, const std::string &why, int error = 0);
+};
+
+void StreamIpcSrc::Worker::hangUp(StreamIpcSrc &block, const std::string &why, int error)
+{
+	if (hungUp)
+		return;
+	hungUp = true;
+	thread->hangUp();
+	if (error)
+		block.post(StreamEventType::Error, why, error);
+	/* Its jobs may still read (or, cancelled, be ending): writers wait for them. */
+	for (uint32_t id : outstanding) {
+		StreamUp back{ StreamUp::Type::Release };
+		back.id = id;
+		back.fences = detail::pendingJobFences(packets[id]);
+		block.sendUp(std::move(back));
+	}
+	outstanding.clear();
+	block.post(StreamEventType::Disconnected, why);
+	StreamUp bye{ StreamUp::Type::Disconnect };
+	bye.reason = why;
+	block.sendUp(std::move(bye));
+}
+
+bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&received)
+{
+	if (hungUp)
+		return false;
+	if (!received) {
+		const bool closed = received.error().code() == EPIPE;
+		hangUp(block,
+			closed ? "the consumer's process hung up or died"
+			       : "the consumer's process sent something unreadable: "
+					 + received.error().message(),
+			closed ? 0 : received.error().code());
+		return false;
+	}
+	IpcMessage &message = *received;
+	switch (message.kind) {
+	case detail::kStreamSetup: {
+		auto setups = detail::decodeSetup(message);
+		if (!setups)
+			break;
+		for (const auto &setup : *setups)
+			for (size_t i = 0; i < setup.elements.size(); i++) {
+				if (permissions.size() <= i)
+					permissions.resize(i + 1, Permission::ReadOnly);
+				permissions[i] = std::max(permissions[i],
+					setup.elements[i].requiredPermission().value_or(
+						Permission::ReadOnly));
+			}
+		StreamUp up{ StreamUp::Type::Setup };
+		up.setups = std::move(*setups);
+		block.sendUp(std::move(up));
+		return true;
+	}
+	case detail::kStreamRelease: {
+		auto release = detail::decodeRelease(std::move(message));
+		if (!release)
+			break;
+		if (!outstanding.erase(release->id)) {
+			block.post(StreamEventType::Error,
+				"the consumer's process released packet " + std::to_string(release->id)
+					+ ", which it does not hold; ignored",
+				EPROTO);
+			return true;
+		}
+		block.sendUp(std::move(*release));
+		return true;
+	}
+	case detail::kStreamDisconnect: {
+		auto reason = detail::decodeDisconnect(message);
+		hangUp(block, reason ? "the consumer's process left: " + *reason
+				     : "the consumer's process left");
+		return false;
+	}
+	default:
+		break;
+	}
+	hangUp(block, "the consumer's process sent a malformed or unexpected message",
+		EPROTO);
+	return false;
+}
+
+StreamIpcSrc::StreamIpcSrc()
+	: StreamBlock(0), worker_(std::make_unique<Worker>())
+{
+}
+
+Result<std::shared_ptr<StreamIpcSrc>> StreamIpcSrc::create(std::unique_ptr<IpcEndpoint> endpoint)
+{
+	std::shared_ptr<StreamIpcSrc> block(new StreamIpcSrc());
+	std::weak_ptr<StreamIpcSrc> weak = block;
+	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	auto thread = detail::StreamIpcThread::start(std::move(endpoint),
+		[weak](Result<IpcMessage> &&received) {
+			std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+			auto self = weak.lock();
+			return self && self->worker_->handle(*self, std::move(received));
+		});
+	if (!thread)
+		return thread.error();
+	block->worker_->thread = std::move(*thread);
+	return block;
+}
+
+StreamIpcSrc::~StreamIpcSrc()
+{
+	worker_->thread->stop();
+}
+
+void StreamIpcSrc::fromUpstream(StreamDown &&message)
+{
+	Worker &w = *worker_;
+	if (w.hungUp) {
+		/* Nobody on the other side: a packet presented goes straight back. */
+		if (message.type == StreamDown::Type::Present) {
+			StreamUp back{ StreamUp::Type::Release };
+			back.id = message.id;
+			back.fences = std::move(message.fences);
+			sendUp(std::move(back));
+		}
+		return;
+	}
+	IpcEndpoint &endpoint = w.thread->endpoint();
+	Result<void> sent;
+	switch (message.type) {
+	case StreamDown::Type::PacketCreate: {
+		w.packets[message.id] = message.elements;
+		std::vector<Permission> granted = w.permissions;
+		granted.resize(message.elements.size(), Permission::ReadOnly);
+		sent = detail::sendPacketCreate(endpoint, message, granted);
+		break;
+	}
+	case StreamDown::Type::SetupDone:
+		sent = detail::sendSetupDone(endpoint, *message.producerWaiter);
+		break;
+	case StreamDown::Type::Present:
+		w.outstanding.insert(message.id);
+		sent = detail::sendPresent(endpoint, message);
+		break;
+	case StreamDown::Type::Disconnect:
+		sent = detail::sendDisconnect(endpoint, message.reason);
+		break;
+	case StreamDown::Type::Error:
+		sent = detail::sendError(endpoint, message.error, message.reason);
+		break;
+	}
+	if (!sent)
+		w.hangUp(*this, "cannot send to the consumer's process: " + sent.error().message(),
+			sent.error().code() == EPIPE ? 0 : sent.error().code());
+}
+
+void StreamIpcSrc::fromDownstream(size_t, StreamUp &&)
+{
+	/* Its downstream is the other process. */
+}
+
+} /* namespace vdla */

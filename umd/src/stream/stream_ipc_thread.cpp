@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* The receiving thread of a stream IPC block. */
+#include "stream_ipc_thread.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace vdla::detail {
+
+StreamIpcThread::StreamIpcThread(std::unique_ptr<IpcEndpoint> endpoint, UniqueFd stop)
+	: endpoint_(std::move(endpoint)), stop_(std::move(stop))
+{
+}
+
+StreamIpcThread::~StreamIpcThread()
+{
+	if (thread_.joinable())
+		thread_.detach();
+}
+
+Result<std::shared_ptr<StreamIpcThread>> StreamIpcThread::start(
+	std::unique_ptr<IpcEndpoint> endpoint, Handler handle)
+{
+	if (!endpoint)
+		return Error(EINVAL, "an IPC block needs a connected endpoint");
+	UniqueFd stop(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+	if (!stop.isValid())
+		return Error(errno, "cannot make the IPC block's stop event");
+	std::shared_ptr<StreamIpcThread> self(
+		new StreamIpcThread(std::move(endpoint), std::move(stop)));
+	try {
+		self->thread_ = std::thread(run, self, std::move(handle));
+	} catch (const std::system_error &e) {
+		return Error(e.code().value(), "cannot start the IPC block's thread");
+	}
+	return self;
+}
+
+void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
+{
+	for (;;) {
+		pollfd fds[2] = { { self->endpoint_->fd(), POLLIN, 0 }, { self->stop_.get(), POLLIN, 0 } };
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			handle(Error(errno, "cannot wait for the other process"));
+			return;
+		}
+		if (fds[1].revents)
+			return;
+		auto message = self->endpoint_->receive(std::chrono::milliseconds(0));
+		if (!message && message.error().code() == ETIMEDOUT)
+			continue;
+		if (!handle(std::move(message)))
+			return;
+	}
+}
+
+void StreamIpcThread::hangUp()
+{
+	shutdown(endpoint_->fd(), SHUT_RDWR);
+}
+
+void StreamIpcThread::stop()
+{
+	const uint64_t one = 1;
+	(void)!write(stop_.get(), &one, sizeof(one));
+	if (!thread_.joinable())
+		return;
+	if (thread_.get_id() == std::this_thread::get_id())
+		thread_.detach(); /* it sees the stop once this message is handled */
+	else
+		thread_.join();
+}
+
+} /* namespace vdla::detail */
