@@ -697,4 +697,20 @@ int waitChild(pid_t pid, int timeoutMs)
 	return -1;
 }
 
+std::map<std::string, long> objectCounts(int index)
+{
+	std::map<std::string, long> state = readState(index), counts;
+	for (const char *key : { "bos", "mappings", "jobs", "contexts" })
+		counts[key] = state.count(key) ? state[key] : -1;
+	return counts;
+}
+
+std::string describeCounts(const std::map<std::string, long> &counts)
+{
+	std::ostringstream s;
+	for (const auto &[key, value] : counts)
+		s << key << "=" << value << " ";
+	return s.str();
+}
+
 } /* namespace guest */

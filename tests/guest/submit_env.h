@@ -237,6 +237,10 @@ std::string debugfsPath(int index, const std::string &file);
 int readFile(const std::string &path, std::string *contents);
 /* Writes @value to a file in one write(); returns the errno. */
 int writeFile(const std::string &path, const std::string &value);
+/* The debugfs counters whose leaks the tests look for. */
+std::map<std::string, long> objectCounts(int index);
+std::string describeCounts(const std::map<std::string, long> &counts);
+
 /* The debugfs `state` file as key: value pairs (empty if unreadable). */
 std::map<std::string, long> readState(int index);
 /* Writes @command to the device's fault_inject file; returns the errno. */

@@ -160,14 +160,6 @@ std::vector<int> receiveFds(int sock, size_t count)
 	return fds;
 }
 
-std::map<std::string, long> objectCounts(int index)
-{
-	std::map<std::string, long> state = readState(index), counts;
-	for (const char *key : { "bos", "mappings", "jobs", "contexts" })
-		counts[key] = state.count(key) ? state[key] : -1;
-	return counts;
-}
-
 ::testing::AssertionResult countsReturnTo(
 	int index, const std::map<std::string, long> &baseline, int timeoutMs)
 {
@@ -181,14 +173,6 @@ std::map<std::string, long> objectCounts(int index)
 		return ::testing::AssertionSuccess();
 	return ::testing::AssertionFailure() << "before: " << describeCounts(baseline) << "; "
 					     << timeoutMs << " ms later: " << describeCounts(now);
-}
-
-std::string describeCounts(const std::map<std::string, long> &counts)
-{
-	std::ostringstream s;
-	for (const auto &[key, value] : counts)
-		s << key << "=" << value << " ";
-	return s.str();
 }
 
 } /* namespace guest */

@@ -68,9 +68,6 @@ int sendFds(int sock, const std::vector<int> &fds);
 /* Receives @count fds from @sock; empty on failure. */
 std::vector<int> receiveFds(int sock, size_t count);
 
-/* The debugfs counters whose leaks the tests look for. */
-std::map<std::string, long> objectCounts(int index);
-std::string describeCounts(const std::map<std::string, long> &counts);
 /*
  * The counters of device @index come back to @baseline within @timeoutMs:
  * objects go shortly after their last user.

@@ -162,6 +162,9 @@ Result<IpcMessage> IpcEndpoint::receive(std::chrono::milliseconds timeout)
 	msg.msg_control = control;
 	msg.msg_controllen = sizeof(control);
 	ssize_t n = recvmsg(d_->socket.get(), &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && errno == ECONNRESET)
+		return Error(EPIPE, "the IPC peer's end was closed with messages unread "
+				    "(it exited or was killed)");
 	if (n < 0)
 		return Error(errno, "cannot receive from the IPC peer");
 

@@ -89,7 +89,8 @@ public:
 	/*
 	 * The next message, waiting up to @timeout (negative: for ever; a
 	 * signal does not cut the wait short). Errors: ETIMEDOUT, EPIPE (the
-	 * peer closed its end: nothing more will come), EBADMSG (not a
+	 * peer closed its end, or exited or was killed with messages of ours
+	 * unread: nothing more will come), EBADMSG (not a
 	 * message of an IpcEndpoint, or one cut short: its descriptors are
 	 * closed).
 	 */

@@ -49,7 +49,7 @@ struct StreamUp;
 struct StreamConsumerSetup;
 /* A fence handed from block to block, shared by every copy of a message. */
 using StreamHandover = std::shared_ptr<const SyncFence>;
-}
+} // namespace detail
 
 /* The events of a block, by NvSciStream's names where it has them. */
 enum class StreamEventType {
@@ -187,8 +187,8 @@ class StreamPool
 {
 public:
 	static Result<std::shared_ptr<StreamPool>> createStatic(Device &device, uint32_t packets);
-	static Result<std::shared_ptr<StreamPool>> createDynamic(Device &device, uint32_t initial,
-		uint32_t maximum);
+	static Result<std::shared_ptr<StreamPool>> createDynamic(
+		Device &device, uint32_t initial, uint32_t maximum);
 
 	/* The most packets a stream may have. */
 	static constexpr uint32_t kMaxPackets = 64;
@@ -230,8 +230,8 @@ public:
 	 * Errors: EINVAL (no element, more than IpcEndpoint::kMaxFds, a
 	 * list already reconciled, an engine other than cpu or dla:N).
 	 */
-	static Result<std::shared_ptr<StreamProducer>> create(std::shared_ptr<StreamPool> pool,
-		StreamEndpointConfig config);
+	static Result<std::shared_ptr<StreamProducer>> create(
+		std::shared_ptr<StreamPool> pool, StreamEndpointConfig config);
 	~StreamProducer() override;
 
 	const char *kind() const override { return "producer"; }
@@ -298,8 +298,8 @@ class StreamConsumer : public StreamBlock
 {
 public:
 	/* Errors: as StreamProducer::create(). */
-	static Result<std::shared_ptr<StreamConsumer>> create(Device &device,
-		StreamQueueKind queue, StreamEndpointConfig config);
+	static Result<std::shared_ptr<StreamConsumer>> create(
+		Device &device, StreamQueueKind queue, StreamEndpointConfig config);
 	~StreamConsumer() override;
 
 	const char *kind() const override { return "consumer"; }
@@ -402,6 +402,7 @@ class StreamLimiter : public StreamBlock
 {
 public:
 	static Result<std::shared_ptr<StreamLimiter>> create(uint32_t maxPackets);
+	~StreamLimiter() override;
 	const char *kind() const override { return "limiter"; }
 
 	/* Packets sent straight back because the limit was reached. */
@@ -450,8 +451,8 @@ private:
 class StreamIpcDst : public StreamBlock
 {
 public:
-	static Result<std::shared_ptr<StreamIpcDst>> create(Device &device,
-		std::unique_ptr<IpcEndpoint> endpoint);
+	static Result<std::shared_ptr<StreamIpcDst>> create(
+		Device &device, std::unique_ptr<IpcEndpoint> endpoint);
 	~StreamIpcDst() override;
 	const char *kind() const override { return "ipc-dst"; }
 

@@ -141,9 +141,9 @@ Result<StreamEvent> StreamBlock::queryEvent(std::chrono::milliseconds timeout)
 {
 	const auto deadline = std::chrono::steady_clock::now() + timeout;
 	for (;;) {
-		auto left = timeout.count() < 0 ? std::chrono::nanoseconds(-1)
-						 : std::chrono::nanoseconds(deadline
-							   - std::chrono::steady_clock::now());
+		auto left = timeout.count() < 0
+			? std::chrono::nanoseconds(-1)
+			: std::chrono::nanoseconds(deadline - std::chrono::steady_clock::now());
 		if (timeout.count() >= 0 && left.count() < 0)
 			left = std::chrono::nanoseconds(0);
 		if (auto ready = waitReadable(eventFd_.get(), left,
@@ -190,11 +190,13 @@ Result<void> streamConnect(const std::shared_ptr<StreamBlock> &upstream,
 		return Error(EINVAL, "a connection needs two blocks");
 	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
 	if (!downstream->acceptsUpstream())
-		return Error(EINVAL, std::string("a ") + downstream->kind()
-					     + " has no upstream block: it starts a stream");
+		return Error(EINVAL,
+			std::string("a ") + downstream->kind()
+				+ " has no upstream block: it starts a stream");
 	if (downstream->upstream_.used)
-		return Error(EBUSY, std::string("the ") + downstream->kind()
-					    + " is connected to an upstream block already");
+		return Error(EBUSY,
+			std::string("the ") + downstream->kind()
+				+ " is connected to an upstream block already");
 	size_t output = 0;
 	while (output < upstream->downstream_.size() && upstream->downstream_[output].used)
 		output++;

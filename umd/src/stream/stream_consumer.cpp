@@ -31,12 +31,13 @@ StreamConsumer::StreamConsumer(Device &device, StreamQueueKind queue, StreamEndp
 {
 }
 
-Result<std::shared_ptr<StreamConsumer>> StreamConsumer::create(Device &device,
-	StreamQueueKind queue, StreamEndpointConfig config)
+Result<std::shared_ptr<StreamConsumer>> StreamConsumer::create(
+	Device &device, StreamQueueKind queue, StreamEndpointConfig config)
 {
 	if (auto ok = detail::checkEndpointConfig(config); !ok)
 		return ok.error();
-	return std::shared_ptr<StreamConsumer>(new StreamConsumer(device, queue, std::move(config)));
+	return std::shared_ptr<StreamConsumer>(
+		new StreamConsumer(device, queue, std::move(config)));
 }
 
 StreamConsumer::~StreamConsumer()
@@ -90,7 +91,8 @@ void StreamConsumer::returnPacket(uint32_t id, std::vector<detail::StreamHandove
 
 void StreamConsumer::setUp(const SyncAttrList &producerWaiter)
 {
-	auto sync = detail::allocateSync(device_, detail::signalerList(config_), { &producerWaiter });
+	auto sync
+		= detail::allocateSync(device_, detail::signalerList(config_), { &producerWaiter });
 	if (!sync) {
 		state_ = State::Failed;
 		failure_ = sync.error().message();
@@ -111,22 +113,24 @@ void StreamConsumer::fromUpstream(StreamDown &&message)
 			break;
 		if (message.elements.size() != config_.elements.size()) {
 			state_ = State::Failed;
-			failure_ = "the stream's packets have " + std::to_string(message.elements.size())
-				   + " elements; " + config_.name + " lists "
-				   + std::to_string(config_.elements.size());
+			failure_ = "the stream's packets have "
+				+ std::to_string(message.elements.size()) + " elements; "
+				+ config_.name + " lists "
+				+ std::to_string(config_.elements.size());
 			post(StreamEventType::Error, failure_, EBADMSG);
 			break;
 		}
 		/* Whatever came, it must serve what this consumer asked for. */
 		for (size_t i = 0; i < message.elements.size(); i++) {
-			auto conflicts = validateReconciled(message.elements[i]->attributes(),
-				{ &config_.elements[i] });
+			auto conflicts = validateReconciled(
+				message.elements[i]->attributes(), { &config_.elements[i] });
 			if (!conflicts || !conflicts->empty()) {
 				state_ = State::Failed;
-				failure_ = detail::elementName(i) + " of the stream's packets does not serve "
-					   + config_.name + ": "
-					   + (conflicts ? detail::describeConflicts(*conflicts)
-							: conflicts.error().message());
+				failure_ = detail::elementName(i)
+					+ " of the stream's packets does not serve " + config_.name
+					+ ": "
+					+ (conflicts ? detail::describeConflicts(*conflicts)
+						     : conflicts.error().message());
 				post(StreamEventType::Error, failure_, EBADMSG);
 				return;
 			}
@@ -201,8 +205,8 @@ Result<StreamPacket> StreamConsumer::acquire()
 		return Error(ENOTCONN, "the stream's set-up is not complete");
 	if (queue_.empty())
 		return state_ == State::Disconnected
-			       ? Error(EPIPE, "the producer is gone and no packet is left")
-			       : Error(EAGAIN, "no packet is waiting: wait for PacketReady");
+			? Error(EPIPE, "the producer is gone and no packet is left")
+			: Error(EAGAIN, "no packet is waiting: wait for PacketReady");
 	Packet &packet = *find(queue_.front());
 	queue_.pop_front();
 	trimPacketReady(queue_.size());
@@ -224,8 +228,8 @@ Result<void> StreamConsumer::release(uint32_t id, uint64_t point)
 	if (!packet)
 		return Error(ENOENT, "the stream has no packet " + std::to_string(id));
 	if (packet->where != Packet::Where::Acquired)
-		return Error(EPERM, "packet " + std::to_string(id)
-					    + " is not acquired by this consumer");
+		return Error(EPERM,
+			"packet " + std::to_string(id) + " is not acquired by this consumer");
 	std::vector<detail::StreamHandover> fences;
 	if (point) {
 		auto fence = sync_->fence(point);

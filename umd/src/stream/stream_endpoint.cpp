@@ -13,18 +13,19 @@ namespace vdla::detail {
 Result<void> checkEndpointConfig(const StreamEndpointConfig &config)
 {
 	if (config.elements.empty() || config.elements.size() > IpcEndpoint::kMaxFds)
-		return Error(EINVAL, "a stream endpoint lists 1 to "
-					     + std::to_string(IpcEndpoint::kMaxFds)
-					     + " elements; " + config.name + " lists "
-					     + std::to_string(config.elements.size()));
+		return Error(EINVAL,
+			"a stream endpoint lists 1 to " + std::to_string(IpcEndpoint::kMaxFds)
+				+ " elements; " + config.name + " lists "
+				+ std::to_string(config.elements.size()));
 	for (size_t i = 0; i < config.elements.size(); i++)
 		if (config.elements[i].reconciled())
-			return Error(EINVAL, config.name + " gives a reconciled list for "
-						     + elementName(i)
-						     + ": endpoints say what they need");
+			return Error(EINVAL,
+				config.name + " gives a reconciled list for " + elementName(i)
+					+ ": endpoints say what they need");
 	if (config.engine.kind == Accessor::Kind::Other)
-		return Error(EINVAL, "a stream endpoint's engine is the cpu or a vDLA, not "
-					     + config.engine.toString());
+		return Error(EINVAL,
+			"a stream endpoint's engine is the cpu or a vDLA, not "
+				+ config.engine.toString());
 	return {};
 }
 
@@ -55,8 +56,9 @@ Result<std::unique_ptr<SyncObject>> allocateSync(Device &device, const SyncAttrL
 	if (!merged)
 		return merged.error();
 	if (!merged->conflicts.empty())
-		return Error(EBADMSG, "the fences of " + signaler.owner() + " do not reconcile: "
-					      + merged->conflicts.front().message());
+		return Error(EBADMSG,
+			"the fences of " + signaler.owner()
+				+ " do not reconcile: " + merged->conflicts.front().message());
 	return SyncObject::allocate(device, *merged->list);
 }
 

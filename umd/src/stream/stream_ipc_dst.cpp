@@ -22,10 +22,7 @@ using detail::StreamUp;
 class StreamIpcDst::Worker
 {
 public:
-	explicit Worker(Device &d)
-		: device(d)
-	{
-	}
+	explicit Worker(Device &d) : device(d) { }
 
 	Device &device;
 	std::shared_ptr<detail::StreamIpcThread> thread;
@@ -112,8 +109,9 @@ bool StreamIpcDst::Worker::handle(StreamIpcDst &block, Result<StreamDown> &&deco
 		return false;
 	}
 	if (!decoded) {
-		hangUp(block, "the producer's process sent something unusable: "
-				      + decoded.error().message(),
+		hangUp(block,
+			"the producer's process sent something unusable: "
+				+ decoded.error().message(),
 			decoded.error().code());
 		return false;
 	}
@@ -127,25 +125,25 @@ bool StreamIpcDst::Worker::handle(StreamIpcDst &block, Result<StreamDown> &&deco
 	return !last;
 }
 
-StreamIpcDst::StreamIpcDst()
-	: StreamBlock(1)
+StreamIpcDst::StreamIpcDst() : StreamBlock(1)
 {
 }
 
-Result<std::shared_ptr<StreamIpcDst>> StreamIpcDst::create(Device &device,
-	std::unique_ptr<IpcEndpoint> endpoint)
+Result<std::shared_ptr<StreamIpcDst>> StreamIpcDst::create(
+	Device &device, std::unique_ptr<IpcEndpoint> endpoint)
 {
 	std::shared_ptr<StreamIpcDst> block(new StreamIpcDst());
 	block->worker_ = std::make_unique<Worker>(device);
 	std::weak_ptr<StreamIpcDst> weak = block;
 	Worker *worker = block->worker_.get();
 	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
-	auto thread = detail::StreamIpcThread::start(std::move(endpoint),
-		[weak, worker](Result<IpcMessage> &&received) {
+	auto thread = detail::StreamIpcThread::start(
+		std::move(endpoint), [weak, worker](Result<IpcMessage> &&received) {
 			const bool closed = !received && received.error().code() == EPIPE;
 			Result<StreamDown> decoded = Error(EPIPE, "closed");
 			if (received) {
-				/* The block is alive while its thread runs a handler: it joins it. */
+				/* The block is alive while its thread runs a handler: it joins it.
+				 */
 				decoded = worker->decode(std::move(*received));
 			} else if (!closed) {
 				decoded = received.error();
@@ -163,6 +161,13 @@ Result<std::shared_ptr<StreamIpcDst>> StreamIpcDst::create(Device &device,
 StreamIpcDst::~StreamIpcDst()
 {
 	worker_->thread->stop();
+	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	if (worker_->hungUp)
+		return;
+	worker_->hungUp = true;
+	StreamDown bye{ StreamDown::Type::Disconnect };
+	bye.reason = "the IPC destination is gone";
+	sendDown(0, std::move(bye));
 }
 
 void StreamIpcDst::fromUpstream(StreamDown &&)

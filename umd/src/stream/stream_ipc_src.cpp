@@ -68,7 +68,7 @@ bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&rece
 		hangUp(block,
 			closed ? "the consumer's process hung up or died"
 			       : "the consumer's process sent something unreadable: "
-					 + received.error().message(),
+					+ received.error().message(),
 			closed ? 0 : received.error().code());
 		return false;
 	}
@@ -97,7 +97,8 @@ bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&rece
 			break;
 		if (!outstanding.erase(release->id)) {
 			block.post(StreamEventType::Error,
-				"the consumer's process released packet " + std::to_string(release->id)
+				"the consumer's process released packet "
+					+ std::to_string(release->id)
 					+ ", which it does not hold; ignored",
 				EPROTO);
 			return true;
@@ -107,20 +108,19 @@ bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&rece
 	}
 	case detail::kStreamDisconnect: {
 		auto reason = detail::decodeDisconnect(message);
-		hangUp(block, reason ? "the consumer's process left: " + *reason
-				     : "the consumer's process left");
+		hangUp(block,
+			reason ? "the consumer's process left: " + *reason
+			       : "the consumer's process left");
 		return false;
 	}
 	default:
 		break;
 	}
-	hangUp(block, "the consumer's process sent a malformed or unexpected message",
-		EPROTO);
+	hangUp(block, "the consumer's process sent a malformed or unexpected message", EPROTO);
 	return false;
 }
 
-StreamIpcSrc::StreamIpcSrc()
-	: StreamBlock(0), worker_(std::make_unique<Worker>())
+StreamIpcSrc::StreamIpcSrc() : StreamBlock(0), worker_(std::make_unique<Worker>())
 {
 }
 
@@ -129,8 +129,8 @@ Result<std::shared_ptr<StreamIpcSrc>> StreamIpcSrc::create(std::unique_ptr<IpcEn
 	std::shared_ptr<StreamIpcSrc> block(new StreamIpcSrc());
 	std::weak_ptr<StreamIpcSrc> weak = block;
 	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
-	auto thread = detail::StreamIpcThread::start(std::move(endpoint),
-		[weak](Result<IpcMessage> &&received) {
+	auto thread = detail::StreamIpcThread::start(
+		std::move(endpoint), [weak](Result<IpcMessage> &&received) {
 			std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
 			auto self = weak.lock();
 			return self && self->worker_->handle(*self, std::move(received));
@@ -144,6 +144,8 @@ Result<std::shared_ptr<StreamIpcSrc>> StreamIpcSrc::create(std::unique_ptr<IpcEn
 StreamIpcSrc::~StreamIpcSrc()
 {
 	worker_->thread->stop();
+	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	worker_->hangUp(*this, "the IPC source is gone");
 }
 
 void StreamIpcSrc::fromUpstream(StreamDown &&message)

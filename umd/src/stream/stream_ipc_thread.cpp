@@ -44,7 +44,8 @@ Result<std::shared_ptr<StreamIpcThread>> StreamIpcThread::start(
 void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
 {
 	for (;;) {
-		pollfd fds[2] = { { self->endpoint_->fd(), POLLIN, 0 }, { self->stop_.get(), POLLIN, 0 } };
+		pollfd fds[2] = { { self->endpoint_->fd(), POLLIN, 0 },
+			{ self->stop_.get(), POLLIN, 0 } };
 		if (poll(fds, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;

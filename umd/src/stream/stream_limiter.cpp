@@ -10,17 +10,27 @@ namespace vdla {
 using detail::StreamDown;
 using detail::StreamUp;
 
-StreamLimiter::StreamLimiter(uint32_t maxPackets)
-	: StreamBlock(1), max_(maxPackets)
+StreamLimiter::StreamLimiter(uint32_t maxPackets) : StreamBlock(1), max_(maxPackets)
 {
+}
+
+StreamLimiter::~StreamLimiter()
+{
+	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	StreamDown down{ StreamDown::Type::Disconnect };
+	down.reason = "the limiter is gone";
+	sendDown(0, std::move(down));
+	StreamUp up{ StreamUp::Type::Disconnect };
+	up.reason = "the limiter is gone";
+	sendUp(std::move(up));
 }
 
 Result<std::shared_ptr<StreamLimiter>> StreamLimiter::create(uint32_t maxPackets)
 {
 	if (maxPackets == 0 || maxPackets > StreamPool::kMaxPackets)
-		return Error(EINVAL, "a limiter lets 1 to " + std::to_string(StreamPool::kMaxPackets)
-					     + " packets through, not "
-					     + std::to_string(maxPackets));
+		return Error(EINVAL,
+			"a limiter lets 1 to " + std::to_string(StreamPool::kMaxPackets)
+				+ " packets through, not " + std::to_string(maxPackets));
 	return std::shared_ptr<StreamLimiter>(new StreamLimiter(maxPackets));
 }
 

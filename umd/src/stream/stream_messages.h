@@ -39,10 +39,7 @@ struct StreamConsumerSetup {
 
 struct StreamDown {
 	enum class Type { PacketCreate, SetupDone, Present, Disconnect, Error };
-	explicit StreamDown(Type t)
-		: type(t)
-	{
-	}
+	explicit StreamDown(Type t) : type(t) { }
 	Type type;
 
 	/* PacketCreate, Present: the packet. */
@@ -63,10 +60,7 @@ struct StreamDown {
 
 struct StreamUp {
 	enum class Type { Setup, Release, Disconnect };
-	explicit StreamUp(Type t)
-		: type(t)
-	{
-	}
+	explicit StreamUp(Type t) : type(t) { }
 	Type type;
 
 	/* Setup: every consumer behind the sender. */

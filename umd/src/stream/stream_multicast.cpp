@@ -18,7 +18,14 @@ using detail::StreamDown;
 using detail::StreamUp;
 
 struct StreamMulticast::Branch {
-	enum class State { Free, Connected, SetupReceived, LatePending, Active } state = State::Free;
+	enum class State {
+		Free,
+		Connected,
+		SetupReceived,
+		LatePending,
+		Active
+	} state
+		= State::Free;
 	std::vector<detail::StreamConsumerSetup> setups;
 };
 
@@ -27,19 +34,30 @@ struct StreamMulticast::Held {
 	std::vector<detail::StreamHandover> fences;
 };
 
-StreamMulticast::StreamMulticast(size_t outputs)
-	: StreamBlock(outputs)
+StreamMulticast::StreamMulticast(size_t outputs) : StreamBlock(outputs)
 {
 	for (size_t i = 0; i < outputs; i++)
 		branches_.push_back(std::make_unique<Branch>());
 }
 
-StreamMulticast::~StreamMulticast() = default;
+StreamMulticast::~StreamMulticast()
+{
+	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	for (size_t o = 0; o < branches_.size(); o++) {
+		StreamDown bye{ StreamDown::Type::Disconnect };
+		bye.reason = "the multicast is gone";
+		sendDown(o, std::move(bye));
+	}
+	StreamUp bye{ StreamUp::Type::Disconnect };
+	bye.reason = "the multicast is gone";
+	sendUp(std::move(bye));
+}
 
 Result<std::shared_ptr<StreamMulticast>> StreamMulticast::create(size_t outputs)
 {
 	if (outputs == 0 || outputs > 64)
-		return Error(EINVAL, "a multicast has 1 to 64 outputs, not " + std::to_string(outputs));
+		return Error(
+			EINVAL, "a multicast has 1 to 64 outputs, not " + std::to_string(outputs));
 	return std::shared_ptr<StreamMulticast>(new StreamMulticast(outputs));
 }
 
@@ -113,19 +131,19 @@ void StreamMulticast::attachLate(size_t output, std::vector<detail::StreamConsum
 			break;
 		if (setup.elements.size() != packet->elements.size()) {
 			conflict = "the late consumer " + setup.name + " lists "
-				   + std::to_string(setup.elements.size())
-				   + " elements; the stream's packets have "
-				   + std::to_string(packet->elements.size());
+				+ std::to_string(setup.elements.size())
+				+ " elements; the stream's packets have "
+				+ std::to_string(packet->elements.size());
 			break;
 		}
 		for (size_t i = 0; i < setup.elements.size(); i++) {
-			auto conflicts = validateReconciled(packet->elements[i]->attributes(),
-				{ &setup.elements[i] });
+			auto conflicts = validateReconciled(
+				packet->elements[i]->attributes(), { &setup.elements[i] });
 			if (!conflicts || !conflicts->empty()) {
 				conflict = "the late consumer " + setup.name + " does not fit "
-					   + detail::elementName(i) + " of the stream's packets: "
-					   + (conflicts ? detail::describeConflicts(*conflicts)
-							: conflicts.error().message());
+					+ detail::elementName(i) + " of the stream's packets: "
+					+ (conflicts ? detail::describeConflicts(*conflicts)
+						     : conflicts.error().message());
 				break;
 			}
 		}
@@ -213,8 +231,8 @@ void StreamMulticast::fromUpstream(StreamDown &&message)
 	}
 }
 
-void StreamMulticast::releaseFrom(size_t output, uint32_t id,
-	std::vector<detail::StreamHandover> &&fences)
+void StreamMulticast::releaseFrom(
+	size_t output, uint32_t id, std::vector<detail::StreamHandover> &&fences)
 {
 	if (id >= held_.size() || !held_[id] || !held_[id]->holders[output])
 		return;

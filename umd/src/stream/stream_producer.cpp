@@ -29,14 +29,14 @@ Result<std::shared_ptr<StreamPool>> StreamPool::createStatic(Device &device, uin
 	return createDynamic(device, packets, packets);
 }
 
-Result<std::shared_ptr<StreamPool>> StreamPool::createDynamic(Device &device, uint32_t initial,
-	uint32_t maximum)
+Result<std::shared_ptr<StreamPool>> StreamPool::createDynamic(
+	Device &device, uint32_t initial, uint32_t maximum)
 {
 	if (maximum == 0 || maximum > kMaxPackets || initial > maximum)
-		return Error(EINVAL, "a pool holds 1 to " + std::to_string(kMaxPackets)
-					     + " packets, starting with at most its maximum; asked "
-					     + std::to_string(initial) + " of "
-					     + std::to_string(maximum));
+		return Error(EINVAL,
+			"a pool holds 1 to " + std::to_string(kMaxPackets)
+				+ " packets, starting with at most its maximum; asked "
+				+ std::to_string(initial) + " of " + std::to_string(maximum));
 	return std::shared_ptr<StreamPool>(new StreamPool(device, initial, maximum));
 }
 
@@ -45,14 +45,15 @@ StreamProducer::StreamProducer(std::shared_ptr<StreamPool> pool, StreamEndpointC
 {
 }
 
-Result<std::shared_ptr<StreamProducer>> StreamProducer::create(std::shared_ptr<StreamPool> pool,
-	StreamEndpointConfig config)
+Result<std::shared_ptr<StreamProducer>> StreamProducer::create(
+	std::shared_ptr<StreamPool> pool, StreamEndpointConfig config)
 {
 	if (!pool)
 		return Error(EINVAL, "a producer needs a pool");
 	if (auto ok = detail::checkEndpointConfig(config); !ok)
 		return ok.error();
-	return std::shared_ptr<StreamProducer>(new StreamProducer(std::move(pool), std::move(config)));
+	return std::shared_ptr<StreamProducer>(
+		new StreamProducer(std::move(pool), std::move(config)));
 }
 
 StreamProducer::~StreamProducer()
@@ -103,10 +104,11 @@ void StreamProducer::setUp(std::vector<detail::StreamConsumerSetup> &&setups)
 	const size_t count = config_.elements.size();
 	for (const auto &setup : setups)
 		if (setup.elements.size() != count)
-			return fail(EBADMSG, "the consumer " + setup.name + " lists "
-						     + std::to_string(setup.elements.size())
-						     + " elements, the producer " + config_.name
-						     + " " + std::to_string(count));
+			return fail(EBADMSG,
+				"the consumer " + setup.name + " lists "
+					+ std::to_string(setup.elements.size())
+					+ " elements, the producer " + config_.name + " "
+					+ std::to_string(count));
 	for (size_t i = 0; i < count; i++) {
 		std::vector<const AttrList *> lists{ &config_.elements[i] };
 		for (const auto &setup : setups)
@@ -115,8 +117,9 @@ void StreamProducer::setUp(std::vector<detail::StreamConsumerSetup> &&setups)
 		if (!merged)
 			return fail(merged.error().code(), merged.error().message());
 		if (!merged->conflicts.empty())
-			return fail(EBADMSG, detail::elementName(i) + " does not reconcile: "
-						     + detail::describeConflicts(merged->conflicts));
+			return fail(EBADMSG,
+				detail::elementName(i) + " does not reconcile: "
+					+ detail::describeConflicts(merged->conflicts));
 		reconciled_.push_back(std::move(*merged->list));
 	}
 	std::vector<const SyncAttrList *> waiters;
@@ -182,9 +185,10 @@ Result<void> StreamProducer::present(uint32_t id, uint64_t point)
 		return Error(ENOENT, "the stream has no packet " + std::to_string(id));
 	Packet &packet = *packets_[id];
 	if (packet.where != Packet::Where::Producer)
-		return Error(EPERM, "packet " + std::to_string(id)
-					    + " is not the producer's to present: take it with "
-					      "getPacket() first");
+		return Error(EPERM,
+			"packet " + std::to_string(id)
+				+ " is not the producer's to present: take it with "
+				  "getPacket() first");
 	std::vector<detail::StreamHandover> fences;
 	if (point) {
 		auto fence = sync_->fence(point);

@@ -12,13 +12,12 @@ namespace {
 
 Error malformed(const char *what)
 {
-	return Error(EBADMSG, std::string("the stream message received (") + what
-				      + ") is malformed");
+	return Error(
+		EBADMSG, std::string("the stream message received (") + what + ") is malformed");
 }
 
 /* The points of @fences, and their sync files beside the message. */
-void writeFences(wire::Writer &w, const std::vector<StreamHandover> &fences,
-	std::vector<int> &fds)
+void writeFences(wire::Writer &w, const std::vector<StreamHandover> &fences, std::vector<int> &fds)
 {
 	w.u32(static_cast<uint32_t>(fences.size()));
 	for (const auto &fence : fences) {
@@ -28,8 +27,8 @@ void writeFences(wire::Writer &w, const std::vector<StreamHandover> &fences,
 }
 
 /* The fences of @message, from offset @r on; each descriptor must be a sync file. */
-Result<std::vector<StreamHandover>> readFences(wire::Reader &r, IpcMessage &message,
-	const char *what)
+Result<std::vector<StreamHandover>> readFences(
+	wire::Reader &r, IpcMessage &message, const char *what)
 {
 	const uint32_t count = r.u32();
 	if (!r.ok() || count != message.fds.size())
@@ -101,8 +100,8 @@ Result<std::vector<StreamConsumerSetup>> decodeSetup(const IpcMessage &message)
 	return setups;
 }
 
-Result<void> sendPacketCreate(IpcEndpoint &endpoint, const StreamDown &packet,
-	const std::vector<Permission> &granted)
+Result<void> sendPacketCreate(
+	IpcEndpoint &endpoint, const StreamDown &packet, const std::vector<Permission> &granted)
 {
 	std::vector<UniqueFd> owned;
 	std::vector<int> fds;
@@ -113,8 +112,8 @@ Result<void> sendPacketCreate(IpcEndpoint &endpoint, const StreamDown &packet,
 		const SharedBuffer &element = *packet.elements[i];
 		const Permission permission = std::min(granted[i], element.permission());
 		auto fd = element.buffer().exportFd(permission == Permission::ReadWrite
-							    ? Buffer::Access::ReadWrite
-							    : Buffer::Access::ReadOnly);
+				? Buffer::Access::ReadWrite
+				: Buffer::Access::ReadOnly);
 		if (!fd)
 			return fd.error();
 		owned.emplace_back(*fd);
@@ -131,7 +130,8 @@ Result<WirePacket> decodePacketCreate(const IpcMessage &message)
 	WirePacket packet;
 	packet.id = r.u32();
 	const uint32_t elements = r.u32();
-	if (!r.ok() || packet.id >= StreamPool::kMaxPackets || elements == 0 || elements != message.fds.size())
+	if (!r.ok() || packet.id >= StreamPool::kMaxPackets || elements == 0
+		|| elements != message.fds.size())
 		return malformed("packet");
 	for (uint32_t i = 0; i < elements; i++) {
 		const uint8_t permission = r.u8();

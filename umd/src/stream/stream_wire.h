@@ -33,8 +33,8 @@ Result<void> sendSetup(IpcEndpoint &endpoint, const std::vector<StreamConsumerSe
 Result<std::vector<StreamConsumerSetup>> decodeSetup(const IpcMessage &message);
 
 /* @granted: the permission each element goes with. */
-Result<void> sendPacketCreate(IpcEndpoint &endpoint, const StreamDown &packet,
-	const std::vector<Permission> &granted);
+Result<void> sendPacketCreate(
+	IpcEndpoint &endpoint, const StreamDown &packet, const std::vector<Permission> &granted);
 struct WirePacket {
 	uint32_t id = 0;
 	std::vector<AttrList> lists;

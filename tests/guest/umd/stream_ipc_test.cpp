@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Streams across processes (StreamIpcSrc / StreamIpcDst) on the real
+ * driver: a producer in this process and consumers in child processes,
+ * one reading on the CPU and one copying each frame with a job on the
+ * second vDLA that waits for the producer's fence and is released with
+ * its own; a consumer killed while it holds a packet, which the others do
+ * not notice; a producer process killed, which ends the stream at its
+ * consumer; a peer that sends garbage. Children are forked before any
+ * stream block exists (blocks run threads, and fork() copies only one).
+ */
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <vdla/stream.h>
+
+#include "stream_helpers.h"
+#include "submit_env.h"
+#include "umd_test.h"
+
+namespace umd_test {
+
+using namespace vdla;
+
+namespace {
+
+/* In a child: prints @what with @r's error and returns @status if @r failed. */
+#define CHILD_CHECK(r, status, what)                                                               \
+	do {                                                                                       \
+		if (!(r)) {                                                                        \
+			fprintf(stderr, "child: %s: %s\n", what, (r).error().message().c_str());   \
+			return status;                                                             \
+		}                                                                                  \
+	} while (0)
+
+/* The next event of @block, in a child: its type, or -1. */
+int childEvent(StreamBlock &block, std::string *message = nullptr)
+{
+	auto event = block.queryEvent(kEventTimeout);
+	if (!event) {
+		fprintf(stderr, "child: no event on the %s: %s\n", block.kind(),
+			event.error().message().c_str());
+		return -1;
+	}
+	if (message)
+		*message = event->message;
+	return static_cast<int>(event->type);
+}
+
+/*
+ * A consumer process on the CPU: takes frames 1.. in order, checks their
+ * bytes and the producer's fence, releases them; after frame @holdAt it
+ * keeps that packet, tells @readyFd, and waits to be killed. Without
+ * @holdAt, it runs until the producer goes and returns 0 if it saw
+ * @frames frames.
+ */
+int cpuConsumerProcess(const std::string &node, std::unique_ptr<IpcEndpoint> endpoint,
+	StreamQueueKind queue, uint64_t frames, uint64_t holdAt, int readyFd)
+{
+	auto device = Device::open(node);
+	CHILD_CHECK(device, 10, "open the device");
+	auto ipc = StreamIpcDst::create(**device, std::move(endpoint));
+	CHILD_CHECK(ipc, 11, "the IPC destination");
+	auto consumer = StreamConsumer::create(
+		**device, queue, cpuEndpoint("logger", Permission::ReadOnly));
+	CHILD_CHECK(consumer, 12, "the consumer");
+	CHILD_CHECK(streamConnect(*ipc, *consumer), 13, "connect");
+	uint64_t seen = 0;
+	for (;;) {
+		std::string why;
+		const int type = childEvent(**consumer, &why);
+		if (type == static_cast<int>(StreamEventType::Disconnected))
+			break;
+		if (type != static_cast<int>(StreamEventType::PacketReady))
+			continue;
+		auto packet = (*consumer)->acquire();
+		CHILD_CHECK(packet, 14, "acquire");
+		if ((*consumer)->sync() == nullptr
+			|| packet->elements[0]->permission() != Permission::ReadOnly)
+			return 15;
+		if (queue == StreamQueueKind::Fifo && packet->frame != seen + 1) {
+			fprintf(stderr, "child: frame %lu after %lu\n",
+				static_cast<unsigned long>(packet->frame),
+				static_cast<unsigned long>(seen));
+			return 16;
+		}
+		seen = packet->frame;
+		if (!waitAll(packet->fences) || packet->fences.size() != 1)
+			return 17;
+		if (long wrong = checkFrame(*packet, packet->frame); wrong != -1) {
+			fprintf(stderr, "child: frame %lu differs at byte %ld\n",
+				static_cast<unsigned long>(packet->frame), wrong);
+			return 18;
+		}
+		if (holdAt && packet->frame == holdAt) {
+			if (write(readyFd, "h", 1) != 1)
+				return 19;
+			for (;;)
+				pause();
+		}
+		const uint64_t point = (*consumer)->sync()->nextPoint();
+		CHILD_CHECK((*consumer)->sync()->signal(point), 20, "signal");
+		CHILD_CHECK((*consumer)->release(packet->id, point), 21, "release");
+	}
+	return queue == StreamQueueKind::Fifo && seen != frames ? 22 : 0;
+}
+
+/*
+ * A consumer process on a vDLA: copies each frame with a job that waits
+ * for the producer's fence only (no implicit sync), releases the packet
+ * with the job's fence before the job ends, then checks the copy.
+ */
+int dlaConsumerProcess(const std::string &node, uint32_t dla, std::unique_ptr<IpcEndpoint> endpoint,
+	StreamQueueKind queue, uint64_t frames)
+{
+	auto device = Device::open(node);
+	CHILD_CHECK(device, 30, "open the device");
+	auto ipc = StreamIpcDst::create(**device, std::move(endpoint));
+	CHILD_CHECK(ipc, 31, "the IPC destination");
+	StreamEndpointConfig config;
+	config.name = "classifier";
+	config.elements.push_back(
+		tensorElement("classifier", { Accessor::dla(dla) }, Permission::ReadOnly));
+	config.engine = Accessor::dla(dla);
+	auto consumer = StreamConsumer::create(**device, queue, std::move(config));
+	CHILD_CHECK(consumer, 32, "the consumer");
+	CHILD_CHECK(streamConnect(*ipc, *consumer), 33, "connect");
+	auto ctx = Context::create(**device);
+	CHILD_CHECK(ctx, 34, "a context");
+	(*ctx)->setImplicitSync(false);
+	auto out = Buffer::create(**device, kFrameBytes);
+	CHILD_CHECK(out, 35, "the copy's buffer");
+	uint64_t seen = 0;
+	for (;;) {
+		const int type = childEvent(**consumer);
+		if (type == static_cast<int>(StreamEventType::Disconnected))
+			break;
+		if (type != static_cast<int>(StreamEventType::PacketReady))
+			continue;
+		auto packet = (*consumer)->acquire();
+		CHILD_CHECK(packet, 36, "acquire");
+		if (queue == StreamQueueKind::Fifo && packet->frame != seen + 1)
+			return 37;
+		seen = packet->frame;
+		if (packet->fences.size() != 1)
+			return 38;
+		auto waitable = packet->fences[0].toFence(**device);
+		CHILD_CHECK(waitable, 39, "the producer's fence for a job");
+		auto task = copyTask(
+			packet->elements[0]->buffer(), **out, BufferUse::Write, kFrameBytes)
+				    .build(**device);
+		CHILD_CHECK(task, 40, "build the copy");
+		auto point = (*consumer)->sync()->submit(**ctx, *task, { { waitable->get(), 0 } });
+		CHILD_CHECK(point, 41, "submit the copy");
+		CHILD_CHECK((*consumer)->release(packet->id, *point), 42, "release");
+		auto status = (*consumer)->sync()->timeline().waitStatus(*point, kJobTimeout);
+		CHILD_CHECK(status, 43, "wait for the copy");
+		if (status->error)
+			return 44;
+		auto map = (*out)->map();
+		CHILD_CHECK(map, 45, "map the copy");
+		if (long wrong = firstWrong(*map, packet->frame); wrong != -1) {
+			fprintf(stderr, "child: dla copy of frame %lu differs at byte %ld\n",
+				static_cast<unsigned long>(packet->frame), wrong);
+			return 46;
+		}
+	}
+	return queue == StreamQueueKind::Fifo && seen != frames ? 47 : 0;
+}
+
+} /* namespace */
+
+class StreamIpcTest : public StreamTest
+{
+protected:
+	void SetUp() override
+	{
+		StreamTest::SetUp();
+		if (HasFatalFailure())
+			return;
+		auto nodes = Device::enumerate();
+		ASSERT_TRUE(succeeded(nodes));
+		ASSERT_GE(nodes->size(), 2u) << "the guest runs with two vDLAs";
+		nodes_ = *nodes;
+	}
+
+	/* The producer presents @frames frames, taking a packet as soon as one is free. */
+	::testing::AssertionResult stream(StreamProducer &camera, uint64_t from, uint64_t to)
+	{
+		for (uint64_t frame = from; frame <= to; frame++) {
+			if (!guest::waitUntil([&] { return camera.pendingEvents() > 0; }, 20000, 1))
+				return ::testing::AssertionFailure()
+					<< "no packet came back for frame " << frame;
+			auto event = camera.queryEvent(kEventTimeout);
+			if (!event || event->type != StreamEventType::PacketReady) {
+				frame--;
+				continue;
+			}
+			if (auto ok = produce(camera, frame); !ok)
+				return ok;
+		}
+		return ::testing::AssertionSuccess();
+	}
+
+	std::vector<std::string> nodes_;
+};
+
+TEST_F(StreamIpcTest, AKilledLoggerDoesNotDisturbTheClassifierOrTheProducer)
+{
+	constexpr uint64_t kFrames = 12;
+	const auto before0 = guest::objectCounts(0);
+	const auto before1 = guest::objectCounts(1);
+	for (StreamQueueKind queue : { StreamQueueKind::Fifo, StreamQueueKind::Mailbox }) {
+		SCOPED_TRACE(queue == StreamQueueKind::Fifo ? "FIFO" : "mailbox");
+		auto toClassifier = IpcEndpoint::pair();
+		auto toLogger = IpcEndpoint::pair();
+		int held[2];
+		ASSERT_TRUE(toClassifier && toLogger && pipe(held) == 0);
+		pid_t classifier = guest::forkChild([&]() -> int {
+			toClassifier->first.reset();
+			toLogger->first.reset();
+			toLogger->second.reset();
+			return dlaConsumerProcess(
+				nodes_[1], 1, std::move(toClassifier->second), queue, kFrames);
+		});
+		pid_t logger = guest::forkChild([&]() -> int {
+			toClassifier->first.reset();
+			toClassifier->second.reset();
+			toLogger->first.reset();
+			return cpuConsumerProcess(
+				nodes_[0], std::move(toLogger->second), queue, kFrames, 3, held[1]);
+		});
+		ASSERT_GT(classifier, 0);
+		ASSERT_GT(logger, 0);
+		close(held[1]);
+		toClassifier->second.reset();
+		toLogger->second.reset();
+
+		{
+			auto pool = StreamPool::createStatic(*device_, 4);
+			ASSERT_TRUE(succeeded(pool));
+			auto made = StreamProducer::create(
+				*pool, cpuEndpoint("camera", Permission::ReadWrite));
+			auto split = StreamMulticast::create(2);
+			auto toC = StreamIpcSrc::create(std::move(toClassifier->first));
+			auto toL = StreamIpcSrc::create(std::move(toLogger->first));
+			ASSERT_TRUE(made && split && toC && toL);
+			auto camera = *made;
+			ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
+			ASSERT_TRUE(succeeded(streamConnect(*split, *toC)));
+			ASSERT_TRUE(succeeded(streamConnect(*split, *toL)));
+			ASSERT_TRUE(nextEventIs(*camera, StreamEventType::Connected));
+			ASSERT_TRUE(nextEventIs(*camera, StreamEventType::SetupComplete));
+
+			ASSERT_TRUE(stream(*camera, 1, 4));
+			/* The logger holds frame 3 (FIFO: it saw 1, 2, 3; mailbox: whichever). */
+			if (queue == StreamQueueKind::Fifo) {
+				char byte;
+				ASSERT_EQ(read(held[0], &byte, 1), 1)
+					<< "the logger never held frame 3";
+				kill(logger, SIGKILL);
+				EXPECT_EQ(guest::waitChild(logger), 128 + SIGKILL);
+				ASSERT_TRUE(nextEventIs(**toL, StreamEventType::Disconnected));
+				ASSERT_TRUE(nextEventIs(**split, StreamEventType::Disconnected));
+			}
+			ASSERT_TRUE(stream(*camera, 5, kFrames));
+			if (queue == StreamQueueKind::Mailbox) {
+				kill(logger, SIGKILL);
+				EXPECT_EQ(guest::waitChild(logger), 128 + SIGKILL);
+			}
+			EXPECT_TRUE(guest::waitUntil(
+				[&] { return (*split)->activeOutputs() == 1; }, 5000))
+				<< "the logger's output is still active";
+			EXPECT_EQ(camera->framesPresented(), kFrames);
+			/* The producer goes: the classifier sees the end and reports. */
+		}
+		EXPECT_EQ(guest::waitChild(classifier), 0);
+		close(held[0]);
+	}
+	std::map<std::string, long> now;
+	EXPECT_TRUE(
+		guest::waitUntil([&] { return (now = guest::objectCounts(0)) == before0; }, 5000))
+		<< "dla:0 " << guest::describeCounts(before0) << "then "
+		<< guest::describeCounts(now);
+	EXPECT_TRUE(
+		guest::waitUntil([&] { return (now = guest::objectCounts(1)) == before1; }, 5000))
+		<< "dla:1 " << guest::describeCounts(before1) << "then "
+		<< guest::describeCounts(now);
+}
+
+TEST_F(StreamIpcTest, AProducerProcessThatDiesEndsTheStreamAtItsConsumer)
+{
+	auto link = IpcEndpoint::pair();
+	int ready[2];
+	ASSERT_TRUE(link && pipe(ready) == 0);
+	pid_t producer = guest::forkChild([&]() -> int {
+		link->second.reset();
+		close(ready[0]);
+		auto device = Device::open(nodes_[0]);
+		CHILD_CHECK(device, 50, "open the device");
+		auto pool = StreamPool::createStatic(**device, 2);
+		CHILD_CHECK(pool, 51, "the pool");
+		auto camera = StreamProducer::create(
+			*pool, cpuEndpoint("camera", Permission::ReadWrite));
+		CHILD_CHECK(camera, 52, "the producer");
+		auto ipc = StreamIpcSrc::create(std::move(link->first));
+		CHILD_CHECK(ipc, 53, "the IPC source");
+		CHILD_CHECK(streamConnect(*camera, *ipc), 54, "connect");
+		if (childEvent(**camera) != static_cast<int>(StreamEventType::Connected))
+			return 55;
+		for (uint64_t frame = 1; frame <= 2; frame++)
+			if (!produce(**camera, frame))
+				return 56;
+		if (write(ready[1], "p", 1) != 1)
+			return 57;
+		for (;;)
+			pause();
+	});
+	ASSERT_GT(producer, 0);
+	close(ready[1]);
+	link->first.reset();
+	auto ipc = StreamIpcDst::create(*device_, std::move(link->second));
+	auto viewer = consumer(StreamQueueKind::Fifo, "viewer");
+	ASSERT_TRUE(succeeded(ipc));
+	ASSERT_TRUE(viewer);
+	ASSERT_TRUE(succeeded(streamConnect(*ipc, viewer)));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Connected));
+	char byte;
+	ASSERT_EQ(read(ready[0], &byte, 1), 1);
+	close(ready[0]);
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::SetupComplete));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::PacketReady));
+	ASSERT_TRUE(consume(*viewer, 1));
+	kill(producer, SIGKILL);
+	EXPECT_EQ(guest::waitChild(producer), 128 + SIGKILL);
+	/* What was presented before the end can still be taken; then EPIPE. */
+	auto event = viewer->queryEvent(kEventTimeout);
+	ASSERT_TRUE(succeeded(event));
+	if (event->type == StreamEventType::PacketReady)
+		ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Disconnected));
+	else
+		EXPECT_EQ(event->type, StreamEventType::Disconnected);
+	ASSERT_TRUE(consume(*viewer, 2));
+	EXPECT_EQ(viewer->acquire().error().code(), EPIPE);
+}
+
+/*
+ * The far side of an IPC pair goes while a job of its consumer still reads
+ * a packet: the packet comes back to the producer with a fence of that
+ * job, pending, so the producer cannot write over what is being read.
+ */
+TEST_F(StreamIpcTest, PacketsOfAConsumerThatGoesComeBackFencedByItsJobs)
+{
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	auto camera = producer(2);
+	auto split = StreamMulticast::create(2);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	auto dst = StreamIpcDst::create(*device_, std::move(link->second));
+	auto viewer = consumer(StreamQueueKind::Fifo, "viewer");
+	auto stays = consumer(StreamQueueKind::Fifo, "stays");
+	ASSERT_TRUE(camera && split && src && dst && viewer && stays);
+	ASSERT_TRUE(succeeded(streamConnect(*dst, viewer)));
+	EXPECT_EQ(streamConnect(camera, *dst).error().code(), EINVAL)
+		<< "an IPC destination's upstream is its socket";
+	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, stays)));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::SetupComplete));
+	ASSERT_TRUE(produce(*camera, 1));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::PacketReady));
+	auto held = viewer->acquire();
+	ASSERT_TRUE(succeeded(held));
+	EXPECT_EQ(held->elements[0]->permission(), Permission::ReadOnly)
+		<< "sent with the permission the viewer asked for";
+	ASSERT_TRUE(consume(*stays, 1));
+
+	/* A slow job of the viewer reads the packet... */
+	guest::FaultInjection faults(guest::nodeIndex(node_));
+	ASSERT_EQ(faults.set("bdma", "delay", 0, 400000), 0);
+	auto out = buffer(kFrameBytes);
+	auto ctx = context();
+	auto done = fence();
+	auto task = copyTask(held->elements[0]->buffer(), *out, BufferUse::Write, kFrameBytes)
+			    .build(*device_);
+	ASSERT_TRUE(out && ctx && done && succeeded(task));
+	ASSERT_TRUE(succeeded(ctx->submit(*task, {}, { done.get() })));
+
+	/* ...and its side goes: the packet comes back with that job's fence. */
+	dst->reset();
+	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Disconnected));
+	EXPECT_EQ((*split)->activeOutputs(), 1u);
+	auto unused = camera->getPacket();
+	auto back = camera->getPacket();
+	ASSERT_TRUE(succeeded(unused));
+	ASSERT_TRUE(succeeded(back));
+	ASSERT_NE(back->id, unused->id);
+	ASSERT_EQ(back->fences.size(), 2u) << "the release of stays, the job of viewer";
+	auto pending = back->fences[1].status();
+	ASSERT_TRUE(succeeded(pending));
+	EXPECT_FALSE(pending->signalled) << "the packet came back before the job ended";
+	EXPECT_FALSE(*done->signalled());
+	ASSERT_TRUE(waitAll(back->fences));
+	EXPECT_TRUE(*done->signalled()) << "the fence signalled before the job's";
+	faults.clear();
+
+	/* The stream goes on with the consumer that stayed. */
+	ASSERT_TRUE(succeeded(camera->present(unused->id, 0)));
+	auto next = stays->acquire();
+	ASSERT_TRUE(succeeded(next));
+	EXPECT_EQ(next->frame, 2u);
+	EXPECT_TRUE(next->fences.empty()) << "presented without a fence";
+}
+
+/* A message of a stream kind with @payload, as a hostile process would make it. */
+std::vector<uint8_t> le32s(std::initializer_list<uint32_t> values)
+{
+	std::vector<uint8_t> bytes;
+	for (uint32_t v : values)
+		for (int i = 0; i < 4; i++)
+			bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+	return bytes;
+}
+
+TEST_F(StreamIpcTest, APeerThatLiesIsRefusedAndOneThatSendsGarbageIsCutOff)
+{
+	constexpr uint32_t kRelease = 0x7664a014;
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	auto camera = producer(2);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	ASSERT_TRUE(camera && src);
+	ASSERT_TRUE(succeeded(streamConnect(camera, *src)));
+	IpcEndpoint &peer = *link->second;
+
+	/* A release of a packet it was never given: refused, the stream stays. */
+	ASSERT_TRUE(succeeded(peer.send(kRelease, le32s({ 0, 0 }))));
+	auto event = (*src)->queryEvent(kEventTimeout);
+	ASSERT_TRUE(succeeded(event));
+	EXPECT_EQ(event->type, StreamEventType::Error);
+	EXPECT_EQ(event->error, EPROTO);
+	EXPECT_NE(event->message.find("does not hold"), std::string::npos) << event->message;
+	EXPECT_EQ((*src)->pendingEvents(), 0u) << "still connected";
+
+	/* A release that claims a fence but carries no descriptor: cut off. */
+	ASSERT_TRUE(succeeded(peer.send(kRelease, le32s({ 0, 1, 0, 0 }))));
+	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Error));
+	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::Disconnected));
+	EXPECT_EQ(camera->getPacket().error().code(), EPIPE);
+	auto closed = peer.receive(std::chrono::milliseconds(5000));
+	ASSERT_FALSE(closed);
+	EXPECT_EQ(closed.error().code(), EPIPE) << "the source hung up on it";
+}
+
+} /* namespace umd_test */
