@@ -488,4 +488,21 @@ Result<void> AttrList::setArrayStrideAlignment(uint64_t bytes)
 	return {};
 }
 
+Result<AttrList> AttrList::forCopyEngine(std::string owner, Accessor engine,
+	Permission permission) const
+{
+	if (reconciled_)
+		return Error(EINVAL, "a copy engine's list is made from a party's own list, not "
+				     "from a reconciled one");
+	AttrList copy = *this;
+	copy.owner_ = std::move(owner);
+	copy.accessors_ = std::vector<Accessor>{ std::move(engine) };
+	copy.requiredPermission_ = permission;
+	copy.needCpuAccess_.reset();
+	copy.enableCpuCache_.reset();
+	copy.preferredDomain_.reset();
+	copy.fallbackAllowed_.reset();
+	return copy;
+}
+
 } /* namespace vdla */

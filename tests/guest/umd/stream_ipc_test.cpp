@@ -417,6 +417,96 @@ TEST_F(StreamIpcTest, PacketsOfAConsumerThatGoesComeBackFencedByItsJobs)
 	EXPECT_TRUE(next->fences.empty()) << "presented without a fence";
 }
 
+/*
+ * An IPC destination that copies: the consumer's packets are in the SRAM
+ * of its vDLA, which no dma-buf reaches, filled by BDMA copies that wait
+ * for the producer's fences; the producer's packets come back as soon as
+ * they are copied, whatever the consumer holds.
+ */
+TEST_F(StreamIpcTest, ACopyingDestinationFillsSramPacketsAndFreesTheProducersAtOnce)
+{
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	const Accessor self = Accessor::dla(device_->accelMinor());
+	EXPECT_EQ(StreamIpcDst::create(*device_, std::move(link->second), 65).error().code(),
+		EINVAL);
+	link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	StreamEndpointConfig npu;
+	npu.name = "npu";
+	AttrList sram = tensorElement("npu", { self }, Permission::ReadOnly);
+	ASSERT_TRUE(sram.setMemoryDomain(MemoryDomain::Sram, false));
+	npu.elements.push_back(std::move(sram));
+	npu.engine = self;
+	auto camera = producer(2);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	auto dst = StreamIpcDst::create(*device_, std::move(link->second), 2);
+	auto made = StreamConsumer::create(*device_, StreamQueueKind::Fifo, std::move(npu));
+	ASSERT_TRUE(camera && src && dst && made);
+	auto consumer = *made;
+	ASSERT_TRUE(succeeded(streamConnect(*dst, consumer)));
+	ASSERT_TRUE(succeeded(streamConnect(camera, *src)));
+	ASSERT_TRUE(nextEventIs(*consumer, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*consumer, StreamEventType::SetupComplete));
+	/* From here, each PacketReady of the producer is a packet that came back. */
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::SetupComplete));
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::PacketReady));
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::PacketReady));
+
+	auto ctx = context();
+	auto out = buffer(kFrameBytes);
+	ASSERT_TRUE(ctx && out);
+	/* The consumer reads its SRAM packet with a job: a copy out, then the bytes. */
+	auto readOnDla = [&](StreamPacket &packet) -> ::testing::AssertionResult {
+		if (packet.elements[0]->buffer().placement() != Buffer::Placement::Sram)
+			return ::testing::AssertionFailure() << "the consumer's packet is not in SRAM";
+		if (packet.fences.size() != 1)
+			return ::testing::AssertionFailure() << packet.fences.size() << " fences";
+		auto waitable = packet.fences[0].toFence(*device_);
+		auto task = copyTask(packet.elements[0]->buffer(), *out, BufferUse::Write,
+			kFrameBytes)
+				    .build(*device_);
+		if (!waitable || !task)
+			return ::testing::AssertionFailure() << "the read job";
+		auto point = consumer->sync()->submit(*ctx, *task, { { waitable->get(), 0 } });
+		if (!point)
+			return ::testing::AssertionFailure() << point.error().message();
+		if (auto r = consumer->release(packet.id, *point); !r)
+			return ::testing::AssertionFailure() << r.error().message();
+		auto status = consumer->sync()->timeline().waitStatus(*point, kJobTimeout);
+		if (!status || status->error)
+			return ::testing::AssertionFailure() << "the read job failed";
+		if (long wrong = firstWrong(out->data(), packet.frame); wrong != -1)
+			return ::testing::AssertionFailure()
+			       << "frame " << packet.frame << " differs at byte " << wrong;
+		return ::testing::AssertionSuccess();
+	};
+	ASSERT_TRUE(succeeded(out->map()));
+
+	ASSERT_TRUE(produce(*camera, 1));
+	ASSERT_TRUE(nextEventIs(*consumer, StreamEventType::PacketReady));
+	auto first = consumer->acquire();
+	ASSERT_TRUE(succeeded(first));
+	EXPECT_EQ(first->frame, 1u);
+	/* The consumer holds frame 1; both of the producer's packets are free again. */
+	ASSERT_TRUE(produce(*camera, 2));
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::PacketReady));
+	ASSERT_TRUE(produce(*camera, 3)) << "the producer's packets came back after the copies";
+	ASSERT_TRUE(readOnDla(*first));
+	for (uint64_t frame = 2; frame <= 5; frame++) {
+		ASSERT_TRUE(nextEventIs(*consumer, StreamEventType::PacketReady));
+		auto packet = consumer->acquire();
+		ASSERT_TRUE(succeeded(packet));
+		EXPECT_EQ(packet->frame, frame);
+		ASSERT_TRUE(readOnDla(*packet));
+		if (frame + 2 <= 5) {
+			ASSERT_TRUE(nextEventIs(*camera, StreamEventType::PacketReady));
+			ASSERT_TRUE(produce(*camera, frame + 2));
+		}
+	}
+}
+
 /* A message of a stream kind with @payload, as a hostile process would make it. */
 std::vector<uint8_t> le32s(std::initializer_list<uint32_t> values)
 {

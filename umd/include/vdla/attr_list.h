@@ -284,6 +284,17 @@ public:
 	std::vector<uint8_t> encode() const;
 	static Result<AttrList> decode(const uint8_t *data, size_t size);
 
+	/*
+	 * The list of a party @owner that only copies this party's buffer
+	 * with @engine: the same types and geometry, @engine the one accessor,
+	 * with @permission, in whatever memory the others agree on (no CPU
+	 * access, no memory domain). A stream's IPC destination that copies
+	 * packets into its own asks the producer with it. EINVAL on a
+	 * reconciled list.
+	 */
+	Result<AttrList> forCopyEngine(std::string owner, Accessor engine,
+		Permission permission) const;
+
 private:
 	friend class detail::Reconciler;
 	friend class detail::ImageReconciler;

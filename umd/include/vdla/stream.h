@@ -447,12 +447,23 @@ private:
  * The consumer process's side: what comes from the StreamIpcSrc on
  * @endpoint goes down; the buffers are imported into @device. When the
  * producer's process hangs up or dies, the blocks below see Disconnected.
+ *
+ * With @copyPackets, the stream crosses a memory boundary instead: the
+ * block allocates that many packets of its own on @device, reconciled with
+ * the consumers below alone (so they may be in this vDLA's SRAM, which no
+ * other process can reach), and copies each packet presented into a free
+ * one with a BDMA job on @device, which waits for the producer's fence
+ * and for the consumers' release fences of its packet. The producer's
+ * packet goes back at once with the copy's fence; when none of its own is
+ * free, the producer's packets wait here (FIFO back-pressure). Upstream,
+ * it asks for the consumers' types and geometry, read-only, for @device
+ * alone (AttrList::forCopyEngine()). EINVAL above StreamPool::kMaxPackets.
  */
 class StreamIpcDst : public StreamBlock
 {
 public:
-	static Result<std::shared_ptr<StreamIpcDst>> create(
-		Device &device, std::unique_ptr<IpcEndpoint> endpoint);
+	static Result<std::shared_ptr<StreamIpcDst>> create(Device &device,
+		std::unique_ptr<IpcEndpoint> endpoint, uint32_t copyPackets = 0);
 	~StreamIpcDst() override;
 	const char *kind() const override { return "ipc-dst"; }
 

@@ -10,6 +10,7 @@
 
 #include <vdla/device.h>
 
+#include "stream_ipc_copy.h"
 #include "stream_ipc_thread.h"
 #include "stream_messages.h"
 #include "stream_wire.h"
@@ -27,6 +28,11 @@ public:
 	Device &device;
 	std::shared_ptr<detail::StreamIpcThread> thread;
 	bool hungUp = false;
+	/* Copying into packets of its own, or passing the producer's on. */
+	std::unique_ptr<detail::StreamIpcCopier> copier;
+
+	/* Under streamLock(): a message for the producer's process. */
+	void sendUpstream(StreamUp &&message);
 
 	/* Outside the lock: turns a message into what goes down (imports buffers). */
 	Result<StreamDown> decode(IpcMessage &&message);
@@ -121,19 +127,57 @@ bool StreamIpcDst::Worker::handle(StreamIpcDst &block, Result<StreamDown> &&deco
 		thread->hangUp();
 		block.post(StreamEventType::Disconnected, decoded->reason);
 	}
-	block.sendDown(0, std::move(*decoded));
+	if (copier)
+		copier->fromUpstream(std::move(*decoded));
+	else
+		block.sendDown(0, std::move(*decoded));
 	return !last;
+}
+
+void StreamIpcDst::Worker::sendUpstream(StreamUp &&message)
+{
+	if (hungUp)
+		return;
+	IpcEndpoint &endpoint = thread->endpoint();
+	switch (message.type) {
+	case StreamUp::Type::Setup:
+		(void)detail::sendSetup(endpoint, message.setups);
+		break;
+	case StreamUp::Type::Release:
+		(void)detail::sendRelease(endpoint, message);
+		break;
+	case StreamUp::Type::Disconnect:
+		(void)detail::sendDisconnect(endpoint, message.reason);
+		hungUp = true;
+		thread->hangUp();
+		break;
+	}
 }
 
 StreamIpcDst::StreamIpcDst() : StreamBlock(1)
 {
 }
 
-Result<std::shared_ptr<StreamIpcDst>> StreamIpcDst::create(
-	Device &device, std::unique_ptr<IpcEndpoint> endpoint)
+Result<std::shared_ptr<StreamIpcDst>> StreamIpcDst::create(Device &device,
+	std::unique_ptr<IpcEndpoint> endpoint, uint32_t copyPackets)
 {
+	if (copyPackets > StreamPool::kMaxPackets)
+		return Error(EINVAL, "an IPC destination copies into at most "
+					     + std::to_string(StreamPool::kMaxPackets) + " packets, not "
+					     + std::to_string(copyPackets));
 	std::shared_ptr<StreamIpcDst> block(new StreamIpcDst());
 	block->worker_ = std::make_unique<Worker>(device);
+	if (copyPackets) {
+		StreamIpcDst *self = block.get();
+		detail::StreamIpcCopier::Links links;
+		links.down = [self](StreamDown &&m) { self->sendDown(0, std::move(m)); };
+		links.up = [self](StreamUp &&m) { self->worker_->sendUpstream(std::move(m)); };
+		links.post = [self](StreamEventType type, const std::string &why, int error) {
+			self->post(type, why, error);
+		};
+		block->worker_->copier = std::make_unique<detail::StreamIpcCopier>(device,
+			copyPackets, std::move(links));
+	}
 	std::weak_ptr<StreamIpcDst> weak = block;
 	Worker *worker = block->worker_.get();
 	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
@@ -177,23 +221,10 @@ void StreamIpcDst::fromUpstream(StreamDown &&)
 
 void StreamIpcDst::fromDownstream(size_t, StreamUp &&message)
 {
-	Worker &w = *worker_;
-	if (w.hungUp)
-		return;
-	IpcEndpoint &endpoint = w.thread->endpoint();
-	switch (message.type) {
-	case StreamUp::Type::Setup:
-		(void)detail::sendSetup(endpoint, message.setups);
-		break;
-	case StreamUp::Type::Release:
-		(void)detail::sendRelease(endpoint, message);
-		break;
-	case StreamUp::Type::Disconnect:
-		(void)detail::sendDisconnect(endpoint, message.reason);
-		w.hungUp = true;
-		w.thread->hangUp();
-		break;
-	}
+	if (worker_->copier)
+		worker_->copier->fromDownstream(std::move(message));
+	else
+		worker_->sendUpstream(std::move(message));
 }
 
 } /* namespace vdla */
