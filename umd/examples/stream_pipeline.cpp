@@ -348,6 +348,12 @@ int camera(Device &device, std::unique_ptr<IpcEndpoint> toClassifier,
 			kill(loggerPid, SIGKILL);
 	}
 	*seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+	/*
+	 * The producer goes first: the consumers may take what it presented.
+	 * (An IPC source that goes first takes its packets back for a
+	 * producer that may reuse them.)
+	 */
+	producer->reset();
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 /* vdla::IpcEndpoint and IpcListener: SOCK_SEQPACKET Unix sockets. */
 #include <vdla/ipc.h>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -110,7 +111,7 @@ int IpcEndpoint::fd() const
 }
 
 Result<void> IpcEndpoint::send(uint32_t kind, const std::vector<uint8_t> &payload,
-	const std::vector<int> &fds)
+	const std::vector<int> &fds, std::chrono::milliseconds timeout)
 {
 	if (payload.size() > kMaxPayload || fds.size() > kMaxFds)
 		return Error(EMSGSIZE, "an IPC message carries at most "
@@ -134,10 +135,23 @@ Result<void> IpcEndpoint::send(uint32_t kind, const std::vector<uint8_t> &payloa
 		c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
 		std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
 	}
+	const int flags = MSG_NOSIGNAL | (timeout.count() >= 0 ? MSG_DONTWAIT : 0);
+	const auto deadline = std::chrono::steady_clock::now() + timeout;
 	ssize_t n;
-	do
-		n = sendmsg(d_->socket.get(), &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
+	for (;;) {
+		n = sendmsg(d_->socket.get(), &msg, flags);
+		if (n >= 0 || (errno != EINTR && errno != EAGAIN))
+			break;
+		if (errno == EINTR)
+			continue;
+		/* EAGAIN: the peer's queue is full; wait for room up to the deadline. */
+		const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+			deadline - std::chrono::steady_clock::now());
+		pollfd room = { d_->socket.get(), POLLOUT, 0 };
+		if (left.count() <= 0 || poll(&room, 1, static_cast<int>(left.count())) == 0)
+			return Error(ETIMEDOUT, "the IPC peer has not read its messages for "
+						    + std::to_string(timeout.count()) + " ms");
+	}
 	if (n < 0)
 		return Error(errno, errno == EPIPE || errno == ECONNRESET
 					    ? "the IPC peer is gone"

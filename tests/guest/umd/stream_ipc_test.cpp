@@ -248,7 +248,7 @@ TEST_F(StreamIpcTest, AKilledLoggerDoesNotDisturbTheClassifierOrTheProducer)
 			auto toC = StreamIpcSrc::create(std::move(toClassifier->first));
 			auto toL = StreamIpcSrc::create(std::move(toLogger->first));
 			ASSERT_TRUE(made && split && toC && toL);
-			auto camera = *made;
+			auto camera = std::move(*made);
 			ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
 			ASSERT_TRUE(succeeded(streamConnect(*split, *toC)));
 			ASSERT_TRUE(succeeded(streamConnect(*split, *toL)));
@@ -275,7 +275,9 @@ TEST_F(StreamIpcTest, AKilledLoggerDoesNotDisturbTheClassifierOrTheProducer)
 				[&] { return (*split)->activeOutputs() == 1; }, 5000))
 				<< "the logger's output is still active";
 			EXPECT_EQ(camera->framesPresented(), kFrames);
-			/* The producer goes: the classifier sees the end and reports. */
+			/* The producer goes first: the classifier takes every frame, then reports.
+			 */
+			camera.reset();
 		}
 		EXPECT_EQ(guest::waitChild(classifier), 0);
 		close(held[0]);
@@ -336,22 +338,25 @@ TEST_F(StreamIpcTest, AProducerProcessThatDiesEndsTheStreamAtItsConsumer)
 	ASSERT_TRUE(consume(*viewer, 1));
 	kill(producer, SIGKILL);
 	EXPECT_EQ(guest::waitChild(producer), 128 + SIGKILL);
-	/* What was presented before the end can still be taken; then EPIPE. */
-	auto event = viewer->queryEvent(kEventTimeout);
-	ASSERT_TRUE(succeeded(event));
-	if (event->type == StreamEventType::PacketReady)
-		ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Disconnected));
-	else
-		EXPECT_EQ(event->type, StreamEventType::Disconnected);
-	ASSERT_TRUE(consume(*viewer, 2));
-	EXPECT_EQ(viewer->acquire().error().code(), EPIPE);
+	/*
+	 * Disconnected: frame 2, presented but not taken, is not the viewer's
+	 * any more (its PacketReady goes with it).
+	 */
+	for (;;) {
+		auto event = viewer->queryEvent(kEventTimeout);
+		ASSERT_TRUE(succeeded(event));
+		if (event->type == StreamEventType::Disconnected)
+			break;
+		ASSERT_EQ(event->type, StreamEventType::PacketReady);
+	}
+	EXPECT_EQ(viewer->pendingEvents(), 0u);
+	auto after = viewer->acquire();
+	ASSERT_FALSE(after);
+	EXPECT_EQ(after.error().code(), EPIPE);
+	EXPECT_NE(after.error().reason().find("hung up or died"), std::string::npos)
+		<< after.error().reason();
 }
 
-/*
- * The far side of an IPC pair goes while a job of its consumer still reads
- * a packet: the packet comes back to the producer with a fence of that
- * job, pending, so the producer cannot write over what is being read.
- */
 TEST_F(StreamIpcTest, PacketsOfAConsumerThatGoesComeBackFencedByItsJobs)
 {
 	auto link = IpcEndpoint::pair();
@@ -381,7 +386,7 @@ TEST_F(StreamIpcTest, PacketsOfAConsumerThatGoesComeBackFencedByItsJobs)
 
 	/* A slow job of the viewer reads the packet... */
 	guest::FaultInjection faults(guest::nodeIndex(node_));
-	ASSERT_EQ(faults.set("bdma", "delay", 0, 400000), 0);
+	ASSERT_EQ(faults.set("bdma", "delay", 0, 1000000), 0);
 	auto out = buffer(kFrameBytes);
 	auto ctx = context();
 	auto done = fence();
@@ -428,8 +433,8 @@ TEST_F(StreamIpcTest, ACopyingDestinationFillsSramPacketsAndFreesTheProducersAtO
 	auto link = IpcEndpoint::pair();
 	ASSERT_TRUE(link);
 	const Accessor self = Accessor::dla(device_->accelMinor());
-	EXPECT_EQ(StreamIpcDst::create(*device_, std::move(link->second), 65).error().code(),
-		EINVAL);
+	EXPECT_EQ(
+		StreamIpcDst::create(*device_, std::move(link->second), 65).error().code(), EINVAL);
 	link = IpcEndpoint::pair();
 	ASSERT_TRUE(link);
 	StreamEndpointConfig npu;
@@ -460,12 +465,13 @@ TEST_F(StreamIpcTest, ACopyingDestinationFillsSramPacketsAndFreesTheProducersAtO
 	/* The consumer reads its SRAM packet with a job: a copy out, then the bytes. */
 	auto readOnDla = [&](StreamPacket &packet) -> ::testing::AssertionResult {
 		if (packet.elements[0]->buffer().placement() != Buffer::Placement::Sram)
-			return ::testing::AssertionFailure() << "the consumer's packet is not in SRAM";
+			return ::testing::AssertionFailure()
+				<< "the consumer's packet is not in SRAM";
 		if (packet.fences.size() != 1)
 			return ::testing::AssertionFailure() << packet.fences.size() << " fences";
 		auto waitable = packet.fences[0].toFence(*device_);
-		auto task = copyTask(packet.elements[0]->buffer(), *out, BufferUse::Write,
-			kFrameBytes)
+		auto task = copyTask(
+			packet.elements[0]->buffer(), *out, BufferUse::Write, kFrameBytes)
 				    .build(*device_);
 		if (!waitable || !task)
 			return ::testing::AssertionFailure() << "the read job";
@@ -479,7 +485,7 @@ TEST_F(StreamIpcTest, ACopyingDestinationFillsSramPacketsAndFreesTheProducersAtO
 			return ::testing::AssertionFailure() << "the read job failed";
 		if (long wrong = firstWrong(out->data(), packet.frame); wrong != -1)
 			return ::testing::AssertionFailure()
-			       << "frame " << packet.frame << " differs at byte " << wrong;
+				<< "frame " << packet.frame << " differs at byte " << wrong;
 		return ::testing::AssertionSuccess();
 	};
 	ASSERT_TRUE(succeeded(out->map()));
@@ -543,9 +549,77 @@ TEST_F(StreamIpcTest, APeerThatLiesIsRefusedAndOneThatSendsGarbageIsCutOff)
 	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
 	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::Disconnected));
 	EXPECT_EQ(camera->getPacket().error().code(), EPIPE);
+	/* It is told, then the source hangs up on it. */
+	auto told = peer.receive(std::chrono::milliseconds(5000));
+	ASSERT_TRUE(succeeded(told));
+	EXPECT_EQ(told->kind, 0x7664a015u) << "a Disconnect";
 	auto closed = peer.receive(std::chrono::milliseconds(5000));
 	ASSERT_FALSE(closed);
-	EXPECT_EQ(closed.error().code(), EPIPE) << "the source hung up on it";
+	EXPECT_EQ(closed.error().code(), EPIPE);
+}
+
+/* A present as a hostile producer process would send it. */
+std::vector<uint8_t> presentPayload(uint32_t id)
+{
+	std::vector<uint8_t> bytes = le32s({ id });
+	for (int i = 0; i < 16; i++)
+		bytes.push_back(0); /* frame, time */
+	auto none = le32s({ 0 });
+	bytes.insert(bytes.end(), none.begin(), none.end());
+	return bytes;
+}
+
+TEST_F(StreamIpcTest, AProducerThatLiesIsCutOffWithoutHarmToTheConsumerSide)
+{
+	constexpr uint32_t kPresent = 0x7664a013;
+	EXPECT_EQ(StreamIpcSrc::create(nullptr).error().code(), EINVAL);
+	EXPECT_EQ(StreamIpcDst::create(*device_, nullptr).error().code(), EINVAL);
+	for (uint32_t id : { 0u, 0xffffffffu, 0x80000000u }) {
+		SCOPED_TRACE(id);
+		auto link = IpcEndpoint::pair();
+		ASSERT_TRUE(link);
+		auto dst = StreamIpcDst::create(*device_, std::move(link->second));
+		auto split = StreamMulticast::create(2);
+		auto viewer = consumer(StreamQueueKind::Fifo, "viewer");
+		ASSERT_TRUE(dst && split && viewer);
+		ASSERT_TRUE(succeeded(streamConnect(*dst, *split)));
+		ASSERT_TRUE(succeeded(streamConnect(*split, viewer)));
+		(*split)->finishConnecting();
+		IpcEndpoint &peer = *link->first;
+		auto setup = peer.receive(std::chrono::milliseconds(5000));
+		ASSERT_TRUE(succeeded(setup)) << "the viewer's set-up";
+		/* A present of a packet never created, or of no packet at all. */
+		ASSERT_TRUE(succeeded(peer.send(kPresent, presentPayload(id))));
+		auto event = viewer->queryEvent(kEventTimeout);
+		ASSERT_TRUE(succeeded(event));
+		EXPECT_EQ(event->type, StreamEventType::Error);
+		EXPECT_TRUE(event->error == EPROTO || event->error == EBADMSG) << event->error;
+		ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Disconnected));
+		auto closed = peer.receive(std::chrono::milliseconds(5000));
+		ASSERT_FALSE(closed);
+		EXPECT_EQ(closed.error().code(), EPIPE) << "the destination hung up on it";
+
+		/* A consumer connected after the end is told at once. */
+		auto late = consumer(StreamQueueKind::Fifo, "late");
+		ASSERT_TRUE(late);
+		ASSERT_TRUE(succeeded(streamConnect(*split, late)));
+		ASSERT_TRUE(nextEventIs(*late, StreamEventType::Disconnected));
+	}
+}
+
+TEST_F(StreamIpcTest, AConsumerConnectedToAnEndedDestinationIsTold)
+{
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	auto dst = StreamIpcDst::create(*device_, std::move(link->second));
+	ASSERT_TRUE(succeeded(dst));
+	link->first.reset();
+	ASSERT_TRUE(nextEventIs(**dst, StreamEventType::Disconnected));
+	auto viewer = consumer(StreamQueueKind::Fifo, "viewer");
+	ASSERT_TRUE(viewer);
+	ASSERT_TRUE(succeeded(streamConnect(*dst, viewer)));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Disconnected));
+	EXPECT_EQ(viewer->acquire().error().code(), EPIPE);
 }
 
 } /* namespace umd_test */

@@ -186,6 +186,8 @@ TEST_F(StreamTest, ADynamicPoolGrowsToItsMaximumOnDemand)
 	auto pool = StreamPool::createDynamic(*device_, 1, 3);
 	ASSERT_TRUE(succeeded(pool));
 	EXPECT_EQ(StreamPool::createDynamic(*device_, 4, 3).error().code(), EINVAL);
+	EXPECT_EQ(StreamPool::createDynamic(*device_, 0, 3).error().code(), EINVAL)
+		<< "a late consumer is checked against the first packet";
 	EXPECT_EQ(StreamPool::createStatic(*device_, 65).error().code(), EINVAL);
 	auto p = StreamProducer::create(*pool, cpuEndpoint("camera", Permission::ReadWrite));
 	auto viewer = consumer(StreamQueueKind::Fifo, "viewer");
@@ -197,9 +199,11 @@ TEST_F(StreamTest, ADynamicPoolGrowsToItsMaximumOnDemand)
 	for (uint64_t frame = 1; frame <= 3; frame++)
 		ASSERT_TRUE(produce(*camera, frame));
 	EXPECT_EQ(camera->getPacket().error().code(), EAGAIN) << "at its maximum";
-	/* The viewer learnt the two packets made after set-up. */
-	EXPECT_TRUE(nextEventIs(*viewer, StreamEventType::PacketReady));
-	EXPECT_TRUE(nextEventIs(*viewer, StreamEventType::PacketCreate));
+	/* The viewer learnt the two packets made after set-up, before each present. */
+	for (int i = 0; i < 2; i++) {
+		EXPECT_TRUE(nextEventIs(*viewer, StreamEventType::PacketReady));
+		EXPECT_TRUE(nextEventIs(*viewer, StreamEventType::PacketCreate));
+	}
 	for (uint64_t frame = 1; frame <= 3; frame++)
 		ASSERT_TRUE(consume(*viewer, frame));
 }
@@ -267,6 +271,26 @@ TEST_F(StreamTest, AConsumerThatLeavesGivesItsPacketsBack)
 	}
 	stays.reset();
 	EXPECT_EQ(camera->getPacket().error().code(), EPIPE) << "every consumer is gone";
+	/* Then the stream has ended: a consumer connected now is told so. */
+	auto late = consumer(StreamQueueKind::Fifo, "late");
+	ASSERT_TRUE(late);
+	ASSERT_TRUE(succeeded(streamConnect(*split, late)));
+	ASSERT_TRUE(nextEventIs(*late, StreamEventType::Disconnected));
+}
+
+TEST_F(StreamTest, ConnectionsRefuseLoops)
+{
+	auto a = StreamLimiter::create(1);
+	auto b = StreamLimiter::create(1);
+	auto c = StreamMulticast::create(2);
+	ASSERT_TRUE(a && b && c);
+	ASSERT_TRUE(succeeded(streamConnect(*a, *b)));
+	ASSERT_TRUE(succeeded(streamConnect(*b, *c)));
+	EXPECT_EQ(streamConnect(*c, *a).error().code(), EINVAL);
+	EXPECT_EQ(streamConnect(*c, *c).error().code(), EINVAL);
+	auto camera = producer(1);
+	ASSERT_TRUE(camera);
+	EXPECT_EQ(streamConnect(*c, camera).error().code(), EINVAL) << "a producer starts a stream";
 }
 
 } /* namespace umd_test */

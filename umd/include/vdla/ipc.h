@@ -81,10 +81,13 @@ public:
 	/*
 	 * Sends a message; the descriptors are duplicated into it, the caller
 	 * keeps its own. Errors: EMSGSIZE (above kMaxPayload or kMaxFds),
-	 * EPIPE (the peer is gone), those of sendmsg(2).
+	 * EPIPE (the peer is gone), those of sendmsg(2). With @timeout (not
+	 * negative), waits at most that long for room when the peer has not
+	 * read what was sent before: ETIMEDOUT, and nothing is sent.
 	 */
 	Result<void> send(uint32_t kind, const std::vector<uint8_t> &payload,
-		const std::vector<int> &fds = {});
+		const std::vector<int> &fds = {},
+		std::chrono::milliseconds timeout = std::chrono::milliseconds(-1));
 
 	/*
 	 * The next message, waiting up to @timeout (negative: for ever; a

@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -181,7 +182,8 @@ Result<void> streamConnect(const std::shared_ptr<StreamBlock> &upstream,
  * The packets of a producer. A static pool allocates all its packets at
  * set-up and nothing after, for systems that allocate nothing once
  * running; a dynamic pool starts with @initial and adds one when the
- * producer asks for a packet and none is free, up to @maximum.
+ * producer asks for a packet and none is free, up to @maximum. EINVAL
+ * unless 1 <= packets (initial) <= maximum <= kMaxPackets.
  */
 class StreamPool
 {
@@ -310,8 +312,10 @@ public:
 	/*
 	 * Takes the next packet presented; its fences are the producer's.
 	 * Errors: EAGAIN (none waiting), ENOTCONN (set-up not complete),
-	 * EPIPE (the producer is gone and nothing is left), ECANCELED
-	 * (set-up failed).
+	 * EPIPE (disconnected: from the Disconnected event on, packets not
+	 * yet taken are not this consumer's; one acquired before may be
+	 * written again once its jobs ended: stop reading it), ECANCELED
+	 * (set-up failed, here or at the producer).
 	 */
 	Result<StreamPacket> acquire();
 	/*
@@ -334,6 +338,8 @@ private:
 	void upstreamConnected() override;
 
 	void setUp(const SyncAttrList &producerWaiter);
+	/* Fails here (not at the producer): gives back what it holds and leaves. */
+	void leave(int error, const std::string &why);
 	void returnPacket(uint32_t id, std::vector<detail::StreamHandover> fences);
 	Packet *find(uint32_t id);
 
@@ -391,6 +397,10 @@ private:
 	/* Per packet: which outputs hold it, and the fences they gave back. */
 	struct Held;
 	std::vector<std::unique_ptr<Held>> held_;
+	/* Per packet: its elements, for the fences of a branch that goes. */
+	std::map<uint32_t, std::vector<std::shared_ptr<SharedBuffer>>> elements_;
+	/* Why the stream ended for good (empty while it goes on). */
+	std::string ended_;
 };
 
 /*
@@ -462,8 +472,8 @@ private:
 class StreamIpcDst : public StreamBlock
 {
 public:
-	static Result<std::shared_ptr<StreamIpcDst>> create(Device &device,
-		std::unique_ptr<IpcEndpoint> endpoint, uint32_t copyPackets = 0);
+	static Result<std::shared_ptr<StreamIpcDst>> create(
+		Device &device, std::unique_ptr<IpcEndpoint> endpoint, uint32_t copyPackets = 0);
 	~StreamIpcDst() override;
 	const char *kind() const override { return "ipc-dst"; }
 
@@ -472,6 +482,7 @@ private:
 	StreamIpcDst();
 	void fromUpstream(detail::StreamDown &&message) override;
 	void fromDownstream(size_t output, detail::StreamUp &&message) override;
+	void outputConnected(size_t output) override;
 	bool acceptsUpstream() const override { return false; }
 
 	std::unique_ptr<Worker> worker_;

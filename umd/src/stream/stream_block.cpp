@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* vdla::StreamBlock: events, connections, and the messages between blocks. */
+#include <fcntl.h>
+#include <linux/sync_file.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <ctime>
 
 #include "../poll_wait.h"
@@ -13,9 +17,9 @@ namespace vdla {
 
 namespace detail {
 
-std::recursive_mutex &streamLock()
+StreamMutex &streamLock()
 {
-	static std::recursive_mutex lock;
+	static StreamMutex lock;
 	return lock;
 }
 
@@ -52,6 +56,27 @@ std::vector<StreamHandover> pendingJobFences(
 			fences.push_back(std::make_shared<const SyncFence>(std::move(*fence)));
 	}
 	return fences;
+}
+
+Result<StreamHandover> mergeFences(const std::vector<StreamHandover> &fences)
+{
+	if (fences.empty())
+		return Error(EINVAL, "no fence to merge");
+	UniqueFd merged(fcntl(fences.front()->syncFile(), F_DUPFD_CLOEXEC, 0));
+	if (!merged.isValid())
+		return Error(errno, "cannot duplicate a fence");
+	for (size_t i = 1; i < fences.size(); i++) {
+		sync_merge_data args = {};
+		std::strcpy(args.name, "vdla-stream");
+		args.fd2 = fences[i]->syncFile();
+		if (ioctl(merged.get(), SYNC_IOC_MERGE, &args))
+			return Error(errno, "cannot merge the fences");
+		merged = UniqueFd(args.fence);
+	}
+	auto fence = SyncFence::fromSyncFile(0, std::move(merged));
+	if (!fence)
+		return fence.error();
+	return std::make_shared<const SyncFence>(std::move(*fence));
 }
 
 std::string elementName(size_t index)
@@ -133,7 +158,7 @@ void StreamBlock::trimPacketReady(size_t available)
 
 size_t StreamBlock::pendingEvents() const
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	return events_.size();
 }
 
@@ -150,7 +175,7 @@ Result<StreamEvent> StreamBlock::queryEvent(std::chrono::milliseconds timeout)
 			    std::string("no event came to the ") + kind() + " in time");
 			!ready)
 			return ready.error();
-		std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+		std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 		if (events_.empty())
 			continue; /* another thread took it */
 		StreamEvent event = std::move(events_.front());
@@ -188,11 +213,17 @@ Result<void> streamConnect(const std::shared_ptr<StreamBlock> &upstream,
 {
 	if (!upstream || !downstream || upstream == downstream)
 		return Error(EINVAL, "a connection needs two blocks");
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	if (!downstream->acceptsUpstream())
 		return Error(EINVAL,
 			std::string("a ") + downstream->kind()
 				+ " has no upstream block: it starts a stream");
+	for (auto above = upstream; above; above = above->upstream_.block.lock())
+		if (above == downstream)
+			return Error(EINVAL,
+				"the connection would make a loop: the "
+					+ std::string(downstream->kind()) + " is above the "
+					+ upstream->kind());
 	if (downstream->upstream_.used)
 		return Error(EBUSY,
 			std::string("the ") + downstream->kind()

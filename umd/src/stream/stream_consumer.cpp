@@ -42,7 +42,7 @@ Result<std::shared_ptr<StreamConsumer>> StreamConsumer::create(
 
 StreamConsumer::~StreamConsumer()
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	/*
 	 * What this consumer holds goes back: a queued packet with the
 	 * producer's fences (never read), an acquired one with the fences of
@@ -89,16 +89,26 @@ void StreamConsumer::returnPacket(uint32_t id, std::vector<detail::StreamHandove
 	sendUp(std::move(message));
 }
 
+void StreamConsumer::leave(int error, const std::string &why)
+{
+	state_ = State::Failed;
+	failure_ = why;
+	post(StreamEventType::Error, why, error);
+	for (uint32_t id : queue_)
+		returnPacket(id, std::move(find(id)->fences));
+	queue_.clear();
+	trimPacketReady(0);
+	StreamUp bye{ StreamUp::Type::Disconnect };
+	bye.reason = "the consumer " + config_.name + " left: " + why;
+	sendUp(std::move(bye));
+}
+
 void StreamConsumer::setUp(const SyncAttrList &producerWaiter)
 {
 	auto sync
 		= detail::allocateSync(device_, detail::signalerList(config_), { &producerWaiter });
-	if (!sync) {
-		state_ = State::Failed;
-		failure_ = sync.error().message();
-		post(StreamEventType::Error, failure_, sync.error().code());
-		return;
-	}
+	if (!sync)
+		return leave(sync.error().code(), sync.error().message());
 	sync_ = std::move(*sync);
 	state_ = State::Streaming;
 	post(StreamEventType::Connected);
@@ -111,29 +121,23 @@ void StreamConsumer::fromUpstream(StreamDown &&message)
 	case StreamDown::Type::PacketCreate: {
 		if (state_ == State::Failed || find(message.id))
 			break;
-		if (message.elements.size() != config_.elements.size()) {
-			state_ = State::Failed;
-			failure_ = "the stream's packets have "
-				+ std::to_string(message.elements.size()) + " elements; "
-				+ config_.name + " lists "
-				+ std::to_string(config_.elements.size());
-			post(StreamEventType::Error, failure_, EBADMSG);
-			break;
-		}
+		if (message.elements.size() != config_.elements.size())
+			return leave(EBADMSG,
+				"the stream's packets have "
+					+ std::to_string(message.elements.size()) + " elements; "
+					+ config_.name + " lists "
+					+ std::to_string(config_.elements.size()));
 		/* Whatever came, it must serve what this consumer asked for. */
 		for (size_t i = 0; i < message.elements.size(); i++) {
 			auto conflicts = validateReconciled(
 				message.elements[i]->attributes(), { &config_.elements[i] });
-			if (!conflicts || !conflicts->empty()) {
-				state_ = State::Failed;
-				failure_ = detail::elementName(i)
-					+ " of the stream's packets does not serve " + config_.name
-					+ ": "
-					+ (conflicts ? detail::describeConflicts(*conflicts)
-						     : conflicts.error().message());
-				post(StreamEventType::Error, failure_, EBADMSG);
-				return;
-			}
+			if (!conflicts || !conflicts->empty())
+				return leave(EBADMSG,
+					detail::elementName(i)
+						+ " of the stream's packets does not serve "
+						+ config_.name + ": "
+						+ (conflicts ? detail::describeConflicts(*conflicts)
+							     : conflicts.error().message()));
 		}
 		auto packet = std::make_unique<Packet>();
 		packet->id = message.id;
@@ -149,9 +153,9 @@ void StreamConsumer::fromUpstream(StreamDown &&message)
 		break;
 	case StreamDown::Type::Present: {
 		Packet *packet = find(message.id);
-		if (!packet || packet->where != Packet::Where::Upstream)
+		if (packet && packet->where != Packet::Where::Upstream)
 			break; /* the blocks above let no stray present through */
-		if (state_ != State::Streaming) {
+		if (!packet || state_ != State::Streaming) {
 			/* Not set up (a failed consumer): straight back. */
 			StreamUp back{ StreamUp::Type::Release };
 			back.id = message.id;
@@ -179,8 +183,21 @@ void StreamConsumer::fromUpstream(StreamDown &&message)
 	case StreamDown::Type::Disconnect:
 		if (state_ == State::Disconnected)
 			break;
-		if (state_ != State::Failed)
+		if (state_ != State::Failed) {
 			state_ = State::Disconnected;
+			failure_ = message.reason;
+		}
+		/*
+		 * Reclaimed: whoever is above hands the packets not yet taken
+		 * to a producer that reuses them; they are not this consumer's
+		 * any more. Otherwise the producer is gone: take what is left.
+		 */
+		if (message.reclaimed) {
+			for (uint32_t id : queue_)
+				find(id)->where = Packet::Where::Upstream;
+			queue_.clear();
+			trimPacketReady(0);
+		}
 		post(StreamEventType::Disconnected, message.reason);
 		break;
 	case StreamDown::Type::Error:
@@ -198,14 +215,14 @@ void StreamConsumer::fromDownstream(size_t, StreamUp &&)
 
 Result<StreamPacket> StreamConsumer::acquire()
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	if (state_ == State::Failed)
 		return Error(ECANCELED, "the stream's set-up failed: " + failure_);
 	if (state_ == State::Connecting)
 		return Error(ENOTCONN, "the stream's set-up is not complete");
 	if (queue_.empty())
 		return state_ == State::Disconnected
-			? Error(EPIPE, "the producer is gone and no packet is left")
+			? Error(EPIPE, "the stream is disconnected (" + failure_ + ")")
 			: Error(EAGAIN, "no packet is waiting: wait for PacketReady");
 	Packet &packet = *find(queue_.front());
 	queue_.pop_front();
@@ -223,7 +240,7 @@ Result<StreamPacket> StreamConsumer::acquire()
 
 Result<void> StreamConsumer::release(uint32_t id, uint64_t point)
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	Packet *packet = find(id);
 	if (!packet)
 		return Error(ENOENT, "the stream has no packet " + std::to_string(id));
@@ -246,7 +263,7 @@ Result<void> StreamConsumer::release(uint32_t id, uint64_t point)
 
 uint64_t StreamConsumer::packetsDropped() const
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	return dropped_;
 }
 

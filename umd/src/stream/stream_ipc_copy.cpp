@@ -48,7 +48,8 @@ void StreamIpcCopier::fromDownstream(StreamUp &&message)
 		StreamConsumerSetup copier;
 		copier.name = "copy to " + setups_.front().name;
 		for (const AttrList &list : setups_.front().elements) {
-			auto needs = list.forCopyEngine(copier.name, engine(), Permission::ReadOnly);
+			auto needs
+				= list.forCopyEngine(copier.name, engine(), Permission::ReadOnly);
 			if (!needs)
 				return fail(needs.error().code(), needs.error().message());
 			copier.elements.push_back(std::move(*needs));
@@ -78,23 +79,25 @@ void StreamIpcCopier::setUp(const SyncAttrList &producerWaiter)
 	const StreamConsumerSetup &first = setups_.front();
 	std::vector<AttrList> reconciled;
 	for (size_t i = 0; i < first.elements.size(); i++) {
-		auto target = first.elements[i].forCopyEngine("ipc-dst copy", engine(),
-			Permission::ReadWrite);
+		auto target = first.elements[i].forCopyEngine(
+			"ipc-dst copy", engine(), Permission::ReadWrite);
 		if (!target)
 			return fail(target.error().code(), target.error().message());
 		std::vector<const AttrList *> lists{ &*target };
 		for (const auto &setup : setups_) {
 			if (setup.elements.size() != first.elements.size())
-				return fail(EBADMSG, "the consumers behind the IPC destination list "
-						     "different numbers of elements");
+				return fail(EBADMSG,
+					"the consumers behind the IPC destination list "
+					"different numbers of elements");
 			lists.push_back(&setup.elements[i]);
 		}
 		auto merged = reconcile(lists, "copied " + elementName(i));
 		if (!merged)
 			return fail(merged.error().code(), merged.error().message());
 		if (!merged->conflicts.empty())
-			return fail(EBADMSG, "the copies of " + elementName(i) + " do not reconcile: "
-						     + describeConflicts(merged->conflicts));
+			return fail(EBADMSG,
+				"the copies of " + elementName(i) + " do not reconcile: "
+					+ describeConflicts(merged->conflicts));
 		reconciled.push_back(std::move(*merged->list));
 	}
 	StreamEndpointConfig self{ "ipc-dst copy", {}, engine() };
@@ -139,12 +142,13 @@ Result<void> StreamIpcCopier::copy(const StreamDown &present, Local &local)
 {
 	const auto &sources = upstream_[present.id];
 	if (sources.size() != local.elements.size())
-		return Error(EPROTO, "packet " + std::to_string(present.id)
-					     + " was presented without being created first");
+		return Error(EPROTO,
+			"packet " + std::to_string(present.id)
+				+ " was presented without being created first");
 	TaskBuilder b;
 	for (size_t i = 0; i < sources.size(); i++) {
-		const uint64_t bytes = std::min(*sources[i]->attributes().size(),
-			*local.elements[i]->attributes().size());
+		const uint64_t bytes = std::min(
+			*sources[i]->attributes().size(), *local.elements[i]->attributes().size());
 		const uint16_t src = b.addBuffer(sources[i]->buffer());
 		const uint16_t dst = b.addBuffer(local.elements[i]->buffer(), BufferUse::Write);
 		b.copy({ src, 0 }, { dst, 0 }, static_cast<uint32_t>(bytes));
@@ -155,8 +159,8 @@ Result<void> StreamIpcCopier::copy(const StreamDown &present, Local &local)
 	/* After the producer's writes, and after the consumers' reads of our packet. */
 	std::vector<std::unique_ptr<Fence>> held;
 	std::vector<SyncPoint> waits;
-	for (const std::vector<StreamHandover> *fences : { &present.fences,
-		     const_cast<const std::vector<StreamHandover> *>(&local.fences) })
+	for (const std::vector<StreamHandover> *fences :
+		{ &present.fences, const_cast<const std::vector<StreamHandover> *>(&local.fences) })
 		for (const auto &fence : *fences) {
 			auto f = fence->toFence(device_);
 			if (!f)
@@ -190,8 +194,8 @@ Result<void> StreamIpcCopier::copy(const StreamDown &present, Local &local)
 void StreamIpcCopier::pump()
 {
 	while (ready_ && !pending_.empty()) {
-		auto local = std::find_if(local_.begin(), local_.end(),
-			[](const Local &l) { return l.free; });
+		auto local = std::find_if(
+			local_.begin(), local_.end(), [](const Local &l) { return l.free; });
 		if (local == local_.end())
 			return; /* the producer's packets wait here: back-pressure */
 		StreamDown present = std::move(pending_.front());

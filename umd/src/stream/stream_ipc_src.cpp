@@ -25,6 +25,9 @@ class StreamIpcSrc::Worker
 public:
 	std::shared_ptr<detail::StreamIpcThread> thread;
 	bool hungUp = false;
+	bool setupSeen = false;
+	/* The other side was sent a Disconnect already. */
+	bool told = false;
 	/* Every packet of the stream, and those the other side holds now. */
 	std::map<uint32_t, std::vector<std::shared_ptr<SharedBuffer>>> packets;
 	std::set<uint32_t> outstanding;
@@ -42,6 +45,9 @@ void StreamIpcSrc::Worker::hangUp(StreamIpcSrc &block, const std::string &why, i
 	if (hungUp)
 		return;
 	hungUp = true;
+	/* Best effort: the packets over there are about to be reused. */
+	if (!told)
+		(void)detail::sendDisconnect(thread->endpoint(), why, true);
 	thread->hangUp();
 	if (error)
 		block.post(StreamEventType::Error, why, error);
@@ -76,8 +82,9 @@ bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&rece
 	switch (message.kind) {
 	case detail::kStreamSetup: {
 		auto setups = detail::decodeSetup(message);
-		if (!setups)
-			break;
+		if (!setups || setupSeen)
+			break; /* one set-up per connection: a second could raise permissions */
+		setupSeen = true;
 		for (const auto &setup : *setups)
 			for (size_t i = 0; i < setup.elements.size(); i++) {
 				if (permissions.size() <= i)
@@ -107,10 +114,10 @@ bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&rece
 		return true;
 	}
 	case detail::kStreamDisconnect: {
-		auto reason = detail::decodeDisconnect(message);
+		auto told = detail::decodeDisconnect(message);
 		hangUp(block,
-			reason ? "the consumer's process left: " + *reason
-			       : "the consumer's process left");
+			told ? "the consumer's process left: " + told->reason
+			     : "the consumer's process left");
 		return false;
 	}
 	default:
@@ -128,10 +135,12 @@ Result<std::shared_ptr<StreamIpcSrc>> StreamIpcSrc::create(std::unique_ptr<IpcEn
 {
 	std::shared_ptr<StreamIpcSrc> block(new StreamIpcSrc());
 	std::weak_ptr<StreamIpcSrc> weak = block;
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
-	auto thread = detail::StreamIpcThread::start(
-		std::move(endpoint), [weak](Result<IpcMessage> &&received) {
-			std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
+	auto thread = detail::StreamIpcThread::start(std::move(endpoint),
+		[weak](detail::StreamIpcThread &thread, Result<IpcMessage> &&received) {
+			auto lock = thread.lockStream();
+			if (!lock.owns_lock())
+				return false;
 			auto self = weak.lock();
 			return self && self->worker_->handle(*self, std::move(received));
 		});
@@ -143,8 +152,10 @@ Result<std::shared_ptr<StreamIpcSrc>> StreamIpcSrc::create(std::unique_ptr<IpcEn
 
 StreamIpcSrc::~StreamIpcSrc()
 {
+	if (!worker_->thread)
+		return; /* create() failed */
 	worker_->thread->stop();
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	worker_->hangUp(*this, "the IPC source is gone");
 }
 
@@ -179,7 +190,8 @@ void StreamIpcSrc::fromUpstream(StreamDown &&message)
 		sent = detail::sendPresent(endpoint, message);
 		break;
 	case StreamDown::Type::Disconnect:
-		sent = detail::sendDisconnect(endpoint, message.reason);
+		sent = detail::sendDisconnect(endpoint, message.reason, message.reclaimed);
+		w.told = true;
 		break;
 	case StreamDown::Type::Error:
 		sent = detail::sendError(endpoint, message.error, message.reason);

@@ -49,7 +49,7 @@ void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
 		if (poll(fds, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			handle(Error(errno, "cannot wait for the other process"));
+			handle(*self, Error(errno, "cannot wait for the other process"));
 			return;
 		}
 		if (fds[1].revents)
@@ -57,7 +57,7 @@ void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
 		auto message = self->endpoint_->receive(std::chrono::milliseconds(0));
 		if (!message && message.error().code() == ETIMEDOUT)
 			continue;
-		if (!handle(std::move(message)))
+		if (!handle(*self, std::move(message)))
 			return;
 	}
 }
@@ -67,8 +67,18 @@ void StreamIpcThread::hangUp()
 	shutdown(endpoint_->fd(), SHUT_RDWR);
 }
 
+std::unique_lock<StreamMutex> StreamIpcThread::lockStream()
+{
+	std::unique_lock<StreamMutex> lock(streamLock(), std::defer_lock);
+	while (!lock.try_lock_for(std::chrono::milliseconds(20)))
+		if (stopping_)
+			break;
+	return lock;
+}
+
 void StreamIpcThread::stop()
 {
+	stopping_ = true;
 	const uint64_t one = 1;
 	(void)!write(stop_.get(), &one, sizeof(one));
 	if (!thread_.joinable())

@@ -7,13 +7,17 @@
  */
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include <vdla/ipc.h>
 #include <vdla/result.h>
 #include <vdla/unique_fd.h>
+
+#include "stream_messages.h"
 
 namespace vdla::detail {
 
@@ -24,7 +28,7 @@ public:
 	 * @handle takes each message received, or the error that ended the
 	 * connection (EPIPE: the other side closed); it returns false to stop.
 	 */
-	using Handler = std::function<bool(Result<IpcMessage> &&)>;
+	using Handler = std::function<bool(StreamIpcThread &, Result<IpcMessage> &&)>;
 
 	static Result<std::shared_ptr<StreamIpcThread>> start(
 		std::unique_ptr<IpcEndpoint> endpoint, Handler handle);
@@ -33,8 +37,17 @@ public:
 	IpcEndpoint &endpoint() { return *endpoint_; }
 	/* Ends the connection both ways: the other process sees it closed. */
 	void hangUp();
-	/* Stops the thread; waits for it unless called from it. */
+	/*
+	 * Stops the thread; waits for it unless called from it. A thread
+	 * waiting for streamLock() gives up, so a block destroyed by a thread
+	 * that holds the lock does not wait for ever.
+	 */
 	void stop();
+	/*
+	 * streamLock() for a handler: locked, or not (owns_lock() false) once
+	 * stop() was called.
+	 */
+	std::unique_lock<StreamMutex> lockStream();
 
 private:
 	explicit StreamIpcThread(std::unique_ptr<IpcEndpoint> endpoint, UniqueFd stop);
@@ -42,6 +55,7 @@ private:
 
 	std::unique_ptr<IpcEndpoint> endpoint_;
 	UniqueFd stop_;
+	std::atomic<bool> stopping_{ false };
 	std::thread thread_;
 };
 

@@ -16,9 +16,11 @@ StreamLimiter::StreamLimiter(uint32_t maxPackets) : StreamBlock(1), max_(maxPack
 
 StreamLimiter::~StreamLimiter()
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	StreamDown down{ StreamDown::Type::Disconnect };
 	down.reason = "the limiter is gone";
+	/* A multicast above takes back what was below. */
+	down.reclaimed = true;
 	sendDown(0, std::move(down));
 	StreamUp up{ StreamUp::Type::Disconnect };
 	up.reason = "the limiter is gone";
@@ -36,7 +38,7 @@ Result<std::shared_ptr<StreamLimiter>> StreamLimiter::create(uint32_t maxPackets
 
 uint64_t StreamLimiter::packetsSkipped() const
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	return skipped_;
 }
 

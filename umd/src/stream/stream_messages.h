@@ -28,7 +28,8 @@ namespace vdla::detail {
  * handled by one block may come straight back (a multicast with no
  * consumer returns a packet to the producer presenting it).
  */
-std::recursive_mutex &streamLock();
+using StreamMutex = std::recursive_timed_mutex;
+StreamMutex &streamLock();
 
 /* What a consumer needs: its element lists and how it waits. */
 struct StreamConsumerSetup {
@@ -56,6 +57,13 @@ struct StreamDown {
 	/* Disconnect, Error: why. */
 	std::string reason;
 	int error = 0;
+	/*
+	 * Disconnect: the packets below go back to a producer that will
+	 * reuse them, so those not taken are not the consumers' any more.
+	 * False when the producer is gone (or lost them), so what was
+	 * presented may still be taken.
+	 */
+	bool reclaimed = false;
 };
 
 struct StreamUp {
@@ -85,6 +93,9 @@ std::vector<SyncFence> toSyncFences(const std::vector<StreamHandover> &fences);
  */
 std::vector<StreamHandover> pendingJobFences(
 	const std::vector<std::shared_ptr<SharedBuffer>> &elements);
+
+/* One fence that signals when all of @fences did (SYNC_IOC_MERGE), point 0. */
+Result<StreamHandover> mergeFences(const std::vector<StreamHandover> &fences);
 
 /* "element 2", for messages. */
 std::string elementName(size_t index);

@@ -42,7 +42,7 @@ StreamMulticast::StreamMulticast(size_t outputs) : StreamBlock(outputs)
 
 StreamMulticast::~StreamMulticast()
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	for (size_t o = 0; o < branches_.size(); o++) {
 		StreamDown bye{ StreamDown::Type::Disconnect };
 		bye.reason = "the multicast is gone";
@@ -63,14 +63,14 @@ Result<std::shared_ptr<StreamMulticast>> StreamMulticast::create(size_t outputs)
 
 void StreamMulticast::finishConnecting()
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	finishConnecting_ = true;
 	forwardSetupIfReady();
 }
 
 size_t StreamMulticast::activeOutputs() const
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	size_t n = 0;
 	for (const auto &branch : branches_)
 		n += branch->state == Branch::State::Active;
@@ -81,6 +81,14 @@ void StreamMulticast::outputConnected(size_t output)
 {
 	branches_[output]->state = Branch::State::Connected;
 	branches_[output]->setups.clear();
+	if (ended_.empty())
+		return;
+	/* Too late: the producer is gone, or every consumer left and it was told. */
+	StreamDown bye(StreamDown::Type::Disconnect);
+	bye.reason = ended_;
+	branches_[output]->state = Branch::State::Free;
+	sendDown(output, std::move(bye));
+	freeOutput(output);
 }
 
 void StreamMulticast::forwardSetupIfReady()
@@ -174,6 +182,8 @@ void StreamMulticast::fromUpstream(StreamDown &&message)
 	switch (message.type) {
 	case StreamDown::Type::PacketCreate:
 	case StreamDown::Type::SetupDone:
+		if (message.type == StreamDown::Type::PacketCreate)
+			elements_[message.id] = message.elements;
 		history_.push_back(message);
 		if (message.type == StreamDown::Type::SetupDone)
 			setupDone_ = true;
@@ -189,6 +199,8 @@ void StreamMulticast::fromUpstream(StreamDown &&message)
 					attachLate(o, std::move(branches_[o]->setups));
 		break;
 	case StreamDown::Type::Present: {
+		if (message.id >= StreamPool::kMaxPackets)
+			break; /* producers and IPC destinations let none through */
 		if (held_.size() <= message.id)
 			held_.resize(message.id + 1);
 		if (!held_[message.id])
@@ -219,8 +231,10 @@ void StreamMulticast::fromUpstream(StreamDown &&message)
 	}
 	case StreamDown::Type::Disconnect:
 	case StreamDown::Type::Error:
-		if (message.type == StreamDown::Type::Disconnect)
+		if (message.type == StreamDown::Type::Disconnect) {
 			post(StreamEventType::Disconnected, message.reason);
+			ended_ = message.reason;
+		}
 		for (size_t o = 0; o < branches_.size(); o++) {
 			if (branches_[o]->state == Branch::State::Free)
 				continue;
@@ -258,9 +272,13 @@ void StreamMulticast::dropBranch(size_t output, const std::string &why)
 	branch.state = Branch::State::Free;
 	branch.setups.clear();
 	freeOutput(output);
+	/*
+	 * Whatever was below may still be read by a job there: the packets
+	 * come back with the fences of every job using them.
+	 */
 	for (uint32_t id = 0; id < held_.size(); id++)
 		if (held_[id] && held_[id]->holders[output])
-			releaseFrom(output, id, {});
+			releaseFrom(output, id, detail::pendingJobFences(elements_[id]));
 	post(StreamEventType::Disconnected, "output " + std::to_string(output) + ": " + why);
 	if (!setupForwarded_) {
 		forwardSetupIfReady();
@@ -271,6 +289,7 @@ void StreamMulticast::dropBranch(size_t output, const std::string &why)
 			return;
 	StreamUp bye{ StreamUp::Type::Disconnect };
 	bye.reason = "every consumer of the multicast is gone";
+	ended_ = bye.reason;
 	sendUp(std::move(bye));
 }
 

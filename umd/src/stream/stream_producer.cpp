@@ -32,10 +32,11 @@ Result<std::shared_ptr<StreamPool>> StreamPool::createStatic(Device &device, uin
 Result<std::shared_ptr<StreamPool>> StreamPool::createDynamic(
 	Device &device, uint32_t initial, uint32_t maximum)
 {
-	if (maximum == 0 || maximum > kMaxPackets || initial > maximum)
+	if (initial == 0 || maximum > kMaxPackets || initial > maximum)
 		return Error(EINVAL,
 			"a pool holds 1 to " + std::to_string(kMaxPackets)
-				+ " packets, starting with at most its maximum; asked "
+				+ " packets, starting with 1 to its maximum (a late consumer is "
+				  "checked against the first); asked "
 				+ std::to_string(initial) + " of " + std::to_string(maximum));
 	return std::shared_ptr<StreamPool>(new StreamPool(device, initial, maximum));
 }
@@ -58,7 +59,7 @@ Result<std::shared_ptr<StreamProducer>> StreamProducer::create(
 
 StreamProducer::~StreamProducer()
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	StreamDown bye{ StreamDown::Type::Disconnect };
 	bye.reason = "the producer " + config_.name + " is gone";
 	sendDown(0, std::move(bye));
@@ -137,6 +138,8 @@ void StreamProducer::setUp(std::vector<detail::StreamConsumerSetup> &&setups)
 	done.producerWaiter = detail::waiterList(config_);
 	sendDown(0, std::move(done));
 
+	if (state_ != State::Connecting)
+		return; /* the last consumer left while the packets went down */
 	state_ = State::Streaming;
 	post(StreamEventType::Connected);
 	post(StreamEventType::SetupComplete);
@@ -146,7 +149,7 @@ void StreamProducer::setUp(std::vector<detail::StreamConsumerSetup> &&setups)
 
 Result<StreamPacket> StreamProducer::getPacket()
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	switch (state_) {
 	case State::Connecting:
 		return Error(ENOTCONN, "the stream's set-up is not complete");
@@ -180,7 +183,7 @@ Result<StreamPacket> StreamProducer::getPacket()
 
 Result<void> StreamProducer::present(uint32_t id, uint64_t point)
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	if (id >= packets_.size())
 		return Error(ENOENT, "the stream has no packet " + std::to_string(id));
 	Packet &packet = *packets_[id];
@@ -203,7 +206,6 @@ Result<void> StreamProducer::present(uint32_t id, uint64_t point)
 		packet.where = Packet::Where::Free;
 		packet.fences = std::move(fences);
 		free_.push_back(id);
-		post(StreamEventType::PacketReady);
 		return Error(EPIPE, "every consumer of the stream is gone");
 	}
 	packet.where = Packet::Where::Downstream;
@@ -213,12 +215,15 @@ Result<void> StreamProducer::present(uint32_t id, uint64_t point)
 	message.presentNs = detail::streamNow();
 	message.fences = std::move(fences);
 	sendDown(0, std::move(message));
+	/* The last consumer may have gone while it went down (and given it back). */
+	if (state_ == State::Disconnected)
+		return Error(EPIPE, "every consumer of the stream is gone");
 	return {};
 }
 
 uint64_t StreamProducer::framesPresented() const
 {
-	std::lock_guard<std::recursive_mutex> lock(detail::streamLock());
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	return frames_;
 }
 
@@ -241,7 +246,8 @@ void StreamProducer::fromDownstream(size_t, StreamUp &&message)
 		packet.where = Packet::Where::Free;
 		packet.fences = std::move(message.fences);
 		free_.push_back(packet.id);
-		post(StreamEventType::PacketReady);
+		if (state_ == State::Streaming)
+			post(StreamEventType::PacketReady);
 		break;
 	}
 	case StreamUp::Type::Disconnect:
@@ -249,6 +255,7 @@ void StreamProducer::fromDownstream(size_t, StreamUp &&message)
 			break;
 		if (state_ != State::Failed)
 			state_ = State::Disconnected;
+		trimPacketReady(0); /* getPacket() says EPIPE from now on */
 		post(StreamEventType::Disconnected, message.reason);
 		break;
 	}

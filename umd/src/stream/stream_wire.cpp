@@ -16,14 +16,30 @@ Error malformed(const char *what)
 		EBADMSG, std::string("the stream message received (") + what + ") is malformed");
 }
 
-/* The points of @fences, and their sync files beside the message. */
-void writeFences(wire::Writer &w, const std::vector<StreamHandover> &fences, std::vector<int> &fds)
+/*
+ * The points of @fences, and their sync files beside the message; more
+ * than a message carries become one merged fence (point 0), kept alive in
+ * @merged until the message is sent.
+ */
+Result<void> writeFences(wire::Writer &w, const std::vector<StreamHandover> &fences,
+	std::vector<int> &fds, StreamHandover &merged)
 {
+	if (fences.size() > IpcEndpoint::kMaxFds) {
+		auto one = mergeFences(fences);
+		if (!one)
+			return one.error();
+		merged = *one;
+		w.u32(1);
+		w.u64(0);
+		fds.push_back(merged->syncFile());
+		return {};
+	}
 	w.u32(static_cast<uint32_t>(fences.size()));
 	for (const auto &fence : fences) {
 		w.u64(fence->point());
 		fds.push_back(fence->syncFile());
 	}
+	return {};
 }
 
 /* The fences of @message, from offset @r on; each descriptor must be a sync file. */
@@ -59,7 +75,7 @@ Result<void> sendSetup(IpcEndpoint &endpoint, const std::vector<StreamConsumerSe
 			w.blob(list.encode());
 		w.blob(setup.waiter.encode());
 	}
-	return endpoint.send(kStreamSetup, w.take());
+	return endpoint.send(kStreamSetup, w.take(), {}, kStreamSendTimeout);
 }
 
 Result<std::vector<StreamConsumerSetup>> decodeSetup(const IpcMessage &message)
@@ -121,7 +137,7 @@ Result<void> sendPacketCreate(
 		w.u8(static_cast<uint8_t>(permission));
 		w.blob(element.attributes().encode());
 	}
-	return endpoint.send(kStreamPacketCreate, w.take(), fds);
+	return endpoint.send(kStreamPacketCreate, w.take(), fds, kStreamSendTimeout);
 }
 
 Result<WirePacket> decodePacketCreate(const IpcMessage &message)
@@ -151,7 +167,7 @@ Result<WirePacket> decodePacketCreate(const IpcMessage &message)
 
 Result<void> sendSetupDone(IpcEndpoint &endpoint, const SyncAttrList &producerWaiter)
 {
-	return endpoint.send(kStreamSetupDone, producerWaiter.encode());
+	return endpoint.send(kStreamSetupDone, producerWaiter.encode(), {}, kStreamSendTimeout);
 }
 
 Result<SyncAttrList> decodeSetupDone(const IpcMessage &message)
@@ -168,8 +184,10 @@ Result<void> sendPresent(IpcEndpoint &endpoint, const StreamDown &present)
 	w.u32(present.id);
 	w.u64(present.frame);
 	w.u64(static_cast<uint64_t>(present.presentNs));
-	writeFences(w, present.fences, fds);
-	return endpoint.send(kStreamPresent, w.take(), fds);
+	StreamHandover merged;
+	if (auto ok = writeFences(w, present.fences, fds, merged); !ok)
+		return ok;
+	return endpoint.send(kStreamPresent, w.take(), fds, kStreamSendTimeout);
 }
 
 Result<StreamDown> decodePresent(IpcMessage &&message)
@@ -177,6 +195,8 @@ Result<StreamDown> decodePresent(IpcMessage &&message)
 	wire::Reader r(message.payload.data(), message.payload.size());
 	StreamDown present{ StreamDown::Type::Present };
 	present.id = r.u32();
+	if (present.id >= StreamPool::kMaxPackets)
+		return malformed("present");
 	present.frame = r.u64();
 	present.presentNs = static_cast<int64_t>(r.u64());
 	auto fences = readFences(r, message, "present");
@@ -191,8 +211,10 @@ Result<void> sendRelease(IpcEndpoint &endpoint, const StreamUp &release)
 	std::vector<int> fds;
 	wire::Writer w;
 	w.u32(release.id);
-	writeFences(w, release.fences, fds);
-	return endpoint.send(kStreamRelease, w.take(), fds);
+	StreamHandover merged;
+	if (auto ok = writeFences(w, release.fences, fds, merged); !ok)
+		return ok;
+	return endpoint.send(kStreamRelease, w.take(), fds, kStreamSendTimeout);
 }
 
 Result<StreamUp> decodeRelease(IpcMessage &&message)
@@ -200,6 +222,8 @@ Result<StreamUp> decodeRelease(IpcMessage &&message)
 	wire::Reader r(message.payload.data(), message.payload.size());
 	StreamUp release{ StreamUp::Type::Release };
 	release.id = r.u32();
+	if (release.id >= StreamPool::kMaxPackets)
+		return malformed("release");
 	auto fences = readFences(r, message, "release");
 	if (!fences)
 		return fences.error();
@@ -207,20 +231,24 @@ Result<StreamUp> decodeRelease(IpcMessage &&message)
 	return release;
 }
 
-Result<void> sendDisconnect(IpcEndpoint &endpoint, const std::string &reason)
+Result<void> sendDisconnect(IpcEndpoint &endpoint, const std::string &reason, bool reclaimed)
 {
 	wire::Writer w;
 	w.str(reason.substr(0, 1024));
-	return endpoint.send(kStreamDisconnect, w.take());
+	w.u8(reclaimed);
+	return endpoint.send(kStreamDisconnect, w.take(), {}, kStreamSendTimeout);
 }
 
-Result<std::string> decodeDisconnect(const IpcMessage &message)
+Result<WireDisconnect> decodeDisconnect(const IpcMessage &message)
 {
 	wire::Reader r(message.payload.data(), message.payload.size());
-	std::string reason = r.str();
-	if (!r.done() || !message.fds.empty())
+	WireDisconnect bye;
+	bye.reason = r.str();
+	const uint8_t reclaimed = r.u8();
+	if (!r.done() || !message.fds.empty() || reclaimed > 1)
 		return malformed("disconnect");
-	return reason;
+	bye.reclaimed = reclaimed;
+	return bye;
 }
 
 Result<void> sendError(IpcEndpoint &endpoint, int error, const std::string &reason)
@@ -228,7 +256,7 @@ Result<void> sendError(IpcEndpoint &endpoint, int error, const std::string &reas
 	wire::Writer w;
 	w.u32(static_cast<uint32_t>(error));
 	w.str(reason.substr(0, 1024));
-	return endpoint.send(kStreamError, w.take());
+	return endpoint.send(kStreamError, w.take(), {}, kStreamSendTimeout);
 }
 
 Result<StreamDown> decodeError(const IpcMessage &message)

@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,6 +19,13 @@
 #include "stream_messages.h"
 
 namespace vdla::detail {
+
+/*
+ * How long a block waits for the other process to make room for a
+ * message, under the stream lock: a process that has not read for this
+ * long is cut off as hung.
+ */
+constexpr std::chrono::milliseconds kStreamSendTimeout{ 1000 };
 
 enum StreamWireKind : uint32_t {
 	kStreamSetup = 0x7664a010,
@@ -52,8 +60,14 @@ Result<StreamDown> decodePresent(IpcMessage &&message);
 Result<void> sendRelease(IpcEndpoint &endpoint, const StreamUp &release);
 Result<StreamUp> decodeRelease(IpcMessage &&message);
 
-Result<void> sendDisconnect(IpcEndpoint &endpoint, const std::string &reason);
-Result<std::string> decodeDisconnect(const IpcMessage &message);
+/* @reclaimed: as StreamDown::reclaimed (ignored upstream). */
+Result<void> sendDisconnect(
+	IpcEndpoint &endpoint, const std::string &reason, bool reclaimed = false);
+struct WireDisconnect {
+	std::string reason;
+	bool reclaimed = false;
+};
+Result<WireDisconnect> decodeDisconnect(const IpcMessage &message);
 
 Result<void> sendError(IpcEndpoint &endpoint, int error, const std::string &reason);
 Result<StreamDown> decodeError(const IpcMessage &message);
