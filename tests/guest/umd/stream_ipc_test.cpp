@@ -622,4 +622,70 @@ TEST_F(StreamIpcTest, AConsumerConnectedToAnEndedDestinationIsTold)
 	EXPECT_EQ(viewer->acquire().error().code(), EPIPE);
 }
 
+/*
+ * Seventeen consumers behind one IPC pair give a packet back with more
+ * fences than a message carries: they cross merged into one, which
+ * signals only when the slowest (a job still running) has.
+ */
+TEST_F(StreamIpcTest, MoreFencesThanAMessageCarriesCrossMerged)
+{
+	constexpr size_t kConsumers = 17;
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	auto camera = producer(1);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	auto dst = StreamIpcDst::create(*device_, std::move(link->second));
+	auto split = StreamMulticast::create(kConsumers);
+	ASSERT_TRUE(camera && src && dst && split);
+	std::vector<std::shared_ptr<StreamConsumer>> viewers;
+	for (size_t i = 0; i < kConsumers; i++) {
+		viewers.push_back(consumer(StreamQueueKind::Fifo, "viewer" + std::to_string(i)));
+		ASSERT_TRUE(viewers.back());
+		ASSERT_TRUE(succeeded(streamConnect(*split, viewers.back())));
+	}
+	ASSERT_TRUE(succeeded(streamConnect(*dst, *split)));
+	ASSERT_TRUE(succeeded(streamConnect(camera, *src)));
+	for (auto &viewer : viewers) {
+		ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Connected));
+		ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::SetupComplete));
+	}
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::SetupComplete));
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::PacketReady));
+	ASSERT_TRUE(produce(*camera, 1));
+
+	/* Sixteen read on the CPU; the last with a slow job. */
+	for (size_t i = 0; i + 1 < kConsumers; i++) {
+		ASSERT_TRUE(nextEventIs(*viewers[i], StreamEventType::PacketReady));
+		ASSERT_TRUE(consume(*viewers[i], 1));
+	}
+	StreamConsumer &slow = *viewers.back();
+	ASSERT_TRUE(nextEventIs(slow, StreamEventType::PacketReady));
+	auto packet = slow.acquire();
+	ASSERT_TRUE(succeeded(packet));
+	guest::FaultInjection faults(guest::nodeIndex(node_));
+	ASSERT_EQ(faults.set("bdma", "delay", 0, 1000000), 0);
+	auto out = buffer(kFrameBytes);
+	auto ctx = context();
+	auto task = copyTask(packet->elements[0]->buffer(), *out, BufferUse::Write, kFrameBytes)
+			    .build(*device_);
+	ASSERT_TRUE(out && ctx && succeeded(task));
+	auto point = slow.sync()->submit(*ctx, *task);
+	ASSERT_TRUE(succeeded(point));
+	ASSERT_TRUE(succeeded(slow.release(packet->id, *point)));
+
+	/* Back at the producer: one fence for the seventeen, pending with the job. */
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::PacketReady));
+	auto back = camera->getPacket();
+	ASSERT_TRUE(succeeded(back));
+	ASSERT_EQ(back->fences.size(), 1u);
+	auto merged = back->fences[0].status();
+	ASSERT_TRUE(succeeded(merged));
+	EXPECT_FALSE(merged->signalled) << "the merged fence signalled before the slow job";
+	ASSERT_TRUE(waitAll(back->fences));
+	auto job = slow.sync()->timeline().signalled(*point);
+	ASSERT_TRUE(succeeded(job));
+	EXPECT_TRUE(*job);
+}
+
 } /* namespace umd_test */
