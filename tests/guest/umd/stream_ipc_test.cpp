@@ -688,4 +688,63 @@ TEST_F(StreamIpcTest, MoreFencesThanAMessageCarriesCrossMerged)
 	EXPECT_TRUE(*job);
 }
 
+/*
+ * A consumer process that stops (SIGSTOP) while it holds a packet would
+ * drain the pool and stop the stream: with a stall limit, its IPC source
+ * cuts it off and the other consumer goes on.
+ */
+TEST_F(StreamIpcTest, AStuckConsumerProcessIsCutOffAfterTheStallLimit)
+{
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	pid_t stuck = guest::forkChild([&]() -> int {
+		link->first.reset();
+		auto device = Device::open(nodes_[0]);
+		CHILD_CHECK(device, 60, "open the device");
+		auto ipc = StreamIpcDst::create(**device, std::move(link->second));
+		CHILD_CHECK(ipc, 61, "the IPC destination");
+		auto viewer = StreamConsumer::create(**device, StreamQueueKind::Fifo,
+			cpuEndpoint("stuck", Permission::ReadOnly));
+		CHILD_CHECK(viewer, 62, "the consumer");
+		CHILD_CHECK(streamConnect(*ipc, *viewer), 63, "connect");
+		while (childEvent(**viewer) != static_cast<int>(StreamEventType::PacketReady))
+			;
+		auto packet = (*viewer)->acquire();
+		CHILD_CHECK(packet, 64, "acquire");
+		raise(SIGSTOP); /* stuck, holding the packet */
+		return 65;
+	});
+	ASSERT_GT(stuck, 0);
+	link->second.reset();
+
+	auto camera = producer(2);
+	auto split = StreamMulticast::create(2);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	auto healthy = consumer(StreamQueueKind::Fifo, "healthy");
+	ASSERT_TRUE(camera && split && src && healthy);
+	(*src)->setStallLimit(std::chrono::milliseconds(300));
+	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, healthy)));
+	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::SetupComplete));
+	ASSERT_TRUE(produce(*camera, 1));
+	ASSERT_TRUE(consume(*healthy, 1));
+
+	/* The stuck process is cut off; its packet comes back; the stream goes on. */
+	auto event = (*src)->queryEvent(kEventTimeout);
+	ASSERT_TRUE(succeeded(event));
+	EXPECT_EQ(event->type, StreamEventType::Error);
+	EXPECT_EQ(event->error, ETIMEDOUT);
+	EXPECT_NE(event->message.find("cut off as stuck"), std::string::npos) << event->message;
+	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
+	EXPECT_EQ((*split)->activeOutputs(), 1u);
+	for (uint64_t frame = 2; frame <= 5; frame++) {
+		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*healthy, frame));
+	}
+	kill(stuck, SIGKILL);
+	EXPECT_EQ(guest::waitChild(stuck), 128 + SIGKILL);
+}
+
 } /* namespace umd_test */

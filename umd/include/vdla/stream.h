@@ -444,6 +444,16 @@ public:
 	~StreamIpcSrc() override;
 	const char *kind() const override { return "ipc-src"; }
 
+	/*
+	 * A consumer process that keeps a packet longer than @limit without
+	 * giving it back is stuck (stopped, deadlocked, looping): it is cut
+	 * off as if it died (Error ETIMEDOUT, then Disconnected), and its
+	 * packets come back with the fences of its jobs, so a stuck consumer
+	 * cannot drain the pool and stop the stream. Zero (the default): no
+	 * limit. Set it above the longest a healthy consumer holds a packet.
+	 */
+	void setStallLimit(std::chrono::milliseconds limit);
+
 private:
 	class Worker;
 	StreamIpcSrc();

@@ -31,6 +31,12 @@ public:
 	/* Every packet of the stream, and those the other side holds now. */
 	std::map<uint32_t, std::vector<std::shared_ptr<SharedBuffer>>> packets;
 	std::set<uint32_t> outstanding;
+	/* When each outstanding packet went, and how long it may stay. */
+	std::map<uint32_t, std::chrono::steady_clock::time_point> sentAt;
+	std::chrono::milliseconds stallLimit{ 0 };
+
+	/* Cuts the other side off if it kept a packet beyond the limit. */
+	void checkStall(StreamIpcSrc &block);
 	/* Per element: the highest permission a consumer behind asked for. */
 	std::vector<Permission> permissions;
 
@@ -59,16 +65,37 @@ void StreamIpcSrc::Worker::hangUp(StreamIpcSrc &block, const std::string &why, i
 		block.sendUp(std::move(back));
 	}
 	outstanding.clear();
+	sentAt.clear();
 	block.post(StreamEventType::Disconnected, why);
 	StreamUp bye{ StreamUp::Type::Disconnect };
 	bye.reason = why;
 	block.sendUp(std::move(bye));
 }
 
+void StreamIpcSrc::Worker::checkStall(StreamIpcSrc &block)
+{
+	if (stallLimit.count() <= 0)
+		return;
+	const auto now = std::chrono::steady_clock::now();
+	for (const auto &[id, at] : sentAt) {
+		const auto held = std::chrono::duration_cast<std::chrono::milliseconds>(now - at);
+		if (held > stallLimit)
+			return hangUp(block,
+				"the consumer's process kept packet " + std::to_string(id) + " for "
+					+ std::to_string(held.count())
+					+ " ms without giving it back: cut off as stuck",
+				ETIMEDOUT);
+	}
+}
+
 bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&received)
 {
 	if (hungUp)
 		return false;
+	if (!received && received.error().code() == ETIMEDOUT) {
+		checkStall(block); /* a tick of the thread */
+		return !hungUp;
+	}
 	if (!received) {
 		const bool closed = received.error().code() == EPIPE;
 		hangUp(block,
@@ -110,8 +137,10 @@ bool StreamIpcSrc::Worker::handle(StreamIpcSrc &block, Result<IpcMessage> &&rece
 				EPROTO);
 			return true;
 		}
+		sentAt.erase(release->id);
 		block.sendUp(std::move(*release));
-		return true;
+		checkStall(block);
+		return !hungUp;
 	}
 	case detail::kStreamDisconnect: {
 		auto told = detail::decodeDisconnect(message);
@@ -148,6 +177,16 @@ Result<std::shared_ptr<StreamIpcSrc>> StreamIpcSrc::create(std::unique_ptr<IpcEn
 		return thread.error();
 	block->worker_->thread = std::move(*thread);
 	return block;
+}
+
+void StreamIpcSrc::setStallLimit(std::chrono::milliseconds limit)
+{
+	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
+	worker_->stallLimit = limit;
+	/* Look often enough to cut within a quarter of the limit. */
+	worker_->thread->setTick(limit.count() > 0
+			? std::max(limit / 4, std::chrono::milliseconds(5))
+			: std::chrono::milliseconds(0));
 }
 
 StreamIpcSrc::~StreamIpcSrc()
@@ -187,6 +226,7 @@ void StreamIpcSrc::fromUpstream(StreamDown &&message)
 		break;
 	case StreamDown::Type::Present:
 		w.outstanding.insert(message.id);
+		w.sentAt[message.id] = std::chrono::steady_clock::now();
 		sent = detail::sendPresent(endpoint, message);
 		break;
 	case StreamDown::Type::Disconnect:

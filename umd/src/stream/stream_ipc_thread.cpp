@@ -46,11 +46,18 @@ void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
 	for (;;) {
 		pollfd fds[2] = { { self->endpoint_->fd(), POLLIN, 0 },
 			{ self->stop_.get(), POLLIN, 0 } };
-		if (poll(fds, 2, -1) < 0) {
+		const long tick = self->tickMs_;
+		const int ready = poll(fds, 2, tick > 0 ? static_cast<int>(tick) : -1);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			handle(*self, Error(errno, "cannot wait for the other process"));
 			return;
+		}
+		if (ready == 0) {
+			if (!handle(*self, Error(ETIMEDOUT, "a tick")))
+				return;
+			continue;
 		}
 		if (fds[1].revents)
 			return;

@@ -35,6 +35,11 @@ public:
 	~StreamIpcThread();
 
 	IpcEndpoint &endpoint() { return *endpoint_; }
+	/*
+	 * Calls the handler with ETIMEDOUT every @interval the socket is
+	 * quiet (zero: never), for checks that depend on time alone.
+	 */
+	void setTick(std::chrono::milliseconds interval) { tickMs_ = interval.count(); }
 	/* Ends the connection both ways: the other process sees it closed. */
 	void hangUp();
 	/*
@@ -56,6 +61,7 @@ private:
 	std::unique_ptr<IpcEndpoint> endpoint_;
 	UniqueFd stop_;
 	std::atomic<bool> stopping_{ false };
+	std::atomic<long> tickMs_{ 0 };
 	std::thread thread_;
 };
 
