@@ -71,16 +71,6 @@ SyncAttrList syncList(const std::string &owner, SyncPermission permission, Acces
 	return l;
 }
 
-/* In a child: prints @what with @r's error and returns @status if @r failed. */
-#define CHILD_CHECK(r, status, what)                                                   \
-	do {                                                                           \
-		if (!(r)) {                                                            \
-			fprintf(stderr, "child: %s: %s\n", what,                       \
-				(r).error().message().c_str());                        \
-			return status;                                                 \
-		}                                                                      \
-	} while (0)
-
 /* In a child: returns @status unless @r failed with @errnum. */
 #define CHILD_REFUSED(r, errnum, status, what)                                         \
 	do {                                                                           \
@@ -100,10 +90,7 @@ protected:
 		UmdTest::SetUp();
 		if (HasFatalFailure())
 			return;
-		auto nodes = Device::enumerate();
-		ASSERT_TRUE(succeeded(nodes));
-		ASSERT_GE(nodes->size(), 2u) << "the guest runs with two vDLAs";
-		nodes_ = *nodes;
+		needTwoDevices();
 	}
 
 	std::unique_ptr<Device> open(size_t index)
@@ -123,7 +110,6 @@ protected:
 		return b;
 	}
 
-	std::vector<std::string> nodes_;
 };
 
 TEST_F(SharingTest, AllocationFollowsTheReconciledList)

@@ -27,15 +27,6 @@ using namespace vdla;
 
 namespace {
 
-/* In a child: prints @what with @r's error and returns @status if @r failed. */
-#define CHILD_CHECK(r, status, what)                                                               \
-	do {                                                                                       \
-		if (!(r)) {                                                                        \
-			fprintf(stderr, "child: %s: %s\n", what, (r).error().message().c_str());   \
-			return status;                                                             \
-		}                                                                                  \
-	} while (0)
-
 /* The next event of @block, in a child: its type, or -1. */
 int childEvent(StreamBlock &block, std::string *message = nullptr)
 {
@@ -181,10 +172,7 @@ protected:
 		StreamTest::SetUp();
 		if (HasFatalFailure())
 			return;
-		auto nodes = Device::enumerate();
-		ASSERT_TRUE(succeeded(nodes));
-		ASSERT_GE(nodes->size(), 2u) << "the guest runs with two vDLAs";
-		nodes_ = *nodes;
+		needTwoDevices();
 	}
 
 	/* The producer presents @frames frames, taking a packet as soon as one is free. */
@@ -205,7 +193,6 @@ protected:
 		return ::testing::AssertionSuccess();
 	}
 
-	std::vector<std::string> nodes_;
 };
 
 TEST_F(StreamIpcTest, AKilledLoggerDoesNotDisturbTheClassifierOrTheProducer)

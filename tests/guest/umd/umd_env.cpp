@@ -23,6 +23,14 @@ void UmdTest::SetUp()
 	ASSERT_TRUE(device_);
 }
 
+void UmdTest::needTwoDevices()
+{
+	auto nodes = vdla::Device::enumerate();
+	ASSERT_TRUE(succeeded(nodes));
+	ASSERT_GE(nodes->size(), 2u) << "the guest runs with two vDLAs";
+	nodes_ = *nodes;
+}
+
 std::unique_ptr<vdla::Device> UmdTest::openAgain()
 {
 	auto device = vdla::Device::open(node_);

@@ -7,7 +7,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -20,6 +23,16 @@
 namespace umd_test {
 
 using namespace std::chrono_literals;
+
+/* In a child: prints @what with @r's error and returns @status if @r failed. */
+#define CHILD_CHECK(r, status, what)                                                   \
+	do {                                                                           \
+		if (!(r)) {                                                            \
+			fprintf(stderr, "child: %s: %s\n", what,                       \
+				(r).error().message().c_str());                        \
+			return status;                                                 \
+		}                                                                      \
+	} while (0)
 
 /* How long a test waits for a job before it fails. */
 constexpr std::chrono::seconds kJobTimeout{ 10 };
@@ -49,8 +62,12 @@ protected:
 	/* Builds, submits on @ctx signalling a new fence, waits; the job's status. */
 	vdla::FenceStatus run(vdla::Context &ctx, const vdla::TaskBuilder &builder);
 
+	/* Fills nodes_ with every vdla node; fails unless there are two. */
+	void needTwoDevices();
+
 	std::string node_;
 	std::unique_ptr<vdla::Device> device_;
+	std::vector<std::string> nodes_;
 };
 
 } /* namespace umd_test */
