@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 
 #include <vdla/stream.h>
 
+#include "submit_env.h"
 #include "umd_test.h"
 
 namespace umd_test {
@@ -57,6 +59,26 @@ long checkFrame(vdla::StreamPacket &packet, uint64_t frame);
 class StreamTest : public UmdTest
 {
 protected:
+	/* Every test starts from the driver's object counts... */
+	void SetUp() override
+	{
+		UmdTest::SetUp();
+		if (!HasFatalFailure())
+			baseline_ = guest::objectCounts(guest::nodeIndex(node_));
+	}
+	/* ...and leaves nothing behind: its blocks, buffers and jobs are gone. */
+	void TearDown() override
+	{
+		if (baseline_.empty())
+			return;
+		const int index = guest::nodeIndex(node_);
+		std::map<std::string, long> now;
+		EXPECT_TRUE(guest::waitUntil(
+			[&] { return (now = guest::objectCounts(index)) == baseline_; }, 5000))
+			<< "leaked: " << guest::describeCounts(baseline_) << "then "
+			<< guest::describeCounts(now);
+	}
+
 	std::shared_ptr<vdla::StreamProducer> producer(
 		uint32_t packets, const std::string &name = "camera")
 	{
@@ -76,6 +98,9 @@ protected:
 		EXPECT_TRUE(succeeded(c));
 		return c ? *c : nullptr;
 	}
+
+private:
+	std::map<std::string, long> baseline_;
 };
 
 } /* namespace umd_test */
