@@ -192,7 +192,6 @@ protected:
 		}
 		return ::testing::AssertionSuccess();
 	}
-
 };
 
 TEST_F(StreamIpcTest, AKilledLoggerDoesNotDisturbTheClassifierOrTheProducer)
@@ -498,6 +497,45 @@ TEST_F(StreamIpcTest, ACopyingDestinationFillsSramPacketsAndFreesTheProducersAtO
 			ASSERT_TRUE(produce(*camera, frame + 2));
 		}
 	}
+	/* The producer ends the stream: the copies queued here are still the consumer's. */
+	ASSERT_TRUE(nextEventIs(*camera, StreamEventType::PacketReady));
+	ASSERT_TRUE(produce(*camera, 6));
+	ASSERT_TRUE(nextEventIs(*consumer, StreamEventType::PacketReady));
+	camera.reset();
+	ASSERT_TRUE(nextEventIs(*consumer, StreamEventType::Disconnected));
+	auto last = consumer->acquire();
+	ASSERT_TRUE(succeeded(last));
+	EXPECT_EQ(last->frame, 6u);
+	ASSERT_TRUE(readOnDla(*last));
+	EXPECT_EQ(consumer->acquire().error().code(), EPIPE);
+}
+
+/*
+ * A sharing destination that goes first: the producer takes back the
+ * packets its consumer had not taken, so the consumer must not take them.
+ */
+TEST_F(StreamIpcTest, ASharingDestinationThatGoesTakesItsConsumersQueueAway)
+{
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	auto camera = producer(2);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	auto dst = StreamIpcDst::create(*device_, std::move(link->second));
+	auto viewer = consumer(StreamQueueKind::Fifo, "viewer");
+	ASSERT_TRUE(camera && src && dst && viewer);
+	ASSERT_TRUE(succeeded(streamConnect(*dst, viewer)));
+	ASSERT_TRUE(succeeded(streamConnect(camera, *src)));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::SetupComplete));
+	ASSERT_TRUE(produce(*camera, 1));
+	ASSERT_TRUE(produce(*camera, 2));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::PacketReady));
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::PacketReady));
+	dst->reset();
+	ASSERT_TRUE(nextEventIs(*viewer, StreamEventType::Disconnected));
+	EXPECT_EQ(viewer->acquire().error().code(), EPIPE)
+		<< "a packet the producer may be writing again was handed out";
+	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
 }
 
 /* A message of a stream kind with @payload, as a hostile process would make it. */
@@ -709,7 +747,6 @@ TEST_F(StreamIpcTest, AStuckConsumerProcessIsCutOffAfterTheStallLimit)
 	auto src = StreamIpcSrc::create(std::move(link->first));
 	auto healthy = consumer(StreamQueueKind::Fifo, "healthy");
 	ASSERT_TRUE(camera && split && src && healthy);
-	(*src)->setStallLimit(std::chrono::milliseconds(300));
 	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
 	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
 	ASSERT_TRUE(succeeded(streamConnect(*split, healthy)));
@@ -717,6 +754,8 @@ TEST_F(StreamIpcTest, AStuckConsumerProcessIsCutOffAfterTheStallLimit)
 	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::SetupComplete));
 	ASSERT_TRUE(produce(*camera, 1));
 	ASSERT_TRUE(consume(*healthy, 1));
+	/* Set while streaming, with the source's thread asleep on a quiet socket. */
+	(*src)->setStallLimit(std::chrono::milliseconds(300));
 
 	/* The stuck process is cut off; its packet comes back; the stream goes on. */
 	auto event = (*src)->queryEvent(kEventTimeout);

@@ -27,7 +27,7 @@ void StreamIpcCopier::fail(int error, const std::string &why)
 	message.reason = why;
 	message.error = error;
 	links_.down(std::move(message));
-	/* What waits here goes back untouched. */
+	/* What waits here goes back untouched, and the producer's side is told. */
 	for (auto &present : pending_) {
 		StreamUp back(StreamUp::Type::Release);
 		back.id = present.id;
@@ -35,6 +35,36 @@ void StreamIpcCopier::fail(int error, const std::string &why)
 		links_.up(std::move(back));
 	}
 	pending_.clear();
+	StreamUp bye(StreamUp::Type::Disconnect);
+	bye.reason = "the copying IPC destination failed: " + why;
+	links_.up(std::move(bye));
+	finishEnd();
+}
+
+void StreamIpcCopier::end(StreamDown &&bye)
+{
+	/*
+	 * The consumers hold copies of ours, which nobody takes back: they
+	 * may take them. What waits here is copied first when the producer
+	 * ended the stream; when its packets went back to be reused, it is
+	 * dropped.
+	 */
+	if (bye.reclaimed)
+		pending_.clear();
+	bye.reclaimed = false;
+	ending_ = std::move(bye);
+	finishEnd();
+}
+
+void StreamIpcCopier::finishEnd()
+{
+	if (!ending_ || (ready_ && !pending_.empty()))
+		return;
+	pending_.clear();
+	StreamDown bye = std::move(*ending_);
+	ending_.reset();
+	ended_ = true;
+	links_.down(std::move(bye));
 }
 
 void StreamIpcCopier::fromDownstream(StreamUp &&message)
@@ -193,6 +223,8 @@ Result<void> StreamIpcCopier::copy(const StreamDown &present, Local &local)
 
 void StreamIpcCopier::pump()
 {
+	if (ended_)
+		return;
 	while (ready_ && !pending_.empty()) {
 		auto local = std::find_if(
 			local_.begin(), local_.end(), [](const Local &l) { return l.free; });
@@ -206,6 +238,7 @@ void StreamIpcCopier::pump()
 				"cannot copy a packet: " + copied.error().message());
 		}
 	}
+	finishEnd();
 }
 
 void StreamIpcCopier::fromUpstream(StreamDown &&message)
@@ -226,10 +259,15 @@ void StreamIpcCopier::fromUpstream(StreamDown &&message)
 			links_.up(std::move(back));
 			break;
 		}
+		if (ending_ || ended_)
+			break; /* the connection has ended: nothing comes after */
 		pending_.push_back(std::move(message));
 		pump();
 		break;
 	case StreamDown::Type::Disconnect:
+		if (!ended_ && !ending_)
+			end(std::move(message));
+		break;
 	case StreamDown::Type::Error:
 		links_.down(std::move(message));
 		break;

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,9 @@ private:
 	void pump();
 	Result<void> copy(const StreamDown &present, Local &local);
 	void fail(int error, const std::string &why);
+	/* The connection ended with @bye: passes it down once what waits is copied. */
+	void end(StreamDown &&bye);
+	void finishEnd();
 	Accessor engine() const { return Accessor::dla(device_.accelMinor()); }
 
 	Device &device_;
@@ -71,6 +75,9 @@ private:
 	std::unique_ptr<Context> ctx_;
 	bool ready_ = false;
 	bool failed_ = false;
+	/* The Disconnect to pass down once pending_ is copied, and whether it went. */
+	std::optional<StreamDown> ending_;
+	bool ended_ = false;
 };
 
 } /* namespace vdla::detail */

@@ -118,7 +118,7 @@ void StreamIpcDst::Worker::hangUp(StreamIpcDst &block, const std::string &why, i
 	 */
 	StreamDown bye{ StreamDown::Type::Disconnect };
 	bye.reason = why;
-	bye.reclaimed = true;
+	bye.reclaimed = !copier;
 	block.sendDown(0, std::move(bye));
 }
 
@@ -274,6 +274,8 @@ StreamIpcDst::~StreamIpcDst()
 	worker_->hungUp = true;
 	StreamDown bye{ StreamDown::Type::Disconnect };
 	bye.reason = "the IPC destination is gone";
+	/* The producer's side takes its packets back; a copier's are its own. */
+	bye.reclaimed = !worker_->copier;
 	sendDown(0, std::move(bye));
 }
 

@@ -237,6 +237,9 @@ void StreamIpcSrc::fromUpstream(StreamDown &&message)
 		sent = detail::sendError(endpoint, message.error, message.reason);
 		break;
 	}
+	/* A peer that did not read for a second will not read a goodbye either. */
+	if (!sent && sent.error().code() == ETIMEDOUT)
+		w.told = true;
 	if (!sent)
 		w.hangUp(*this, "cannot send to the consumer's process: " + sent.error().message(),
 			sent.error().code() == EPIPE ? 0 : sent.error().code());

@@ -13,8 +13,17 @@
 namespace vdla::detail {
 
 StreamIpcThread::StreamIpcThread(std::unique_ptr<IpcEndpoint> endpoint, UniqueFd stop)
-	: endpoint_(std::move(endpoint)), stop_(std::move(stop))
+	: endpoint_(std::move(endpoint)), stop_(std::move(stop)),
+	  wake_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
 {
+}
+
+void StreamIpcThread::setTick(std::chrono::milliseconds interval)
+{
+	tickMs_ = interval.count();
+	/* The thread may be in a poll() without a timeout: it takes the new one now. */
+	const uint64_t one = 1;
+	(void)!write(wake_.get(), &one, sizeof(one));
 }
 
 StreamIpcThread::~StreamIpcThread()
@@ -33,6 +42,8 @@ Result<std::shared_ptr<StreamIpcThread>> StreamIpcThread::start(
 		return Error(errno, "cannot make the IPC block's stop event");
 	std::shared_ptr<StreamIpcThread> self(
 		new StreamIpcThread(std::move(endpoint), std::move(stop)));
+	if (!self->wake_.isValid())
+		return Error(errno, "cannot make the IPC block's wake event");
 	try {
 		self->thread_ = std::thread(run, self, std::move(handle));
 	} catch (const std::system_error &e) {
@@ -44,10 +55,10 @@ Result<std::shared_ptr<StreamIpcThread>> StreamIpcThread::start(
 void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
 {
 	for (;;) {
-		pollfd fds[2] = { { self->endpoint_->fd(), POLLIN, 0 },
-			{ self->stop_.get(), POLLIN, 0 } };
+		pollfd fds[3] = { { self->endpoint_->fd(), POLLIN, 0 },
+			{ self->stop_.get(), POLLIN, 0 }, { self->wake_.get(), POLLIN, 0 } };
 		const long tick = self->tickMs_;
-		const int ready = poll(fds, 2, tick > 0 ? static_cast<int>(tick) : -1);
+		const int ready = poll(fds, 3, tick > 0 ? static_cast<int>(tick) : -1);
 		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
@@ -61,6 +72,12 @@ void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
 		}
 		if (fds[1].revents)
 			return;
+		if (fds[2].revents) {
+			uint64_t count;
+			(void)!read(self->wake_.get(), &count, sizeof(count));
+			if (!fds[0].revents)
+				continue;
+		}
 		auto message = self->endpoint_->receive(std::chrono::milliseconds(0));
 		if (!message && message.error().code() == ETIMEDOUT)
 			continue;

@@ -39,7 +39,7 @@ public:
 	 * Calls the handler with ETIMEDOUT every @interval the socket is
 	 * quiet (zero: never), for checks that depend on time alone.
 	 */
-	void setTick(std::chrono::milliseconds interval) { tickMs_ = interval.count(); }
+	void setTick(std::chrono::milliseconds interval);
 	/* Ends the connection both ways: the other process sees it closed. */
 	void hangUp();
 	/*
@@ -60,6 +60,8 @@ private:
 
 	std::unique_ptr<IpcEndpoint> endpoint_;
 	UniqueFd stop_;
+	/* Wakes the thread to take a new tick interval. */
+	UniqueFd wake_;
 	std::atomic<bool> stopping_{ false };
 	std::atomic<long> tickMs_{ 0 };
 	std::thread thread_;
