@@ -145,7 +145,8 @@ Result<void> IpcEndpoint::send(uint32_t kind, const std::vector<uint8_t> &payloa
 		if (errno == EINTR)
 			continue;
 		/* EAGAIN: the peer's queue is full; wait for room up to the deadline. */
-		const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+		/* Rounded up: poll() takes whole milliseconds and must not end early. */
+		const auto left = std::chrono::ceil<std::chrono::milliseconds>(
 			deadline - std::chrono::steady_clock::now());
 		pollfd room = { d_->socket.get(), POLLOUT, 0 };
 		if (left.count() <= 0 || poll(&room, 1, static_cast<int>(left.count())) == 0)

@@ -160,6 +160,45 @@ TEST(Ipc, TimeoutsAndAPeerThatGoes)
 	EXPECT_EQ(IpcListener::listen(std::string(200, 'x')).error().code(), ENAMETOOLONG);
 }
 
+/*
+ * A peer that does not read: sends with a timeout give up after it with
+ * ETIMEDOUT and send nothing; once it reads, there is room again. A peer
+ * killed with our messages unread is EPIPE, not a malformed message.
+ */
+TEST(Ipc, SendsWaitForRoomNoLongerThanTheirTimeout)
+{
+	auto pair = IpcEndpoint::pair();
+	ASSERT_TRUE(pair);
+	const std::vector<uint8_t> chunk(IpcEndpoint::kMaxPayload, 7);
+	size_t sent = 0;
+	for (;; sent++) {
+		auto r = pair->first->send(1, chunk, {}, 0ms);
+		if (!r) {
+			EXPECT_EQ(r.error().code(), ETIMEDOUT);
+			break;
+		}
+		ASSERT_LT(sent, 10000u) << "the socket never filled";
+	}
+	ASSERT_GT(sent, 0u);
+	auto start = std::chrono::steady_clock::now();
+	auto late = pair->first->send(2, chunk, {}, 100ms);
+	ASSERT_FALSE(late);
+	EXPECT_EQ(late.error().code(), ETIMEDOUT);
+	EXPECT_GE(std::chrono::steady_clock::now() - start, 100ms);
+	/* Nothing of the timed-out message went: exactly the chunks sent, then room. */
+	for (size_t i = 0; i < sent; i++) {
+		auto m = pair->second->receive(1s);
+		ASSERT_TRUE(m);
+		EXPECT_EQ(m->kind, 1u);
+	}
+	EXPECT_EQ(pair->second->receive(0ms).error().code(), ETIMEDOUT);
+	EXPECT_TRUE(pair->first->send(3, chunk, {}, 100ms));
+
+	/* The reader goes with that message unread: the other side sees EPIPE. */
+	pair->second.reset();
+	EXPECT_EQ(pair->first->receive(1s).error().code(), EPIPE);
+}
+
 TEST(Ipc, ForeignInputIsRefusedAndItsDescriptorsClosed)
 {
 	auto pair = IpcEndpoint::pair();

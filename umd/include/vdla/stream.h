@@ -173,7 +173,7 @@ private:
  * downstream blocks as it has outputs, in order, and a free output (its
  * consumer gone) again; every other block takes one. Errors: EBUSY (that
  * side is connected already), EINVAL (an IPC destination below a block:
- * its upstream is its socket; a producer below anything).
+ * its upstream is its socket; a producer below anything; a loop).
  */
 Result<void> streamConnect(const std::shared_ptr<StreamBlock> &upstream,
 	const std::shared_ptr<StreamBlock> &downstream);
@@ -257,8 +257,10 @@ public:
 	 * @point of sync() as its fence (0: the elements are written
 	 * already, nothing to wait for). Errors: ENOENT (no such packet),
 	 * EPERM (the packet is not this producer's to present now), EINVAL
-	 * (@point was never made by sync()), EPIPE (every consumer is
-	 * gone: the packet is free again).
+	 * (@point has no fence yet: not made by sync(), or neither submitted
+	 * nor signalled), ENODATA (a point sync() no longer keeps), EPIPE
+	 * (every consumer is gone, also while it went down: the packet is
+	 * free again).
 	 */
 	Result<void> present(uint32_t id, uint64_t point);
 
@@ -321,8 +323,8 @@ public:
 	/*
 	 * Gives packet @id back, with @point of sync() as the fence of this
 	 * consumer's reads (0: done reading). Errors: ENOENT (no such packet),
-	 * EPERM (not acquired by this consumer), EINVAL (@point never made
-	 * by sync()).
+	 * EPERM (not acquired by this consumer), EINVAL (@point has no fence
+	 * yet), ENODATA (a point sync() no longer keeps).
 	 */
 	Result<void> release(uint32_t id, uint64_t point);
 
