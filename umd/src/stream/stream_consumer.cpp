@@ -157,10 +157,7 @@ void StreamConsumer::fromUpstream(StreamDown &&message)
 			break; /* the blocks above let no stray present through */
 		if (!packet || state_ != State::Streaming) {
 			/* Not set up (a failed consumer): straight back. */
-			StreamUp back{ StreamUp::Type::Release };
-			back.id = message.id;
-			back.fences = std::move(message.fences);
-			sendUp(std::move(back));
+			sendUp(detail::untouched(std::move(message)));
 			break;
 		}
 		packet->where = Packet::Where::Queued;

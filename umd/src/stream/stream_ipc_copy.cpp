@@ -29,10 +29,7 @@ void StreamIpcCopier::fail(int error, const std::string &why)
 	links_.down(std::move(message));
 	/* What waits here goes back untouched, and the producer's side is told. */
 	for (auto &present : pending_) {
-		StreamUp back(StreamUp::Type::Release);
-		back.id = present.id;
-		back.fences = std::move(present.fences);
-		links_.up(std::move(back));
+		links_.up(detail::untouched(std::move(present)));
 	}
 	pending_.clear();
 	StreamUp bye(StreamUp::Type::Disconnect);
@@ -253,10 +250,7 @@ void StreamIpcCopier::fromUpstream(StreamDown &&message)
 		break;
 	case StreamDown::Type::Present:
 		if (failed_) {
-			StreamUp back(StreamUp::Type::Release);
-			back.id = message.id;
-			back.fences = std::move(message.fences);
-			links_.up(std::move(back));
+			links_.up(detail::untouched(std::move(message)));
 			break;
 		}
 		if (ending_ || ended_)

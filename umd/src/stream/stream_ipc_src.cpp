@@ -204,10 +204,7 @@ void StreamIpcSrc::fromUpstream(StreamDown &&message)
 	if (w.hungUp) {
 		/* Nobody on the other side: a packet presented goes straight back. */
 		if (message.type == StreamDown::Type::Present) {
-			StreamUp back{ StreamUp::Type::Release };
-			back.id = message.id;
-			back.fences = std::move(message.fences);
-			sendUp(std::move(back));
+			sendUp(detail::untouched(std::move(message)));
 		}
 		return;
 	}

@@ -47,10 +47,7 @@ void StreamLimiter::fromUpstream(StreamDown &&message)
 	if (message.type == StreamDown::Type::Present && downstream_.size() >= max_) {
 		/* Untouched: the producer's own fence is all the next writer waits for. */
 		skipped_++;
-		StreamUp back{ StreamUp::Type::Release };
-		back.id = message.id;
-		back.fences = std::move(message.fences);
-		sendUp(std::move(back));
+		sendUp(detail::untouched(std::move(message)));
 		return;
 	}
 	if (message.type == StreamDown::Type::Present)

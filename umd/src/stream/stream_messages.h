@@ -80,6 +80,19 @@ struct StreamUp {
 	std::string reason;
 };
 
+/*
+ * The release of @present, unread: it goes back with the producer's own
+ * fences (a mailbox replacing it, a limiter skipping it, a branch that
+ * cannot take it).
+ */
+inline StreamUp untouched(StreamDown &&present)
+{
+	StreamUp back(StreamUp::Type::Release);
+	back.id = present.id;
+	back.fences = std::move(present.fences);
+	return back;
+}
+
 /* Monotonic time now, in ns: the clock of presentTime. */
 int64_t streamNow();
 

@@ -213,10 +213,7 @@ void StreamMulticast::fromUpstream(StreamDown &&message)
 			if (branches_[o]->state == Branch::State::Active)
 				held.holders[o] = any = true;
 		if (!any) {
-			StreamUp back{ StreamUp::Type::Release };
-			back.id = message.id;
-			back.fences = std::move(message.fences);
-			sendUp(std::move(back));
+			sendUp(detail::untouched(std::move(message)));
 			break;
 		}
 		/* Holders first: a branch may give the packet back before the next gets it. */
