@@ -27,6 +27,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/objects/tensor_view.cpp
 	src/vx/targets/cpu/cpu_target.cpp
 	src/vx/targets/cpu/nn_cpu.cpp
+	src/vx/targets/dla/dla_buffer_tensor.cpp
 	src/vx/targets/dla/dla_device.cpp
 	src/vx/targets/dla/dla_lower.cpp
 	src/vx/targets/dla/dla_lower_lrn.cpp

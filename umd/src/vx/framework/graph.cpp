@@ -10,6 +10,7 @@
 #include <VX/vx_vdla.h>
 
 #include "framework/schedule.h"
+#include "objects/tensor_layout.h"
 
 #include <cstring>
 #include <strings.h>
@@ -217,6 +218,11 @@ try {
 			"an object array is bound by its item 0 and vxReplicateNode, not whole");
 		return VX_ERROR_NOT_SUPPORTED;
 	}
+	/* The DLA would refuse the job, the CPU fault on the mapping. */
+	if (value && value->type == VX_TYPE_TENSOR && parameter.direction != VX_INPUT
+		&& refusesWrites(reinterpret_cast<vx_tensor>(value),
+			("an output of " + node->kernel->kernelName).c_str()))
+		return VX_ERROR_NOT_SUPPORTED;
 	if (node->graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
 

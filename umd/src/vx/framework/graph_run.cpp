@@ -5,6 +5,8 @@
 
 #include "framework/schedule.h"
 
+#include <vdla/vx_interop.h>
+
 #include <chrono>
 
 namespace vdla::vx {
@@ -98,6 +100,19 @@ void waitForWorker(vx_graph graph, ApiLock &lock)
 	worker.join();
 	lock.lock();
 }
+
+vx_status setGraphWaitFences(vx_graph graph, std::vector<SyncFence> fences)
+try {
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return VX_ERROR_INVALID_REFERENCE;
+	/* A run in flight took its fences already: these would go to the next. */
+	if (graph->scheduled)
+		return VX_ERROR_GRAPH_SCHEDULED;
+	graph->waitFences = std::move(fences);
+	return VX_SUCCESS;
+}
+VX_API_CATCH_STATUS
 
 } /* namespace vdla::vx */
 

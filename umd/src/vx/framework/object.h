@@ -9,6 +9,8 @@
 
 #include <VX/vx.h>
 
+#include <vdla/sync.h>
+
 /* Every file defining vx* functions includes this one. */
 #include "framework/api_guard.h"
 
@@ -229,6 +231,14 @@ struct _vx_tensor_t : _vx_reference {
 	uint8_t *handle = nullptr;
 	std::vector<vx_size> handleStrides;
 	/*
+	 * vdla::vx::createTensorFromBuffer(): placed is the application's
+	 * device buffer for good, never replaced or dropped; storage() is
+	 * its CPU mapping or null, never host memory of the tensor's own.
+	 * readOnly: so is the buffer, and nothing may write the tensor.
+	 */
+	bool externalBuffer = false;
+	bool readOnly = false;
+	/*
 	 * A view (vxCreateTensorFromView) owns no memory: it is the box of
 	 * root's elements starting at rootStart, root being the tensor at
 	 * the top of its chain of parents, which it keeps alive. Null root:
@@ -447,6 +457,9 @@ struct _vx_graph : _vx_reference {
 	 * kernels run): the graph and its context must not go meanwhile. */
 	bool processing = false;
 	vx_status asyncStatus = VX_SUCCESS;
+	/* What the next run waits for before it starts
+	 * (vdla::vx::setGraphWaitFences()); the run takes them. */
+	std::vector<vdla::SyncFence> waitFences;
 };
 
 namespace vdla::vx {

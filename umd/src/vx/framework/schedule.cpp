@@ -6,6 +6,8 @@
 #include "objects/tensor_layout.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 namespace vdla::vx {
 
@@ -14,6 +16,29 @@ namespace {
 const char *kindName(NodeTarget kind)
 {
 	return kind == NodeTarget::Dla ? "dla" : kind == NodeTarget::Cpu ? "cpu" : "any";
+}
+
+/*
+ * Waits on the CPU, without the API lock, for the run's wait fences
+ * (vdla::vx::setGraphWaitFences()); VX_FAILURE and the log when one does
+ * not signal in time or signals an error.
+ */
+vx_status waitOnCpu(vx_graph graph, const std::vector<SyncFence> &fences, ApiLock &lock)
+{
+	const auto limit = runWaitLimit();
+	for (const SyncFence &fence : fences) {
+		lock.unlock();
+		auto status = fence.wait(limit);
+		lock.lock();
+		if (!status || status->error) {
+			log(graph, VX_FAILURE, "a wait fence of the run (point %llu): %s",
+				static_cast<unsigned long long>(fence.point()),
+				!status ? status.error().message().c_str()
+					: strerror(status->error));
+			return VX_FAILURE;
+		}
+	}
+	return VX_SUCCESS;
 }
 
 /* Places @node on the first target that takes it; false and the log when none does. */
@@ -160,6 +185,13 @@ bool Schedule::retarget(vx_graph graph)
 	return true;
 }
 
+std::chrono::milliseconds runWaitLimit()
+{
+	if (const char *value = getenv("VDLA_VX_WAIT_LIMIT_MS"); value && *value)
+		return std::chrono::milliseconds(strtoul(value, nullptr, 10));
+	return std::chrono::seconds(120);
+}
+
 vx_status Schedule::waitBefore(vx_graph graph, size_t end, ApiLock &lock)
 {
 	vx_status status = VX_SUCCESS;
@@ -177,8 +209,11 @@ vx_status Schedule::run(vx_graph graph, ApiLock &lock)
 {
 	size_t started = 0;
 	vx_status status;
+	/* This run takes them: the next one waits for nothing. */
+	std::vector<SyncFence> fences = std::move(graph->waitFences);
+	graph->waitFences.clear();
 	try {
-		status = runWorks(graph, lock, started);
+		status = runWorks(graph, lock, started, fences);
 	} catch (...) {
 		/*
 		 * A user kernel or callback threw (without the lock): the work
@@ -195,11 +230,22 @@ vx_status Schedule::run(vx_graph graph, ApiLock &lock)
 	return status == VX_SUCCESS ? waited : status;
 }
 
-vx_status Schedule::runWorks(vx_graph graph, ApiLock &lock, size_t &started)
+vx_status Schedule::runWorks(
+	vx_graph graph, ApiLock &lock, size_t &started, std::vector<SyncFence> &fences)
 {
 	vx_status status = VX_SUCCESS;
 	for (size_t i = 0; i < works_.size() && status == VX_SUCCESS; i++) {
 		Work &work = *works_[i];
+		/* Device work waits on the device; before anything else, the CPU
+		 * waits, after which no later work needs to. */
+		if (!fences.empty() && work.waitsOnDevice()) {
+			work.waitOnDeviceFor(fences);
+		} else if (!fences.empty()) {
+			status = waitOnCpu(graph, fences, lock);
+			fences.clear();
+			if (status != VX_SUCCESS)
+				break;
+		}
 		if (needs_[i] && works_[*needs_[i]]->outstanding())
 			status = works_[*needs_[i]]->wait(graph, lock);
 		/* It copies memory that earlier work may use too (a view's

@@ -8,12 +8,21 @@
 
 #include "framework/target.h"
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
 namespace vdla::vx {
+
+/*
+ * How long a run waits for one thing: a DLA task, or a wait fence on the
+ * CPU. Device jobs end within the driver's job timeout once they run, but a
+ * job may queue behind other processes' work for longer;
+ * VDLA_VX_WAIT_LIMIT_MS shortens it (for tests).
+ */
+std::chrono::milliseconds runWaitLimit();
 
 class Schedule
 {
@@ -46,8 +55,10 @@ public:
 
 private:
 	Schedule() = default;
-	/* Starts the works in order (run()); @started counts those started. */
-	vx_status runWorks(vx_graph graph, ApiLock &lock, size_t &started);
+	/* Starts the works in order (run()), the first ones after @fences
+	 * signalled; @started counts those started. */
+	vx_status runWorks(vx_graph graph, ApiLock &lock, size_t &started,
+		std::vector<SyncFence> &fences);
 	/* Waits for every work before @end still outstanding. */
 	vx_status waitBefore(vx_graph graph, size_t end, ApiLock &lock);
 

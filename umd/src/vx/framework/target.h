@@ -57,6 +57,14 @@ public:
 	virtual bool startsAlone() const { return false; }
 	/* It must end before the next work starts (it copies results out). */
 	virtual bool endsBeforeNext() const { return false; }
+	/*
+	 * Whether the device waits for the run's wait fences
+	 * (vdla::vx::setGraphWaitFences()) when it is handed them by
+	 * waitOnDeviceFor() before start(); for other work, the CPU waits.
+	 */
+	virtual bool waitsOnDevice() const { return false; }
+	/* The fences the next start() makes its jobs wait for; they outlive it. */
+	virtual void waitOnDeviceFor(const std::vector<SyncFence> &) { }
 
 private:
 	std::vector<vx_node> nodes_;

@@ -49,6 +49,8 @@ uint8_t *_vx_tensor_t::storage()
 	}
 	if (fromHandle)
 		return handle;
+	if (externalBuffer)
+		return placed ? placed->data() : nullptr;
 	if (placed && placed->data() && placed->size() >= byteSize())
 		return placed->data();
 	/* Memory the system cannot give is VX_ERROR_NO_MEMORY for the caller,
@@ -118,6 +120,15 @@ std::unique_ptr<_vx_tensor_t> newTensor(vx_context context, vx_size numDims, con
 	tensor->dataType = dataType;
 	tensor->fixedPointPosition = fixedPointPosition;
 	return tensor;
+}
+
+bool refusesWrites(vx_tensor tensor, const char *what)
+{
+	if (!memoryOwner(tensor)->readOnly)
+		return false;
+	log(tensor, VX_ERROR_NOT_SUPPORTED,
+		"%s: the tensor's memory is a read-only buffer: nothing may write it", what);
+	return true;
 }
 
 } /* namespace vdla::vx */
@@ -321,6 +332,8 @@ try {
 		return status;
 	if (!user_stride || !user_ptr)
 		return VX_ERROR_INVALID_PARAMETERS;
+	if (usage != VX_READ_ONLY && refusesWrites(tensor, "vxCopyTensorPatch"))
+		return VX_ERROR_NOT_SUPPORTED;
 
 	uint8_t *base = tensor->storage();
 	if (!base)
@@ -361,6 +374,8 @@ try {
 		return status;
 	if (!map_id || !stride || !ptr)
 		return VX_ERROR_INVALID_PARAMETERS;
+	if (usage != VX_READ_ONLY && refusesWrites(tensor, "vxMapTensorPatch"))
+		return VX_ERROR_NOT_SUPPORTED;
 
 	uint8_t *base = tensor->storage();
 	if (!base)

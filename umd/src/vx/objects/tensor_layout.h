@@ -37,6 +37,13 @@ vx_status checkTensorView(vx_tensor tensor, vx_size numDims, const vx_size *star
 vx_tensor memoryOwner(vx_tensor tensor);
 
 /*
+ * Whether @tensor's memory is a read-only buffer (createTensorFromBuffer()
+ * of a ReadOnly buffer, or a view of one): then logs that @what may not
+ * write it, and the caller fails with VX_ERROR_NOT_SUPPORTED.
+ */
+bool refusesWrites(vx_tensor tensor, const char *what);
+
+/*
  * Whether @tensor's elements are packed memory of its own (not a view, not
  * the application's). Others are worked on through a packed copy: staged
  * by DLA tasks, gathered by CPU kernels that want packed elements.

@@ -6,6 +6,7 @@
 #include "targets/dla/dla_device.h"
 #include "targets/dla/dla_placement.h"
 #include "targets/dla/dla_target.h"
+#include "framework/schedule.h"
 #include "objects/tensor_layout.h"
 
 #include <VX/vx_khr_nn.h>
@@ -23,22 +24,11 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace vdla::vx::dla {
 
 namespace {
-
-/*
- * How long a run waits for one task. Device jobs end within the driver's
- * job timeout once they run, but a job may queue behind other processes'
- * work for longer; VDLA_VX_WAIT_LIMIT_MS shortens it (for tests).
- */
-std::chrono::milliseconds waitLimit()
-{
-	if (const char *value = getenv("VDLA_VX_WAIT_LIMIT_MS"); value && *value)
-		return std::chrono::milliseconds(strtoul(value, nullptr, 10));
-	return std::chrono::seconds(120);
-}
 
 uint64_t monotonicNs()
 {
@@ -277,14 +267,15 @@ bool Plan::stale() const
 	return false;
 }
 
-uint64_t Plan::submit(const Task &task, Buffer *stats, Fence &timeline, uint64_t &lastPoint,
-	vx_node node)
+uint64_t Plan::submit(const Task &task, const std::vector<SyncPoint> &waits, Buffer *stats,
+	Fence &timeline, uint64_t &lastPoint, vx_node node)
 {
 	/* The nodes' performance is the device time alone (driver 1.7 measures just that). */
 	const bool timeOnly = device_->info().driverVersion.atLeast(1, 7);
 	for (int attempt = 0;; attempt++) {
 		const uint64_t point = lastPoint + 1;
-		auto seqno = context_->submit(task, {}, { &timeline, point }, { stats, 0, timeOnly });
+		auto seqno
+			= context_->submit(task, waits, { &timeline, point }, { stats, 0, timeOnly });
 		if (seqno) {
 			lastPoint = point;
 			return point;
@@ -403,6 +394,8 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
  */
 vx_status TaskWork::start(vx_graph graph, ApiLock &)
 {
+	/* Handed for this start only, whatever becomes of it. */
+	const std::vector<SyncFence> *fences = std::exchange(waitFences_, nullptr);
 	/*
 	 * A job of this graph whose wait timed out may still run on the
 	 * device, reading and writing its buffers: nothing of the graph is
@@ -420,9 +413,24 @@ vx_status TaskWork::start(vx_graph graph, ApiLock &)
 		setStatus(status);
 		return status;
 	}
+	/* The run's wait fences, as this device's (their syncobjs may go
+	 * once the job is submitted: it holds the fences). */
+	std::vector<std::unique_ptr<Fence>> waitFences;
+	std::vector<SyncPoint> waits;
+	for (size_t f = 0; fences && f < fences->size(); f++) {
+		auto fence = (*fences)[f].toFence(*plan_.device_);
+		if (!fence) {
+			log(nodes().front(), VX_FAILURE, "a wait fence of the run: %s",
+				fence.error().message().c_str());
+			setStatus(VX_FAILURE);
+			return VX_FAILURE;
+		}
+		waits.push_back({ fence->get(), 0 });
+		waitFences.push_back(std::move(fence.value()));
+	}
 	const bool withStats = graph->context->performanceEnabled;
-	point_ = plan_.submit(task_, withStats ? stats_.get() : nullptr, *timeline_, lastPoint_,
-		nodes().front());
+	point_ = plan_.submit(task_, waits, withStats ? stats_.get() : nullptr, *timeline_,
+		lastPoint_, nodes().front());
 	if (!point_) {
 		setStatus(VX_FAILURE);
 		return VX_FAILURE;
@@ -440,7 +448,7 @@ vx_status TaskWork::wait(vx_graph graph, ApiLock &lock)
 	 * again in full: each further wait only looks. */
 	const std::chrono::milliseconds limit = plan_.target_.stillRunningLate(graph)
 		? std::chrono::milliseconds(0)
-		: waitLimit();
+		: runWaitLimit();
 	lock.unlock();
 	auto status = timeline_->waitStatus(point_, limit);
 	lock.lock();

@@ -42,6 +42,12 @@ public:
 	bool outstanding() const override { return point_ != 0; }
 	bool startsAlone() const override { return !copyIn_.empty() || !copyOut_.empty(); }
 	bool endsBeforeNext() const override { return !copyOut_.empty(); }
+	/* Staged inputs are copied on the CPU, which must wait first. */
+	bool waitsOnDevice() const override { return copyIn_.empty(); }
+	void waitOnDeviceFor(const std::vector<SyncFence> &fences) override
+	{
+		waitFences_ = &fences;
+	}
 
 	/* Lowers @lowering's units into the task (placing their tensors). */
 	vx_status write(vx_graph graph, Lowering &lowering);
@@ -65,6 +71,8 @@ private:
 	void recordPerformance(uint64_t endNs);
 
 	Plan &plan_;
+	/* What the next start() waits for on the device (waitOnDeviceFor()). */
+	const std::vector<SyncFence> *waitFences_ = nullptr;
 	std::vector<Unit> units_;
 	Task task_;
 	/* The buffers the task uses, kept alive with it. */
@@ -130,10 +138,10 @@ public:
 private:
 	friend class TaskWork;
 
-	/* Submits @task signalling the next point of @timeline after
-	 * @lastPoint, which it returns and records (0 on failure). */
-	uint64_t submit(const Task &task, Buffer *stats, Fence &timeline, uint64_t &lastPoint,
-		vx_node node);
+	/* Submits @task after @waits, signalling the next point of @timeline
+	 * after @lastPoint, which it returns and records (0 on failure). */
+	uint64_t submit(const Task &task, const std::vector<SyncPoint> &waits, Buffer *stats,
+		Fence &timeline, uint64_t &lastPoint, vx_node node);
 
 	DlaTarget &target_;
 	std::shared_ptr<Device> device_;
