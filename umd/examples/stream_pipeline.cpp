@@ -2,30 +2,31 @@
 /*
  * vdla-example-stream [--frames N] [--json] [--no-check]: the example of
  * docs/streams.md.
- * Three processes share one stream of camera frames (INT8 tensors
- * [1,4,32,32]) without copying them:
+ * Three processes share one stream of camera frames (28x28 INT16 Q7.8
+ * images of digits) without copying them:
  *
- *   camera (this process, CPU) -> multicast -+-> IPC -> classifier (DLA job)
+ *   camera (this process, CPU) -> multicast -+-> IPC -> classifier (OpenVX, DLA)
  *                                            +-> IPC -> logger (CPU)
  *
- * The classifier runs a fused CONV 3x3 -> SDP (scale, RELU) -> PDP max 2x2
- * layer on the last vDLA straight from the frame's buffer, in a job that
- * waits for the camera's fence, and checks every result against the same
- * layer computed on the CPU. The logger checks each frame's bytes. Halfway
- * through, the logger is killed; the stream goes on for the others. It
- * runs with FIFO queues (the camera waits for the slowest) and then with
- * mailboxes (consumers see the newest frame; older ones go back), and
- * prints frames per second, the latency from the camera's present() to the
- * end of the classifier's job on that frame, and the CPU time the three
- * processes spent per frame. Exit status 0 when every check held.
+ * The classifier runs the runtime's network, the LeNet-style OpenVX graph of
+ * vdla-demo (lenet_network.h), on the last vDLA, straight from each frame's
+ * buffer: the frame is the graph's input tensor
+ * (vdla::vx::createTensorFromBuffer), and the graph's DLA jobs wait for the
+ * camera's fence on the device (vdla::vx::setGraphWaitFences). It checks
+ * every result against the same network on the CPU. The logger checks each
+ * frame's bytes. Halfway through, the logger is killed; the stream goes on
+ * for the others. It runs with FIFO queues (the camera waits for the
+ * slowest) and then with mailboxes (consumers see the newest frame; older
+ * ones go back), and prints frames per second, the latency from the
+ * camera's present() to the end of the classifier's graph on that frame,
+ * and the CPU time the stream library spent per frame in the three
+ * processes (vdla::streamCpuTime()). Exit status 0 when every check held.
  *
  * --json: the figures as JSON lines, for make bench. --no-check: the
- * classifier and the logger skip their checks on the CPU, so the CPU time
- * per frame is the stream's, the fences', the job submissions' and the
- * frame fill's.
+ * classifier and the logger skip their checks on the CPU (the classifier's
+ * reference network, the logger's comparison), as a product would.
  */
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,82 +35,39 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
-#include <vdla/context.h>
 #include <vdla/device.h>
 #include <vdla/stream.h>
-#include <vdla/task_builder.h>
+#include <vdla/vx_interop.h>
+
+#include "lenet_network.h"
 
 namespace {
 
 using namespace vdla;
 
-constexpr uint32_t kC = 4, kH = 32, kW = 32, kOut = 8, kK = 3;
-constexpr uint32_t kConvH = kH - kK + 1, kConvW = kW - kK + 1;
-constexpr uint32_t kPoolH = kConvH / 2, kPoolW = kConvW / 2;
-constexpr uint32_t kFrameBytes = kC * kH * kW;
-constexpr uint32_t kResultBytes = kOut * kPoolH * kPoolW;
+constexpr uint32_t kFrameBytes = lenet::kSide * lenet::kSide * sizeof(int16_t);
 constexpr auto kTimeout = std::chrono::seconds(30);
 
 /* The consumers compare what they get with the CPU's answer (not --no-check). */
 bool gCheck = true;
 
-/* Frame @frame's byte @i: a moving pattern, as a camera would give. */
-int8_t pixel(uint64_t frame, uint32_t i)
+/* Frame @frame: a digit, moved right a pixel every ten frames, as a camera would give. */
+std::vector<int16_t> image(uint64_t frame)
 {
-	return static_cast<int8_t>((i * 37 + frame * 11 + (i >> 7) * 5) % 256);
+	return lenet::renderDigit(int(frame % lenet::kDigits), int(frame / lenet::kDigits % 9));
 }
 
-/* The layer's weights [kOut][kC][kK][kK], each -1, 0 or 1. */
-int8_t weight(uint32_t i)
-{
-	return static_cast<int8_t>(static_cast<int>((i * 7 + 3) % 3) - 1);
-}
-
-/* The layer on the CPU: what the DLA must give, bit for bit. */
-std::vector<int8_t> layerOnCpu(const int8_t *in)
-{
-	std::vector<int8_t> act(kOut * kConvH * kConvW);
-	for (uint32_t o = 0; o < kOut; o++)
-		for (uint32_t y = 0; y < kConvH; y++)
-			for (uint32_t x = 0; x < kConvW; x++) {
-				int32_t acc = 0;
-				for (uint32_t c = 0; c < kC; c++)
-					for (uint32_t ky = 0; ky < kK; ky++)
-						for (uint32_t kx = 0; kx < kK; kx++)
-							acc += in[(c * kH + y + ky) * kW + x + kx]
-								* weight(((o * kC + c) * kK + ky)
-										* kK
-									+ kx);
-				/* SDP: scale by 1/4 (towards zero), RELU, saturate to INT8. */
-				int32_t v = std::max(acc / 4, 0);
-				act[(o * kConvH + y) * kConvW + x]
-					= static_cast<int8_t>(std::min(v, 127));
-			}
-	std::vector<int8_t> out(kResultBytes);
-	for (uint32_t o = 0; o < kOut; o++)
-		for (uint32_t y = 0; y < kPoolH; y++)
-			for (uint32_t x = 0; x < kPoolW; x++) {
-				int8_t m = -128;
-				for (uint32_t dy = 0; dy < 2; dy++)
-					for (uint32_t dx = 0; dx < 2; dx++)
-						m = std::max(m,
-							act[(o * kConvH + 2 * y + dy) * kConvW
-								+ 2 * x + dx]);
-				out[(o * kPoolH + y) * kPoolW + x] = m;
-			}
-	return out;
-}
-
-/* What each endpoint needs of the one element: an INT8 tensor [1,4,32,32]. */
+/* What each endpoint needs of the one element: the network's input, INT16 [1,1,28,28]. */
 AttrList frameNeeds(const std::string &who, Accessor accessor, Permission permission)
 {
 	AttrList needs(who);
 	(void)needs.setTypes({ BufferType::Tensor });
-	(void)needs.setTensorDataType(TensorDataType::Int8);
-	(void)needs.setTensorDims({ 1, kC, kH, kW });
+	(void)needs.setTensorDataType(TensorDataType::Int16);
+	(void)needs.setTensorDims({ 1, 1, lenet::kSide, lenet::kSide });
 	(void)needs.setAccessors({ accessor });
 	(void)needs.setRequiredPermission(permission);
 	if (accessor.kind == Accessor::Kind::Cpu)
@@ -136,10 +94,84 @@ StreamEventType nextEvent(const char *who, StreamBlock &block)
 	return event->type;
 }
 
-/* The classifier process: the layer on @node's vDLA for every frame. */
-int classifier(const std::string &node, uint32_t dla, std::unique_ptr<IpcEndpoint> endpoint,
-	StreamQueueKind queue, int resultsFd)
+/* What a consumer process reports to the camera's process through a pipe. */
+struct Report {
+	double frames = 0;
+	double latencyP50Us = 0;
+	double latencyP99Us = 0;
+	double streamCpuUs = 0;
+};
+
+/* The consumers' latencies in @report: the median and the 99th percentile. */
+void summarise(std::vector<double> latencies, Report &report)
 {
+	std::sort(latencies.begin(), latencies.end());
+	if (latencies.empty())
+		return;
+	report.latencyP50Us = latencies[latencies.size() / 2];
+	report.latencyP99Us
+		= latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)];
+}
+
+/*
+ * The network twice, as vdla-demo builds it: on the DLA from a graph
+ * parameter that each frame's tensor is bound to, and on the CPU from a
+ * tensor of its own, the reference.
+ */
+struct Network {
+	lenet::Classifier dla;
+	lenet::Classifier cpu;
+	vx_tensor cpuInput = nullptr;
+};
+
+bool buildNetwork(VxCheck &check, vx_context context, Network &net)
+{
+	const std::vector<lenet::Parameters> parameters = lenet::createParameters(check, context);
+	vx_kernel clampScale = lenet::addClampScale(check, context);
+	/* Verification needs an input; the frames' tensors replace it. */
+	vx_tensor placeholder = check.object(vxCreateTensor(context, lenet::kInputDims.size(),
+						     lenet::kInputDims.data(), VX_TYPE_INT16,
+						     lenet::kPosition),
+		"vxCreateTensor(input)");
+	net.cpuInput = check.object(vxCreateTensor(context, lenet::kInputDims.size(),
+					    lenet::kInputDims.data(), VX_TYPE_INT16, lenet::kPosition),
+		"vxCreateTensor(reference input)");
+	if (!check.ok())
+		return false;
+	net.dla = lenet::buildClassifier(check, context, placeholder, parameters, clampScale, "any");
+	net.cpu = lenet::buildClassifier(
+		check, context, net.cpuInput, parameters, clampScale, "cpu");
+	if (!check.ok())
+		return false;
+	vx_parameter input = vxGetParameterByIndex(net.dla.nodes.front(), 0);
+	check.status(vxAddParameterToGraph(net.dla.graph, input), "vxAddParameterToGraph");
+	vxReleaseParameter(&input);
+	return check.status(vxVerifyGraph(net.dla.graph), "vxVerifyGraph(target any)")
+		&& check.status(vxVerifyGraph(net.cpu.graph), "vxVerifyGraph(target cpu)");
+}
+
+/* The frame @frame through the network on the CPU; false if @outputs differ. */
+bool matchesCpu(VxCheck &check, const Network &net, uint64_t frame, const lenet::Outputs &outputs)
+{
+	std::vector<int16_t> pixels = image(frame);
+	lenet::Outputs reference;
+	if (!lenet::copyTensor(check, net.cpuInput, lenet::kInputDims, pixels.data(),
+		    VX_WRITE_ONLY, "reference input")
+		|| !lenet::classify(check, net.cpu, "target cpu", reference))
+		return false;
+	const std::string differs = lenet::difference(outputs, reference);
+	if (!differs.empty())
+		fprintf(stderr, "classifier: frame %lu: the DLA and the CPU differ: %s\n",
+			(unsigned long)frame, differs.c_str());
+	return differs.empty();
+}
+
+/* The classifier process: the network on @node's vDLA for every frame. */
+int classifier(const std::string &node, uint32_t dla, std::unique_ptr<IpcEndpoint> endpoint,
+	StreamQueueKind queue, int reportFd)
+{
+	/* Forked from the camera's process: its count so far is not ours. */
+	const auto cpuAtStart = streamCpuTime();
 	auto device = Device::open(node);
 	if (!device)
 		return fail("classifier: open", device.error());
@@ -148,29 +180,32 @@ int classifier(const std::string &node, uint32_t dla, std::unique_ptr<IpcEndpoin
 		Accessor::dla(dla) };
 	auto ipc = StreamIpcDst::create(**device, std::move(endpoint));
 	auto consumer = StreamConsumer::create(**device, queue, std::move(config));
-	auto ctx = Context::create(**device);
-	auto weights = Buffer::create(**device, kOut * kC * kK * kK);
-	auto result = Buffer::create(**device, kResultBytes);
 	if (!ipc)
 		return fail("classifier: IPC destination", ipc.error());
 	if (!consumer)
 		return fail("classifier: consumer", consumer.error());
-	if (!ctx || !weights || !result)
-		return 1;
-	auto weightBytes = (*weights)->map();
-	auto resultBytes = (*result)->map();
-	if (!weightBytes || !resultBytes)
-		return 1;
-	for (uint32_t i = 0; i < kOut * kC * kK * kK; i++)
-		(*weightBytes)[i] = static_cast<uint8_t>(weight(i));
-	/* The frame's fence orders the job; the buffer's own fences need not. */
-	(*ctx)->setImplicitSync(false);
 	if (!streamConnect(*ipc, *consumer))
 		return 1;
 
+	/* The OpenVX context works on the same vDLA as the consumer. */
+	setenv("VDLA_VX_DEVICE", node.c_str(), 1);
+	VxCheck check("classifier");
+	vx_context context = check.object(vxCreateContext(), "vxCreateContext");
+	if (!check.ok())
+		return 1;
+	check.attach(context);
+	Network net;
+	if (!buildNetwork(check, context, net)) {
+		vxReleaseContext(&context);
+		return 1;
+	}
+
+	/* Each packet's element as a tensor, made once, the first time it comes. */
+	std::map<uint32_t, vx_tensor> frames;
 	std::vector<double> latencies;
-	uint64_t lastFrame = 0, frames = 0;
-	for (;;) {
+	uint64_t lastFrame = 0;
+	Report report;
+	for (bool ok = true; ok;) {
 		StreamEventType type = nextEvent("classifier", **consumer);
 		if (type == StreamEventType::Disconnected || type == StreamEventType::Error)
 			break;
@@ -187,76 +222,41 @@ int classifier(const std::string &node, uint32_t dla, std::unique_ptr<IpcEndpoin
 		}
 		lastFrame = packet->frame;
 
-		/* The layer, reading the frame where the camera wrote it. */
-		TaskBuilder b;
-		const uint16_t in = b.addBuffer(packet->elements[0]->buffer());
-		const uint16_t wgt = b.addBuffer(**weights);
-		const uint16_t out = b.addBuffer(**result, BufferUse::Write);
-		ConvOp conv;
-		conv.src = Tensor::nchw(in, 0, DataType::Int8, 1, kC, kH, kW);
-		conv.weights = Tensor::nchw(wgt, 0, DataType::Int8, kOut, kC, kK, kK);
-		conv.dst = Tensor::nchw(0, 0, DataType::Int32, 1, kOut, kConvH, kConvW);
-		SdpOp sdp;
-		sdp.dst = Tensor::nchw(0, 0, DataType::Int8, 1, kOut, kConvH, kConvW);
-		sdp.scaleMode = SdpMode::PerTensor;
-		sdp.scaleMul = 1;
-		sdp.scaleShift = 2;
-		sdp.activation = SdpActivation::Relu;
-		PdpOp pdp;
-		pdp.dst = Tensor::nchw(out, 0, DataType::Int8, 1, kOut, kPoolH, kPoolW);
-		pdp.kernelW = pdp.kernelH = 2;
-		pdp.strideX = pdp.strideY = 2;
-		b.fuse(conv, sdp, pdp);
-		auto task = b.build(**device);
-		if (!task)
-			return fail("classifier: build", task.error());
-
-		/* The job waits for the camera's fence; the packet goes back with the job's. */
-		std::vector<std::unique_ptr<Fence>> waitables;
-		std::vector<SyncPoint> waits;
-		for (const SyncFence &fence : packet->fences) {
-			auto f = fence.toFence(**device);
-			if (!f)
-				return fail("classifier: fence", f.error());
-			waits.push_back({ f->get(), 0 });
-			waitables.push_back(std::move(*f));
-		}
-		auto point = (*consumer)->sync()->submit(**ctx, *task, waits);
-		if (!point)
-			return fail("classifier: submit", point.error());
-		if (auto r = (*consumer)->release(packet->id, *point); !r)
+		vx_tensor &input = frames[packet->id];
+		if (!input)
+			input = check.object(vdla::vx::createTensorFromBuffer(context,
+						     lenet::kInputDims, VX_TYPE_INT16,
+						     lenet::kPosition, packet->elements[0]->buffer()),
+				"createTensorFromBuffer");
+		/* The graph reads the frame where the camera wrote it, once its fence signalled. */
+		lenet::Outputs outputs;
+		ok = check.ok()
+			&& check.status(vxSetGraphParameterByIndex(net.dla.graph, 0,
+						reinterpret_cast<vx_reference>(input)),
+				"vxSetGraphParameterByIndex")
+			&& check.status(vdla::vx::setGraphWaitFences(
+						net.dla.graph, std::move(packet->fences)),
+				"setGraphWaitFences")
+			&& lenet::classify(check, net.dla, "target any", outputs);
+		/* vxProcessGraph returned: the graph is done with the frame. */
+		if (auto r = (*consumer)->release(packet->id, 0); !r)
 			return fail("classifier: release", r.error());
-		auto status = (*consumer)->sync()->timeline().waitStatus(*point, kTimeout);
-		if (!status || status->error)
-			return 1;
-		const auto readable = std::chrono::nanoseconds(status->timestamp);
-		latencies.push_back(
-			std::chrono::duration<double, std::micro>(readable - packet->presentTime)
+		latencies.push_back(std::chrono::duration<double, std::micro>(
+			std::chrono::steady_clock::now().time_since_epoch() - packet->presentTime)
 				.count());
-
-		/* The same layer on the CPU, from the frame the camera must have sent. */
-		if (!gCheck) {
-			frames++;
-			continue;
-		}
-		std::vector<int8_t> frame(kFrameBytes);
-		for (uint32_t i = 0; i < kFrameBytes; i++)
-			frame[i] = pixel(packet->frame, i);
-		if (memcmp(layerOnCpu(frame.data()).data(), *resultBytes, kResultBytes)) {
-			fprintf(stderr, "classifier: frame %lu: the DLA and the CPU differ\n",
-				(unsigned long)packet->frame);
-			return 1;
-		}
-		frames++;
+		ok = ok && (!gCheck || matchesCpu(check, net, packet->frame, outputs));
+		report.frames += ok;
 	}
-	/* What the camera prints: how many frames, and the latencies. */
-	std::sort(latencies.begin(), latencies.end());
-	double stats[3] = { static_cast<double>(frames), 0, 0 };
-	if (!latencies.empty()) {
-		stats[1] = latencies[latencies.size() / 2];
-		stats[2] = latencies[std::min(latencies.size() - 1, latencies.size() * 99 / 100)];
-	}
-	return write(resultsFd, stats, sizeof(stats)) == sizeof(stats) ? 0 : 1;
+	for (auto &[id, tensor] : frames)
+		vxReleaseTensor(&tensor);
+	vxReleaseContext(&context);
+	if (!check.ok())
+		return 1;
+	/* What the camera prints: how many frames, the latencies, the stream's CPU time. */
+	summarise(std::move(latencies), report);
+	report.streamCpuUs
+		= std::chrono::duration<double, std::micro>(streamCpuTime() - cpuAtStart).count();
+	return write(reportFd, &report, sizeof(report)) == sizeof(report) ? 0 : 1;
 }
 
 /* The logger process: checks every frame's bytes on the CPU. */
@@ -287,12 +287,11 @@ int logger(const std::string &node, std::unique_ptr<IpcEndpoint> endpoint, Strea
 		auto bytes = frame.map();
 		if (!bytes || !frame.beginCpuAccess(Buffer::CpuAccess::Read))
 			return 1;
-		for (uint32_t i = 0; gCheck && i < kFrameBytes; i++)
-			if (static_cast<int8_t>((*bytes)[i]) != pixel(packet->frame, i)) {
-				fprintf(stderr, "logger: frame %lu differs at byte %u\n",
-					(unsigned long)packet->frame, i);
-				return 1;
-			}
+		if (gCheck && memcmp(*bytes, image(packet->frame).data(), kFrameBytes)) {
+			fprintf(stderr, "logger: frame %lu differs from what the camera sent\n",
+				(unsigned long)packet->frame);
+			return 1;
+		}
 		(void)frame.endCpuAccess(Buffer::CpuAccess::Read);
 		if (auto r = (*consumer)->release(packet->id, 0); !r)
 			return fail("logger: release", r.error());
@@ -338,8 +337,7 @@ int camera(Device &device, std::unique_ptr<IpcEndpoint> toClassifier,
 		auto bytes = element.map();
 		if (!bytes || !element.beginCpuAccess(Buffer::CpuAccess::Write))
 			return 1;
-		for (uint32_t i = 0; i < kFrameBytes; i++)
-			(*bytes)[i] = static_cast<uint8_t>(pixel(frame, i));
+		memcpy(*bytes, image(frame).data(), kFrameBytes);
 		(void)element.endCpuAccess(Buffer::CpuAccess::Write);
 		const uint64_t point = (*producer)->sync()->nextPoint();
 		if (!(*producer)->sync()->signal(point) || !(*producer)->present(packet->id, point))
@@ -355,12 +353,6 @@ int camera(Device &device, std::unique_ptr<IpcEndpoint> toClassifier,
 	 */
 	producer->reset();
 	return 0;
-}
-
-double cpuMicros(const rusage &u)
-{
-	return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 + u.ru_utime.tv_usec
-		+ u.ru_stime.tv_usec;
 }
 
 /* One run with @queue: returns the exit status. */
@@ -397,31 +389,28 @@ int run(StreamQueueKind queue, uint64_t frames, bool json)
 	toLogger->second.reset();
 	close(results[1]);
 
-	rusage before = {}, beforeChildren = {};
-	getrusage(RUSAGE_SELF, &before);
-	getrusage(RUSAGE_CHILDREN, &beforeChildren);
+	const auto cpuBefore = streamCpuTime();
 	auto device = Device::open(nodes->front());
 	double seconds = 0;
 	int status = device ? camera(**device, std::move(toClassifier->first),
 			     std::move(toLogger->first), loggerPid, frames, &seconds)
 			    : 1;
+	const double cameraCpuUs
+		= std::chrono::duration<double, std::micro>(streamCpuTime() - cpuBefore).count();
 	/* The camera's blocks are gone: the classifier sees the end and reports. */
-	double stats[3] = {};
-	const bool reported = read(results[0], stats, sizeof(stats)) == sizeof(stats);
+	Report report;
+	const bool reported = read(results[0], &report, sizeof(report)) == sizeof(report);
 	close(results[0]);
 	int classifierStatus = 0, loggerStatus = 0;
 	waitpid(classifierPid, &classifierStatus, 0);
 	waitpid(loggerPid, &loggerStatus, 0);
-	rusage usage = {}, children = {};
-	getrusage(RUSAGE_SELF, &usage);
-	getrusage(RUSAGE_CHILDREN, &children);
-	const double cpuUs = cpuMicros(usage) - cpuMicros(before) + cpuMicros(children)
-		- cpuMicros(beforeChildren);
+	/* The logger, killed, cannot tell its share. */
+	const double cpuUs = cameraCpuUs + report.streamCpuUs;
 
 	const char *name = queue == StreamQueueKind::Fifo ? "fifo" : "mailbox";
 	const bool ok = status == 0 && reported && WIFEXITED(classifierStatus)
 		&& WEXITSTATUS(classifierStatus) == 0 && WIFSIGNALED(loggerStatus)
-		&& (queue == StreamQueueKind::Mailbox || stats[0] == frames);
+		&& (queue == StreamQueueKind::Mailbox || report.frames == frames);
 	if (json) {
 		const struct {
 			const char *bench;
@@ -429,8 +418,8 @@ int run(StreamQueueKind queue, uint64_t frames, bool json)
 			const char *unit;
 		} figures[] = {
 			{ "stream_fps", frames / seconds, "frames/s" },
-			{ "stream_latency_us_p50", stats[1], "us" },
-			{ "stream_latency_us_p99", stats[2], "us" },
+			{ "stream_latency_us_p50", report.latencyP50Us, "us" },
+			{ "stream_latency_us_p99", report.latencyP99Us, "us" },
 			{ "stream_cpu_us_per_frame", cpuUs / frames, "us" },
 		};
 		for (const auto &f : figures)
@@ -440,11 +429,13 @@ int run(StreamQueueKind queue, uint64_t frames, bool json)
 				ok ? "" : ", \"failed\": true");
 	} else
 		printf("%-7s: %lu frames presented in %.2f s (%.1f frames/s), %lu classified "
-		       "and checked; present to readable p50 %.0f us, p99 %.0f us; logger killed "
-		       "at frame %lu: %s\n",
+		       "and checked; present to result p50 %.0f us, p99 %.0f us; stream library "
+		       "CPU per frame %.0f us (camera %.0f, classifier %.0f); logger killed at "
+		       "frame %lu: %s\n",
 			name, (unsigned long)frames, seconds, frames / seconds,
-			(unsigned long)stats[0], stats[1], stats[2], (unsigned long)frames / 2,
-			ok ? "ok" : "FAILED");
+			(unsigned long)report.frames, report.latencyP50Us, report.latencyP99Us,
+			cpuUs / frames, cameraCpuUs / frames, report.streamCpuUs / frames,
+			(unsigned long)frames / 2, ok ? "ok" : "FAILED");
 	return ok ? 0 : 1;
 }
 

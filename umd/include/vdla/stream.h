@@ -73,6 +73,16 @@ enum class StreamEventType {
 
 const char *streamEventName(StreamEventType type);
 
+/*
+ * The CPU time this process spent in the stream library so far: in its
+ * calls that do the stream's work (streamConnect(), queryEvent(),
+ * getPacket(), present(), acquire(), release()) on every thread, and in
+ * its IPC blocks' threads while they handle a message. Waiting costs none.
+ * A forked child starts from its parent's count. Counting costs two reads
+ * of the thread's CPU clock per call.
+ */
+std::chrono::nanoseconds streamCpuTime();
+
 struct StreamEvent {
 	StreamEventType type;
 	/* Error and Disconnected: why, in words. */

@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "../poll_wait.h"
+#include "stream_cpu_time.h"
 #include "stream_messages.h"
 
 namespace vdla {
@@ -164,6 +165,7 @@ size_t StreamBlock::pendingEvents() const
 
 Result<StreamEvent> StreamBlock::queryEvent(std::chrono::milliseconds timeout)
 {
+	detail::StreamCpuScope counted;
 	const auto deadline = std::chrono::steady_clock::now() + timeout;
 	for (;;) {
 		auto left = timeout.count() < 0
@@ -211,6 +213,7 @@ void StreamBlock::sendUp(detail::StreamUp &&message)
 Result<void> streamConnect(const std::shared_ptr<StreamBlock> &upstream,
 	const std::shared_ptr<StreamBlock> &downstream)
 {
+	detail::StreamCpuScope counted;
 	if (!upstream || !downstream || upstream == downstream)
 		return Error(EINVAL, "a connection needs two blocks");
 	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());

@@ -8,6 +8,7 @@
 
 #include <vdla/device.h>
 
+#include "stream_cpu_time.h"
 #include "stream_endpoint.h"
 #include "stream_messages.h"
 
@@ -212,6 +213,7 @@ void StreamConsumer::fromDownstream(size_t, StreamUp &&)
 
 Result<StreamPacket> StreamConsumer::acquire()
 {
+	detail::StreamCpuScope counted;
 	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	if (state_ == State::Failed)
 		return Error(ECANCELED, "the stream's set-up failed: " + failure_);
@@ -237,6 +239,7 @@ Result<StreamPacket> StreamConsumer::acquire()
 
 Result<void> StreamConsumer::release(uint32_t id, uint64_t point)
 {
+	detail::StreamCpuScope counted;
 	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	Packet *packet = find(id);
 	if (!packet)

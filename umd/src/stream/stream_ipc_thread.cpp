@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The receiving thread of a stream IPC block. */
 #include "stream_ipc_thread.h"
+#include "stream_cpu_time.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -65,6 +66,8 @@ void StreamIpcThread::run(std::shared_ptr<StreamIpcThread> self, Handler handle)
 			handle(*self, Error(errno, "cannot wait for the other process"));
 			return;
 		}
+		/* Awake: what follows is the stream's work (stream_cpu_time.h). */
+		detail::StreamCpuScope counted;
 		if (ready == 0) {
 			if (!handle(*self, Error(ETIMEDOUT, "a tick")))
 				return;

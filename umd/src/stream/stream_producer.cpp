@@ -8,6 +8,7 @@
 
 #include <vdla/device.h>
 
+#include "stream_cpu_time.h"
 #include "stream_endpoint.h"
 #include "stream_messages.h"
 
@@ -149,6 +150,7 @@ void StreamProducer::setUp(std::vector<detail::StreamConsumerSetup> &&setups)
 
 Result<StreamPacket> StreamProducer::getPacket()
 {
+	detail::StreamCpuScope counted;
 	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	switch (state_) {
 	case State::Connecting:
@@ -183,6 +185,7 @@ Result<StreamPacket> StreamProducer::getPacket()
 
 Result<void> StreamProducer::present(uint32_t id, uint64_t point)
 {
+	detail::StreamCpuScope counted;
 	std::lock_guard<detail::StreamMutex> lock(detail::streamLock());
 	if (id >= packets_.size())
 		return Error(ENOENT, "the stream has no packet " + std::to_string(id));
