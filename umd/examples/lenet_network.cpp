@@ -140,8 +140,8 @@ std::vector<int16_t> renderDigit(int digit, int shift)
 		const Stroke &stroke = kSegments[s];
 		for (vx_size y = stroke.y0; y <= stroke.y1; y++)
 			for (vx_size x = stroke.x0; x <= stroke.x1; x++)
-				image[y * kSide + x + vx_size(std::clamp(shift, 0, 8))]
-					= 1 << kPosition;
+				image[y * kSide + x + vx_size(std::clamp(shift, 0, 8))] = 1
+					<< kPosition;
 	}
 	return image;
 }

@@ -64,7 +64,6 @@ inline const std::vector<LayerSpec> kLayers = {
 	{ "softmax", Kind::Softmax, { kDigits } },
 };
 
-
 vx_size elements(const std::vector<vx_size> &dims);
 
 /* Copies between @tensor (INT16 of dimensions @dims) and the packed @values. */

@@ -108,7 +108,8 @@ protected:
 		if (!other_) {
 			auto nodes = vdla::Device::enumerate();
 			if (!nodes || nodes->size() < 2)
-				return ::testing::AssertionFailure() << "the test needs a second vDLA";
+				return ::testing::AssertionFailure()
+					<< "the test needs a second vDLA";
 			auto other = vdla::Device::open((*nodes)[1]);
 			if (!other)
 				return ::testing::AssertionFailure() << other.error().message();
@@ -127,8 +128,8 @@ protected:
 		auto task = b.build(*other_);
 		if (!task)
 			return ::testing::AssertionFailure() << task.error().message();
-		const std::string command = std::string("bdma ") + fault + " 1 "
-			+ std::to_string(kGateDelayUs);
+		const std::string command
+			= std::string("bdma ") + fault + " 1 " + std::to_string(kGateDelayUs);
 		if (faultInject(*other_, command))
 			return ::testing::AssertionFailure() << "debugfs fault_inject";
 		auto seqno = (*ctx)->submit(*task, {}, { fence->get(), 0 });
@@ -222,7 +223,8 @@ TEST_F(BufferTensor, OfAReadOnlyBufferCannotBeWritten)
 	auto fd = buffer_->exportFd(vdla::Buffer::Access::ReadOnly);
 	ASSERT_TRUE(fd);
 	vdla::UniqueFd dmabuf(*fd);
-	auto readOnly = vdla::Buffer::import(*device_, dmabuf.get(), vdla::Buffer::Access::ReadOnly);
+	auto readOnly
+		= vdla::Buffer::import(*device_, dmabuf.get(), vdla::Buffer::Access::ReadOnly);
 	ASSERT_TRUE(readOnly) << readOnly.error().message();
 	vx_tensor tensor = tensorOn(**readOnly);
 	ASSERT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(tensor)), VX_SUCCESS);
@@ -269,14 +271,15 @@ TEST_F(BufferTensor, RefusesWhatCannotBackIt)
 {
 	auto small = vdla::vx::createTensorFromBuffer(
 		context_, { 64, 64, 2 }, VX_TYPE_INT16, 8, *buffer_);
-	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(small)),
-		VX_ERROR_INVALID_PARAMETERS)
+	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(small)), VX_ERROR_INVALID_PARAMETERS)
 		<< "a tensor larger than the buffer";
 	auto noDims = vdla::vx::createTensorFromBuffer(context_, {}, VX_TYPE_INT16, 8, *buffer_);
 	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(noDims)), VX_ERROR_INVALID_DIMENSION);
-	auto zero = vdla::vx::createTensorFromBuffer(context_, { 4, 0 }, VX_TYPE_INT16, 8, *buffer_);
+	auto zero
+		= vdla::vx::createTensorFromBuffer(context_, { 4, 0 }, VX_TYPE_INT16, 8, *buffer_);
 	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(zero)), VX_ERROR_INVALID_DIMENSION);
-	auto notTensor = vdla::vx::createTensorFromBuffer(context_, { 4 }, VX_TYPE_DF_IMAGE, 0, *buffer_);
+	auto notTensor
+		= vdla::vx::createTensorFromBuffer(context_, { 4 }, VX_TYPE_DF_IMAGE, 0, *buffer_);
 	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(notTensor)), VX_ERROR_NOT_SUPPORTED);
 	auto sram = vdla::Buffer::create(*device_, 4096, vdla::Buffer::Placement::Sram);
 	if (sram) {
@@ -302,7 +305,6 @@ TEST_F(BufferTensor, DlaRunWaitsForItsFences)
 	ASSERT_FALSE(gateDone()) << "the gate ended before the run: the test proves nothing";
 	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 	EXPECT_TRUE(gateDone()) << "the run ended before the fence it waits for signalled";
-
 }
 
 /* CPU work of a run waits for the fences on the CPU. */

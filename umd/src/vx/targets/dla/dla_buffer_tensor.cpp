@@ -42,8 +42,8 @@ try {
 	if (!isTensorType(dataType))
 		return refuse(context, VX_ERROR_NOT_SUPPORTED, "not a tensor data type");
 	if (buffer.placement() == Buffer::Placement::Sram)
-		return refuse(context, VX_ERROR_NOT_SUPPORTED,
-			"an SRAM buffer has no dma-buf to import");
+		return refuse(
+			context, VX_ERROR_NOT_SUPPORTED, "an SRAM buffer has no dma-buf to import");
 	Device *dla = dla::device(context);
 	if (!dla)
 		return refuse(context, VX_ERROR_NOT_SUPPORTED, "the context has no DLA");
