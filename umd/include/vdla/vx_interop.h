@@ -5,7 +5,7 @@
  * graph run that starts once fences signalled. With both, a stream consumer
  * runs an OpenVX network on each packet where the producer wrote it, its
  * DLA jobs waiting for the producer's fence on the device
- * (docs/streams.md, "The demo"; docs/openvx.md, "Interop").
+ * (docs/streams.md, "The demo"; docs/openvx.md, "Tensors on libvdla buffers, runs after fences").
  *
  * The OpenVX context's DLA is the one VDLA_VX_DEVICE names (the first vDLA
  * when unset); a buffer of any vDLA, or any dma-buf, can back a tensor.
@@ -45,10 +45,12 @@ vx_tensor createTensorFromBuffer(vx_context context, const std::vector<vx_size> 
 /*
  * The next run of @graph (vxProcessGraph or vxScheduleGraph) starts only
  * once each of @fences signalled: its DLA jobs wait for them on the device,
- * and before its first CPU node runs, the CPU waits for them (up to the
- * limit of a DLA task's wait, 120 s). Fences set before that run replace
- * these; the run takes them, so the one after waits for nothing. A fence
- * that signals an error fails the run (VX_FAILURE, the log says which).
+ * and before its first CPU node runs (or a DLA task that copies staged
+ * inputs on the CPU), the CPU waits for them, up to the limit of a DLA
+ * task's wait (120 s). Fences set before that run replace these; the run
+ * takes them, so the one after waits for nothing. A fence the CPU waits for
+ * that signals an error fails the run (VX_FAILURE, the log names it); the
+ * device does not pass a dependency's error on to the job that waited.
  * Errors: VX_ERROR_INVALID_REFERENCE, VX_ERROR_GRAPH_SCHEDULED (a run is
  * in flight).
  */
