@@ -10,6 +10,8 @@
  * stream block exists (blocks run threads, and fork() copies only one).
  */
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -711,6 +713,124 @@ TEST_F(StreamIpcTest, MoreFencesThanAMessageCarriesCrossMerged)
 	auto job = slow.sync()->timeline().signalled(*point);
 	ASSERT_TRUE(succeeded(job));
 	EXPECT_TRUE(*job);
+}
+
+/*
+ * A consumer process that dies during set-up, before it said what it
+ * needs, is not waited for: set-up goes on with the consumers left, and
+ * when every consumer that came is gone, the producer is told.
+ */
+TEST_F(StreamIpcTest, AConsumerProcessGoneDuringSetUpIsNotWaitedFor)
+{
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	auto camera = producer(2);
+	auto split = StreamMulticast::create(2);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	auto healthy = consumer(StreamQueueKind::Fifo, "healthy");
+	ASSERT_TRUE(camera && split && src && healthy);
+	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, healthy)));
+	EXPECT_EQ(camera->pendingEvents(), 0u) << "set-up waits for the other process's consumer";
+
+	/* The other process goes before its consumer said anything. */
+	link->second.reset();
+	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::SetupComplete));
+	EXPECT_EQ((*split)->activeOutputs(), 1u);
+	for (uint64_t frame = 1; frame <= 3; frame++) {
+		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*healthy, frame));
+	}
+
+	/* Both consumer processes go during set-up: nobody is left to stream to. */
+	auto first = IpcEndpoint::pair();
+	auto second = IpcEndpoint::pair();
+	ASSERT_TRUE(first && second);
+	auto lonely = producer(2);
+	auto fork = StreamMulticast::create(2);
+	auto toFirst = StreamIpcSrc::create(std::move(first->first));
+	auto toSecond = StreamIpcSrc::create(std::move(second->first));
+	ASSERT_TRUE(lonely && fork && toFirst && toSecond);
+	ASSERT_TRUE(succeeded(streamConnect(lonely, *fork)));
+	ASSERT_TRUE(succeeded(streamConnect(*fork, *toFirst)));
+	ASSERT_TRUE(succeeded(streamConnect(*fork, *toSecond)));
+	first->second.reset();
+	EXPECT_EQ(lonely->pendingEvents(), 0u) << "the second consumer may still come";
+	second->second.reset();
+	auto event = lonely->queryEvent(kEventTimeout);
+	ASSERT_TRUE(succeeded(event));
+	EXPECT_EQ(event->type, StreamEventType::Disconnected) << event->message;
+	EXPECT_NE(event->message.find("left before set-up"), std::string::npos) << event->message;
+	EXPECT_EQ(lonely->getPacket().error().code(), EPIPE);
+}
+
+/*
+ * A consumer process that stops without reading its socket: the IPC
+ * source's send waits a second for room, then cuts it off, and the
+ * stream goes on for the other consumer. (A small send buffer fills with
+ * the few packets a pool has; the kernel's default takes hundreds.)
+ */
+TEST_F(StreamIpcTest, AConsumerProcessThatStopsReadingIsCutOffAfterTheSendTimeout)
+{
+	auto link = IpcEndpoint::pair();
+	ASSERT_TRUE(link);
+	const int small = 4096;
+	ASSERT_EQ(setsockopt(link->first->fd(), SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+	pid_t stopped = guest::forkChild([&]() -> int {
+		link->first.reset();
+		auto device = Device::open(nodes_[0]);
+		CHILD_CHECK(device, 70, "open the device");
+		auto ipc = StreamIpcDst::create(**device, std::move(link->second));
+		CHILD_CHECK(ipc, 71, "the IPC destination");
+		auto viewer = StreamConsumer::create(**device, StreamQueueKind::Fifo,
+			cpuEndpoint("stopped", Permission::ReadOnly));
+		CHILD_CHECK(viewer, 72, "the consumer");
+		CHILD_CHECK(streamConnect(*ipc, *viewer), 73, "connect");
+		while (childEvent(**viewer) != static_cast<int>(StreamEventType::SetupComplete))
+			;
+		raise(SIGSTOP); /* reads nothing from now on */
+		return 74;
+	});
+	ASSERT_GT(stopped, 0);
+	link->second.reset();
+
+	auto camera = producer(StreamPool::kMaxPackets);
+	auto split = StreamMulticast::create(2);
+	auto src = StreamIpcSrc::create(std::move(link->first));
+	auto healthy = consumer(StreamQueueKind::Fifo, "healthy");
+	ASSERT_TRUE(camera && split && src && healthy);
+	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
+	ASSERT_TRUE(succeeded(streamConnect(*split, healthy)));
+	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::SetupComplete));
+	int status = 0;
+	ASSERT_EQ(waitpid(stopped, &status, WUNTRACED), stopped);
+	ASSERT_TRUE(WIFSTOPPED(status)) << "the consumer process ended instead of stopping";
+
+	/* Frames go until the stopped process's socket is full; then it is cut off. */
+	uint64_t frame = 1;
+	for (; frame <= StreamPool::kMaxPackets && (*split)->activeOutputs() == 2; frame++) {
+		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*healthy, frame));
+	}
+	ASSERT_EQ((*split)->activeOutputs(), 1u)
+		<< StreamPool::kMaxPackets << " frames went without filling the socket";
+	auto event = (*src)->queryEvent(kEventTimeout);
+	ASSERT_TRUE(succeeded(event));
+	EXPECT_EQ(event->type, StreamEventType::Error);
+	EXPECT_NE(event->message.find("has not read its messages"), std::string::npos)
+		<< event->message;
+	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
+	/* Its packets came back: the stream goes on through a whole pool's worth. */
+	for (uint64_t last = frame + StreamPool::kMaxPackets; frame <= last; frame++) {
+		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*healthy, frame));
+	}
+	kill(stopped, SIGKILL);
+	EXPECT_EQ(guest::waitChild(stopped), 128 + SIGKILL);
 }
 
 /*

@@ -370,7 +370,9 @@ private:
  * Sends every packet to each of its outputs and gives it back upstream
  * when all of them released it. Set-up waits for a consumer on every
  * output, unless finishConnecting() says to go on with those connected;
- * an output connected later (or again, after its consumer left) is a late
+ * an output whose consumer connected and left before set-up (a consumer
+ * process that died) is not waited for, and when every consumer that came
+ * left, the stream ends (Disconnected at the producer). An output connected later (or again, after its consumer left) is a late
  * consumer: its lists are checked against the packets the stream has, and
  * a conflict is reported to it (Error, then Disconnected) rather than
  * disturbing the others.
@@ -399,6 +401,8 @@ private:
 	void attachLate(size_t output, std::vector<detail::StreamConsumerSetup> &&setups);
 	void releaseFrom(size_t output, uint32_t id, std::vector<detail::StreamHandover> &&fences);
 	void dropBranch(size_t output, const std::string &why);
+	/* Tells the producer's side the stream has nobody left, once. */
+	void endUpstream(const std::string &why);
 
 	std::vector<std::unique_ptr<Branch>> branches_;
 	bool finishConnecting_ = false;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vdla::StreamMulticast: one stream to several consumers. Set-up waits for
- * every output (or those connected at finishConnecting()); each present
+ * every output (or those connected at finishConnecting(), less those whose
+ * consumer connected and left again); each present
  * goes to every active output, and the packet goes back up once all of
  * them released it, with all their fences. A consumer that leaves gives up
  * its share of every packet; one that comes late is checked against the
@@ -27,6 +28,8 @@ struct StreamMulticast::Branch {
 	} state
 		= State::Free;
 	std::vector<detail::StreamConsumerSetup> setups;
+	/* Its consumer connected, then left before set-up: set-up goes on without it. */
+	bool leftBeforeSetup = false;
 };
 
 struct StreamMulticast::Held {
@@ -80,6 +83,7 @@ size_t StreamMulticast::activeOutputs() const
 void StreamMulticast::outputConnected(size_t output)
 {
 	branches_[output]->state = Branch::State::Connected;
+	branches_[output]->leftBeforeSetup = false;
 	branches_[output]->setups.clear();
 	if (ended_.empty())
 		return;
@@ -95,16 +99,24 @@ void StreamMulticast::forwardSetupIfReady()
 {
 	if (setupForwarded_)
 		return;
-	size_t connected = 0;
+	size_t connected = 0, left = 0;
 	for (const auto &branch : branches_) {
-		if (branch->state == Branch::State::Free)
+		if (branch->state == Branch::State::Free) {
+			left += branch->leftBeforeSetup;
 			continue;
+		}
 		if (branch->state != Branch::State::SetupReceived)
 			return; /* a consumer has not said what it needs yet */
 		connected++;
 	}
-	if (!connected || (!finishConnecting_ && connected < branches_.size()))
+	if (!finishConnecting_ && connected + left < branches_.size())
 		return;
+	if (!connected) {
+		/* Every consumer that came left again: nobody to set up for. */
+		if (left)
+			endUpstream("every consumer of the multicast left before set-up");
+		return;
+	}
 	StreamUp message{ StreamUp::Type::Setup };
 	for (auto &branch : branches_) {
 		if (branch->state != Branch::State::SetupReceived)
@@ -278,15 +290,23 @@ void StreamMulticast::dropBranch(size_t output, const std::string &why)
 			releaseFrom(output, id, detail::pendingJobFences(elements_[id]));
 	post(StreamEventType::Disconnected, "output " + std::to_string(output) + ": " + why);
 	if (!setupForwarded_) {
+		branch.leftBeforeSetup = true;
 		forwardSetupIfReady();
 		return;
 	}
 	for (const auto &b : branches_)
 		if (b->state != Branch::State::Free)
 			return;
+	endUpstream("every consumer of the multicast is gone");
+}
+
+void StreamMulticast::endUpstream(const std::string &why)
+{
+	if (!ended_.empty())
+		return;
 	StreamUp bye{ StreamUp::Type::Disconnect };
-	bye.reason = "every consumer of the multicast is gone";
-	ended_ = bye.reason;
+	bye.reason = why;
+	ended_ = why;
 	sendUp(std::move(bye));
 }
 
