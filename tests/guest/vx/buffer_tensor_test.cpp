@@ -217,6 +217,53 @@ TEST_F(BufferTensor, IsReadWhereTheApplicationWroteIt)
 	EXPECT_TRUE(sameValues(cpuFromBuffer, cpuOut));
 }
 
+/*
+ * Two tensors on one buffer are one memory to the graph: a node reading
+ * one runs after the node writing the other, though it was added first.
+ */
+TEST_F(BufferTensor, TwoTensorsOnOneBufferAreOrderedAsOne)
+{
+	vx_tensor written = tensorOn(*buffer_), read = tensorOn(*buffer_);
+	vx_tensor in = inputFrom(kSpec, asDoubles(pattern(true)));
+	vx_tensor out = output(kSpec);
+	vx_graph graph = vxCreateGraph(context_);
+	owned_.push_back(reinterpret_cast<vx_reference>(graph));
+	vx_node reader = vxActivationLayer(graph, read, VX_NN_ACTIVATION_RELU, 0, 0, out);
+	vx_node writer = vxActivationLayer(graph, in, VX_NN_ACTIVATION_RELU, 0, 0, written);
+	for (vx_node node : { reader, writer })
+		EXPECT_EQ(vxSetNodeTarget(node, VX_TARGET_STRING, "cpu"), VX_SUCCESS);
+	vxReleaseNode(&reader);
+	vxReleaseNode(&writer);
+	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+	std::vector<double> expected = asDoubles(pattern(true));
+	for (double &value : expected)
+		value = std::max(value, 0.0);
+	EXPECT_EQ(readValues(out), expected) << "the reader ran before the writer";
+}
+
+/*
+ * A bias on a buffer would be copied into the DLA task once, and later
+ * writes to the buffer missed: the layer runs on the CPU, which reads it
+ * at every run.
+ */
+TEST_F(BufferTensor, AsABiasKeepsItsLayerOffTheDla)
+{
+	const TensorSpec biasSpec{ { 2 }, VX_TYPE_INT16, 8 };
+	vx_tensor bias = vdla::vx::createTensorFromBuffer(
+		context_, biasSpec.dims, biasSpec.type, biasSpec.position, *buffer_);
+	owned_.push_back(reinterpret_cast<vx_reference>(bias));
+	vx_tensor in = input(kSpec, -256, 256);
+	vx_tensor weights = input({ { 3, 3, 2, 2 }, VX_TYPE_INT16, 8 }, -64, 64);
+	vx_tensor out = output(kSpec);
+	vx_graph graph = vxCreateGraph(context_);
+	owned_.push_back(reinterpret_cast<vx_reference>(graph));
+	const vx_nn_convolution_params_t params = sameSizeConvolution();
+	vx_node conv = vxConvolutionLayer(graph, in, weights, bias, &params, sizeof(params), out);
+	ASSERT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(conv)), VX_SUCCESS);
+	EXPECT_TRUE(refusedOnDlaRunsOnCpu(graph, conv));
+	vxReleaseNode(&conv);
+}
+
 /* A read-only buffer: the tensor reads, and no way of writing it works. */
 TEST_F(BufferTensor, OfAReadOnlyBufferCannotBeWritten)
 {

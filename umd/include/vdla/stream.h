@@ -371,8 +371,9 @@ private:
  * when all of them released it. Set-up waits for a consumer on every
  * output, unless finishConnecting() says to go on with those connected;
  * an output whose consumer connected and left before set-up (a consumer
- * process that died) is not waited for, and when every consumer that came
- * left, the stream ends (Disconnected at the producer). An output connected later (or again, after its consumer left) is a late
+ * process that died) is not waited for; when no consumer is left to set
+ * up for (every output left, or, after finishConnecting(), left or never
+ * connected), the stream ends (Disconnected at the producer). An output connected later (or again, after its consumer left) is a late
  * consumer: its lists are checked against the packets the stream has, and
  * a conflict is reported to it (Error, then Disconnected) rather than
  * disturbing the others.

@@ -28,7 +28,10 @@ namespace vdla::vx {
  * buffer's access, so the tensor keeps the memory alive after @buffer and
  * its owner are gone. DLA jobs address it in place; the CPU (CPU nodes,
  * vxCopyTensorPatch, vxMapTensorPatch) reaches it through a mapping, which
- * the buffer's permission may forbid (VX_ERROR_NO_MEMORY then). A tensor
+ * the buffer's permission may forbid (VX_ERROR_NO_MEMORY then). Its values
+ * are read at every run, so a layer that would copy them into its DLA task
+ * once (a bias, deconvolution weights) runs on the CPU instead. Two such
+ * tensors of one buffer are one memory to a graph's ordering. A tensor
  * of a ReadOnly buffer is read-only: writing it by copy or map, or binding
  * it to a node's output, is VX_ERROR_NOT_SUPPORTED. Release it with
  * vxReleaseTensor.
@@ -46,9 +49,10 @@ vx_tensor createTensorFromBuffer(vx_context context, const std::vector<vx_size> 
  * The next run of @graph (vxProcessGraph or vxScheduleGraph) starts only
  * once each of @fences signalled: its DLA jobs wait for them on the device,
  * and before its first CPU node runs (or a DLA task that copies staged
- * inputs on the CPU), the CPU waits for them, up to the limit of a DLA
- * task's wait (120 s). Fences set before that run replace these; the run
- * takes them, so the one after waits for nothing. A fence the CPU waits for
+ * inputs on the CPU, or more than a job can wait for, 64), the CPU waits
+ * for them, each up to the limit of a DLA task's wait (120 s). Fences set
+ * before that run replace these; the run takes them, so the one after
+ * waits for nothing (a run that fails to start drops them too). A fence the CPU waits for
  * that signals an error fails the run (VX_FAILURE, the log names it); the
  * device does not pass a dependency's error on to the job that waited.
  * Errors: VX_ERROR_INVALID_REFERENCE, VX_ERROR_GRAPH_SCHEDULED (a run is

@@ -67,14 +67,21 @@ bool runnable(vx_graph graph)
 	return isValid(graph, VX_TYPE_GRAPH) && graph->context->externalCount > 0;
 }
 
-/* Whether a run of @graph may start now, verifying or planning it again if needed. */
+/*
+ * Whether a run of @graph may start now, verifying or planning it again if
+ * needed. A run that cannot start drops the graph's wait fences as one
+ * that ran would (vdla::vx::setGraphWaitFences()).
+ */
 vx_status readyToStart(vx_graph graph)
 {
 	if (!runnable(graph))
 		return VX_ERROR_INVALID_REFERENCE;
 	if (graph->scheduled)
 		return VX_ERROR_GRAPH_SCHEDULED;
-	return prepareGraph(graph);
+	vx_status status = prepareGraph(graph);
+	if (status != VX_SUCCESS)
+		graph->waitFences.clear();
+	return status;
 }
 
 } /* namespace */

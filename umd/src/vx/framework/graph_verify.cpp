@@ -380,7 +380,7 @@ vx_status prepareGraph(vx_graph graph)
 	 * is what verification grouped: no walk over every node. */
 	for (vx_reference owner : graph->memory->owners()) {
 		auto tensor = reinterpret_cast<vx_tensor>(owner);
-		if (owner->type == VX_TYPE_TENSOR && !tensor->handle) {
+		if (owner->type == VX_TYPE_TENSOR && tensor->fromHandle && !tensor->handle) {
 			log(owner, VX_ERROR_NO_MEMORY,
 				"a tensor's handle was swapped out and not replaced");
 			return VX_ERROR_NO_MEMORY;

@@ -42,6 +42,8 @@ public:
 	/* The CPU's view of it; null when the CPU cannot reach it (DLA SRAM). */
 	virtual uint8_t *data() const = 0;
 	virtual size_t size() const = 0;
+	/* Whether @other is the same memory (two imports of one buffer). */
+	virtual bool sameMemory(const PlacedMemory &other) const { return this == &other; }
 };
 } /* namespace vdla::vx */
 

@@ -325,7 +325,9 @@ vx_reference memoryOwnerOf(vx_reference ref)
 
 MemoryGroups::MemoryGroups(vx_graph graph)
 {
-	/* The tensors and images on the application's memory that the nodes touch. */
+	/* The tensors and images on the application's memory that the nodes
+	 * touch: from handles, and on libvdla buffers (one buffer may back
+	 * several tensors). */
 	for (vx_node node : graph->nodes) {
 		for (vx_reference ref : node->parameters) {
 			if (!ref)
@@ -333,7 +335,8 @@ MemoryGroups::MemoryGroups(vx_graph graph)
 			vx_reference owner = memoryOwnerOf(ref);
 			const bool application
 				= (owner->type == VX_TYPE_TENSOR
-					  && reinterpret_cast<vx_tensor>(owner)->fromHandle)
+					  && (reinterpret_cast<vx_tensor>(owner)->fromHandle
+						  || reinterpret_cast<vx_tensor>(owner)->externalBuffer))
 				|| (owner->type == VX_TYPE_IMAGE
 					&& reinterpret_cast<vx_image>(owner)->memoryType
 						== VX_MEMORY_TYPE_HOST);

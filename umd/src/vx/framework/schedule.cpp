@@ -236,16 +236,6 @@ vx_status Schedule::runWorks(
 	vx_status status = VX_SUCCESS;
 	for (size_t i = 0; i < works_.size() && status == VX_SUCCESS; i++) {
 		Work &work = *works_[i];
-		/* Device work waits on the device; before anything else, the CPU
-		 * waits, after which no later work needs to. */
-		if (!fences.empty() && work.waitsOnDevice()) {
-			work.waitOnDeviceFor(fences);
-		} else if (!fences.empty()) {
-			status = waitOnCpu(graph, fences, lock);
-			fences.clear();
-			if (status != VX_SUCCESS)
-				break;
-		}
 		if (needs_[i] && works_[*needs_[i]]->outstanding())
 			status = works_[*needs_[i]]->wait(graph, lock);
 		/* It copies memory that earlier work may use too (a view's
@@ -254,6 +244,15 @@ vx_status Schedule::runWorks(
 			status = waitBefore(graph, i, lock);
 		if (status != VX_SUCCESS)
 			break;
+		/* Device work waits on the device; before any other, the CPU
+		 * waits, after which no later work needs to. Handed right before
+		 * start(), which takes them: nothing keeps them past this run. */
+		if (!fences.empty() && !work.waitOnDeviceFor(fences)) {
+			status = waitOnCpu(graph, fences, lock);
+			fences.clear();
+			if (status != VX_SUCCESS)
+				break;
+		}
 		status = work.start(graph, lock);
 		started = i + 1;
 		if (status != VX_SUCCESS)

@@ -58,13 +58,12 @@ public:
 	/* It must end before the next work starts (it copies results out). */
 	virtual bool endsBeforeNext() const { return false; }
 	/*
-	 * Whether the device waits for the run's wait fences
-	 * (vdla::vx::setGraphWaitFences()) when it is handed them by
-	 * waitOnDeviceFor() before start(); for other work, the CPU waits.
+	 * Called right before start() with the run's wait fences
+	 * (vdla::vx::setGraphWaitFences()), which outlive it: true if the
+	 * jobs start() submits will wait for them on the device; false, and
+	 * the CPU waits for them first (CPU work, too many fences for a job).
 	 */
-	virtual bool waitsOnDevice() const { return false; }
-	/* The fences the next start() makes its jobs wait for; they outlive it. */
-	virtual void waitOnDeviceFor(const std::vector<SyncFence> &) { }
+	virtual bool waitOnDeviceFor(const std::vector<SyncFence> &) { return false; }
 
 private:
 	std::vector<vx_node> nodes_;

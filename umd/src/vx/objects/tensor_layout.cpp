@@ -156,7 +156,12 @@ std::pair<const uint8_t *, const uint8_t *> applicationBytes(vx_tensor tensor)
 /* Whether two different owners' application memory overlaps. */
 bool handlesOverlap(vx_tensor a, vx_tensor b)
 {
-	if (!memoryOwner(a)->fromHandle || !memoryOwner(b)->fromHandle)
+	vx_tensor ownerA = memoryOwner(a), ownerB = memoryOwner(b);
+	/* Two tensors on one libvdla buffer: taken as sharing all of it. */
+	if (ownerA->externalBuffer && ownerB->externalBuffer)
+		return ownerA->placed && ownerB->placed
+			&& ownerA->placed->sameMemory(*ownerB->placed);
+	if (!ownerA->fromHandle || !ownerB->fromHandle)
 		return false;
 	const auto [aFirst, aEnd] = applicationBytes(a);
 	const auto [bFirst, bEnd] = applicationBytes(b);

@@ -70,7 +70,8 @@ try {
 	 * there); DLA jobs need none. */
 	(void)imported.value()->map();
 	tensor->externalBuffer = true;
-	tensor->readOnly = buffer.access() == Buffer::Access::ReadOnly;
+	/* What the driver granted this import, which its mappings and jobs obey. */
+	tensor->readOnly = imported.value()->access() == Buffer::Access::ReadOnly;
 	dla::setBuffer(tensor.get(), std::move(imported.value()));
 	return registerNew(std::move(tensor), Count::External);
 }

@@ -37,6 +37,13 @@ public:
 	uint8_t *data() const override { return buffer_->data(); }
 	size_t size() const override { return size_t(buffer_->size()); }
 	const std::shared_ptr<Buffer> &buffer() const { return buffer_; }
+	/* Imports of one dma-buf into one Device share its GEM handle. */
+	bool sameMemory(const PlacedMemory &other) const override
+	{
+		auto dla = dynamic_cast<const DlaMemory *>(&other);
+		return dla && &dla->buffer_->device() == &buffer_->device()
+			&& dla->buffer_->handle() == buffer_->handle();
+	}
 
 private:
 	std::shared_ptr<Buffer> buffer_;

@@ -813,16 +813,36 @@ bool computedByTheGraph(vx_node node, vx_tensor tensor)
 	return false;
 }
 
-/* Whether the lowering of @layer copies values that a node of the graph computes. */
-bool copiesComputedValues(vx_node node, const nn::Layer &layer)
+/* The tensors whose values the lowering of @layer copies into the task
+ * when it is planned (biases, deconvolution weights); null ones too. */
+std::vector<vx_tensor> copiedTensors(const nn::Layer &layer)
 {
 	if (auto *c = std::get_if<nn::Convolution>(&layer))
-		return computedByTheGraph(node, c->bias);
+		return { c->bias };
 	if (auto *f = std::get_if<nn::FullyConnected>(&layer))
-		return computedByTheGraph(node, f->bias);
+		return { f->bias };
 	if (auto *d = std::get_if<nn::Deconvolution>(&layer))
-		return computedByTheGraph(node, d->bias) || computedByTheGraph(node, d->weights);
-	return false;
+		return { d->bias, d->weights };
+	return {};
+}
+
+/*
+ * Why the values @node's lowering would copy can change without a new plan
+ * seeing it, or nullptr: a node of the graph computes them, or they are on
+ * a libvdla buffer that others write behind the runtime's back.
+ */
+const char *copiedValuesMayChange(vx_node node, const nn::Layer &layer)
+{
+	for (vx_tensor tensor : copiedTensors(layer)) {
+		if (!tensor)
+			continue;
+		if (computedByTheGraph(node, tensor))
+			return "weights or biases computed by a node of the graph";
+		if (memoryOwner(tensor)->externalBuffer)
+			return "weights or biases on a libvdla buffer (createTensorFromBuffer), "
+			       "which the DLA task would copy once";
+	}
+	return nullptr;
 }
 
 } /* namespace */
@@ -835,8 +855,8 @@ bool Lowering::supported(vx_node node, std::string &why)
 	bool ok = false;
 	if (!entry || !layer) {
 		refuse(std::string(node->kernel->kernelName) + " has no DLA implementation");
-	} else if (copiesComputedValues(node, *layer)) {
-		refuse("weights or biases computed by a node of the graph");
+	} else if (const char *changing = copiedValuesMayChange(node, *layer)) {
+		refuse(changing);
 	} else {
 		ok = entry->fits(*layer, refuse);
 	}

@@ -11,6 +11,8 @@
 
 #include <VX/vx_khr_nn.h>
 
+#include <drm/vdla_accel.h>
+
 #include <vdla/buffer.h>
 #include <vdla/context.h>
 #include <vdla/device.h>
@@ -388,6 +390,14 @@ vx_status TaskWork::write(vx_graph graph, Lowering &lowering)
 	return VX_SUCCESS;
 }
 
+bool TaskWork::waitOnDeviceFor(const std::vector<SyncFence> &fences)
+{
+	if (!copyIn_.empty() || fences.size() > DRM_VDLA_MAX_IN_SYNCS)
+		return false;
+	waitFences_ = &fences;
+	return true;
+}
+
 /*
  * The kernel writes the operations' device times only when performance is
  * enabled: it costs the firmware a register read per operation.
@@ -503,7 +513,8 @@ vx_status TaskWork::copyIn()
 	for (vx_tensor tensor : copyIn_) {
 		if (!tensor->storage()) {
 			log(tensor, VX_ERROR_NO_MEMORY,
-				"a DLA input tensor has no memory (its handle was swapped out)");
+				"a DLA input tensor has no CPU memory to copy from (its handle was "
+				"swapped out, or its buffer has no CPU mapping)");
 			return VX_ERROR_NO_MEMORY;
 		}
 		readPacked(tensor, bufferOf(tensor)->data());

@@ -42,12 +42,9 @@ public:
 	bool outstanding() const override { return point_ != 0; }
 	bool startsAlone() const override { return !copyIn_.empty() || !copyOut_.empty(); }
 	bool endsBeforeNext() const override { return !copyOut_.empty(); }
-	/* Staged inputs are copied on the CPU, which must wait first. */
-	bool waitsOnDevice() const override { return copyIn_.empty(); }
-	void waitOnDeviceFor(const std::vector<SyncFence> &fences) override
-	{
-		waitFences_ = &fences;
-	}
+	/* Not when staged inputs are copied on the CPU, which must wait first,
+	 * nor for more fences than a job waits for. */
+	bool waitOnDeviceFor(const std::vector<SyncFence> &fences) override;
 
 	/* Lowers @lowering's units into the task (placing their tensors). */
 	vx_status write(vx_graph graph, Lowering &lowering);
