@@ -177,6 +177,67 @@ protected:
 		needTwoDevices();
 	}
 
+	/*
+	 * A producer of @packets packets whose multicast feeds an IPC source
+	 * to @toProcess (output 0) and the local consumer "healthy" (output
+	 * 1), all connected.
+	 */
+	struct SplitStream {
+		std::shared_ptr<StreamProducer> camera;
+		std::shared_ptr<StreamMulticast> split;
+		std::shared_ptr<StreamIpcSrc> src;
+		std::shared_ptr<StreamConsumer> healthy;
+	};
+	::testing::AssertionResult splitToProcess(
+		std::unique_ptr<IpcEndpoint> toProcess, uint32_t packets, SplitStream &s)
+	{
+		s.camera = producer(packets);
+		auto split = StreamMulticast::create(2);
+		auto src = StreamIpcSrc::create(std::move(toProcess));
+		s.healthy = consumer(StreamQueueKind::Fifo, "healthy");
+		if (!s.camera || !split || !src || !s.healthy)
+			return ::testing::AssertionFailure() << "creating the blocks";
+		s.split = std::move(*split);
+		s.src = std::move(*src);
+		for (auto [up, down] : { std::pair<std::shared_ptr<StreamBlock>,
+					       std::shared_ptr<StreamBlock>>(s.camera, s.split),
+			     { s.split, s.src }, { s.split, s.healthy } })
+			if (auto connected = streamConnect(up, down); !connected)
+				return ::testing::AssertionFailure()
+					<< connected.error().message();
+		return ::testing::AssertionSuccess();
+	}
+
+	/*
+	 * Forks a consumer process on @theirs (@mine is closed there, and
+	 * @theirs here) that stops itself (SIGSTOP) once its consumer saw
+	 * @stopAt; after a PacketReady it takes the packet first, so that it
+	 * stops holding it.
+	 */
+	pid_t forkConsumerThatStops(std::unique_ptr<IpcEndpoint> &mine,
+		std::unique_ptr<IpcEndpoint> &theirs, StreamEventType stopAt)
+	{
+		pid_t child = guest::forkChild([&]() -> int {
+			mine.reset();
+			auto device = Device::open(nodes_[0]);
+			CHILD_CHECK(device, 60, "open the device");
+			auto ipc = StreamIpcDst::create(**device, std::move(theirs));
+			CHILD_CHECK(ipc, 61, "the IPC destination");
+			auto viewer = StreamConsumer::create(**device, StreamQueueKind::Fifo,
+				cpuEndpoint("stopping", Permission::ReadOnly));
+			CHILD_CHECK(viewer, 62, "the consumer");
+			CHILD_CHECK(streamConnect(*ipc, *viewer), 63, "connect");
+			while (childEvent(**viewer) != static_cast<int>(stopAt))
+				;
+			if (stopAt == StreamEventType::PacketReady)
+				CHILD_CHECK((*viewer)->acquire(), 64, "acquire");
+			raise(SIGSTOP);
+			return 65;
+		});
+		theirs.reset();
+		return child;
+	}
+
 	/* The producer presents @frames frames, taking a packet as soon as one is free. */
 	::testing::AssertionResult stream(StreamProducer &camera, uint64_t from, uint64_t to)
 	{
@@ -724,24 +785,18 @@ TEST_F(StreamIpcTest, AConsumerProcessGoneDuringSetUpIsNotWaitedFor)
 {
 	auto link = IpcEndpoint::pair();
 	ASSERT_TRUE(link);
-	auto camera = producer(2);
-	auto split = StreamMulticast::create(2);
-	auto src = StreamIpcSrc::create(std::move(link->first));
-	auto healthy = consumer(StreamQueueKind::Fifo, "healthy");
-	ASSERT_TRUE(camera && split && src && healthy);
-	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
-	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
-	ASSERT_TRUE(succeeded(streamConnect(*split, healthy)));
-	EXPECT_EQ(camera->pendingEvents(), 0u) << "set-up waits for the other process's consumer";
+	SplitStream s;
+	ASSERT_TRUE(splitToProcess(std::move(link->first), 2, s));
+	EXPECT_EQ(s.camera->pendingEvents(), 0u) << "set-up waits for the other process's consumer";
 
 	/* The other process goes before its consumer said anything. */
 	link->second.reset();
-	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::Connected));
-	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::SetupComplete));
-	EXPECT_EQ((*split)->activeOutputs(), 1u);
+	ASSERT_TRUE(nextEventIs(*s.healthy, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*s.healthy, StreamEventType::SetupComplete));
+	EXPECT_EQ(s.split->activeOutputs(), 1u);
 	for (uint64_t frame = 1; frame <= 3; frame++) {
-		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
-		ASSERT_TRUE(consume(*healthy, frame));
+		ASSERT_TRUE(produce(*s.camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*s.healthy, frame));
 	}
 
 	/* Both consumer processes go during set-up: nobody is left to stream to. */
@@ -778,56 +833,35 @@ TEST_F(StreamIpcTest, AConsumerProcessThatStopsReadingIsCutOffAfterTheSendTimeou
 	ASSERT_TRUE(link);
 	const int small = 4096;
 	ASSERT_EQ(setsockopt(link->first->fd(), SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
-	pid_t stopped = guest::forkChild([&]() -> int {
-		link->first.reset();
-		auto device = Device::open(nodes_[0]);
-		CHILD_CHECK(device, 70, "open the device");
-		auto ipc = StreamIpcDst::create(**device, std::move(link->second));
-		CHILD_CHECK(ipc, 71, "the IPC destination");
-		auto viewer = StreamConsumer::create(**device, StreamQueueKind::Fifo,
-			cpuEndpoint("stopped", Permission::ReadOnly));
-		CHILD_CHECK(viewer, 72, "the consumer");
-		CHILD_CHECK(streamConnect(*ipc, *viewer), 73, "connect");
-		while (childEvent(**viewer) != static_cast<int>(StreamEventType::SetupComplete))
-			;
-		raise(SIGSTOP); /* reads nothing from now on */
-		return 74;
-	});
+	pid_t stopped = forkConsumerThatStops(link->first, link->second,
+		StreamEventType::SetupComplete);
 	ASSERT_GT(stopped, 0);
-	link->second.reset();
-
-	auto camera = producer(StreamPool::kMaxPackets);
-	auto split = StreamMulticast::create(2);
-	auto src = StreamIpcSrc::create(std::move(link->first));
-	auto healthy = consumer(StreamQueueKind::Fifo, "healthy");
-	ASSERT_TRUE(camera && split && src && healthy);
-	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
-	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
-	ASSERT_TRUE(succeeded(streamConnect(*split, healthy)));
-	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::Connected));
-	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::SetupComplete));
+	SplitStream s;
+	ASSERT_TRUE(splitToProcess(std::move(link->first), StreamPool::kMaxPackets, s));
+	ASSERT_TRUE(nextEventIs(*s.healthy, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*s.healthy, StreamEventType::SetupComplete));
 	int status = 0;
 	ASSERT_EQ(waitpid(stopped, &status, WUNTRACED), stopped);
 	ASSERT_TRUE(WIFSTOPPED(status)) << "the consumer process ended instead of stopping";
 
 	/* Frames go until the stopped process's socket is full; then it is cut off. */
 	uint64_t frame = 1;
-	for (; frame <= StreamPool::kMaxPackets && (*split)->activeOutputs() == 2; frame++) {
-		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
-		ASSERT_TRUE(consume(*healthy, frame));
+	for (; frame <= StreamPool::kMaxPackets && s.split->activeOutputs() == 2; frame++) {
+		ASSERT_TRUE(produce(*s.camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*s.healthy, frame));
 	}
-	ASSERT_EQ((*split)->activeOutputs(), 1u)
+	ASSERT_EQ(s.split->activeOutputs(), 1u)
 		<< StreamPool::kMaxPackets << " frames went without filling the socket";
-	auto event = (*src)->queryEvent(kEventTimeout);
+	auto event = s.src->queryEvent(kEventTimeout);
 	ASSERT_TRUE(succeeded(event));
 	EXPECT_EQ(event->type, StreamEventType::Error);
 	EXPECT_NE(event->message.find("has not read its messages"), std::string::npos)
 		<< event->message;
-	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
+	ASSERT_TRUE(nextEventIs(*s.src, StreamEventType::Disconnected));
 	/* Its packets came back: the stream goes on through a whole pool's worth. */
 	for (uint64_t last = frame + StreamPool::kMaxPackets; frame <= last; frame++) {
-		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
-		ASSERT_TRUE(consume(*healthy, frame));
+		ASSERT_TRUE(produce(*s.camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*s.healthy, frame));
 	}
 	kill(stopped, SIGKILL);
 	EXPECT_EQ(guest::waitChild(stopped), 128 + SIGKILL);
@@ -842,52 +876,30 @@ TEST_F(StreamIpcTest, AStuckConsumerProcessIsCutOffAfterTheStallLimit)
 {
 	auto link = IpcEndpoint::pair();
 	ASSERT_TRUE(link);
-	pid_t stuck = guest::forkChild([&]() -> int {
-		link->first.reset();
-		auto device = Device::open(nodes_[0]);
-		CHILD_CHECK(device, 60, "open the device");
-		auto ipc = StreamIpcDst::create(**device, std::move(link->second));
-		CHILD_CHECK(ipc, 61, "the IPC destination");
-		auto viewer = StreamConsumer::create(**device, StreamQueueKind::Fifo,
-			cpuEndpoint("stuck", Permission::ReadOnly));
-		CHILD_CHECK(viewer, 62, "the consumer");
-		CHILD_CHECK(streamConnect(*ipc, *viewer), 63, "connect");
-		while (childEvent(**viewer) != static_cast<int>(StreamEventType::PacketReady))
-			;
-		auto packet = (*viewer)->acquire();
-		CHILD_CHECK(packet, 64, "acquire");
-		raise(SIGSTOP); /* stuck, holding the packet */
-		return 65;
-	});
+	/* Stuck, holding a packet. */
+	pid_t stuck = forkConsumerThatStops(link->first, link->second,
+		StreamEventType::PacketReady);
 	ASSERT_GT(stuck, 0);
-	link->second.reset();
-
-	auto camera = producer(2);
-	auto split = StreamMulticast::create(2);
-	auto src = StreamIpcSrc::create(std::move(link->first));
-	auto healthy = consumer(StreamQueueKind::Fifo, "healthy");
-	ASSERT_TRUE(camera && split && src && healthy);
-	ASSERT_TRUE(succeeded(streamConnect(camera, *split)));
-	ASSERT_TRUE(succeeded(streamConnect(*split, *src)));
-	ASSERT_TRUE(succeeded(streamConnect(*split, healthy)));
-	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::Connected));
-	ASSERT_TRUE(nextEventIs(*healthy, StreamEventType::SetupComplete));
-	ASSERT_TRUE(produce(*camera, 1));
-	ASSERT_TRUE(consume(*healthy, 1));
+	SplitStream s;
+	ASSERT_TRUE(splitToProcess(std::move(link->first), 2, s));
+	ASSERT_TRUE(nextEventIs(*s.healthy, StreamEventType::Connected));
+	ASSERT_TRUE(nextEventIs(*s.healthy, StreamEventType::SetupComplete));
+	ASSERT_TRUE(produce(*s.camera, 1));
+	ASSERT_TRUE(consume(*s.healthy, 1));
 	/* Set while streaming, with the source's thread asleep on a quiet socket. */
-	(*src)->setStallLimit(std::chrono::milliseconds(300));
+	s.src->setStallLimit(std::chrono::milliseconds(300));
 
 	/* The stuck process is cut off; its packet comes back; the stream goes on. */
-	auto event = (*src)->queryEvent(kEventTimeout);
+	auto event = s.src->queryEvent(kEventTimeout);
 	ASSERT_TRUE(succeeded(event));
 	EXPECT_EQ(event->type, StreamEventType::Error);
 	EXPECT_EQ(event->error, ETIMEDOUT);
 	EXPECT_NE(event->message.find("cut off as stuck"), std::string::npos) << event->message;
-	ASSERT_TRUE(nextEventIs(**src, StreamEventType::Disconnected));
-	EXPECT_EQ((*split)->activeOutputs(), 1u);
+	ASSERT_TRUE(nextEventIs(*s.src, StreamEventType::Disconnected));
+	EXPECT_EQ(s.split->activeOutputs(), 1u);
 	for (uint64_t frame = 2; frame <= 5; frame++) {
-		ASSERT_TRUE(produce(*camera, frame)) << "frame " << frame;
-		ASSERT_TRUE(consume(*healthy, frame));
+		ASSERT_TRUE(produce(*s.camera, frame)) << "frame " << frame;
+		ASSERT_TRUE(consume(*s.healthy, frame));
 	}
 	kill(stuck, SIGKILL);
 	EXPECT_EQ(guest::waitChild(stuck), 128 + SIGKILL);

@@ -151,6 +151,20 @@ protected:
 		return ::testing::AssertionSuccess();
 	}
 
+	/* Starts a gate (startGate()) and makes @graph's next run wait for it. */
+	::testing::AssertionResult gateGraph(vx_graph graph, const char *fault = "delay")
+	{
+		std::optional<vdla::SyncFence> gate;
+		if (auto started = startGate(gate, fault); !started)
+			return started;
+		std::vector<vdla::SyncFence> fences;
+		fences.push_back(std::move(*gate));
+		if (vx_status status = vdla::vx::setGraphWaitFences(graph, std::move(fences)))
+			return ::testing::AssertionFailure()
+				<< "setGraphWaitFences gave " << status;
+		return ::testing::AssertionSuccess();
+	}
+
 	bool gateDone() const
 	{
 		auto done = gateFence_->signalled();
@@ -341,14 +355,9 @@ TEST_F(BufferTensor, RefusesWhatCannotBackIt)
 /* The DLA job of a run waits, on the device, for the fence set on its graph. */
 TEST_F(BufferTensor, DlaRunWaitsForItsFences)
 {
-	vx_tensor dlaOut = output(kSpec);
-	vx_graph graph = reluGraph(tensorOn(*buffer_), dlaOut, "dla");
+	vx_graph graph = reluGraph(tensorOn(*buffer_), output(kSpec), "dla");
 	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
-	std::optional<vdla::SyncFence> gate;
-	ASSERT_TRUE(startGate(gate));
-	std::vector<vdla::SyncFence> fences;
-	fences.push_back(std::move(*gate));
-	ASSERT_EQ(vdla::vx::setGraphWaitFences(graph, std::move(fences)), VX_SUCCESS);
+	ASSERT_TRUE(gateGraph(graph));
 	ASSERT_FALSE(gateDone()) << "the gate ended before the run: the test proves nothing";
 	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 	EXPECT_TRUE(gateDone()) << "the run ended before the fence it waits for signalled";
@@ -357,14 +366,9 @@ TEST_F(BufferTensor, DlaRunWaitsForItsFences)
 /* CPU work of a run waits for the fences on the CPU. */
 TEST_F(BufferTensor, CpuRunWaitsForItsFences)
 {
-	vx_tensor cpuOut = output(kSpec);
-	vx_graph graph = reluGraph(tensorOn(*buffer_), cpuOut, "cpu");
+	vx_graph graph = reluGraph(tensorOn(*buffer_), output(kSpec), "cpu");
 	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
-	std::optional<vdla::SyncFence> gate;
-	ASSERT_TRUE(startGate(gate));
-	std::vector<vdla::SyncFence> fences;
-	fences.push_back(std::move(*gate));
-	ASSERT_EQ(vdla::vx::setGraphWaitFences(graph, std::move(fences)), VX_SUCCESS);
+	ASSERT_TRUE(gateGraph(graph));
 	ASSERT_FALSE(gateDone()) << "the gate ended before the run: the test proves nothing";
 	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
 	EXPECT_TRUE(gateDone()) << "the CPU ran the node before the fence signalled";
@@ -373,13 +377,8 @@ TEST_F(BufferTensor, CpuRunWaitsForItsFences)
 /* A fence that signals an error fails the run that waits for it on the CPU. */
 TEST_F(BufferTensor, CpuRunFailsOnAFailedFence)
 {
-	vx_tensor cpuOut = output(kSpec);
-	vx_graph graph = reluGraph(tensorOn(*buffer_), cpuOut, "cpu");
-	std::optional<vdla::SyncFence> gate;
-	ASSERT_TRUE(startGate(gate, "op_error"));
-	std::vector<vdla::SyncFence> fences;
-	fences.push_back(std::move(*gate));
-	ASSERT_EQ(vdla::vx::setGraphWaitFences(graph, std::move(fences)), VX_SUCCESS);
+	vx_graph graph = reluGraph(tensorOn(*buffer_), output(kSpec), "cpu");
+	ASSERT_TRUE(gateGraph(graph, "op_error"));
 	EXPECT_EQ(vxProcessGraph(graph), VX_FAILURE);
 	/* The next run has no fence to fail on. */
 	EXPECT_EQ(vxProcessGraph(graph), VX_SUCCESS);
