@@ -37,9 +37,16 @@ struct vdla_arb_lease *vdla_arb_next(const struct vdla_arb_resource *resource)
 	return best;
 }
 
+/* Whether @lease may ask @resource's holder to release. */
+static bool preempts(const struct vdla_arb_resource *resource, const struct vdla_arb_lease *lease)
+{
+	return !lease->no_preempt && lease->priority > resource->holder->priority;
+}
+
 /*
  * Whether a waiter outranks the holder: only the claims' own priorities
- * count, never aging, and ties never preempt.
+ * count, never aging, ties never preempt, and neither do claims that may
+ * not.
  */
 static bool outranked(const struct vdla_arb_resource *resource)
 {
@@ -48,7 +55,7 @@ static bool outranked(const struct vdla_arb_resource *resource)
 	if (!resource->holder)
 		return false;
 	for (w = resource->waiters; w; w = w->next)
-		if (w->priority > resource->holder->priority)
+		if (preempts(resource, w))
 			return true;
 	return false;
 }
@@ -88,13 +95,18 @@ static void grant(struct vdla_arb_resource *resource, struct vdla_arb_lease *lea
 enum vdla_arb_outcome vdla_arb_acquire(struct vdla_arb_resource *resource,
 				       struct vdla_arb_lease *lease, bool wait)
 {
+	/* A claim already made stays as it is: queueing it twice would loop the queue. */
+	if (lease->state == VDLA_ARB_HELD)
+		return VDLA_ARB_GRANTED;
+	if (lease->state == VDLA_ARB_WAITING)
+		return VDLA_ARB_QUEUED;
 	lease->resource = resource;
 	lease->next = NULL;
 	if (!resource->holder) {
 		grant(resource, lease);
 		return VDLA_ARB_GRANTED;
 	}
-	if (lease->priority > resource->holder->priority) {
+	if (preempts(resource, lease)) {
 		enqueue(resource, lease);
 		resource->holder->release_requested = true;
 		return VDLA_ARB_PREEMPTING;

@@ -40,6 +40,13 @@ struct vdla_arb_resource;
 struct vdla_arb_lease {
 	/** @priority: enum drm_vdla_priority of the claim. */
 	u32 priority;
+	/**
+	 * @no_preempt: the claim may not ask a holder to release (it lacks
+	 * the privilege, or asked not to): against a lower-priority holder
+	 * it is busy or queued as against an equal one. Its priority still
+	 * orders the queue.
+	 */
+	bool no_preempt;
 	/** @state: idle, waiting in the resource's queue, or holding it. */
 	enum vdla_arb_state state;
 	/**
@@ -92,8 +99,10 @@ enum vdla_arb_outcome {
 
 /*
  * Asks for @resource with @lease (idle). Ties never preempt: only a
- * strictly higher priority than the holder's asks it to release. @wait
- * decides case 3 only; a preempting claim always waits for its grant.
+ * strictly higher priority than the holder's asks it to release, and only
+ * for a claim without @no_preempt. @wait decides case 3 only; a
+ * preempting claim always waits for its grant. A lease already holding or
+ * waiting is left as it is (GRANTED or QUEUED).
  */
 enum vdla_arb_outcome vdla_arb_acquire(struct vdla_arb_resource *resource,
 				       struct vdla_arb_lease *lease, bool wait);

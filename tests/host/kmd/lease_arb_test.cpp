@@ -53,6 +53,29 @@ TEST(LeaseArbitration, AHigherPriorityAsksALowerHolderAndIsGrantedOnItsRelease)
 	EXPECT_FALSE(normal.release_requested);
 }
 
+/*
+ * A claim that may not preempt (no CAP_SYS_NICE, or it asked not to) is
+ * treated as an equal against a lower holder, yet keeps its place in the
+ * queue by its priority.
+ */
+TEST(LeaseArbitration, AClaimThatMayNotPreemptIsBusyOrQueuedLikeAnEqual)
+{
+	vdla_arb_resource resource = {};
+	vdla_arb_lease holder = claim(Low), polite = claim(High), low = claim(Low);
+	polite.no_preempt = true;
+	ASSERT_EQ(vdla_arb_acquire(&resource, &holder, false), VDLA_ARB_GRANTED);
+	ASSERT_EQ(vdla_arb_acquire(&resource, &polite, false), VDLA_ARB_BUSY);
+	EXPECT_EQ(polite.state, VDLA_ARB_IDLE);
+	ASSERT_EQ(vdla_arb_acquire(&resource, &low, true), VDLA_ARB_QUEUED);
+	EXPECT_EQ(vdla_arb_acquire(&resource, &polite, true), VDLA_ARB_QUEUED);
+	EXPECT_FALSE(holder.release_requested);
+	/* The low waiter leaving recomputes the request: still nobody may ask. */
+	EXPECT_EQ(vdla_arb_release(&low), nullptr);
+	EXPECT_FALSE(holder.release_requested);
+	ASSERT_EQ(vdla_arb_acquire(&resource, &low, true), VDLA_ARB_QUEUED);
+	EXPECT_EQ(vdla_arb_release(&holder), &polite) << "its priority orders the queue";
+}
+
 TEST(LeaseArbitration, AnEqualOrLowerPriorityIsBusyOrQueuedAndNeverPreempts)
 {
 	vdla_arb_resource resource = {};
@@ -65,6 +88,20 @@ TEST(LeaseArbitration, AnEqualOrLowerPriorityIsBusyOrQueuedAndNeverPreempts)
 	EXPECT_EQ(vdla_arb_acquire(&resource, &lower, true), VDLA_ARB_QUEUED);
 	EXPECT_FALSE(holder.release_requested) << "ties never preempt";
 	EXPECT_EQ(resource.num_waiters, 2u);
+}
+
+TEST(LeaseArbitration, AClaimMadeTwiceStaysOneClaim)
+{
+	vdla_arb_resource resource = {};
+	vdla_arb_lease holder = claim(Normal), waiter = claim(Normal);
+	ASSERT_EQ(vdla_arb_acquire(&resource, &holder, false), VDLA_ARB_GRANTED);
+	EXPECT_EQ(vdla_arb_acquire(&resource, &holder, true), VDLA_ARB_GRANTED);
+	ASSERT_EQ(vdla_arb_acquire(&resource, &waiter, true), VDLA_ARB_QUEUED);
+	EXPECT_EQ(vdla_arb_acquire(&resource, &waiter, true), VDLA_ARB_QUEUED);
+	EXPECT_EQ(resource.num_waiters, 1u);
+	EXPECT_EQ(vdla_arb_release(&holder), &waiter);
+	EXPECT_EQ(vdla_arb_release(&waiter), nullptr);
+	EXPECT_EQ(resource.waiters, nullptr);
 }
 
 TEST(LeaseArbitration, AReleaseWithoutWaitersLeavesTheResourceFree)
