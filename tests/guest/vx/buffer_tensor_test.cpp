@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 using namespace vx_guest;
@@ -45,15 +44,6 @@ std::vector<int16_t> pattern(bool negate = false)
 std::vector<double> asDoubles(const std::vector<int16_t> &values)
 {
 	return std::vector<double>(values.begin(), values.end());
-}
-
-/* Writes "<engine> <mode> <count> [delay_us]" to @device's fault_inject. */
-int faultInject(const vdla::Device &device, const std::string &command)
-{
-	std::ofstream file("/sys/kernel/debug/accel/" + device.info().pciAddress + "/fault_inject");
-	file << command;
-	file.flush();
-	return file ? 0 : EIO;
 }
 
 class BufferTensor : public VxTest
@@ -163,6 +153,19 @@ protected:
 			return ::testing::AssertionFailure()
 				<< "setGraphWaitFences gave " << status;
 		return ::testing::AssertionSuccess();
+	}
+
+	/* A graph on @target reading the buffer runs only once a gate's fence signalled. */
+	void runWaitsForTheGate(const char *target)
+	{
+		vx_graph graph = reluGraph(tensorOn(*buffer_), output(kSpec), target);
+		ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
+		ASSERT_TRUE(gateGraph(graph));
+		ASSERT_FALSE(gateDone())
+			<< "the gate ended before the run: the test proves nothing";
+		ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+		EXPECT_TRUE(gateDone()) << "the run on " << target
+					<< " ended before the fence it waits for signalled";
 	}
 
 	bool gateDone() const
@@ -355,23 +358,13 @@ TEST_F(BufferTensor, RefusesWhatCannotBackIt)
 /* The DLA job of a run waits, on the device, for the fence set on its graph. */
 TEST_F(BufferTensor, DlaRunWaitsForItsFences)
 {
-	vx_graph graph = reluGraph(tensorOn(*buffer_), output(kSpec), "dla");
-	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
-	ASSERT_TRUE(gateGraph(graph));
-	ASSERT_FALSE(gateDone()) << "the gate ended before the run: the test proves nothing";
-	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
-	EXPECT_TRUE(gateDone()) << "the run ended before the fence it waits for signalled";
+	runWaitsForTheGate("dla");
 }
 
 /* CPU work of a run waits for the fences on the CPU. */
 TEST_F(BufferTensor, CpuRunWaitsForItsFences)
 {
-	vx_graph graph = reluGraph(tensorOn(*buffer_), output(kSpec), "cpu");
-	ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS);
-	ASSERT_TRUE(gateGraph(graph));
-	ASSERT_FALSE(gateDone()) << "the gate ended before the run: the test proves nothing";
-	ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
-	EXPECT_TRUE(gateDone()) << "the CPU ran the node before the fence signalled";
+	runWaitsForTheGate("cpu");
 }
 
 /* A fence that signals an error fails the run that waits for it on the CPU. */

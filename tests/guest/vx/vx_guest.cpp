@@ -253,15 +253,18 @@ std::unique_ptr<vdla::Device> firstDevice()
 	return device ? std::move(device.value()) : nullptr;
 }
 
-int faultInjectFirstDevice(const std::string &command)
+int faultInject(const vdla::Device &device, const std::string &command)
 {
-	auto device = firstDevice();
-	if (!device)
-		return ENODEV;
-	std::ofstream file("/sys/kernel/debug/accel/" + device->info().pciAddress + "/fault_inject");
+	std::ofstream file("/sys/kernel/debug/accel/" + device.info().pciAddress + "/fault_inject");
 	file << command;
 	file.flush();
 	return file ? 0 : EIO;
+}
+
+int faultInjectFirstDevice(const std::string &command)
+{
+	auto device = firstDevice();
+	return device ? faultInject(*device, command) : ENODEV;
 }
 
 long deviceState(const std::string &key)

@@ -73,6 +73,8 @@ vx_nn_convolution_params_t sameSizeConvolution(vx_enum overflow = VX_CONVERT_POL
 /* Writes @command ("<engine> <mode> <count>") to the first device's
  * debugfs fault_inject; 0 or an errno. */
 int faultInjectFirstDevice(const std::string &command);
+/* The same on @device's debugfs. */
+int faultInject(const vdla::Device &device, const std::string &command);
 /* vxProcessGraph() succeeds and @node ran on the CPU. */
 ::testing::AssertionResult runsOnCpu(vx_graph graph, vx_node node);
 

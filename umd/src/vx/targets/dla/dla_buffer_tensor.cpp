@@ -15,14 +15,15 @@
 #include <vdla/vx_interop.h>
 
 #include <algorithm>
+#include <string>
 
 namespace vdla::vx {
 
 namespace {
 
-vx_tensor refuse(vx_context context, vx_status status, const char *why)
+vx_tensor refuse(vx_context context, vx_status status, const std::string &why)
 {
-	log(context, status, "createTensorFromBuffer: %s", why);
+	log(context, status, "createTensorFromBuffer: %s", why.c_str());
 	return errorAs<vx_tensor>(context, status);
 }
 
@@ -54,18 +55,13 @@ try {
 			"the tensor is larger than the buffer");
 	/* The buffer's own access: a ReadOnly one cannot give more. */
 	auto fd = buffer.exportFd(buffer.access());
-	if (!fd) {
-		log(context, VX_ERROR_NO_RESOURCES, "createTensorFromBuffer: exporting: %s",
-			fd.error().message().c_str());
-		return errorAs<vx_tensor>(context, VX_ERROR_NO_RESOURCES);
-	}
+	if (!fd)
+		return refuse(context, VX_ERROR_NO_RESOURCES, "exporting: " + fd.error().message());
 	UniqueFd dmabuf(*fd);
 	auto imported = Buffer::import(*dla, dmabuf.get(), buffer.access());
-	if (!imported) {
-		log(context, VX_ERROR_NO_RESOURCES, "createTensorFromBuffer: importing: %s",
-			imported.error().message().c_str());
-		return errorAs<vx_tensor>(context, VX_ERROR_NO_RESOURCES);
-	}
+	if (!imported)
+		return refuse(context, VX_ERROR_NO_RESOURCES,
+			"importing: " + imported.error().message());
 	/* Without a mapping the CPU cannot reach it (VX_ERROR_NO_MEMORY
 	 * there); DLA jobs need none. */
 	(void)imported.value()->map();
