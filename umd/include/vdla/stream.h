@@ -373,10 +373,11 @@ private:
  * an output whose consumer connected and left before set-up (a consumer
  * process that died) is not waited for; when no consumer is left to set
  * up for (every output left, or, after finishConnecting(), left or never
- * connected), the stream ends (Disconnected at the producer). An output connected later (or again, after its consumer left) is a late
- * consumer: its lists are checked against the packets the stream has, and
- * a conflict is reported to it (Error, then Disconnected) rather than
- * disturbing the others.
+ * connected), the stream ends (Disconnected at the producer). An output
+ * connected later (or again, after its consumer left) is a late consumer:
+ * its lists are checked against the packets the stream has, and a conflict
+ * is reported to it (Error, then Disconnected) rather than disturbing the
+ * others.
  */
 class StreamMulticast : public StreamBlock
 {
