@@ -14,6 +14,7 @@
 #include "vdla_bo_ioctl.h"
 #include "vdla_file.h"
 #include "vdla_gem.h"
+#include "vdla_lease.h"
 #include "vdla_mapping.h"
 #include "vdla_sram_bo.h"
 
@@ -55,8 +56,17 @@ int vdla_ioctl_bo_create(struct drm_device *drm, void *data, struct drm_file *fi
 		return -EINVAL;
 	}
 
-	if (sram) {
-		obj = vdla_sram_bo_create(drm, PAGE_ALIGN(args->size));
+	if (args->pad || (args->lease_id && !sram)) {
+		drm_dbg(drm, "BO_CREATE: pad must be 0, a lease_id needs DRM_VDLA_BO_CREATE_SRAM\n");
+		return -EINVAL;
+	}
+
+	if (sram && args->lease_id) {
+		obj = vdla_lease_sram_bo_create(drm, vfile, args->lease_id, PAGE_ALIGN(args->size));
+		if (IS_ERR(obj))
+			return PTR_ERR(obj);
+	} else if (sram) {
+		obj = vdla_sram_bo_create(drm, PAGE_ALIGN(args->size), -1);
 		if (IS_ERR(obj)) {
 			drm_dbg(drm, "BO_CREATE: no SRAM block of %llu bytes: %ld\n",
 				(u64)PAGE_ALIGN(args->size), PTR_ERR(obj));

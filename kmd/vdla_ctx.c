@@ -173,7 +173,11 @@ int vdla_ioctl_ctx_destroy(struct drm_device *drm, void *data, struct drm_file *
 	ctx = xa_erase(&vfile->contexts, args->ctx_id);
 	if (!ctx)
 		return -ENOENT;
+	/* The table's reference goes with vdla_ctx_destroy(): the leases' hold it on. */
+	vdla_ctx_get(ctx);
 	vdla_ctx_destroy(ctx, &budget);
+	vdla_lease_ctx_destroyed(ctx);
+	vdla_ctx_put(ctx);
 	return 0;
 }
 

@@ -49,6 +49,25 @@ struct vdla_ctx {
 	u64 seqno;
 	/** @destroyed: CTX_DESTROY or close removed it: SUBMIT refuses it. */
 	bool destroyed;
+	/*
+	 * Frames (DRM_VDLA_SUBMIT_FRAME_*), under submit_lock: one is open
+	 * between its BEGIN and END jobs; the seqnos of the last BEGIN and END.
+	 */
+	bool frame_open;
+	u64 frame_begin_seqno;
+	u64 frame_end_seqno;
+
+	/*
+	 * A lease's cut (vdla_sched_cut()), under fw_lock: @last_started and
+	 * @ended_seqno are the seqnos of the last job started and ended;
+	 * @cut_after, when non-zero, the job after whose end the context's
+	 * jobs not started are cancelled; @cut_at_frame_end, the cut waits for
+	 * the open frame's END job to be submitted.
+	 */
+	u64 last_started;
+	u64 ended_seqno;
+	u64 cut_after;
+	bool cut_at_frame_end;
 
 	/** @banned: set once a job faulted or hung; read without a lock. */
 	bool banned;

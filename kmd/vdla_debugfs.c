@@ -5,6 +5,7 @@
  *   contexts      every context of every file
  *   jobs          the running job, the ready lists and the waiting jobs
  *   registers     the global, MMU and fault-injection registers
+ *   leases        every SRAM partition with its holder and its queue
  *   fault_inject  write "<engine> <mode> <count> [delay_us]" to arm the
  *                 device's fault injection for an engine
  */
@@ -44,7 +45,8 @@ static int state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "jobs: %d\n", atomic_read(&vdev->counters.jobs));
 	seq_printf(m, "contexts: %d\n", atomic_read(&vdev->counters.contexts));
 	seq_printf(m, "ended_jobs: %d\n", atomic_read(&vdev->counters.ended_jobs));
-	seq_printf(m, "sram_used: %llu\n", sram.size - sram.free);
+	seq_printf(m, "sram_used: %llu\n", sram.used);
+	seq_printf(m, "leases: %d\n", atomic_read(&vdev->counters.leases));
 	mutex_lock(&vdev->fw_lock);
 	seq_printf(m, "queued: %u\n", s->queued);
 	seq_printf(m, "waiting: %u\n", s->waiting);
@@ -173,11 +175,19 @@ static int registers_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
+/* Every SRAM partition, its holder and its queue (vdla_lease_sysfs.c). */
+static int leases_show(struct seq_file *m, void *unused)
+{
+	vdla_lease_debugfs_show(m, entry_vdev(m));
+	return 0;
+}
+
 static const struct drm_debugfs_info vdla_debugfs_list[] = {
 	{ "state", state_show },
 	{ "contexts", contexts_show },
 	{ "jobs", jobs_show },
 	{ "registers", registers_show },
+	{ "leases", leases_show },
 };
 
 /* "<engine> <mode> <count|forever> [delay_us]", nothing else. */

@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 
+#include "vdla_lease.h"
 #include "vdla_regs.h"
 #include "vdla_sched.h"
 #include "vdla_sram.h"
@@ -33,6 +34,8 @@ struct vdla_counters {
 	 * yet: what they hold (SRAM BOs among it) comes back when it does.
 	 */
 	atomic_t ended_jobs;
+	/* Leases not freed yet (vdla_lease.c). */
+	atomic_t leases;
 };
 
 /**
@@ -88,6 +91,8 @@ struct vdla_device {
 
 	/** @sram: the device SRAM and its allocator. */
 	struct vdla_sram sram;
+	/** @leases: the resource manager's leases (vdla_lease.c). */
+	struct vdla_lease_mgr leases;
 
 	/** @sched: the scheduler and dispatcher. */
 	struct vdla_sched sched;

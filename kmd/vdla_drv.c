@@ -29,6 +29,7 @@
 #include "vdla_gem.h"
 #include "vdla_irq.h"
 #include "vdla_job.h"
+#include "vdla_lease.h"
 #include "vdla_query.h"
 #include "vdla_sched.h"
 #include "vdla_selftest.h"
@@ -50,6 +51,9 @@ static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(SUBMIT, submit),
 	VDLA_IOCTL(FENCE_WAIT, fence_wait),
 	VDLA_IOCTL(FENCE_EXPORT, fence_export),
+	VDLA_IOCTL(LEASE_ACQUIRE, lease_acquire),
+	VDLA_IOCTL(LEASE_RELEASE, lease_release),
+	VDLA_IOCTL(LEASE_QUERY, lease_query),
 };
 
 /* DRM_ACCEL_FOPS, with the core's ioctls filtered (vdla_core_ioctls.c). */
@@ -85,6 +89,9 @@ static const struct file_operations vdla_accel_fops = {
  * 1.8 - FENCE_WAIT: a syncobj point's wait, error and time in one call.
  * 1.9 - FENCE_EXPORT: a timeline point as a sync file with its job's error;
  *       SUBMIT flag DRM_VDLA_SUBMIT_NO_IMPLICIT: explicit synchronisation.
+ * 1.10 - Leases (LEASE_ACQUIRE, LEASE_RELEASE, LEASE_QUERY, lease events) on
+ *       SRAM partitions (QUERY SRAM_PARTITIONS; BO_CREATE and SUBMIT
+ *       lease_id); SUBMIT frame brackets.
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |

@@ -13,6 +13,7 @@
 #include "vdla_ctx.h"
 #include "vdla_device.h"
 #include "vdla_file.h"
+#include "vdla_lease.h"
 #include "vdla_sram_bo.h"
 #include "vdla_mmu.h"
 #include "vdla_sched.h"
@@ -32,6 +33,7 @@ int vdla_open(struct drm_device *drm, struct drm_file *file)
 	kref_init(&vfile->ref);
 	vfile->vdev = vdev;
 	xa_init_flags(&vfile->contexts, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vfile->leases, XA_FLAGS_ALLOC1);
 	vfile->pid = task_tgid_nr(current);
 	spin_lock_init(&vfile->busy_lock);
 	get_task_comm(vfile->comm, current);
@@ -44,6 +46,7 @@ static void file_release(struct kref *ref)
 	struct vdla_file *vfile = container_of(ref, struct vdla_file, ref);
 
 	xa_destroy(&vfile->contexts);
+	xa_destroy(&vfile->leases);
 	vdla_as_put(vfile->as);
 	kfree(vfile);
 }
@@ -75,6 +78,8 @@ void vdla_postclose(struct drm_device *drm, struct drm_file *file)
 	}
 	/* The running job is aborted, the ready ones cancelled. */
 	vdla_sched_cancel_file(vfile->vdev, vfile);
+	/* With no job left, its resources go to their next waiters at once. */
+	vdla_lease_file_close(vfile);
 	vdla_file_put(vfile);
 }
 

@@ -29,6 +29,10 @@ struct vdla_file {
 	struct vdla_as *as;
 	/** @contexts: the file's contexts by id (xarray's own lock). */
 	struct xarray contexts;
+	/** @leases: the file's leases by id (vdla_lease.c). */
+	struct xarray leases;
+	/** @num_leases: leases in @leases or being acquired; under the lease manager's lock. */
+	u32 num_leases;
 	/** @queued_jobs: jobs submitted and not yet freed (DRM_VDLA_MAX_QUEUED_JOBS_PER_FILE). */
 	atomic_t queued_jobs;
 	/** @queued_bytes: kernel memory they hold (DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE). */

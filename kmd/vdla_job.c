@@ -27,6 +27,7 @@
 #include "vdla_file.h"
 #include "vdla_gem.h"
 #include "vdla_job.h"
+#include "vdla_lease.h"
 #include "vdla_mapping.h"
 #include "vdla_mmu.h"
 #include "vdla_sched.h"
@@ -141,7 +142,42 @@ static int check_args(struct drm_device *drm, const struct drm_vdla_submit *args
 		drm_dbg(drm, "SUBMIT: out_sync flags must be 0, point needs a handle\n");
 		return -EINVAL;
 	}
+	if (args->pad2) {
+		drm_dbg(drm, "SUBMIT: pad2 must be 0\n");
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/*
+ * Frames (DRM_VDLA_SUBMIT_FRAME_*) do not nest: under submit_lock, whether
+ * @flags fit the context's open frame, and then the frame's new state.
+ */
+static int check_frame(struct drm_device *drm, struct vdla_ctx *ctx, u32 flags)
+{
+	bool begin = flags & DRM_VDLA_SUBMIT_FRAME_BEGIN, end = flags & DRM_VDLA_SUBMIT_FRAME_END;
+
+	if (begin && ctx->frame_open) {
+		drm_dbg(drm, "SUBMIT: FRAME_BEGIN inside the open frame of context %u\n", ctx->id);
+		return -EINVAL;
+	}
+	if (end && !begin && !ctx->frame_open) {
+		drm_dbg(drm, "SUBMIT: FRAME_END outside a frame of context %u\n", ctx->id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void frame_submitted(struct vdla_ctx *ctx, struct vdla_job *job, u32 flags)
+{
+	if (flags & DRM_VDLA_SUBMIT_FRAME_BEGIN) {
+		ctx->frame_open = true;
+		ctx->frame_begin_seqno = job->seqno;
+	}
+	if (flags & DRM_VDLA_SUBMIT_FRAME_END) {
+		ctx->frame_open = false;
+		ctx->frame_end_seqno = job->seqno;
+	}
 }
 
 /* Adds @obj to the job's distinct BOs, for the implicit fences. */
@@ -441,6 +477,7 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	struct drm_vdla_address small_list[8], *list;
 	struct drm_syncobj *out_sync = NULL;
 	struct dma_fence_chain *chain = NULL;
+	struct vdla_lease *lease = NULL;
 	struct ww_acquire_ctx ww;
 	bool ended;
 	struct dma_fence *fence;
@@ -455,6 +492,19 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	if (!ctx) {
 		drm_dbg(drm, "SUBMIT: no context %u of the caller\n", args->ctx_id);
 		return -ENOENT;
+	}
+	if (args->lease_id) {
+		lease = vdla_lease_lookup(vfile, args->lease_id);
+		if (!lease) {
+			drm_dbg(drm, "SUBMIT: no lease %u of the caller\n", args->lease_id);
+			ret = -ENOENT;
+			goto out_ctx;
+		}
+		if (lease->ctx != ctx) {
+			drm_dbg(drm, "SUBMIT: lease %u belongs to another context\n", args->lease_id);
+			ret = -EINVAL;
+			goto out_ctx;
+		}
 	}
 	if (READ_ONCE(ctx->banned)) {
 		drm_dbg(drm, "SUBMIT: context %u is banned\n", args->ctx_id);
@@ -519,12 +569,21 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 
 	mutex_lock(&ctx->submit_lock);
 	if (ctx->destroyed || READ_ONCE(ctx->banned)) {
+		ret = ctx->destroyed ? -ENOENT : -ECANCELED;
+	} else {
+		ret = check_frame(drm, ctx, args->flags);
+		if (!ret)
+			ret = vdla_lease_check_job(lease, job, args->flags);
+	}
+	if (ret) {
 		mutex_unlock(&ctx->submit_lock);
 		drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
-		ret = ctx->destroyed ? -ENOENT : -ECANCELED;
 		goto out_job;
 	}
 	publish(job, args);
+	frame_submitted(ctx, job, args->flags);
+	job->frame_end = args->flags & DRM_VDLA_SUBMIT_FRAME_END;
+	vdla_lease_job_submitted(lease, job, args->flags);
 	drm_gem_unlock_reservations(job->bos, job->bo_count, &ww);
 	/* The out-sync gets the fence even if the job ends at once. */
 	fence = dma_fence_get(job->done);
@@ -555,6 +614,7 @@ out_list:
 	if (list != small_list)
 		kvfree(list);
 out_ctx:
+	vdla_lease_put(lease);
 	vdla_ctx_put(ctx);
 	return ret;
 }

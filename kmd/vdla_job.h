@@ -95,6 +95,8 @@ struct vdla_job {
 	void *op_stats;
 	/** @op_time_only: DRM_VDLA_SUBMIT_OP_TIME_ONLY, the device time alone. */
 	bool op_time_only;
+	/** @frame_end: DRM_VDLA_SUBMIT_FRAME_END, the last job of a frame. */
+	bool frame_end;
 
 	/* Dispatcher: under vdev->fw_lock. */
 	enum vdla_job_state state;

@@ -63,6 +63,7 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		struct drm_vdla_query_device device;
 		struct drm_vdla_query_memory memory;
 		struct drm_vdla_query_compute compute;
+		struct drm_vdla_query_sram_partitions partitions;
 	} info;
 	u32 size;
 
@@ -80,6 +81,9 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		break;
 	case DRM_VDLA_QUERY_COMPUTE:
 		size = sizeof(info.compute);
+		break;
+	case DRM_VDLA_QUERY_SRAM_PARTITIONS:
+		size = sizeof(info.partitions);
 		break;
 	default:
 		drm_dbg(&vdev->drm, "QUERY: unknown query %u\n", args->query);
@@ -105,6 +109,9 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		break;
 	case DRM_VDLA_QUERY_COMPUTE:
 		vdla_fill_query_compute(vdev, &info.compute);
+		break;
+	case DRM_VDLA_QUERY_SRAM_PARTITIONS:
+		vdla_sram_partitions(vdev, &info.partitions);
 		break;
 	}
 	if (copy_to_user(u64_to_user_ptr(args->data), &info, min(args->size, size)))

@@ -114,6 +114,10 @@ static void signal_job(struct vdla_device *vdev, struct vdla_job *job, int error
 
 	if (job->state == VDLA_JOB_READY || job->state == VDLA_JOB_RUNNING)
 		ctx->active--;
+	ctx->ended_seqno = job->seqno;
+	/* The job a lease's cut waits for ended: the caller cuts, or its successors end too. */
+	if (ctx->cut_after && job->seqno >= ctx->cut_after)
+		ctx->cut_after = 0;
 	if (job->cancel_error && job->state == VDLA_JOB_READY)
 		ctx->cancelled--;
 	if (error) {
@@ -195,6 +199,28 @@ static bool any_job(const struct vdla_job *job, const void *unused)
 }
 
 static void make_ready(struct vdla_device *vdev, struct vdla_job *job);
+static void cancel_waiting(struct vdla_device *vdev, struct vdla_ctx *ctx, int error);
+
+/* Whether @job is the one a lease's cut of its context waits for (vdla_sched_cut()). */
+static bool cut_due(const struct vdla_job *job)
+{
+	return job->ctx->cut_after && job->seqno >= job->ctx->cut_after;
+}
+
+/*
+ * A lease of @ctx is revoked and no job of the context has started that
+ * must finish first: every job of the context that has not started ends
+ * with ECANCELED, in order.
+ */
+static void cut(struct vdla_device *vdev, struct vdla_ctx *ctx)
+{
+	LIST_HEAD(cancelled);
+
+	ctx->cut_after = 0;
+	take_queued(vdev, job_of_ctx, ctx, &cancelled);
+	signal_list(vdev, &cancelled, -ECANCELED);
+	cancel_waiting(vdev, ctx, -ECANCELED);
+}
 
 /*
  * Ends the jobs of @ctx's waiting list with @error. Those behind an older
@@ -271,6 +297,7 @@ static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
 	struct vdla_ctx *ctx = job->ctx;
 	LIST_HEAD(cancelled);
 	bool ban = error == -EFAULT || error == -EIO || error == -ETIMEDOUT;
+	bool cut_now = cut_due(job);
 
 	sched_of(vdev)->running = NULL;
 	account(job);
@@ -291,6 +318,9 @@ static void finish(struct vdla_device *vdev, struct vdla_job *job, int error)
 	if (ban) {
 		signal_list(vdev, &cancelled, -ECANCELED);
 		cancel_waiting(vdev, ctx, -ECANCELED);
+	} else if (cut_now) {
+		/* The frame boundary a lease's revocation waited for. */
+		cut(vdev, ctx);
 	} else if (ctx->cancelled && ctx->active == ctx->cancelled) {
 		/* Only jobs cancelled behind this one are left: they end now, in order. */
 		take_queued(vdev, job_of_ctx, ctx, &cancelled);
@@ -440,9 +470,14 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 
 	/* Cancelled behind an older job of its context, which has ended now. */
 	if (job->cancel_error) {
+		bool cut_now = cut_due(job);
+
 		signal_job(vdev, job, job->cancel_error);
+		if (cut_now)
+			cut(vdev, job->ctx);
 		return;
 	}
+	job->ctx->last_started = job->seqno;
 	slot = vdla_mmu_bind(vdev, job->as);
 	job->file->last_start = ++sched_of(vdev)->starts;
 	job->start_time = ktime_get();
@@ -634,6 +669,11 @@ bool vdla_sched_submit(struct vdla_job *job)
 		/* Banned since SUBMIT checked: its older jobs are cancelled already. */
 		signal_job(vdev, job, -ECANCELED);
 	} else {
+		/* The end of the frame a lease's revocation waits for. */
+		if (job->frame_end && ctx->cut_at_frame_end) {
+			ctx->cut_at_frame_end = false;
+			ctx->cut_after = max(ctx->cut_after, job->seqno);
+		}
 		list_add_tail(&job->link, &ctx->waiting);
 		s->waiting++;
 		wait_or_promote(vdev, job);
@@ -769,6 +809,55 @@ void vdla_sched_cancel_waiting(struct vdla_ctx *ctx, int error)
 	cancel_waiting(vdev, ctx, error);
 	dispatch(vdev);
 	mutex_unlock(&vdev->fw_lock);
+}
+
+/* The seqno of @ctx's job that was stopped at a boundary and will resume, or 0. */
+static u64 stopped_seqno(struct vdla_sched *s, const struct vdla_ctx *ctx)
+{
+	struct vdla_job *job;
+
+	list_for_each_entry(job, &s->ready[ctx->priority], link) {
+		if (job->ctx == ctx && job->stopped)
+			return job->seqno;
+	}
+	return 0;
+}
+
+bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame)
+{
+	struct vdla_device *vdev = ctx->vdev;
+	struct vdla_sched *s = sched_of(vdev);
+	bool frame_started, pending = false;
+	u64 keep;
+
+	lockdep_assert_held(&ctx->submit_lock);
+	mutex_lock(&vdev->fw_lock);
+	/* A job started (running, or stopped to resume later) finishes: a job is a frame. */
+	keep = s->running && s->running->ctx == ctx ? s->running->seqno : stopped_seqno(s, ctx);
+	frame_started = ctx->frame_begin_seqno && ctx->frame_begin_seqno <= ctx->last_started;
+	if (!ignore_frame && frame_started) {
+		if (ctx->frame_open)
+			pending = true;
+		else if (ctx->frame_end_seqno > ctx->ended_seqno)
+			keep = max(keep, ctx->frame_end_seqno);
+	}
+	if (pending) {
+		ctx->cut_at_frame_end = true;
+	} else if (keep) {
+		ctx->cut_at_frame_end = false;
+		ctx->cut_after = max(ctx->cut_after, keep);
+	} else {
+		ctx->cut_at_frame_end = false;
+		cut(vdev, ctx);
+		dispatch(vdev);
+	}
+	mutex_unlock(&vdev->fw_lock);
+	return pending;
+}
+
+struct workqueue_struct *vdla_sched_wq(void)
+{
+	return vdla_wq;
 }
 
 int vdla_sched_pause(struct vdla_device *vdev)

@@ -98,6 +98,20 @@ void vdla_sched_irq(struct vdla_device *vdev);
 /* Cancels every job of @vfile that has not ended; the file is gone. */
 void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile);
 
+/*
+ * A lease of @ctx is revoked (vdla_lease.c): cut the context's queue at its
+ * next frame boundary. The job started (running, or stopped to resume)
+ * finishes, and so does the frame it belongs to if it was submitted to its
+ * FRAME_END (unless @ignore_frame: the frame overran its time); then every
+ * later job of the context that has not started ends with ECANCELED, in
+ * order. With no such job the cut is made now. Returns true if a started
+ * frame's FRAME_END has not been submitted yet: the cut is then made after
+ * that job, once it comes. Called with ctx->submit_lock held.
+ */
+bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame);
+/* The module's work queue, drained before the module goes. */
+struct workqueue_struct *vdla_sched_wq(void);
+
 /* Waits until no job runs and keeps jobs from starting, for TEST_BDMA. */
 int vdla_sched_pause(struct vdla_device *vdev);
 void vdla_sched_unpause(struct vdla_device *vdev);

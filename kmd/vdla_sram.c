@@ -50,6 +50,7 @@ int vdla_sram_init(struct vdla_device *vdev)
 		return ret;
 	}
 	drm_mm_init(&sram->mm, 0, size);
+	sram->shared_end = size;
 	ret = drmm_add_action_or_reset(&vdev->drm, sram_release, sram);
 	if (ret)
 		return ret;
@@ -57,9 +58,22 @@ int vdla_sram_init(struct vdla_device *vdev)
 	return 0;
 }
 
-int vdla_sram_alloc(struct vdla_device *vdev, struct drm_mm_node *node, u64 size)
+/* The partition @offset lies in, or NULL for the shared pool. Under sram->lock. */
+static struct vdla_sram_part *part_at(struct vdla_sram *sram, u64 offset)
+{
+	for (u32 i = 0; i < sram->num_parts; i++) {
+		if (offset >= sram->parts[i].start &&
+		    offset < sram->parts[i].start + sram->parts[i].size)
+			return &sram->parts[i];
+	}
+	return NULL;
+}
+
+int vdla_sram_alloc(struct vdla_device *vdev, struct drm_mm_node *node, u64 size, int part)
 {
 	struct vdla_sram *sram = &vdev->sram;
+	struct vdla_sram_part *p = NULL;
+	u64 start = 0, end;
 	int idx, ret;
 
 	if (!sram->size)
@@ -68,23 +82,45 @@ int vdla_sram_alloc(struct vdla_device *vdev, struct drm_mm_node *node, u64 size
 	if (!drm_dev_enter(&vdev->drm, &idx))
 		return -ENODEV;
 	mutex_lock(&sram->lock);
-	ret = drm_mm_insert_node_generic(&sram->mm, node, size, PAGE_SIZE, 0,
-					 DRM_MM_INSERT_BEST);
-	if (!ret)
+	end = sram->shared_end;
+	if (part >= 0) {
+		if (part >= sram->num_parts) {
+			ret = -ENOENT;
+			goto out;
+		}
+		p = &sram->parts[part];
+		start = p->start;
+		end = p->start + p->size;
+	}
+	ret = drm_mm_insert_node_in_range(&sram->mm, node, size, PAGE_SIZE, 0, start, end,
+					  DRM_MM_INSERT_BEST);
+	if (ret) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	if (p)
+		p->used += size;
+	else
 		sram->used += size;
+out:
 	mutex_unlock(&sram->lock);
 	if (!ret)
 		memset_io(sram->cpu + node->start, 0, size);
 	drm_dev_exit(idx);
-	return ret ? -ENOSPC : 0;
+	return ret;
 }
 
 void vdla_sram_free(struct vdla_device *vdev, struct drm_mm_node *node)
 {
 	struct vdla_sram *sram = &vdev->sram;
+	struct vdla_sram_part *p;
 
 	mutex_lock(&sram->lock);
-	sram->used -= node->size;
+	p = part_at(sram, node->start);
+	if (p)
+		p->used -= node->size;
+	else
+		sram->used -= node->size;
 	drm_mm_remove_node(node);
 	mutex_unlock(&sram->lock);
 }
@@ -100,8 +136,64 @@ void vdla_sram_usage(struct vdla_device *vdev, struct vdla_sram_usage *usage)
 		return;
 	mutex_lock(&sram->lock);
 	usage->size = sram->size;
-	usage->free = sram->size - sram->used;
-	drm_mm_for_each_hole(hole, &sram->mm, start, end)
-		usage->largest_free = max(usage->largest_free, end - start);
+	usage->free = sram->shared_end - sram->used;
+	usage->used = sram->used;
+	for (u32 i = 0; i < sram->num_parts; i++)
+		usage->used += sram->parts[i].used;
+	drm_mm_for_each_hole(hole, &sram->mm, start, end) {
+		end = min(end, sram->shared_end);
+		if (start < end)
+			usage->largest_free = max(usage->largest_free, end - start);
+	}
 	mutex_unlock(&sram->lock);
+}
+
+void vdla_sram_partitions(struct vdla_device *vdev, struct drm_vdla_query_sram_partitions *out)
+{
+	struct vdla_sram *sram = &vdev->sram;
+
+	memset(out, 0, sizeof(*out));
+	mutex_lock(&sram->lock);
+	out->count = sram->num_parts;
+	out->shared_size = sram->shared_end;
+	for (u32 i = 0; i < sram->num_parts; i++) {
+		strscpy(out->partitions[i].name, sram->parts[i].name);
+		out->partitions[i].offset = sram->parts[i].start;
+		out->partitions[i].size = sram->parts[i].size;
+	}
+	mutex_unlock(&sram->lock);
+}
+
+int vdla_sram_set_partitions(struct vdla_device *vdev, const struct vdla_sram_part *parts, u32 n)
+{
+	struct vdla_sram *sram = &vdev->sram;
+	struct drm_mm_node *node;
+	u64 total = 0, start;
+	int ret = 0;
+
+	if (!sram->size)
+		return -ENODEV;
+	for (u32 i = 0; i < n; i++)
+		total += parts[i].size;
+	if (total > sram->size)
+		return -ENOSPC;
+	mutex_lock(&sram->lock);
+	/* What was or becomes partitioned must hold no BO: it changes hands. */
+	start = min(sram->shared_end, sram->size - total);
+	drm_mm_for_each_node_in_range(node, &sram->mm, start, sram->size) {
+		ret = -EBUSY;
+		goto out;
+	}
+	sram->shared_end = sram->size - total;
+	sram->num_parts = n;
+	start = sram->shared_end;
+	for (u32 i = 0; i < n; i++) {
+		sram->parts[i] = parts[i];
+		sram->parts[i].start = start;
+		sram->parts[i].used = 0;
+		start += parts[i].size;
+	}
+out:
+	mutex_unlock(&sram->lock);
+	return ret;
 }

@@ -14,6 +14,7 @@
 #include <drm/vdla_accel.h>
 
 #include "vdla_device.h"
+#include "vdla_lease.h"
 #include "vdla_sched.h"
 #include "vdla_sram_bo.h"
 
@@ -24,6 +25,9 @@ static void sram_bo_free(struct drm_gem_object *obj)
 	struct vdla_sram_bo *sbo = to_vdla_sram_bo(obj);
 	struct vdla_device *vdev = to_vdla_device(obj->dev);
 
+	/* Out of its lease's list first: the lease's end frees the block of the BOs listed. */
+	if (sbo->partitioned)
+		vdla_lease_sram_bo_freed(obj);
 	if (drm_mm_node_allocated(&sbo->node))
 		vdla_sram_free(vdev, &sbo->node);
 	drm_gem_object_release(obj);
@@ -60,7 +64,13 @@ u64 vdla_sram_bo_address(struct drm_gem_object *obj)
 	return DRM_VDLA_SRAM_BASE + to_vdla_sram_bo(obj)->node.start;
 }
 
-struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t size)
+bool vdla_sram_bo_partitioned(const struct drm_gem_object *obj)
+{
+	return vdla_sram_bo_is(obj) &&
+	       container_of(obj, const struct vdla_sram_bo, base)->partitioned;
+}
+
+struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t size, int part)
 {
 	struct vdla_device *vdev = to_vdla_device(drm);
 	struct vdla_sram_bo *sbo = kzalloc(sizeof(*sbo), GFP_KERNEL);
@@ -73,7 +83,8 @@ struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t size)
 	obj->funcs = &vdla_sram_bo_funcs;
 	drm_gem_private_object_init(drm, obj, size);
 	vdla_bo_init(&sbo->bo, obj);
-	ret = vdla_sram_alloc(vdev, &sbo->node, size);
+	INIT_LIST_HEAD(&sbo->lease_link);
+	ret = vdla_sram_alloc(vdev, &sbo->node, size, part);
 	/*
 	 * A job that ended keeps its SRAM BOs until the scheduler frees it,
 	 * shortly after its fence signals: a process that waited for its
@@ -84,7 +95,7 @@ struct drm_gem_object *vdla_sram_bo_create(struct drm_device *drm, size_t size)
 	for (int tries = 0; ret == -ENOSPC && atomic_read(&vdev->counters.ended_jobs) > 0
 			    && tries < VDLA_SRAM_REAP_TRIES; tries++) {
 		vdla_sched_reap();
-		ret = vdla_sram_alloc(vdev, &sbo->node, size);
+		ret = vdla_sram_alloc(vdev, &sbo->node, size, part);
 		if (ret == -ENOSPC)
 			usleep_range(100, 200);
 	}

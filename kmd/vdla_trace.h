@@ -13,6 +13,7 @@
 #include "vdla_ctx.h"
 #include "vdla_device.h"
 #include "vdla_job.h"
+#include "vdla_lease.h"
 
 DECLARE_EVENT_CLASS(vdla_job,
 	TP_PROTO(const struct vdla_job *job),
@@ -88,6 +89,46 @@ TRACE_EVENT(vdla_job_fault,
 	TP_printk("dev=%s ctx=%u seqno=%llu address=0x%llx status=0x%x", __get_str(dev),
 		  __entry->ctx, __entry->seqno, __entry->address, __entry->status)
 );
+
+/* The resource manager's leases (docs/resources.md). */
+DECLARE_EVENT_CLASS(vdla_lease,
+	TP_PROTO(const struct vdla_lease *lease),
+	TP_ARGS(lease),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(lease->vdev->drm.dev))
+		__field(u32, lease)
+		__field(int, pid)
+		__field(u32, ctx)
+		__field(u32, resource)
+		__field(u32, index)
+		__field(u32, priority)
+		__field(u32, waiters)
+	),
+	TP_fast_assign(
+		__assign_str(dev);
+		__entry->lease = lease->id;
+		__entry->pid = lease->pid;
+		__entry->ctx = lease->ctx->id;
+		__entry->resource = lease->res->type;
+		__entry->index = lease->res->index;
+		__entry->priority = lease->arb.priority;
+		__entry->waiters = lease->res->arb.num_waiters;
+	),
+	TP_printk("dev=%s lease=%u pid=%d ctx=%u resource=%u index=%u priority=%u waiters=%u",
+		  __get_str(dev), __entry->lease, __entry->pid, __entry->ctx, __entry->resource,
+		  __entry->index, __entry->priority, __entry->waiters)
+);
+
+DEFINE_EVENT(vdla_lease, vdla_lease_acquire,
+	TP_PROTO(const struct vdla_lease *lease), TP_ARGS(lease));
+DEFINE_EVENT(vdla_lease, vdla_lease_grant,
+	TP_PROTO(const struct vdla_lease *lease), TP_ARGS(lease));
+DEFINE_EVENT(vdla_lease, vdla_lease_release_request,
+	TP_PROTO(const struct vdla_lease *lease), TP_ARGS(lease));
+DEFINE_EVENT(vdla_lease, vdla_lease_release,
+	TP_PROTO(const struct vdla_lease *lease), TP_ARGS(lease));
+DEFINE_EVENT(vdla_lease, vdla_lease_revoke,
+	TP_PROTO(const struct vdla_lease *lease), TP_ARGS(lease));
 
 #endif /* __VDLA_TRACE_H__ */
 

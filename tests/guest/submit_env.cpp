@@ -116,11 +116,12 @@ int boWait(int fd, uint32_t handle, int64_t timeoutNs, uint32_t flags)
 	return ioctlError(fd, DRM_IOCTL_VDLA_BO_WAIT, &args);
 }
 
-Bo::Bo(int fd, uint64_t size, uint32_t flags) : fd_(fd)
+Bo::Bo(int fd, uint64_t size, uint32_t flags, uint32_t leaseId) : fd_(fd)
 {
 	drm_vdla_bo_create args = {};
 	args.size = size;
 	args.flags = flags;
+	args.lease_id = leaseId;
 	error_ = ioctlError(fd, DRM_IOCTL_VDLA_BO_CREATE, &args);
 	if (error_)
 		return;
@@ -477,6 +478,7 @@ int submit(int fd, const Submission &s, drm_vdla_submit *result)
 	args.out_sync = s.outSync;
 	args.flags = s.flags;
 	args.op_stats = s.opStats;
+	args.lease_id = s.leaseId;
 	int ret = submitRaw(fd, &args);
 	if (result)
 		*result = args;
@@ -700,7 +702,7 @@ int waitChild(pid_t pid, int timeoutMs)
 std::map<std::string, long> objectCounts(int index)
 {
 	std::map<std::string, long> state = readState(index), counts;
-	for (const char *key : { "bos", "mappings", "jobs", "contexts" })
+	for (const char *key : { "bos", "mappings", "jobs", "contexts", "leases" })
 		counts[key] = state.count(key) ? state[key] : -1;
 	return counts;
 }

@@ -74,8 +74,11 @@ class Bo
 {
 public:
 	Bo() = default;
-	/* BO_CREATE of @size bytes in @fd with @flags; error() holds the errno. */
-	Bo(int fd, uint64_t size, uint32_t flags = 0);
+	/*
+	 * BO_CREATE of @size bytes in @fd with @flags (and for an SRAM BO of
+	 * a partition, the lease); error() holds the errno.
+	 */
+	Bo(int fd, uint64_t size, uint32_t flags = 0, uint32_t leaseId = 0);
 	/* Takes over @handle of @fd (an import), described by BO_INFO. */
 	static Bo adopt(int fd, uint32_t handle);
 	/* PRIME import of @dmabuf into @fd. */
@@ -222,6 +225,8 @@ struct Submission {
 	/* DRM_VDLA_SUBMIT_* flags, and the entry of DRM_VDLA_SUBMIT_OP_STATS. */
 	uint32_t flags = 0;
 	uint32_t opStats = 0;
+	/* The lease the job names (0: none). */
+	uint32_t leaseId = 0;
 };
 
 /* SUBMIT; returns the errno, and the driver's answer in @result. */

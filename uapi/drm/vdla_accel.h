@@ -34,6 +34,9 @@ extern "C" {
 #define DRM_VDLA_SUBMIT			0x0a
 #define DRM_VDLA_FENCE_WAIT		0x0b
 #define DRM_VDLA_FENCE_EXPORT		0x0c
+#define DRM_VDLA_LEASE_ACQUIRE		0x0d
+#define DRM_VDLA_LEASE_RELEASE		0x0e
+#define DRM_VDLA_LEASE_QUERY		0x0f
 
 #define DRM_IOCTL_VDLA_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_QUERY, struct drm_vdla_query)
@@ -61,17 +64,26 @@ extern "C" {
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_FENCE_WAIT, struct drm_vdla_fence_wait)
 #define DRM_IOCTL_VDLA_FENCE_EXPORT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_FENCE_EXPORT, struct drm_vdla_fence_export)
+#define DRM_IOCTL_VDLA_LEASE_ACQUIRE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_LEASE_ACQUIRE, struct drm_vdla_lease_acquire)
+#define DRM_IOCTL_VDLA_LEASE_RELEASE \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_VDLA_LEASE_RELEASE, struct drm_vdla_lease_release)
+#define DRM_IOCTL_VDLA_LEASE_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_LEASE_QUERY, struct drm_vdla_lease_query)
 
 /**
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
  * @DRM_VDLA_QUERY_DEVICE: a struct drm_vdla_query_device
  * @DRM_VDLA_QUERY_MEMORY: a struct drm_vdla_query_memory (driver 1.4)
  * @DRM_VDLA_QUERY_COMPUTE: a struct drm_vdla_query_compute (driver 1.5)
+ * @DRM_VDLA_QUERY_SRAM_PARTITIONS: a struct drm_vdla_query_sram_partitions
+ *	(driver 1.10)
  */
 enum drm_vdla_query_id {
 	DRM_VDLA_QUERY_DEVICE = 0,
 	DRM_VDLA_QUERY_MEMORY = 1,
 	DRM_VDLA_QUERY_COMPUTE = 2,
+	DRM_VDLA_QUERY_SRAM_PARTITIONS = 3,
 };
 
 /**
@@ -222,17 +234,57 @@ struct drm_vdla_test_bdma {
  *
  * All zero when the device has no SRAM (DRM_VDLA_CAP_SRAM clear). Other
  * files allocate and free SRAM at any time: a BO_CREATE of
- * @sram_largest_free bytes may still fail with ENOSPC.
+ * @sram_largest_free bytes may still fail with ENOSPC. With SRAM
+ * partitions defined, @sram_free and @sram_largest_free describe the shared
+ * pool, where SRAM BOs created without a lease come from.
  */
 struct drm_vdla_query_memory {
 	/** @sram_base: DRM_VDLA_SRAM_BASE, or 0 without SRAM. */
 	__u64 sram_base;
 	/** @sram_size: bytes of SRAM. */
 	__u64 sram_size;
-	/** @sram_free: bytes not held by any SRAM BO. */
+	/** @sram_free: bytes not held by any SRAM BO (of the shared pool). */
 	__u64 sram_free;
 	/** @sram_largest_free: the largest SRAM BO that can be created now. */
 	__u64 sram_largest_free;
+};
+
+/** DRM_VDLA_MAX_SRAM_PARTITIONS: SRAM partitions a device has, at most. */
+#define DRM_VDLA_MAX_SRAM_PARTITIONS	8
+
+/**
+ * struct drm_vdla_sram_partition - one SRAM partition
+ *
+ * A named region of the SRAM that only BOs created under a lease on it
+ * use (DRM_VDLA_RESOURCE_SRAM_PARTITION). The administrator defines the
+ * partitions through the device's sysfs attribute sram_partitions
+ * (docs/resources.md); they are carved from the top of the SRAM, and what
+ * is left below them is the shared pool of SRAM BOs created without a
+ * lease.
+ */
+struct drm_vdla_sram_partition {
+	/** @name: NUL-terminated. */
+	char name[16];
+	/** @offset: bytes from the start of the SRAM. */
+	__u64 offset;
+	/** @size: bytes. */
+	__u64 size;
+};
+
+/**
+ * struct drm_vdla_query_sram_partitions - the SRAM partitions (driver 1.10)
+ *
+ * Entries @count and above are zero. A partition's index in @partitions is
+ * its resource index for DRM_IOCTL_VDLA_LEASE_ACQUIRE.
+ */
+struct drm_vdla_query_sram_partitions {
+	/** @count: partitions defined. */
+	__u32 count;
+	/** @pad: 0. */
+	__u32 pad;
+	/** @shared_size: bytes of the shared pool, below the first partition. */
+	__u64 shared_size;
+	struct drm_vdla_sram_partition partitions[DRM_VDLA_MAX_SRAM_PARTITIONS];
 };
 
 /**
@@ -304,10 +356,13 @@ struct drm_vdla_query_compute {
  * struct drm_vdla_bo_create - argument of DRM_IOCTL_VDLA_BO_CREATE
  *
  * Creates a zero-filled BO and maps it into the caller's address space.
- * Errors: EINVAL (size 0 or above DRM_VDLA_BO_MAX_SIZE, flags, pad),
- * ENOMEM, ENOSPC (the address space is full; for an SRAM BO: no free SRAM
- * block of that size), ENODEV (DRM_VDLA_BO_CREATE_SRAM on a device without
- * SRAM).
+ * Errors: EINVAL (size 0 or above DRM_VDLA_BO_MAX_SIZE, flags, pad, a
+ * @lease_id without DRM_VDLA_BO_CREATE_SRAM), ENOMEM, ENOSPC (the address
+ * space is full; for an SRAM BO: no free SRAM block of that size in the
+ * shared pool or the lease's partition), ENODEV (DRM_VDLA_BO_CREATE_SRAM on
+ * a device without SRAM), ENOENT (no such lease of the caller), EINVAL (a
+ * lease on something else than an SRAM partition), ECANCELED (the lease is
+ * not held: still waiting, released or revoked).
  */
 struct drm_vdla_bo_create {
 	/** @size: in, bytes, rounded up to the page size; out, the rounded size. */
@@ -320,6 +375,16 @@ struct drm_vdla_bo_create {
 	__u64 device_address;
 	/** @mmap_offset: out, the offset to mmap() the node at. */
 	__u64 mmap_offset;
+	/**
+	 * @lease_id: in, with DRM_VDLA_BO_CREATE_SRAM, a held lease of the
+	 * caller on an SRAM partition: the BO comes from that partition, and
+	 * only jobs naming the lease may use it. It is lost when the lease
+	 * ends (docs/resources.md). 0: the shared pool (driver 1.10; an older
+	 * caller's shorter structure reads as 0).
+	 */
+	__u32 lease_id;
+	/** @pad: must be 0. */
+	__u32 pad;
 };
 
 /** DRM_VDLA_BO_CREATE_SRAM: put the BO in the device SRAM (driver 1.4). */
@@ -576,8 +641,18 @@ struct drm_vdla_sync {
  * wait for it (driver 1.9).
  */
 #define DRM_VDLA_SUBMIT_NO_IMPLICIT	(1u << 2)
+/**
+ * DRM_VDLA_SUBMIT_FRAME_BEGIN, DRM_VDLA_SUBMIT_FRAME_END: the job opens or
+ * closes a frame, a run of the context's jobs that a lease is never taken
+ * away in the middle of (both flags: a frame of one job). A job is a frame
+ * of its own outside brackets. A frame cannot nest: BEGIN inside a frame, or
+ * END outside one, is EINVAL (driver 1.10).
+ */
+#define DRM_VDLA_SUBMIT_FRAME_BEGIN	(1u << 3)
+#define DRM_VDLA_SUBMIT_FRAME_END	(1u << 4)
 #define DRM_VDLA_SUBMIT_FLAGS		(DRM_VDLA_SUBMIT_OP_STATS | DRM_VDLA_SUBMIT_OP_TIME_ONLY | \
-					 DRM_VDLA_SUBMIT_NO_IMPLICIT)
+					 DRM_VDLA_SUBMIT_NO_IMPLICIT | DRM_VDLA_SUBMIT_FRAME_BEGIN | \
+					 DRM_VDLA_SUBMIT_FRAME_END)
 
 /**
  * struct drm_vdla_op_stats - what one operation of a completed job did
@@ -623,8 +698,11 @@ struct drm_vdla_op_stats {
  * flagged for writing or too small, a task the firmware refuses: the
  * @error_* fields say where), ENOENT (a handle or syncobj that does not exist
  * for the caller, a context that is not the caller's, an in-sync point with
- * no fence yet), EACCES (a read-only BO marked for writing), ECANCELED
- * (banned context), EFAULT (unreadable arrays), ENOMEM, EINTR.
+ * no fence yet, a lease that is not the caller's), EACCES (a read-only BO
+ * marked for writing; an SRAM BO of a partition without naming the lease
+ * it was created under, on that lease's context), ECANCELED (banned
+ * context; a lease not held, released or revoked), EFAULT (unreadable
+ * arrays), ENOMEM, EINTR.
  */
 struct drm_vdla_submit {
 	/** @ctx_id: in, a context of the caller. */
@@ -660,6 +738,14 @@ struct drm_vdla_submit {
 	__u32 error_reason;
 	/** @error_operand: out, the tensor or table the field belongs to. */
 	__u32 error_operand;
+	/**
+	 * @lease_id: in, a lease of the caller held by @ctx_id that the job
+	 * uses, or 0 (driver 1.10; an older caller's shorter structure reads
+	 * as 0). Required for BOs of an SRAM partition.
+	 */
+	__u32 lease_id;
+	/** @pad2: must be 0. */
+	__u32 pad2;
 };
 
 /* ---- Fences ----------------------------------------------------------- */
@@ -726,6 +812,178 @@ struct drm_vdla_fence_export {
 	__s32 fd;
 	/** @pad: must be 0. */
 	__u32 pad;
+};
+
+/* ---- Leases (driver 1.10) -------------------------------------------------
+ *
+ * The resource manager (docs/resources.md): a lease gives one context an
+ * exclusive resource, by priority. A claim on a free resource is granted; on
+ * a resource held by a strictly lower priority the holder is asked to
+ * release it (a DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED event with a
+ * deadline) and the claim waits; on one held by a higher or equal priority
+ * the claim is busy, and may wait in the queue. The queue is served by
+ * priority, between equals the most recently queued first, and a waiter
+ * rises one priority level per vdla.lease_age_passes grants it waits
+ * through. A holder that has not released by the deadline is revoked at its
+ * next frame boundary: its context's jobs that have not started end with
+ * ECANCELED, the running frame completes, later SUBMITs naming the lease
+ * fail with ECANCELED, its partition's BOs are lost, and it gets a
+ * DRM_VDLA_EVENT_LEASE_REVOKED event.
+ *
+ * Events are read from the node (read(2), poll(2)) as DRM events; the space
+ * for each of a lease's events is reserved when it is acquired, so none is
+ * ever lost.
+ */
+
+/** DRM_VDLA_RESOURCE_*: what a lease is on */
+#define DRM_VDLA_RESOURCE_SRAM_PARTITION	1	/* index: the partition */
+
+/**
+ * DRM_VDLA_LEASE_ACQUIRE_QUEUE: a claim not granted within @timeout_ns
+ * stays in the queue instead of failing: ACQUIRE returns with state
+ * DRM_VDLA_LEASE_STATE_WAITING, and a DRM_VDLA_EVENT_LEASE_GRANTED event
+ * comes with the grant.
+ */
+#define DRM_VDLA_LEASE_ACQUIRE_QUEUE		(1u << 0)
+/**
+ * DRM_VDLA_LEASE_ACQUIRE_NO_PREEMPT: never ask a holder to release; against a
+ * lower priority the claim is busy as against an equal one. Preempting
+ * needs CAP_SYS_NICE, so an unprivileged claim that would preempt fails with
+ * EACCES unless it passes this flag.
+ */
+#define DRM_VDLA_LEASE_ACQUIRE_NO_PREEMPT	(1u << 1)
+#define DRM_VDLA_LEASE_ACQUIRE_FLAGS		(DRM_VDLA_LEASE_ACQUIRE_QUEUE | \
+						 DRM_VDLA_LEASE_ACQUIRE_NO_PREEMPT)
+
+/** DRM_VDLA_MAX_LEASES_PER_FILE: leases one file holds or waits for at once. */
+#define DRM_VDLA_MAX_LEASES_PER_FILE		16
+/** DRM_VDLA_LEASE_MAX_TIMEOUT_NS: the longest ACQUIRE wait and release deadline, 60 s. */
+#define DRM_VDLA_LEASE_MAX_TIMEOUT_NS		(60ull * 1000000000ull)
+
+/** DRM_VDLA_LEASE_STATE_*: where a lease is */
+#define DRM_VDLA_LEASE_STATE_WAITING	1	/* queued for the resource */
+#define DRM_VDLA_LEASE_STATE_HELD	2	/* granted */
+#define DRM_VDLA_LEASE_STATE_REVOKED	3	/* taken away; RELEASE forgets it */
+
+/**
+ * struct drm_vdla_lease_acquire - argument of DRM_IOCTL_VDLA_LEASE_ACQUIRE
+ *
+ * Claims a resource for a context of the caller, waiting at most
+ * @timeout_ns for the grant (interrupted by a signal: EINTR, the claim
+ * withdrawn). Errors: EINVAL (flags, pad, resource type, priority,
+ * timeouts), ENOENT (no such context of the caller, no such partition),
+ * EACCES (a priority above NORMAL, or a claim that would preempt, without
+ * CAP_SYS_NICE), EBUSY (not granted and @timeout_ns 0 without
+ * DRM_VDLA_LEASE_ACQUIRE_QUEUE: nothing changed), ETIMEDOUT (not granted in
+ * @timeout_ns, or a preemption that did not finish in time: the claim is
+ * withdrawn), EEXIST (the context already holds or waits for that
+ * resource), EAGAIN (DRM_VDLA_MAX_LEASES_PER_FILE, or no room left for the
+ * lease's events: read the node's events), ENOMEM.
+ */
+struct drm_vdla_lease_acquire {
+	/** @ctx_id: in, the context whose jobs use the resource. */
+	__u32 ctx_id;
+	/** @resource: in, DRM_VDLA_RESOURCE_*. */
+	__u32 resource;
+	/** @index: in, which one (for an SRAM partition, its index). */
+	__u32 index;
+	/** @priority: in, enum drm_vdla_priority; above NORMAL needs CAP_SYS_NICE. */
+	__u32 priority;
+	/** @flags: in, DRM_VDLA_LEASE_ACQUIRE_* bits. */
+	__u32 flags;
+	/**
+	 * @group: in, 0 or a group of the caller's leases: when one of them
+	 * is asked to release, all of the group's held leases are, with the
+	 * same deadline, and are revoked together.
+	 */
+	__u32 group;
+	/** @user_data: in, copied into every event of the lease. */
+	__u64 user_data;
+	/** @timeout_ns: in, how long ACQUIRE waits for the grant. */
+	__u64 timeout_ns;
+	/**
+	 * @release_timeout_ns: in, how long the lease has to release once
+	 * asked, before it is revoked; 0: vdla.lease_release_ms.
+	 */
+	__u64 release_timeout_ns;
+	/** @lease_id: out, non-zero. */
+	__u32 lease_id;
+	/** @state: out, DRM_VDLA_LEASE_STATE_HELD or _WAITING. */
+	__u32 state;
+};
+
+/**
+ * struct drm_vdla_lease_release - argument of DRM_IOCTL_VDLA_LEASE_RELEASE
+ *
+ * Gives a lease up and forgets its id. A waiting claim leaves the queue. A
+ * held lease refuses later SUBMITs naming it at once, and the resource goes
+ * to the next waiter when the jobs already submitted naming it have ended
+ * (they are not cancelled); its partition's BOs are lost then. A revoked
+ * lease is only forgotten. Errors: EINVAL (flags), ENOENT.
+ */
+struct drm_vdla_lease_release {
+	/** @lease_id: in, a lease of the caller. */
+	__u32 lease_id;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+};
+
+/**
+ * struct drm_vdla_lease_query - argument of DRM_IOCTL_VDLA_LEASE_QUERY
+ *
+ * Errors: EINVAL (flags), ENOENT.
+ */
+struct drm_vdla_lease_query {
+	/** @lease_id: in, a lease of the caller. */
+	__u32 lease_id;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @state: out, DRM_VDLA_LEASE_STATE_*. */
+	__u32 state;
+	/** @release_requested: out, 1 while the holder is asked to release. */
+	__u32 release_requested;
+	/** @queue_priority: out, a waiter's priority in the queue, raised by aging. */
+	__u32 queue_priority;
+	/** @waiters: out, claims queued for the resource. */
+	__u32 waiters;
+	/** @deadline_ns: out, CLOCK_MONOTONIC revocation time while asked, else 0. */
+	__u64 deadline_ns;
+};
+
+/** DRM_VDLA_EVENT_LEASE_*: the type of a struct drm_vdla_event_lease */
+#define DRM_VDLA_EVENT_LEASE_GRANTED		0x80000000
+#define DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED	0x80000001
+#define DRM_VDLA_EVENT_LEASE_REVOKED		0x80000002
+
+/** DRM_VDLA_LEASE_REASON_*: why a lease is asked to release, or was revoked */
+#define DRM_VDLA_LEASE_REASON_PREEMPTED		1	/* a higher priority claims it */
+#define DRM_VDLA_LEASE_REASON_GROUP		2	/* a lease of its group was asked */
+#define DRM_VDLA_LEASE_REASON_FRAME_OVERRUN	3	/* revoked: its frame did not end in time */
+
+/**
+ * struct drm_vdla_event_lease - a lease's event, read from the node
+ *
+ * GRANTED: a claim ACQUIRE left waiting holds the resource now.
+ * RELEASE_REQUESTED: release before @deadline_ns, at a frame boundary.
+ * REVOKED: the lease was taken away at @deadline_ns's frame boundary; its
+ * jobs that had not started ended with ECANCELED.
+ */
+struct drm_vdla_event_lease {
+	struct drm_event base;
+	/** @user_data: the ACQUIRE's. */
+	__u64 user_data;
+	__u32 lease_id;
+	__u32 ctx_id;
+	__u32 resource;
+	__u32 index;
+	/** @reason: DRM_VDLA_LEASE_REASON_* (0 for GRANTED). */
+	__u32 reason;
+	/** @priority: RELEASE_REQUESTED: the priority of the claim that asks. */
+	__u32 priority;
+	/** @deadline_ns: RELEASE_REQUESTED, REVOKED: CLOCK_MONOTONIC. */
+	__u64 deadline_ns;
+	/** @timestamp_ns: when the event was sent, CLOCK_MONOTONIC. */
+	__u64 timestamp_ns;
 };
 
 #if defined(__cplusplus)

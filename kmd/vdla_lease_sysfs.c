@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What administrators and developers see of the leases: the sysfs
+ * attribute sram_partitions of the PCI device, where the SRAM partitions
+ * are defined, and debugfs "leases", every resource with its holder and
+ * its queue.
+ *
+ * sram_partitions reads and takes "name:size[,name:size...]" (sizes in
+ * bytes, with an optional K or M, page multiples; an empty line removes
+ * them). Writing fails with EBUSY while a lease is on a partition or an
+ * SRAM BO lies where the partitions change, and with ENOSPC if they do not
+ * fit the SRAM.
+ */
+#include <drm/drm_print.h>
+#include <linux/device.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+#include "vdla_ctx.h"
+#include "vdla_device.h"
+#include "vdla_file.h"
+#include "vdla_lease_core.h"
+#include "vdla_sram.h"
+
+static ssize_t sram_partitions_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct vdla_device *vdev = pci_get_drvdata(to_pci_dev(dev));
+	struct drm_vdla_query_sram_partitions parts;
+	int len = 0;
+
+	vdla_sram_partitions(vdev, &parts);
+	for (u32 i = 0; i < parts.count; i++)
+		len += sysfs_emit_at(buf, len, "%s%s:%llu", i ? "," : "", parts.partitions[i].name,
+				     parts.partitions[i].size);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+/* Parses "name:size,..." into @parts; the count, or -EINVAL. */
+static int parse_partitions(char *text, struct vdla_sram_part *parts)
+{
+	char *item, *colon, *end;
+	int n = 0;
+
+	text = strim(text);
+	if (!*text)
+		return 0;
+	while ((item = strsep(&text, ","))) {
+		if (n == DRM_VDLA_MAX_SRAM_PARTITIONS)
+			return -EINVAL;
+		colon = strchr(item, ':');
+		if (!colon || colon == item || colon - item >= sizeof(parts[n].name))
+			return -EINVAL;
+		*colon = '\0';
+		memset(&parts[n], 0, sizeof(parts[n]));
+		strscpy(parts[n].name, strim(item));
+		parts[n].size = memparse(colon + 1, &end);
+		if (*strim(end) || !parts[n].size || !PAGE_ALIGNED(parts[n].size))
+			return -EINVAL;
+		n++;
+	}
+	return n;
+}
+
+static ssize_t sram_partitions_store(struct device *dev, struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct vdla_device *vdev = pci_get_drvdata(to_pci_dev(dev));
+	struct vdla_sram_part parts[DRM_VDLA_MAX_SRAM_PARTITIONS];
+	struct vdla_lease *lease;
+	char *text;
+	int n, ret;
+
+	text = kstrndup(buf, count, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	n = parse_partitions(text, parts);
+	kfree(text);
+	if (n < 0)
+		return n;
+
+	mutex_lock(&vdev->leases.lock);
+	ret = 0;
+	list_for_each_entry(lease, &vdev->leases.leases, mgr_link) {
+		if (lease->res->type == DRM_VDLA_RESOURCE_SRAM_PARTITION)
+			ret = -EBUSY;
+	}
+	if (!ret)
+		ret = vdla_sram_set_partitions(vdev, parts, n);
+	mutex_unlock(&vdev->leases.lock);
+	if (ret)
+		drm_info(&vdev->drm, "SRAM partitions not changed: %d\n", ret);
+	return ret ?: count;
+}
+
+static DEVICE_ATTR_RW(sram_partitions);
+
+static struct attribute *vdla_lease_attrs[] = {
+	&dev_attr_sram_partitions.attr,
+	NULL,
+};
+
+static const struct attribute_group vdla_lease_group = {
+	.attrs = vdla_lease_attrs,
+};
+
+int vdla_lease_sysfs_init(struct vdla_device *vdev)
+{
+	return devm_device_add_group(&vdev->pdev->dev, &vdla_lease_group);
+}
+
+static void show_lease(struct seq_file *m, const char *role, const struct vdla_lease *lease,
+		       ktime_t now)
+{
+	seq_printf(m, "  %s lease %u pid %d ctx %u priority %u queue_priority %u age_ms %lld%s%s\n",
+		   role, lease->id, lease->pid, lease->ctx->id, lease->arb.priority,
+		   vdla_arb_queue_priority(&lease->res->arb, &lease->arb),
+		   ktime_ms_delta(now, lease->created),
+		   lease->asked ? " release_requested" : "",
+		   lease->revoked ? " revoked" : lease->ending ? " released" : "");
+}
+
+void vdla_lease_debugfs_show(struct seq_file *m, struct vdla_device *vdev)
+{
+	struct vdla_lease_mgr *mgr = &vdev->leases;
+	struct drm_vdla_query_sram_partitions parts;
+	struct vdla_lease *lease;
+	ktime_t now = ktime_get();
+
+	vdla_sram_partitions(vdev, &parts);
+	mutex_lock(&mgr->lock);
+	for (u32 i = 0; i < parts.count; i++) {
+		struct vdla_lease_resource *res = &mgr->partitions[i];
+
+		seq_printf(m, "sram_partition %u %s size %llu grants %llu waiters %u\n", i,
+			   parts.partitions[i].name, parts.partitions[i].size, res->grants,
+			   res->arb.num_waiters);
+		list_for_each_entry(lease, &mgr->leases, mgr_link) {
+			if (lease->res != res)
+				continue;
+			show_lease(m, lease->arb.state == VDLA_ARB_HELD ? "holder" : "waiter",
+				   lease, now);
+		}
+	}
+	mutex_unlock(&mgr->lock);
+}

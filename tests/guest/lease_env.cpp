@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+#include "lease_env.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "submit_env.h"
+
+namespace guest {
+
+std::string sramPartitionsPath(int index)
+{
+	return "/sys/class/accel/accel" + std::to_string(index) + "/device/sram_partitions";
+}
+
+SramPartitions::SramPartitions(int index, const std::string &spec) : index_(index)
+{
+	error_ = writeFile(sramPartitionsPath(index), spec);
+}
+
+SramPartitions::~SramPartitions()
+{
+	/* A killed holder's leases go once its file is released. */
+	waitUntil([&] { return readState(index_)["leases"] == 0; }, 10000);
+	writeFile(sramPartitionsPath(index_), "\n");
+}
+
+int leaseAcquire(int fd, const LeaseClaim &claim, uint32_t *id, uint32_t *state)
+{
+	drm_vdla_lease_acquire args = {};
+	args.ctx_id = claim.ctx;
+	args.resource = DRM_VDLA_RESOURCE_SRAM_PARTITION;
+	args.index = claim.index;
+	args.priority = claim.priority;
+	args.flags = claim.flags;
+	args.group = claim.group;
+	args.user_data = claim.userData;
+	args.timeout_ns = claim.timeoutNs;
+	args.release_timeout_ns = claim.releaseTimeoutNs;
+	int ret = ioctlError(fd, DRM_IOCTL_VDLA_LEASE_ACQUIRE, &args);
+	if (id)
+		*id = args.lease_id;
+	if (state)
+		*state = args.state;
+	return ret;
+}
+
+int leaseRelease(int fd, uint32_t id)
+{
+	drm_vdla_lease_release args = {};
+	args.lease_id = id;
+	return ioctlError(fd, DRM_IOCTL_VDLA_LEASE_RELEASE, &args);
+}
+
+int leaseQuery(int fd, uint32_t id, drm_vdla_lease_query *query)
+{
+	*query = {};
+	query->lease_id = id;
+	return ioctlError(fd, DRM_IOCTL_VDLA_LEASE_QUERY, query);
+}
+
+uint32_t leaseState(int fd, uint32_t id)
+{
+	drm_vdla_lease_query q;
+	return leaseQuery(fd, id, &q) ? 0 : q.state;
+}
+
+std::vector<drm_vdla_event_lease> readLeaseEvents(int fd, int timeoutMs)
+{
+	std::vector<drm_vdla_event_lease> events;
+	pollfd p = { fd, POLLIN, 0 };
+	if (::poll(&p, 1, timeoutMs) <= 0 || !(p.revents & POLLIN))
+		return events;
+	/* A read returns whole events only. */
+	alignas(8) uint8_t buf[4096];
+	ssize_t n = ::read(fd, buf, sizeof(buf));
+	for (size_t at = 0; n > 0 && at + sizeof(drm_event) <= size_t(n);) {
+		drm_event head;
+		std::memcpy(&head, buf + at, sizeof(head));
+		if (head.length < sizeof(head) || at + head.length > size_t(n))
+			break;
+		if (head.type >= DRM_VDLA_EVENT_LEASE_GRANTED &&
+		    head.type <= DRM_VDLA_EVENT_LEASE_REVOKED &&
+		    head.length == sizeof(drm_vdla_event_lease)) {
+			drm_vdla_event_lease e;
+			std::memcpy(&e, buf + at, sizeof(e));
+			events.push_back(e);
+		}
+		at += head.length;
+	}
+	return events;
+}
+
+bool waitLeaseEvent(int fd, uint32_t type, int timeoutMs, drm_vdla_event_lease *event)
+{
+	int64_t end = monotonicNs() + int64_t(timeoutMs) * 1000000;
+	for (;;) {
+		int64_t left = (end - monotonicNs()) / 1000000;
+		if (left < 0)
+			return false;
+		for (const drm_vdla_event_lease &e : readLeaseEvents(fd, int(left))) {
+			if (e.base.type == type) {
+				if (event)
+					*event = e;
+				return true;
+			}
+		}
+	}
+}
+
+} /* namespace guest */
