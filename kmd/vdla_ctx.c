@@ -125,6 +125,7 @@ int vdla_ioctl_ctx_create(struct drm_device *drm, void *data, struct drm_file *f
 	ctx->priority = args->priority;
 	mutex_init(&ctx->submit_lock);
 	INIT_LIST_HEAD(&ctx->waiting);
+	INIT_LIST_HEAD(&ctx->frame_wait_leases);
 	ctx->fence_context = dma_fence_context_alloc(1);
 	vdla_file_get(vfile);
 	ctx->file = vfile;

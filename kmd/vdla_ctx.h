@@ -56,6 +56,8 @@ struct vdla_ctx {
 	bool frame_open;
 	u64 frame_begin_seqno;
 	u64 frame_end_seqno;
+	/* Leases revoked inside the open frame, waiting for its END (vdla_lease.frame_link). */
+	struct list_head frame_wait_leases;
 
 	/*
 	 * A lease's cut (vdla_sched_cut()), under fw_lock: @last_started and

@@ -56,11 +56,23 @@ static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(LEASE_QUERY, lease_query),
 };
 
+/*
+ * The file's leases stop sending events before the DRM core releases them
+ * (it does so before postclose, where the leases end).
+ */
+static int vdla_release(struct inode *inode, struct file *filp)
+{
+	struct drm_file *file = filp->private_data;
+
+	vdla_lease_file_closing(file->driver_priv);
+	return drm_release(inode, filp);
+}
+
 /* DRM_ACCEL_FOPS, with the core's ioctls filtered (vdla_core_ioctls.c). */
 static const struct file_operations vdla_accel_fops = {
 	.owner = THIS_MODULE,
 	.open = accel_open,
-	.release = drm_release,
+	.release = vdla_release,
 	.unlocked_ioctl = vdla_accel_ioctl,
 #ifdef CONFIG_COMPAT
 	.compat_ioctl = vdla_accel_compat_ioctl,
@@ -175,15 +187,25 @@ static int __init vdla_init(void)
 
 	if (ret)
 		return ret;
+	ret = vdla_lease_module_init();
+	if (ret)
+		goto out_sched;
 	ret = pci_register_driver(&vdla_pci_driver);
 	if (ret)
-		vdla_sched_module_exit();
+		goto out_lease;
+	return 0;
+
+out_lease:
+	vdla_lease_module_exit();
+out_sched:
+	vdla_sched_module_exit();
 	return ret;
 }
 
 static void __exit vdla_exit(void)
 {
 	pci_unregister_driver(&vdla_pci_driver);
+	vdla_lease_module_exit();
 	vdla_sched_module_exit();
 	/* The fence whose RCU callback dropped the last module reference (vdla_fence.c). */
 	rcu_barrier();

@@ -33,6 +33,8 @@ struct vdla_file {
 	struct xarray leases;
 	/** @num_leases: leases in @leases or being acquired; under the lease manager's lock. */
 	u32 num_leases;
+	/** @next_lease_id: where the search for a free lease id starts (xa_alloc_cyclic). */
+	u32 next_lease_id;
 	/** @queued_jobs: jobs submitted and not yet freed (DRM_VDLA_MAX_QUEUED_JOBS_PER_FILE). */
 	atomic_t queued_jobs;
 	/** @queued_bytes: kernel memory they hold (DRM_VDLA_MAX_QUEUED_BYTES_PER_FILE). */

@@ -49,8 +49,28 @@ module_param(lease_age_passes, uint, 0644);
 MODULE_PARM_DESC(lease_age_passes,
 		 "A waiting lease rises one priority level per this many grants to others (0: no aging; default 4)");
 
+/*
+ * The leases' work queue, for every device: deadlines, revocation steps,
+ * hand-overs. Not the scheduler's: those take the manager's lock, which
+ * allocates and checks capabilities, and must not hold up the queue that
+ * job fences depend on under memory pressure.
+ */
+static struct workqueue_struct *lease_wq;
+
 static void lease_work_fn(struct work_struct *work);
 static void handover_work_fn(struct work_struct *work);
+
+int vdla_lease_module_init(void)
+{
+	lease_wq = alloc_workqueue("vdla-lease", 0, 0);
+	return lease_wq ? 0 : -ENOMEM;
+}
+
+void vdla_lease_module_exit(void)
+{
+	/* Every file is closed: what is left are hand-overs and revocation steps, queued. */
+	destroy_workqueue(lease_wq);
+}
 
 int vdla_lease_init(struct vdla_device *vdev)
 {
@@ -131,7 +151,7 @@ struct vdla_lease *vdla_lease_lookup(struct vdla_file *vfile, u32 id)
 /* The work runs at @delay_ns from now, holding a reference while pending. */
 static void arm_work(struct vdla_lease *lease, u64 delay_ns)
 {
-	if (!mod_delayed_work(vdla_sched_wq(), &lease->work, nsecs_to_jiffies(delay_ns)))
+	if (!mod_delayed_work(lease_wq, &lease->work, nsecs_to_jiffies(delay_ns)))
 		kref_get(&lease->ref);
 }
 
@@ -220,6 +240,7 @@ struct vdla_lease *vdla_lease_create(struct drm_file *file, struct vdla_ctx *ctx
 	lease->pid = task_tgid_nr(current);
 	lease->created = ktime_get();
 	INIT_LIST_HEAD(&lease->mgr_link);
+	INIT_LIST_HEAD(&lease->frame_link);
 	INIT_LIST_HEAD(&lease->bos);
 	INIT_DELAYED_WORK(&lease->work, lease_work_fn);
 	INIT_WORK(&lease->handover_work, handover_work_fn);
@@ -265,6 +286,42 @@ static u32 asking_priority(struct vdla_lease_resource *res)
 	return top;
 }
 
+static void withdraw_ask(struct vdla_lease *lease)
+{
+	lease->asked = false;
+	lease->deadline = 0;
+	disarm_work(lease);
+}
+
+static bool same_group(const struct vdla_lease *a, const struct vdla_lease *b)
+{
+	return a != b && a->group && a->vfile == b->vfile && a->group == b->group;
+}
+
+/*
+ * @lease's own request was withdrawn: so are the requests its group's
+ * leases got because of it, unless another of them is still asked for
+ * itself.
+ */
+static void withdraw_group_asks(struct vdla_lease *lease)
+{
+	struct list_head *leases = &lease->vdev->leases.leases;
+	struct vdla_lease *other;
+
+	if (!lease->group)
+		return;
+	list_for_each_entry(other, leases, mgr_link) {
+		if (same_group(other, lease) && other->asked && !other->ending &&
+		    other->ask_reason == DRM_VDLA_LEASE_REASON_PREEMPTED)
+			return;
+	}
+	list_for_each_entry(other, leases, mgr_link) {
+		if (same_group(other, lease) && other->asked && !other->ending &&
+		    other->ask_reason == DRM_VDLA_LEASE_REASON_GROUP)
+			withdraw_ask(other);
+	}
+}
+
 static void ask(struct vdla_lease *lease, u32 reason, u32 priority)
 {
 	struct vdla_lease *other;
@@ -282,7 +339,7 @@ static void ask(struct vdla_lease *lease, u32 reason, u32 priority)
 	if (!lease->group)
 		return;
 	list_for_each_entry(other, &lease->vdev->leases.leases, mgr_link) {
-		if (other != lease && other->vfile == lease->vfile && other->group == lease->group)
+		if (same_group(other, lease))
 			ask(other, DRM_VDLA_LEASE_REASON_GROUP, priority);
 	}
 }
@@ -297,9 +354,8 @@ void vdla_lease_sync_holder(struct vdla_lease_resource *res)
 		ask(holder, DRM_VDLA_LEASE_REASON_PREEMPTED, asking_priority(res));
 	} else if (holder->asked && holder->ask_reason == DRM_VDLA_LEASE_REASON_PREEMPTED) {
 		/* The claim that asked left the queue: the request is withdrawn. */
-		holder->asked = false;
-		holder->deadline = 0;
-		disarm_work(holder);
+		withdraw_ask(holder);
+		withdraw_group_asks(holder);
 	}
 }
 
@@ -333,6 +389,8 @@ static void handover(struct vdla_lease *lease)
 	struct vdla_lease *next;
 
 	lockdep_assert_held(&lease->vdev->leases.lock);
+	/* A deadline kept after a release is moot now. */
+	disarm_work(lease);
 	evict_bos(lease);
 	next = lease_of(vdla_arb_release(&lease->arb));
 	lease->handed_over = true;
@@ -362,7 +420,7 @@ static void handover_signalled(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
 	struct vdla_lease *lease = container_of(cb, struct vdla_lease, handover_cb);
 
-	queue_work(vdla_sched_wq(), &lease->handover_work);
+	queue_work(lease_wq, &lease->handover_work);
 }
 
 /*
@@ -378,6 +436,8 @@ static void start_handover(struct vdla_lease *lease)
 	lockdep_assert_held(&lease->ctx->submit_lock);
 	lease->handover_started = true;
 	lease->submittable = false;
+	lease->frame_wait = false;
+	list_del_init(&lease->frame_link);
 	/* Its BOs are refused from now, whichever context names them. */
 	list_for_each_entry(sbo, &lease->bos, lease_link)
 		WRITE_ONCE(sbo->lost, true);
@@ -391,7 +451,7 @@ static void start_handover(struct vdla_lease *lease)
 	} else {
 		kref_get(&lease->ref);
 		if (dma_fence_add_callback(last, &lease->handover_cb, handover_signalled))
-			queue_work(vdla_sched_wq(), &lease->handover_work);
+			queue_work(lease_wq, &lease->handover_work);
 	}
 	dma_fence_put(last);
 }
@@ -404,7 +464,12 @@ void vdla_lease_end(struct vdla_lease *lease, bool revoke)
 	if (lease->ending || lease->arb.state != VDLA_ARB_HELD)
 		return;
 	lease->ending = true;
-	disarm_work(lease);
+	/*
+	 * A release after a request keeps the deadline: jobs submitted before
+	 * it that outlast the deadline are cut then, as a revocation's.
+	 */
+	if (revoke || !lease->asked)
+		disarm_work(lease);
 	mutex_lock(&ctx->submit_lock);
 	if (revoke) {
 		lease->revoked = true;
@@ -413,8 +478,9 @@ void vdla_lease_end(struct vdla_lease *lease, bool revoke)
 		if (vdla_sched_cut(ctx, false)) {
 			/* Inside a frame: its END job is awaited, for one more release timeout. */
 			lease->frame_wait = true;
-			mutex_unlock(&ctx->submit_lock);
+			list_add_tail(&lease->frame_link, &ctx->frame_wait_leases);
 			arm_work(lease, lease->release_timeout_ns);
+			mutex_unlock(&ctx->submit_lock);
 			return;
 		}
 	} else {
@@ -423,9 +489,41 @@ void vdla_lease_end(struct vdla_lease *lease, bool revoke)
 	start_handover(lease);
 }
 
+void vdla_lease_end_for_good(struct vdla_lease *lease)
+{
+	if (lease->arb.state == VDLA_ARB_WAITING)
+		vdla_lease_withdraw(lease);
+	else if (!lease->ending)
+		vdla_lease_end(lease, false);
+	else if (lease->revoked && !lease->handover_started)
+		arm_work(lease, 0);
+}
+
+u32 vdla_lease_state(const struct vdla_lease *lease)
+{
+	if (lease->revoked)
+		return DRM_VDLA_LEASE_STATE_REVOKED;
+	if (lease->arb.state == VDLA_ARB_WAITING)
+		return DRM_VDLA_LEASE_STATE_WAITING;
+	return DRM_VDLA_LEASE_STATE_HELD;
+}
+
+/* Whether the deadline of @lease's release request has come; if not, the work comes back then. */
+static bool deadline_passed(struct vdla_lease *lease)
+{
+	s64 left = ktime_to_ns(ktime_sub(lease->deadline, ktime_get()));
+
+	if (left <= 0)
+		return true;
+	arm_work(lease, left);
+	return false;
+}
+
 /*
- * The release deadline passed, or a revocation waiting for its frame's end
- * may go on: the frame's END job came, or it overran.
+ * The work of a lease: its release deadline passed (it is revoked); a
+ * revocation waiting for its frame's end goes on (the END came, the frame
+ * overran, or the file is closing); a lease released after a request whose
+ * jobs outlast the deadline has them cut.
  */
 static void lease_work_fn(struct work_struct *work)
 {
@@ -435,17 +533,23 @@ static void lease_work_fn(struct work_struct *work)
 
 	mutex_lock(&mgr->lock);
 	if (!lease->ending) {
-		if (lease->asked)
+		/* A request withdrawn and made again meanwhile has a later deadline. */
+		if (lease->asked && deadline_passed(lease))
 			vdla_lease_end(lease, true);
 	} else if (lease->revoked && !lease->handover_started) {
 		mutex_lock(&ctx->submit_lock);
 		if (lease->frame_wait) {
 			/* The frame did not end in time: cut at the next job boundary. */
-			lease->frame_wait = false;
 			lease->revoke_reason = DRM_VDLA_LEASE_REASON_FRAME_OVERRUN;
 			vdla_sched_cut(ctx, true);
 		}
 		start_handover(lease);
+	} else if (!lease->handed_over && lease->arb.release_requested && deadline_passed(lease)) {
+		/* Released in time, but its jobs outlast the deadline: they are cut. */
+		mutex_lock(&ctx->submit_lock);
+		if (vdla_sched_cut(ctx, false))
+			vdla_sched_cut(ctx, true); /* no END can name a released lease */
+		mutex_unlock(&ctx->submit_lock);
 	}
 	mutex_unlock(&mgr->lock);
 	vdla_lease_put(lease);
@@ -482,15 +586,25 @@ int vdla_lease_check_job(struct vdla_lease *lease, const struct vdla_job *job, u
 
 void vdla_lease_job_submitted(struct vdla_lease *lease, struct vdla_job *job, u32 submit_flags)
 {
+	struct vdla_lease *waiting, *next;
+
 	lockdep_assert_held(&job->ctx->submit_lock);
 	if (lease) {
 		dma_fence_put(lease->last_fence);
 		lease->last_fence = dma_fence_get(job->done);
 	}
-	/* The END of the frame a revocation waits for: the hand-over may go on. */
-	if (lease && lease->frame_wait && (submit_flags & DRM_VDLA_SUBMIT_FRAME_END)) {
-		lease->frame_wait = false;
-		arm_work(lease, 0);
+	if (!(submit_flags & DRM_VDLA_SUBMIT_FRAME_END))
+		return;
+	/*
+	 * The END of the frame the context's revocations wait for, whichever
+	 * lease it names: the cut comes after it (vdla_sched_submit()), and
+	 * nothing after it may name those leases.
+	 */
+	list_for_each_entry_safe(waiting, next, &job->ctx->frame_wait_leases, frame_link) {
+		list_del_init(&waiting->frame_link);
+		waiting->frame_wait = false;
+		waiting->submittable = false;
+		arm_work(waiting, 0);
 	}
 }
 
@@ -562,21 +676,6 @@ void vdla_lease_sram_bo_freed(struct drm_gem_object *obj)
 
 /* ---- Contexts and files going ------------------------------------------ */
 
-/*
- * Ends @lease because its context or file goes: a waiter leaves the queue,
- * a holder releases (its jobs were cancelled or drained already), a
- * revocation waiting for a frame's END goes on at once.
- */
-static void end_for_good(struct vdla_lease *lease)
-{
-	if (lease->arb.state == VDLA_ARB_WAITING)
-		vdla_lease_withdraw(lease);
-	else if (!lease->ending)
-		vdla_lease_end(lease, false);
-	else if (lease->revoked && !lease->handover_started)
-		arm_work(lease, 0);
-}
-
 static void forget_leases(struct vdla_file *vfile, struct vdla_ctx *ctx)
 {
 	struct vdla_lease_mgr *mgr = &vfile->vdev->leases;
@@ -593,7 +692,7 @@ static void forget_leases(struct vdla_file *vfile, struct vdla_ctx *ctx)
 			vdla_lease_drop_events(lease);
 			lease->file = NULL;
 		}
-		end_for_good(lease);
+		vdla_lease_end_for_good(lease);
 		lease->forgotten = true;
 		xa_erase(&vfile->leases, id);
 		vfile->num_leases--;
@@ -613,4 +712,22 @@ void vdla_lease_ctx_destroyed(struct vdla_ctx *ctx)
 void vdla_lease_file_close(struct vdla_file *vfile)
 {
 	forget_leases(vfile, NULL);
+}
+
+void vdla_lease_file_closing(struct vdla_file *vfile)
+{
+	struct vdla_lease_mgr *mgr = &vfile->vdev->leases;
+	struct vdla_lease *lease;
+	unsigned long id;
+
+	/*
+	 * Before the DRM core releases the file's events: none may be
+	 * reserved on it after that (it would outlive the file).
+	 */
+	mutex_lock(&mgr->lock);
+	xa_for_each(&vfile->leases, id, lease) {
+		vdla_lease_drop_events(lease);
+		lease->file = NULL;
+	}
+	mutex_unlock(&mgr->lock);
 }

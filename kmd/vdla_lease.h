@@ -115,6 +115,8 @@ struct vdla_lease {
 	bool submittable;
 	/** @frame_wait: revoked inside a frame: waits for the frame's END job. */
 	bool frame_wait;
+	/** @frame_link: in the context's frame_wait_leases while @frame_wait. */
+	struct list_head frame_link;
 	/** @last_fence: the fence of the last job that named it. */
 	struct dma_fence *last_fence;
 
@@ -123,6 +125,8 @@ struct vdla_lease {
 	struct work_struct handover_work;
 };
 
+int vdla_lease_module_init(void);
+void vdla_lease_module_exit(void);
 int vdla_lease_init(struct vdla_device *vdev);
 
 int vdla_ioctl_lease_acquire(struct drm_device *drm, void *data, struct drm_file *file);
@@ -151,6 +155,8 @@ void vdla_lease_sram_bo_freed(struct drm_gem_object *obj);
 
 /* CTX_DESTROY: the context's leases end (released, not revoked) and are forgotten. */
 void vdla_lease_ctx_destroyed(struct vdla_ctx *ctx);
+/* The file is being released, before the DRM core drops its events. */
+void vdla_lease_file_closing(struct vdla_file *vfile);
 /* postclose, after the file's jobs were cancelled: its leases end at once. */
 void vdla_lease_file_close(struct vdla_file *vfile);
 

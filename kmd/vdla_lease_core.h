@@ -25,6 +25,14 @@ void vdla_lease_sync_holder(struct vdla_lease_resource *res);
 void vdla_lease_withdraw(struct vdla_lease *lease);
 /* A held lease gives its resource up: revoked, or released by its holder. */
 void vdla_lease_end(struct vdla_lease *lease, bool revoke);
+/*
+ * Ends @lease for good (RELEASE, its context or file going): a waiter leaves
+ * the queue, a holder releases, a revocation waiting for a frame's END goes
+ * on at once.
+ */
+void vdla_lease_end_for_good(struct vdla_lease *lease);
+/* DRM_VDLA_LEASE_STATE_* of @lease. */
+u32 vdla_lease_state(const struct vdla_lease *lease);
 /* Forgets the lease's unsent events: its file is closing, or it ended. */
 void vdla_lease_drop_events(struct vdla_lease *lease);
 /* A reference dropped under the manager's lock: never the last. */

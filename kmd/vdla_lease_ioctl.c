@@ -100,12 +100,24 @@ static int claim(struct vdla_device *vdev, struct vdla_file *vfile, struct vdla_
 			args->ctx_id);
 		return -EEXIST;
 	}
+	if (ctx_destroyed(lease->ctx))
+		return -ENOENT;
+	/* As for a context: a priority above normal is a privilege, never downgraded. */
+	if (args->priority > DRM_VDLA_PRIORITY_NORMAL && !capable(CAP_SYS_NICE)) {
+		drm_dbg(drm, "LEASE_ACQUIRE: priority %u needs CAP_SYS_NICE\n", args->priority);
+		return -EACCES;
+	}
 	if (!may_claim(lease->res, args)) {
 		drm_dbg(drm, "LEASE_ACQUIRE: preempting the holder needs CAP_SYS_NICE\n");
 		return -EACCES;
 	}
-	if (ctx_destroyed(lease->ctx))
-		return -ENOENT;
+	/*
+	 * An unprivileged claim never preempts later either, when aging or a
+	 * new holder of lower priority would let it: it waits as behind an
+	 * equal priority.
+	 */
+	if (!has_capability_noaudit(current, CAP_SYS_NICE))
+		lease->arb.no_preempt = true;
 	return vdla_arb_acquire(&lease->res->arb, &lease->arb,
 				args->timeout_ns || (args->flags & DRM_VDLA_LEASE_ACQUIRE_QUEUE));
 }
@@ -122,9 +134,14 @@ static int acquire(struct drm_device *drm, struct drm_file *file, struct vdla_ct
 	int ret;
 	u32 id;
 
-	/* The id first, unannounced: the lease's events carry it. */
-	ret = xa_alloc(&vfile->leases, &id, NULL, xa_limit_32b, GFP_KERNEL);
-	if (ret)
+	/*
+	 * The id first, reserved and unannounced: the lease's events carry it.
+	 * Ids go round rather than being reused at once, so that a late event
+	 * of a released lease does not name a new one.
+	 */
+	ret = xa_alloc_cyclic(&vfile->leases, &id, NULL, xa_limit_32b, &vfile->next_lease_id,
+			      GFP_KERNEL);
+	if (ret < 0)
 		return ret == -EBUSY ? -EAGAIN : ret;
 
 	mutex_lock(&mgr->lock);
@@ -196,11 +213,14 @@ static int acquire(struct drm_device *drm, struct drm_file *file, struct vdla_ct
 			goto out_unlock;
 		}
 	}
-	args->state = lease->arb.state == VDLA_ARB_HELD ? DRM_VDLA_LEASE_STATE_HELD :
-							   DRM_VDLA_LEASE_STATE_WAITING;
+	args->state = vdla_lease_state(lease);
 	args->lease_id = id;
-	/* The table's reference is the creation's; the lease is visible from here. */
-	xa_store(&vfile->leases, id, lease, GFP_NOWAIT);
+	/*
+	 * The table's reference is the creation's; the lease is visible from
+	 * here. The reserved slot needs no memory, and only this call stores
+	 * into it (RELEASE erases present entries only).
+	 */
+	WARN_ON(xa_err(xa_store(&vfile->leases, id, lease, GFP_NOWAIT)));
 	mutex_unlock(&mgr->lock);
 	return 0;
 
@@ -208,7 +228,7 @@ out_unlock:
 	mutex_unlock(&mgr->lock);
 	vdla_lease_put(lease);
 out_id:
-	xa_erase(&vfile->leases, id);
+	xa_release(&vfile->leases, id);
 	return ret;
 }
 
@@ -223,11 +243,6 @@ int vdla_ioctl_lease_acquire(struct drm_device *drm, void *data, struct drm_file
 	ret = check_acquire(drm, args);
 	if (ret)
 		return ret;
-	/* As for a context: a priority above normal is a privilege, never downgraded. */
-	if (args->priority > DRM_VDLA_PRIORITY_NORMAL && !capable(CAP_SYS_NICE)) {
-		drm_dbg(drm, "LEASE_ACQUIRE: priority %u needs CAP_SYS_NICE\n", args->priority);
-		return -EACCES;
-	}
 	ctx = vdla_ctx_lookup(file->driver_priv, args->ctx_id);
 	if (!ctx) {
 		drm_dbg(drm, "LEASE_ACQUIRE: no context %u of the caller\n", args->ctx_id);
@@ -250,17 +265,19 @@ int vdla_ioctl_lease_release(struct drm_device *drm, void *data, struct drm_file
 		return -EINVAL;
 	}
 	mutex_lock(&vdev->leases.lock);
-	lease = xa_erase(&vfile->leases, args->lease_id);
+	/* A slot an ACQUIRE under way reserved holds no lease yet: it is not erased. */
+	xa_lock(&vfile->leases);
+	lease = xa_load(&vfile->leases, args->lease_id);
+	if (lease)
+		__xa_erase(&vfile->leases, args->lease_id);
+	xa_unlock(&vfile->leases);
 	if (!lease) {
 		mutex_unlock(&vdev->leases.lock);
 		return -ENOENT;
 	}
 	vfile->num_leases--;
 	lease->forgotten = true;
-	if (lease->arb.state == VDLA_ARB_WAITING)
-		vdla_lease_withdraw(lease);
-	else
-		vdla_lease_end(lease, false);
+	vdla_lease_end_for_good(lease);
 	mutex_unlock(&vdev->leases.lock);
 	vdla_lease_put(lease);
 	return 0;
@@ -280,12 +297,7 @@ int vdla_ioctl_lease_query(struct drm_device *drm, void *data, struct drm_file *
 	if (!lease)
 		return -ENOENT;
 	mutex_lock(&vdev->leases.lock);
-	if (lease->revoked)
-		args->state = DRM_VDLA_LEASE_STATE_REVOKED;
-	else if (lease->arb.state == VDLA_ARB_WAITING)
-		args->state = DRM_VDLA_LEASE_STATE_WAITING;
-	else
-		args->state = DRM_VDLA_LEASE_STATE_HELD;
+	args->state = vdla_lease_state(lease);
 	args->release_requested = lease->asked && !lease->ending;
 	args->queue_priority = lease->arb.state == VDLA_ARB_WAITING ?
 			       vdla_arb_queue_priority(&lease->res->arb, &lease->arb) :

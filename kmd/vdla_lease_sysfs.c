@@ -12,7 +12,9 @@
  * fit the SRAM.
  */
 #include <drm/drm_print.h>
+#include <linux/ctype.h>
 #include <linux/device.h>
+#include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
 
@@ -36,6 +38,16 @@ static ssize_t sram_partitions_show(struct device *dev, struct device_attribute 
 	return len;
 }
 
+/* Names are what debugfs and QUERY print: letters, digits, '-' and '_'. */
+static bool valid_name(const char *name)
+{
+	for (; *name; name++) {
+		if (!isalnum(*name) && *name != '-' && *name != '_')
+			return false;
+	}
+	return true;
+}
+
 /* Parses "name:size,..." into @parts; the count, or -EINVAL. */
 static int parse_partitions(char *text, struct vdla_sram_part *parts)
 {
@@ -52,8 +64,11 @@ static int parse_partitions(char *text, struct vdla_sram_part *parts)
 		if (!colon || colon == item || colon - item >= sizeof(parts[n].name))
 			return -EINVAL;
 		*colon = '\0';
+		item = strim(item);
+		if (!*item || !valid_name(item))
+			return -EINVAL;
 		memset(&parts[n], 0, sizeof(parts[n]));
-		strscpy(parts[n].name, strim(item));
+		strscpy(parts[n].name, item);
 		parts[n].size = memparse(colon + 1, &end);
 		if (*strim(end) || !parts[n].size || !PAGE_ALIGNED(parts[n].size))
 			return -EINVAL;

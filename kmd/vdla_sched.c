@@ -855,11 +855,6 @@ bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame)
 	return pending;
 }
 
-struct workqueue_struct *vdla_sched_wq(void)
-{
-	return vdla_wq;
-}
-
 int vdla_sched_pause(struct vdla_device *vdev)
 {
 	struct vdla_sched *s = sched_of(vdev);

@@ -109,8 +109,6 @@ void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile);
  * that job, once it comes. Called with ctx->submit_lock held.
  */
 bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame);
-/* The module's work queue, drained before the module goes. */
-struct workqueue_struct *vdla_sched_wq(void);
 
 /* Waits until no job runs and keeps jobs from starting, for TEST_BDMA. */
 int vdla_sched_pause(struct vdla_device *vdev);

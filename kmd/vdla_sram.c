@@ -8,6 +8,7 @@
 #include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 #include <linux/io.h>
+#include <linux/overflow.h>
 
 #include "vdla_device.h"
 #include "vdla_sram.h"
@@ -173,8 +174,10 @@ int vdla_sram_set_partitions(struct vdla_device *vdev, const struct vdla_sram_pa
 
 	if (!sram->size)
 		return -ENODEV;
-	for (u32 i = 0; i < n; i++)
-		total += parts[i].size;
+	for (u32 i = 0; i < n; i++) {
+		if (check_add_overflow(total, parts[i].size, &total))
+			return -ENOSPC;
+	}
 	if (total > sram->size)
 		return -ENOSPC;
 	mutex_lock(&sram->lock);

@@ -845,5 +845,166 @@ TEST_F(Leases, DebugfsShowsEachPartitionWithItsHolderAndWaiters)
 	EXPECT_EQ(readState(node_.index())["leases"], 2);
 }
 
+/* A holder that releases in time but whose jobs outlast the deadline has them cut then. */
+TEST_F(Leases, JobsOfAReleasedLeaseThatOutlastTheDeadlineAreCut)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 30000), 0);
+	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
+	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
+	lowClaim.releaseTimeoutNs = 100 * kMs;
+	uint32_t held = hold(fd(), lowClaim);
+	Rng rng(99);
+	std::vector<std::unique_ptr<SmallJob>> jobs;
+	std::vector<Syncobj> done;
+	for (int i = 0; i < 40; i++) {
+		jobs.push_back(std::make_unique<SmallJob>(fd()));
+		jobs.back()->prepare(rng, WorkKind::Copy);
+		done.emplace_back(fd());
+		Submission s = jobs.back()->submission(low.id(), done.back().sync());
+		s.leaseId = held;
+		ASSERT_EQ(submit(fd(), s), 0);
+	}
+	uint32_t waiting = queue(otherFd(), claim(high.id(), DRM_VDLA_PRIORITY_HIGH));
+	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED, kEventMs));
+	ASSERT_EQ(leaseRelease(fd(), held), 0) << "released in time";
+	ASSERT_TRUE(waitLeaseEvent(otherFd(), DRM_VDLA_EVENT_LEASE_GRANTED, 10000));
+	EXPECT_EQ(leaseState(otherFd(), waiting), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
+	/* 40 jobs of 30 ms or more outlast a 100 ms deadline: the tail is cancelled, in order. */
+	size_t completed = 0;
+	while (completed < jobs.size() && fenceSucceeds(done[completed], 10000)) {
+		EXPECT_TRUE(jobs[completed]->check()) << "job " << completed;
+		completed++;
+	}
+	EXPECT_LT(completed, jobs.size()) << "the released lease's backlog delayed the waiter";
+	for (size_t i = completed; i < jobs.size(); i++)
+		EXPECT_TRUE(fenceFails(done[i], ECANCELED)) << "job " << i;
+}
+
+/* The END job of the frame need not name the revoked lease; the revocation goes on at once. */
+TEST_F(Leases, AFrameEndingWithoutTheLeaseEndsTheRevocationsWait)
+{
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 50000), 0);
+	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
+	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
+	lowClaim.releaseTimeoutNs = 50 * kMs;
+	uint32_t held = hold(fd(), lowClaim);
+	Rng rng(100);
+	std::vector<std::unique_ptr<SmallJob>> jobs;
+	std::vector<Syncobj> done;
+	auto submitJob = [&](uint32_t flags, uint32_t lease) {
+		jobs.push_back(std::make_unique<SmallJob>(fd()));
+		jobs.back()->prepare(rng, WorkKind::Copy);
+		done.emplace_back(fd());
+		Submission s = jobs.back()->submission(low.id(), done.back().sync());
+		s.leaseId = lease;
+		s.flags = flags;
+		return submit(fd(), s);
+	};
+	ASSERT_EQ(submitJob(DRM_VDLA_SUBMIT_FRAME_BEGIN, held), 0);
+	ASSERT_TRUE(waitUntil([&] { return readState(node_.index())["running"] == 1; }, 5000));
+	queue(otherFd(), claim(high.id(), DRM_VDLA_PRIORITY_HIGH));
+	drm_vdla_event_lease asked;
+	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED, kEventMs, &asked));
+	while (monotonicNs() < int64_t(asked.deadline_ns) + int64_t(20 * kMs))
+		std::this_thread::sleep_for(5ms);
+	ASSERT_EQ(submitJob(DRM_VDLA_SUBMIT_FRAME_END, 0), 0);
+	EXPECT_EQ(submitJob(0, held), ECANCELED) << "the lease after its frame";
+	drm_vdla_event_lease revoked;
+	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_REVOKED, 10000, &revoked));
+	EXPECT_EQ(revoked.reason, uint32_t(DRM_VDLA_LEASE_REASON_PREEMPTED))
+		<< "the frame ended in time; it did not overrun";
+	EXPECT_TRUE(fenceSucceeds(done[0]));
+	EXPECT_TRUE(fenceSucceeds(done[1]));
+}
+
+/*
+ * A claim without CAP_SYS_NICE never preempts, also when aging makes a
+ * lower priority the holder while it waits.
+ */
+TEST_F(Leases, AnUnprivilegedWaiterNeverPreemptsLater)
+{
+	ParamOverride aging("lease_age_passes", "1");
+	ASSERT_EQ(aging.error(), 0);
+	Node third(paths_[0]);
+	Ctx a0(fd()), a1(fd()), a2(fd()), lowCtx(otherFd(), DRM_VDLA_PRIORITY_LOW), u(third.fd());
+	uint32_t h0 = hold(fd(), claim(a0.id(), DRM_VDLA_PRIORITY_NORMAL));
+	uint32_t low = queue(otherFd(), claim(lowCtx.id(), DRM_VDLA_PRIORITY_LOW));
+	uint32_t h1 = queue(fd(), claim(a1.id(), DRM_VDLA_PRIORITY_NORMAL));
+	ASSERT_EQ(leaseRelease(fd(), h0), 0);
+	ASSERT_EQ(leaseState(fd(), h1), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
+	uint32_t h2 = queue(fd(), claim(a2.id(), DRM_VDLA_PRIORITY_NORMAL));
+	ASSERT_EQ(leaseRelease(fd(), h1), 0);
+	ASSERT_EQ(leaseState(fd(), h2), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
+	/* Now the LOW claim ranks above NORMAL in the queue; an unprivileged NORMAL claim joins. */
+	int node = third.fd();
+	uint32_t uCtx = u.id();
+	ASSERT_EQ(asNobody([&] {
+		uint32_t id;
+		LeaseClaim c = claim(uCtx, DRM_VDLA_PRIORITY_NORMAL);
+		c.flags = DRM_VDLA_LEASE_ACQUIRE_QUEUE;
+		return leaseAcquire(node, c, &id);
+	}), 0);
+	ASSERT_EQ(leaseRelease(fd(), h2), 0);
+	ASSERT_TRUE(waitLeaseEvent(otherFd(), DRM_VDLA_EVENT_LEASE_GRANTED, kEventMs));
+	drm_vdla_lease_query q;
+	ASSERT_EQ(leaseQuery(otherFd(), low, &q), 0);
+	EXPECT_EQ(q.state, uint32_t(DRM_VDLA_LEASE_STATE_HELD));
+	EXPECT_EQ(q.waiters, 1u);
+	EXPECT_EQ(q.release_requested, 0u) << "an unprivileged claim preempted the LOW holder";
+	EXPECT_TRUE(readLeaseEvents(otherFd(), 100).empty());
+}
+
+TEST_F(Leases, AGroupsRequestsAreWithdrawnWithTheClaim)
+{
+	Ctx a(fd(), DRM_VDLA_PRIORITY_LOW), b(fd(), DRM_VDLA_PRIORITY_LOW);
+	Ctx high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
+	LeaseClaim first = claim(a.id(), DRM_VDLA_PRIORITY_LOW, 0);
+	first.group = 3;
+	first.releaseTimeoutNs = 300 * kMs;
+	LeaseClaim second = claim(b.id(), DRM_VDLA_PRIORITY_LOW, 1);
+	second.group = 3;
+	second.releaseTimeoutNs = 300 * kMs;
+	uint32_t p0 = hold(fd(), first), p1 = hold(fd(), second);
+	LeaseClaim c = claim(high.id(), DRM_VDLA_PRIORITY_HIGH, 0);
+	c.timeoutNs = 50 * kMs;
+	uint32_t id;
+	EXPECT_EQ(leaseAcquire(otherFd(), c, &id), ETIMEDOUT);
+	drm_vdla_lease_query q;
+	ASSERT_EQ(leaseQuery(fd(), p0, &q), 0);
+	EXPECT_EQ(q.release_requested, 0u);
+	ASSERT_EQ(leaseQuery(fd(), p1, &q), 0);
+	EXPECT_EQ(q.release_requested, 0u) << "the group's request outlived the claim";
+	std::this_thread::sleep_for(400ms);
+	EXPECT_EQ(leaseState(fd(), p0), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
+	EXPECT_EQ(leaseState(fd(), p1), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
+}
+
+/* RELEASE of an id an ACQUIRE under way reserved is ENOENT and takes nothing from it. */
+TEST_F(Leases, ReleasingAnIdNotYetGivenOutTakesNothing)
+{
+	Ctx holderCtx(otherFd()), waiterCtx(fd()), other(fd());
+	uint32_t held = hold(otherFd(), claim(holderCtx.id(), DRM_VDLA_PRIORITY_NORMAL));
+	uint32_t before = hold(fd(), claim(other.id(), DRM_VDLA_PRIORITY_NORMAL, 1));
+	int node = fd();
+	uint32_t waiterId = waiterCtx.id();
+	std::thread waiter([&] {
+		LeaseClaim c = claim(waiterId, DRM_VDLA_PRIORITY_NORMAL);
+		c.timeoutNs = 300 * kMs;
+		uint32_t id;
+		EXPECT_EQ(leaseAcquire(node, c, &id), ETIMEDOUT);
+	});
+	std::this_thread::sleep_for(100ms);
+	/* Ids go round: the waiting claim reserved the next one. */
+	EXPECT_EQ(leaseRelease(fd(), before + 1), ENOENT);
+	waiter.join();
+	EXPECT_EQ(leaseState(fd(), before), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
+	EXPECT_EQ(readState(node_.index())["leases"], 2);
+	ASSERT_EQ(leaseRelease(fd(), before), 0);
+	ASSERT_EQ(leaseRelease(otherFd(), held), 0);
+	EXPECT_TRUE(waitUntil([&] { return readState(node_.index())["leases"] == 0; }, 5000));
+}
+
 } /* namespace */
 } /* namespace guest */

@@ -698,7 +698,8 @@ struct drm_vdla_op_stats {
  * flagged for writing or too small, a task the firmware refuses: the
  * @error_* fields say where), ENOENT (a handle or syncobj that does not exist
  * for the caller, a context that is not the caller's, an in-sync point with
- * no fence yet, a lease that is not the caller's), EACCES (a read-only BO
+ * no fence yet, a lease that is not the caller's), EINVAL (also: a lease
+ * of another context of the caller), EACCES (a read-only BO
  * marked for writing; an SRAM BO of a partition without naming the lease
  * it was created under, on that lease's context), ECANCELED (banned
  * context; a lease not held, released or revoked), EFAULT (unreadable
@@ -870,8 +871,7 @@ struct drm_vdla_fence_export {
  *
  * Claims a resource for a context of the caller, waiting at most
  * @timeout_ns for the grant (interrupted by a signal: EINTR, the claim
- * withdrawn). Errors: EINVAL (flags, pad, resource type, priority,
- * timeouts), ENOENT (no such context of the caller, no such partition),
+ * withdrawn). Errors: EINVAL (flags, resource type, priority, timeouts), ENOENT (no such context of the caller, no such partition),
  * EACCES (a priority above NORMAL, or a claim that would preempt, without
  * CAP_SYS_NICE), EBUSY (not granted and @timeout_ns 0 without
  * DRM_VDLA_LEASE_ACQUIRE_QUEUE: nothing changed), ETIMEDOUT (not granted in
