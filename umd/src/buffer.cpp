@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <vdla/buffer.h>
+#include <vdla/lease.h>
 
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -158,6 +159,21 @@ Buffer::~Buffer()
 	handleTable().release(d_->device->fd(), d_->handle);
 }
 
+std::unique_ptr<Buffer> Buffer::created(Device &device, const void *createArgs, Placement placement)
+{
+	const auto &args = *static_cast<const drm_vdla_bo_create *>(createArgs);
+	handleTable().acquire(device.fd(), args.handle);
+
+	auto d = std::make_unique<Private>();
+	d->device = &device;
+	d->handle = args.handle;
+	d->size = args.size;
+	d->deviceAddress = args.device_address;
+	d->mmapOffset = args.mmap_offset;
+	d->placement = placement;
+	return std::unique_ptr<Buffer>(new Buffer(std::move(d)));
+}
+
 Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size, Placement placement)
 {
 	drm_vdla_bo_create args = {};
@@ -175,16 +191,27 @@ Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size, Pl
 						: err == ENODEV ? "the device has no SRAM"
 								: strerror(err)));
 	}
-	handleTable().acquire(device.fd(), args.handle);
+	return created(device, &args, placement);
+}
 
-	auto d = std::make_unique<Private>();
-	d->device = &device;
-	d->handle = args.handle;
-	d->size = args.size;
-	d->deviceAddress = args.device_address;
-	d->mmapOffset = args.mmap_offset;
-	d->placement = placement;
-	return std::unique_ptr<Buffer>(new Buffer(std::move(d)));
+Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size, const Lease &lease)
+{
+	if (!device.info().driverVersion.atLeast(1, 10))
+		return Error(EOPNOTSUPP, "driver " + device.info().driverVersion.toString()
+						 + " has no SRAM partitions (1.10 has)");
+	drm_vdla_bo_create args = {};
+	args.size = size;
+	args.flags = DRM_VDLA_BO_CREATE_SRAM;
+	args.lease_id = lease.id();
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_CREATE, &args)) {
+		int err = errno;
+		return Error(err, "cannot create an SRAM buffer of " + std::to_string(size)
+					  + " bytes under lease " + std::to_string(lease.id()) + ": "
+					  + (err == ENOSPC      ? "the partition is full"
+					     : err == ECANCELED ? "the lease does not hold its partition"
+								: strerror(err)));
+	}
+	return created(device, &args, Placement::Sram);
 }
 
 Result<std::unique_ptr<Buffer>> Buffer::import(Device &device, int dmabufFd, Access access)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include <vdla/context.h>
+#include <vdla/lease.h>
 
 #include <cerrno>
 
@@ -132,7 +133,22 @@ Result<uint64_t> Context::submit(
 Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> &waits,
 	const SyncPoint &signal, const OpStatsTarget &stats)
 {
+	SubmitOptions options;
+	options.stats = stats;
+	return submitWithOptions(task, waits, signal, options);
+}
+
+Result<uint64_t> Context::submitWithOptions(const Task &task, const std::vector<SyncPoint> &waits,
+	const SyncPoint &signal, const SubmitOptions &options)
+{
+	const OpStatsTarget &stats = options.stats;
 	d_->taskError = {};
+	if ((options.lease || options.frameBegin || options.frameEnd)
+		&& !d_->device->info().driverVersion.atLeast(1, 10))
+		return Error(EOPNOTSUPP, "driver " + d_->device->info().driverVersion.toString()
+						 + " has no leases or frames (1.10 has)");
+	if (options.lease && &options.lease->context() != this)
+		return Error(EINVAL, "the lease belongs to another context");
 	if (!task.descriptor())
 		return Error(EINVAL, "the task was not built");
 	/* Handles are per file: another Device's would name this one's objects. */
@@ -218,6 +234,12 @@ Result<uint64_t> Context::submit(const Task &task, const std::vector<SyncPoint> 
 	}
 	if (!d_->implicitSync)
 		args.flags |= DRM_VDLA_SUBMIT_NO_IMPLICIT;
+	if (options.frameBegin)
+		args.flags |= DRM_VDLA_SUBMIT_FRAME_BEGIN;
+	if (options.frameEnd)
+		args.flags |= DRM_VDLA_SUBMIT_FRAME_END;
+	if (options.lease)
+		args.lease_id = options.lease->id();
 	if (drmIoctl(d_->device->fd(), DRM_IOCTL_VDLA_SUBMIT, &args)) {
 		int err = errno;
 		if (err == EINVAL && args.error_field)

@@ -15,6 +15,8 @@ namespace vdla {
 
 class Device;
 
+class Lease;
+
 class Buffer
 {
 public:
@@ -51,6 +53,16 @@ public:
 	 */
 	static Result<std::unique_ptr<Buffer>> create(
 		Device &device, uint64_t size, Placement placement = Placement::Memory);
+
+	/*
+	 * A new SRAM buffer in the SRAM partition @lease holds (driver 1.10).
+	 * Only jobs naming the lease may use it, and it loses its SRAM when
+	 * the lease ends: submits using it then fail with ECANCELED. Errors:
+	 * ECANCELED (the lease does not hold its partition), ENOSPC (the
+	 * partition is full), EOPNOTSUPP (driver before 1.10).
+	 */
+	static Result<std::unique_ptr<Buffer>> create(Device &device, uint64_t size,
+						      const Lease &lease);
 
 	/*
 	 * Imports the dma-buf @dmabufFd (of any vdla device or any exporter);
@@ -140,6 +152,9 @@ public:
 private:
 	class Private;
 	explicit Buffer(std::unique_ptr<Private> d);
+	/* The Buffer of the BO a BO_CREATE just made, its handle counted. */
+	static std::unique_ptr<Buffer> created(Device &device, const void *createArgs,
+					       Placement placement);
 	std::unique_ptr<Private> d_;
 };
 

@@ -18,6 +18,7 @@ namespace vdla {
 
 class Device;
 class Fence;
+class Lease;
 
 enum class Priority {
 	Low = 0,
@@ -52,6 +53,25 @@ struct ContextStatus {
 struct SyncPoint {
 	const Fence *fence = nullptr;
 	uint64_t point = 0;
+};
+
+/* What a job adds to its task (Context::submit()). */
+struct SubmitOptions {
+	/* Per-operation statistics, as the OpStatsTarget overload. */
+	OpStatsTarget stats;
+	/*
+	 * The lease the job uses: needed for buffers of an SRAM partition
+	 * (driver 1.10). A lease revoked meanwhile makes the submit fail with
+	 * ECANCELED.
+	 */
+	const Lease *lease = nullptr;
+	/*
+	 * The job opens, or closes, a frame: the jobs a lease is never taken
+	 * from in the middle of (docs/resources.md; driver 1.10). Both: a frame
+	 * of one job.
+	 */
+	bool frameBegin = false;
+	bool frameEnd = false;
 };
 
 class Context
@@ -108,6 +128,18 @@ public:
 	 */
 	Result<uint64_t> submit(const Task &task, const std::vector<SyncPoint> &waits,
 		const SyncPoint &signal, const OpStatsTarget &stats);
+
+	/*
+	 * As above, with a lease and a frame bracket. Errors, besides those
+	 * above: EOPNOTSUPP (a lease or a frame before driver 1.10), EINVAL (a
+	 * lease of another context, a frame begun inside a frame or ended
+	 * outside one), ECANCELED (the lease is not held: waiting, released or
+	 * revoked), EACCES (a buffer of a partition without its lease). A name
+	 * of its own: braces that build an OpStatsTarget would build a
+	 * SubmitOptions as well.
+	 */
+	Result<uint64_t> submitWithOptions(const Task &task, const std::vector<SyncPoint> &waits,
+		const SyncPoint &signal, const SubmitOptions &options);
 
 	/*
 	 * Whether later jobs also wait for the implicit fences of their

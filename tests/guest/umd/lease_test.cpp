@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvdla's resource manager (vdla/lease.h) against the driver: partitions
+ * as QUERY reports them, a lease granted, asked, released from its
+ * callback and granted to the waiter; a lease revoked, with its callback,
+ * and what then fails; buffers in a partition and jobs through them. Two
+ * Devices on one node stand for two processes: each has its own file and
+ * its own events.
+ */
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <thread>
+
+#include <vdla/buffer.h>
+#include <vdla/context.h>
+#include <vdla/device.h>
+#include <vdla/fence.h>
+#include <vdla/lease.h>
+#include <vdla/task_builder.h>
+
+#include "lease_env.h"
+#include "submit_env.h"
+#include "umd_test.h"
+
+namespace umd_test {
+namespace {
+
+class LeaseTest : public UmdTest
+{
+protected:
+	void SetUp() override
+	{
+		UmdTest::SetUp();
+		if (HasFatalFailure())
+			return;
+		partitions_ = std::make_unique<guest::SramPartitions>(
+			guest::nodeIndex(node_), "camera:64K,monitor:32K");
+		ASSERT_EQ(partitions_->error(), 0);
+	}
+
+	void TearDown() override { partitions_.reset(); }
+
+	std::unique_ptr<guest::SramPartitions> partitions_;
+};
+
+/* Copies @bytes from @src through the partition buffer @sram to @dst, naming @lease. */
+vdla::Result<uint64_t> roundTrip(vdla::Context &ctx, const vdla::Buffer &src,
+				 const vdla::Buffer &sram, const vdla::Buffer &dst,
+				 const vdla::Lease *lease, vdla::Fence &done)
+{
+	vdla::TaskBuilder b;
+	uint16_t s = b.addBuffer(src);
+	uint16_t m = b.addBuffer(sram, vdla::BufferUse::Write);
+	uint16_t d = b.addBuffer(dst, vdla::BufferUse::Write);
+	uint16_t first = b.copy({ s, 0 }, { m, 0 }, 4096);
+	uint16_t second = b.copy({ m, 0 }, { d, 0 }, 4096);
+	b.link(first, second);
+	auto task = b.build(ctx.device());
+	if (!task)
+		return task.error();
+	vdla::SubmitOptions options;
+	options.lease = lease;
+	options.frameBegin = true;
+	options.frameEnd = true;
+	return ctx.submitWithOptions(*task, {}, { &done }, options);
+}
+
+TEST_F(LeaseTest, PartitionsAreListedByIndex)
+{
+	auto parts = vdla::sramPartitions(*device_);
+	ASSERT_TRUE(succeeded(parts));
+	ASSERT_EQ(parts->size(), 2u);
+	EXPECT_EQ((*parts)[0].name, "camera");
+	EXPECT_EQ((*parts)[0].size, 64u << 10);
+	EXPECT_EQ((*parts)[1].name, "monitor");
+	EXPECT_EQ((*parts)[1].offset, (*parts)[0].offset + (64u << 10));
+}
+
+TEST_F(LeaseTest, AHolderReleasesFromItsCallbackAndTheWaiterIsGranted)
+{
+	auto other = openAgain();
+	ASSERT_TRUE(other);
+	vdla::ResourceManager mine(*device_), theirs(*other);
+	auto lowCtx = vdla::Context::create(*device_, vdla::Priority::Low);
+	auto highCtx = vdla::Context::create(*other, vdla::Priority::High);
+	ASSERT_TRUE(succeeded(lowCtx) && succeeded(highCtx));
+
+	int asked = 0;
+	vdla::LeaseReason askedWhy = vdla::LeaseReason::None;
+	vdla::LeaseCallbacks lowCallbacks;
+	lowCallbacks.releaseRequested = [&](vdla::Lease &lease, vdla::LeaseReason why,
+					    std::chrono::nanoseconds deadline) {
+		asked++;
+		askedWhy = why;
+		EXPECT_GT(deadline.count(), 0);
+		EXPECT_TRUE(succeeded(lease.release()));
+	};
+	vdla::LeaseRequest request;
+	request.priority = vdla::Priority::Low;
+	auto low = mine.acquire(**lowCtx, request, lowCallbacks);
+	ASSERT_TRUE(succeeded(low));
+	EXPECT_EQ((*low)->state(), vdla::LeaseState::Held);
+
+	/* The holder's partition buffer carries data through a job naming the lease. */
+	auto sram = vdla::Buffer::create(*device_, 4096, **low);
+	ASSERT_TRUE(succeeded(sram));
+	auto src = buffer(4096), dst = buffer(4096);
+	auto srcMap = src->map();
+	ASSERT_TRUE(succeeded(srcMap));
+	for (int i = 0; i < 4096; i++)
+		(*srcMap)[i] = uint8_t(i * 13);
+	auto done = fence();
+	ASSERT_TRUE(succeeded(roundTrip(**lowCtx, *src, **sram, *dst, low->get(), *done)));
+	ASSERT_TRUE(succeeded(done->wait(kJobTimeout)));
+	auto dstMap = dst->map();
+	ASSERT_TRUE(succeeded(dstMap));
+	EXPECT_EQ(std::memcmp(*dstMap, *srcMap, 4096), 0);
+	auto noLease = roundTrip(**lowCtx, *src, **sram, *dst, nullptr, *done);
+	ASSERT_FALSE(noLease);
+	EXPECT_EQ(noLease.error().code(), EACCES);
+
+	int granted = 0;
+	vdla::LeaseCallbacks highCallbacks;
+	highCallbacks.granted = [&](vdla::Lease &lease) {
+		granted++;
+		EXPECT_EQ(lease.state(), vdla::LeaseState::Held);
+	};
+	vdla::LeaseRequest urgent;
+	urgent.priority = vdla::Priority::High;
+	urgent.queue = true;
+	auto high = theirs.acquire(**highCtx, urgent, highCallbacks);
+	ASSERT_TRUE(succeeded(high));
+	EXPECT_EQ((*high)->state(), vdla::LeaseState::Waiting);
+	auto busy = theirs.acquire(**highCtx, urgent);
+	ASSERT_FALSE(busy);
+	EXPECT_EQ(busy.error().code(), EEXIST);
+
+	auto n = mine.dispatch(5000ms);
+	ASSERT_TRUE(succeeded(n));
+	EXPECT_EQ(*n, 1u);
+	EXPECT_EQ(asked, 1);
+	EXPECT_EQ(askedWhy, vdla::LeaseReason::Preempted);
+	n = theirs.dispatch(5000ms);
+	ASSERT_TRUE(succeeded(n));
+	EXPECT_EQ(granted, 1);
+	auto status = (*high)->query();
+	ASSERT_TRUE(succeeded(status));
+	EXPECT_EQ(status->state, vdla::LeaseState::Held);
+	EXPECT_FALSE(status->releaseRequested);
+
+	/* The old holder's buffer lost its SRAM; the lease was released by its callback. */
+	auto lost = roundTrip(**lowCtx, *src, **sram, *dst, nullptr, *done);
+	ASSERT_FALSE(lost);
+	EXPECT_EQ(lost.error().code(), ECANCELED);
+	auto again = (*low)->release();
+	ASSERT_FALSE(again);
+	EXPECT_EQ(again.error().code(), EINVAL);
+}
+
+TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
+{
+	auto other = openAgain();
+	ASSERT_TRUE(other);
+	vdla::ResourceManager mine(*device_), theirs(*other);
+	auto lowCtx = vdla::Context::create(*device_, vdla::Priority::Low);
+	auto highCtx = vdla::Context::create(*other, vdla::Priority::High);
+	ASSERT_TRUE(succeeded(lowCtx) && succeeded(highCtx));
+	int revoked = 0;
+	vdla::LeaseCallbacks callbacks;
+	callbacks.revoked = [&](vdla::Lease &, vdla::LeaseReason why) {
+		revoked++;
+		EXPECT_EQ(why, vdla::LeaseReason::Preempted);
+	};
+	vdla::LeaseRequest request;
+	request.partition = 1;
+	request.priority = vdla::Priority::Low;
+	request.releaseTimeout = 50ms;
+	auto low = mine.acquire(**lowCtx, request, callbacks);
+	ASSERT_TRUE(succeeded(low));
+
+	/* A claim that waits 5 s, on another thread, as an application's would. */
+	vdla::Result<std::unique_ptr<vdla::Lease>> high = vdla::Error(EINPROGRESS, "not yet");
+	std::thread claimer([&] {
+		vdla::LeaseRequest urgent;
+		urgent.partition = 1;
+		urgent.priority = vdla::Priority::High;
+		urgent.timeout = 5s;
+		high = theirs.acquire(**highCtx, urgent);
+	});
+	while (!revoked) {
+		auto n = mine.dispatch(5000ms);
+		ASSERT_TRUE(succeeded(n));
+		ASSERT_GT(*n, 0u) << "no event within 5 s";
+	}
+	claimer.join();
+	ASSERT_TRUE(succeeded(high));
+	EXPECT_EQ((*high)->state(), vdla::LeaseState::Held);
+	EXPECT_EQ((*low)->state(), vdla::LeaseState::Revoked);
+	auto sram = vdla::Buffer::create(*device_, 4096, **low);
+	ASSERT_FALSE(sram);
+	EXPECT_EQ(sram.error().code(), ECANCELED);
+
+	/* Not granted within the timeout: ETIMEDOUT, nothing left behind. */
+	vdla::LeaseRequest tooLate;
+	tooLate.partition = 1;
+	tooLate.priority = vdla::Priority::Normal;
+	tooLate.timeout = 20ms;
+	auto failed = mine.acquire(**lowCtx, tooLate);
+	ASSERT_FALSE(failed);
+	EXPECT_EQ(failed.error().code(), ETIMEDOUT);
+	EXPECT_NE(failed.error().message().find("not granted within the timeout"), std::string::npos);
+}
+
+} /* namespace */
+} /* namespace umd_test */

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+#include <vdla/lease.h>
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <xf86drm.h>
+
+#include <drm/vdla_accel.h>
+
+#include <vdla/device.h>
+
+namespace vdla {
+
+/* The public header spells the UAPI's reasons out, so as not to need it. */
+static_assert(int(LeaseReason::Preempted) == DRM_VDLA_LEASE_REASON_PREEMPTED);
+static_assert(int(LeaseReason::Group) == DRM_VDLA_LEASE_REASON_GROUP);
+static_assert(int(LeaseReason::FrameOverrun) == DRM_VDLA_LEASE_REASON_FRAME_OVERRUN);
+
+namespace {
+
+Error driverTooOld(const Device &device)
+{
+	return Error(EOPNOTSUPP, "driver " + device.info().driverVersion.toString()
+					 + " has no leases (1.10 has)");
+}
+
+std::string acquireErrorReason(int err, const LeaseRequest &request)
+{
+	std::string what = "cannot lease SRAM partition " + std::to_string(request.partition);
+	switch (err) {
+	case EBUSY:
+		return what + ": held by an equal or higher priority";
+	case ETIMEDOUT:
+		return what + ": not granted within the timeout (a holder did not release in time)";
+	case EACCES:
+		return what + ": a priority above normal, or preempting the holder, needs CAP_SYS_NICE";
+	case EEXIST:
+		return what + ": the context already holds or waits for it";
+	case ENOENT:
+		return what + ": no such partition";
+	case EAGAIN:
+		return what + ": 16 leases already, or unread lease events fill the file's event "
+			      "space (dispatch them)";
+	default:
+		return what;
+	}
+}
+
+} /* namespace */
+
+Result<std::vector<SramPartition>> sramPartitions(const Device &device)
+{
+	if (!device.info().driverVersion.atLeast(1, 10))
+		return driverTooOld(device);
+	drm_vdla_query_sram_partitions parts = {};
+	drm_vdla_query q = {};
+	q.query = DRM_VDLA_QUERY_SRAM_PARTITIONS;
+	q.size = sizeof(parts);
+	q.data = reinterpret_cast<uintptr_t>(&parts);
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_QUERY, &q))
+		return Error(errno, "cannot query the SRAM partitions");
+	std::vector<SramPartition> out;
+	for (uint32_t i = 0; i < parts.count && i < DRM_VDLA_MAX_SRAM_PARTITIONS; i++) {
+		const drm_vdla_sram_partition &p = parts.partitions[i];
+		out.push_back({ std::string(p.name, strnlen(p.name, sizeof(p.name))), p.offset,
+				p.size });
+	}
+	return out;
+}
+
+ResourceManager::ResourceManager(Device &device) : device_(device)
+{
+}
+
+ResourceManager::~ResourceManager() = default;
+
+int ResourceManager::eventFd() const
+{
+	return device_.fd();
+}
+
+Result<std::unique_ptr<Lease>> ResourceManager::acquire(Context &context,
+							const LeaseRequest &request,
+							LeaseCallbacks callbacks)
+{
+	if (!device_.info().driverVersion.atLeast(1, 10))
+		return driverTooOld(device_);
+	if (&context.device() != &device_)
+		return Error(EINVAL, "the context belongs to another Device");
+	drm_vdla_lease_acquire args = {};
+	args.ctx_id = context.id();
+	args.resource = DRM_VDLA_RESOURCE_SRAM_PARTITION;
+	args.index = request.partition;
+	args.priority = uint32_t(request.priority);
+	args.flags = (request.queue ? DRM_VDLA_LEASE_ACQUIRE_QUEUE : 0)
+		     | (request.noPreempt ? DRM_VDLA_LEASE_ACQUIRE_NO_PREEMPT : 0);
+	args.group = request.group;
+	args.timeout_ns = uint64_t(request.timeout.count());
+	args.release_timeout_ns = uint64_t(request.releaseTimeout.count());
+	/*
+	 * The lock is held across the call so that an event of the new lease
+	 * read by dispatch() on another thread finds it registered.
+	 */
+	std::lock_guard<std::mutex> guard(lock_);
+	if (drmIoctl(device_.fd(), DRM_IOCTL_VDLA_LEASE_ACQUIRE, &args)) {
+		int err = errno;
+		return Error(err, acquireErrorReason(err, request));
+	}
+	LeaseState state = args.state == DRM_VDLA_LEASE_STATE_HELD ? LeaseState::Held
+								   : LeaseState::Waiting;
+	std::unique_ptr<Lease> lease(
+		new Lease(*this, context, args.lease_id, state, std::move(callbacks)));
+	leases_[args.lease_id] = lease.get();
+	return lease;
+}
+
+Result<unsigned> ResourceManager::dispatch(std::chrono::milliseconds timeout)
+{
+	pollfd p = { device_.fd(), POLLIN, 0 };
+	int ready = ::poll(&p, 1, int(timeout.count()));
+	if (ready < 0)
+		return Error(errno, "cannot poll the device file for lease events");
+	if (!ready)
+		return 0u;
+	/* read() returns whole events; the file's event space is 4 KiB. */
+	alignas(8) uint8_t buf[4096];
+	ssize_t n = ::read(device_.fd(), buf, sizeof(buf));
+	if (n < 0)
+		return errno == EAGAIN ? Result<unsigned>(0u)
+				       : Error(errno, "cannot read the device file's events");
+
+	std::vector<drm_vdla_event_lease> events;
+	for (size_t at = 0; at + sizeof(drm_event) <= size_t(n);) {
+		drm_event head;
+		std::memcpy(&head, buf + at, sizeof(head));
+		if (head.length < sizeof(head) || at + head.length > size_t(n))
+			break;
+		if (head.type >= DRM_VDLA_EVENT_LEASE_GRANTED && head.type <= DRM_VDLA_EVENT_LEASE_REVOKED
+		    && head.length == sizeof(drm_vdla_event_lease)) {
+			drm_vdla_event_lease e;
+			std::memcpy(&e, buf + at, sizeof(e));
+			events.push_back(e);
+		}
+		at += head.length;
+	}
+
+	unsigned dispatched = 0;
+	for (const drm_vdla_event_lease &e : events) {
+		Lease *lease;
+		{
+			std::lock_guard<std::mutex> guard(lock_);
+			auto it = leases_.find(e.lease_id);
+			if (it == leases_.end())
+				continue; /* released meanwhile */
+			lease = it->second;
+		}
+		LeaseReason reason = LeaseReason(e.reason);
+		/* Callbacks may release the lease: nothing touches it after them. */
+		switch (e.base.type) {
+		case DRM_VDLA_EVENT_LEASE_GRANTED:
+			lease->state_ = LeaseState::Held;
+			if (lease->callbacks_.granted)
+				lease->callbacks_.granted(*lease);
+			break;
+		case DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED:
+			if (lease->callbacks_.releaseRequested)
+				lease->callbacks_.releaseRequested(
+					*lease, reason, std::chrono::nanoseconds(e.deadline_ns));
+			break;
+		case DRM_VDLA_EVENT_LEASE_REVOKED:
+			lease->state_ = LeaseState::Revoked;
+			if (lease->callbacks_.revoked)
+				lease->callbacks_.revoked(*lease, reason);
+			break;
+		}
+		dispatched++;
+	}
+	return dispatched;
+}
+
+Lease::Lease(ResourceManager &manager, Context &context, uint32_t id, LeaseState state,
+	     LeaseCallbacks callbacks)
+	: manager_(manager), context_(context), id_(id), state_(state),
+	  callbacks_(std::move(callbacks))
+{
+}
+
+Lease::~Lease()
+{
+	release();
+}
+
+Result<LeaseStatus> Lease::query()
+{
+	if (released_)
+		return Error(EINVAL, "the lease was released");
+	drm_vdla_lease_query args = {};
+	args.lease_id = id_;
+	if (drmIoctl(manager_.device_.fd(), DRM_IOCTL_VDLA_LEASE_QUERY, &args))
+		return Error(errno, "cannot query lease " + std::to_string(id_));
+	LeaseStatus status;
+	status.state = args.state == DRM_VDLA_LEASE_STATE_HELD	     ? LeaseState::Held
+		       : args.state == DRM_VDLA_LEASE_STATE_REVOKED ? LeaseState::Revoked
+								    : LeaseState::Waiting;
+	status.releaseRequested = args.release_requested;
+	status.queuePriority = args.queue_priority;
+	status.waiters = args.waiters;
+	status.deadline = std::chrono::nanoseconds(args.deadline_ns);
+	state_ = status.state;
+	return status;
+}
+
+Result<void> Lease::release()
+{
+	if (released_)
+		return Error(EINVAL, "the lease was released already");
+	released_ = true;
+	{
+		std::lock_guard<std::mutex> guard(manager_.lock_);
+		manager_.leases_.erase(id_);
+	}
+	drm_vdla_lease_release args = {};
+	args.lease_id = id_;
+	if (drmIoctl(manager_.device_.fd(), DRM_IOCTL_VDLA_LEASE_RELEASE, &args))
+		return Error(errno, "cannot release lease " + std::to_string(id_));
+	return {};
+}
+
+} /* namespace vdla */
