@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdla-bench-lease [ROUNDS]: the resource manager's preemption latency,
+ * printed as JSON lines:
+ *
+ *  lease_preempt_us_p50, _p99  a HIGH claim on an SRAM partition that a LOW
+ *                              holder uses, from LEASE_ACQUIRE's call to its
+ *                              return with the grant. The holder runs frames
+ *                              of known length (lease_frame_us: one BDMA
+ *                              operation slowed by fault injection), two in
+ *                              flight, and releases when its event says so:
+ *                              the figure is event delivery, the frames in
+ *                              flight finishing, and the hand-over.
+ *  lease_frame_us              the holder's frame length, for scale
+ *
+ * Needs root (debugfs fault injection, sysfs partitions, CAP_SYS_NICE).
+ */
+#include <poll.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "bench_stats.h"
+#include "lease_env.h"
+#include "submit_env.h"
+#include "task_writer.h"
+
+namespace {
+
+using namespace guest;
+using clock_type = std::chrono::steady_clock;
+
+constexpr unsigned kFrameUs = 5000;
+
+/* One frame of the holder: a BDMA copy naming the lease, with its own out-sync. */
+struct Frame {
+	Frame(int fd, uint32_t ctx, uint32_t lease, const Bo &src, const Bo &dst)
+		: desc(fd, 4096), done(fd)
+	{
+		TaskWriter task;
+		task.copy(1, 0, 2, 0, 256);
+		task.write(desc.map(), desc.size());
+		submission.ctx = ctx;
+		submission.addresses = { desc.entry(), src.entry(),
+					 dst.entry(DRM_VDLA_ADDRESS_FLAG_WRITE) };
+		submission.outSync = done.sync();
+		submission.leaseId = lease;
+		submission.flags = DRM_VDLA_SUBMIT_FRAME_BEGIN | DRM_VDLA_SUBMIT_FRAME_END;
+	}
+
+	Bo desc;
+	Syncobj done;
+	Submission submission;
+};
+
+/*
+ * The holder: frames two in flight until asked to release; then it
+ * releases, and the frames it submitted finish. Returns once they have.
+ */
+void holdAndRelease(int fd, uint32_t ctx, uint32_t lease, const Bo &src, const Bo &dst,
+		    std::atomic<bool> &running)
+{
+	std::deque<std::unique_ptr<Frame>> inFlight;
+	bool asked = false;
+	while (!asked) {
+		while (inFlight.size() < 2) {
+			inFlight.push_back(std::make_unique<Frame>(fd, ctx, lease, src, dst));
+			if (submit(fd, inFlight.back()->submission)) {
+				inFlight.pop_back();
+				break;
+			}
+		}
+		running = true;
+		for (const drm_vdla_event_lease &e : readLeaseEvents(fd, 1))
+			asked |= e.base.type == DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED;
+		while (!inFlight.empty() && inFlight.front()->done.signalled())
+			inFlight.pop_front();
+	}
+	leaseRelease(fd, lease);
+	for (auto &f : inFlight)
+		f->done.wait(10000);
+}
+
+} /* namespace */
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? std::atoi(argv[1]) : 40;
+	std::vector<std::string> paths = nodePaths();
+	if (paths.empty()) {
+		std::fprintf(stderr, "vdla-bench-lease: no vdla node\n");
+		return 1;
+	}
+	Node holderNode(paths[0]), claimerNode(paths[0]);
+	SramPartitions partitions(holderNode.index(), "bench:64K");
+	FaultInjection fi(holderNode.index());
+	if (partitions.error() || fi.set("bdma", "delay", 0, kFrameUs)) {
+		std::fprintf(stderr, "vdla-bench-lease: needs root: sysfs partitions, debugfs\n");
+		return 1;
+	}
+	int holderFd = holderNode.fd(), claimerFd = claimerNode.fd();
+	Ctx low(holderFd, DRM_VDLA_PRIORITY_LOW), high(claimerFd, DRM_VDLA_PRIORITY_HIGH);
+	Bo src(holderFd, 4096), dst(holderFd, 4096);
+	std::mt19937 rng(7);
+	std::vector<double> latencies;
+	LeaseClaim lowClaim;
+	lowClaim.ctx = low.id();
+	lowClaim.priority = DRM_VDLA_PRIORITY_LOW;
+	lowClaim.releaseTimeoutNs = 1000000000ull;
+	LeaseClaim highClaim;
+	highClaim.ctx = high.id();
+	highClaim.priority = DRM_VDLA_PRIORITY_HIGH;
+	highClaim.timeoutNs = 5000000000ull;
+
+	for (int i = 0; i < rounds; i++) {
+		uint32_t lowId = 0, highId = 0;
+		if (leaseAcquire(holderFd, lowClaim, &lowId)) {
+			std::fprintf(stderr, "vdla-bench-lease: the holder's ACQUIRE failed\n");
+			return 1;
+		}
+		std::atomic<bool> running{ false };
+		std::thread holder(holdAndRelease, holderFd, low.id(), lowId, std::cref(src),
+				   std::cref(dst), std::ref(running));
+		while (!running)
+			std::this_thread::sleep_for(std::chrono::microseconds(200));
+		/* Anywhere in a frame. */
+		std::this_thread::sleep_for(std::chrono::microseconds(rng() % (2 * kFrameUs)));
+		auto start = clock_type::now();
+		int ret = leaseAcquire(claimerFd, highClaim, &highId);
+		auto end = clock_type::now();
+		holder.join();
+		if (ret) {
+			std::fprintf(stderr, "vdla-bench-lease: the HIGH ACQUIRE failed: %d\n", ret);
+			return 1;
+		}
+		latencies.push_back(bench::micros(end - start));
+		leaseRelease(claimerFd, highId);
+	}
+	std::printf("{\"bench\": \"lease_preempt_us_p50\", \"value\": %.1f, \"unit\": \"us\"}\n",
+		    bench::percentile(latencies, 0.5));
+	std::printf("{\"bench\": \"lease_preempt_us_p99\", \"value\": %.1f, \"unit\": \"us\"}\n",
+		    bench::percentile(latencies, 0.99));
+	std::printf("{\"bench\": \"lease_frame_us\", \"value\": %u, \"unit\": \"us\"}\n", kFrameUs);
+	return 0;
+}
