@@ -17,6 +17,8 @@
  */
 #include <gtest/gtest.h>
 
+#include <poll.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -30,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "lease_env.h"
 #include "submit_test.h"
 
 namespace guest {
@@ -93,7 +96,7 @@ private:
 
 	void step()
 	{
-		switch (rng_() % 16) {
+		switch (rng_() % 18) {
 		case 0: {
 			drm_vdla_bo_create a = {};
 			/*
@@ -208,6 +211,10 @@ private:
 			ioctlError(fd_, DRM_IOCTL_VDLA_QUERY, &a);
 			break;
 		}
+		case 14:
+		case 15:
+			leases();
+			break;
 		case 13: {
 			drm_vdla_test_irq a = {};
 			a.flags = rng_() % 2;
@@ -218,6 +225,61 @@ private:
 		default:
 			coreIoctl();
 			break;
+		}
+	}
+
+	/*
+	 * The resource manager: claims that wait a few milliseconds at most,
+	 * holders asked to release within milliseconds (revocations while
+	 * jobs run), releases and queries of guessed ids, partition BOs.
+	 */
+	void leases()
+	{
+		switch (rng_() % 5) {
+		case 0:
+		case 1: {
+			drm_vdla_lease_acquire a = {};
+			a.ctx_id = small();
+			a.resource = rng_() % 8 ? DRM_VDLA_RESOURCE_SRAM_PARTITION : any32();
+			a.index = rng_() % 8 ? rng_() % 3 : any32();
+			a.priority = rng_() % 4;
+			a.flags = rng_() % 8 ? rng_() % 4 : any32();
+			a.group = rng_() % 3;
+			a.user_data = rng_();
+			a.timeout_ns = rng_() % 8 ? (rng_() % 3) * 1000000 : any32();
+			a.release_timeout_ns = 1000000 * (1 + rng_() % 20);
+			ioctlError(fd_, DRM_IOCTL_VDLA_LEASE_ACQUIRE, &a);
+			break;
+		}
+		case 2: {
+			drm_vdla_lease_release a = {};
+			a.lease_id = small();
+			a.flags = rng_() % 8 ? 0 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_LEASE_RELEASE, &a);
+			break;
+		}
+		case 3: {
+			drm_vdla_lease_query a = {};
+			a.lease_id = small();
+			a.flags = rng_() % 8 ? 0 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_LEASE_QUERY, &a);
+			break;
+		}
+		default: {
+			drm_vdla_bo_create a = {};
+			a.size = (rng_() % 8 + 1) * 4096;
+			a.flags = rng_() % 8 ? DRM_VDLA_BO_CREATE_SRAM : any32();
+			a.lease_id = small();
+			ioctlError(fd_, DRM_IOCTL_VDLA_BO_CREATE, &a);
+			break;
+		}
+		}
+		/* Read what events came, as a real client would, now and then. */
+		if (rng_() % 4 == 0) {
+			uint8_t buf[512];
+			pollfd p = { fd_, POLLIN, 0 };
+			if (::poll(&p, 1, 0) == 1)
+				(void)!::read(fd_, buf, sizeof(buf));
 		}
 	}
 
@@ -240,6 +302,9 @@ private:
 		drm_vdla_submit a = {};
 		a.ctx_id = small();
 		a.flags = rng_() % 4 ? 0 : any32();
+		if (rng_() % 4 == 0)
+			a.flags = (rng_() % 4) * DRM_VDLA_SUBMIT_FRAME_BEGIN;
+		a.lease_id = rng_() % 3 ? 0 : small();
 		a.address_count = rng_() % 4 ? 1 + rng_() % 6 : any32();
 		a.addresses = pointer(list, 6, a.address_count);
 		a.descriptor = rng_() % 4 ? 0 : any32();
@@ -318,6 +383,9 @@ private:
 TEST_F(Fuzz, RandomIoctlsFromThreadsAndProcessesLeaveNothingBehind)
 {
 	const int index = node_.index();
+	/* Partitions to lease, taken away again once everything is closed. */
+	SramPartitions partitions(index, "a:16K,b:16K");
+	ASSERT_EQ(partitions.error(), 0);
 	auto baseline = objectCounts(index);
 	long calls = 0;
 	{
