@@ -35,17 +35,6 @@ constexpr uint64_t kMs = 1000000;
 constexpr int kEventMs = 5000;
 constexpr uint64_t kPartBytes = 64 << 10;
 
-/* Runs @body as nobody with no capabilities; its exit status (100: could not drop). */
-int asNobody(const std::function<int()> &body)
-{
-	return waitChild(forkChild([&] {
-		if (setgroups(0, nullptr) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534) || geteuid() != 65534)
-			return 100;
-		return body();
-	}));
-}
-
 class Leases : public SubmitTest
 {
 protected:
@@ -115,6 +104,53 @@ struct SramRoundTrip {
 	}
 
 	HandJob job;
+};
+
+/* Small jobs on one context naming a lease, each with its own out-sync. */
+struct LeaseJobs {
+	LeaseJobs(int fd_, uint32_t ctx_, uint32_t lease_, uint64_t seed)
+		: fd(fd_), ctx(ctx_), lease(lease_), rng(seed)
+	{
+	}
+
+	/* Submits one more job of @kind with SUBMIT @flags; the errno. */
+	int submit(uint32_t flags = 0, WorkKind kind = WorkKind::Copy, bool namesLease = true)
+	{
+		jobs.push_back(std::make_unique<SmallJob>(fd));
+		jobs.back()->prepare(rng, kind);
+		done.emplace_back(fd);
+		Submission s = jobs.back()->submission(ctx, done.back().sync());
+		s.leaseId = namesLease ? lease : 0;
+		s.flags = flags;
+		int ret = guest::submit(fd, s);
+		if (ret) {
+			jobs.pop_back();
+			done.pop_back();
+		}
+		return ret;
+	}
+
+	/*
+	 * Jobs end in order: the first ones completed, each checked against
+	 * the CPU reference, the rest cancelled. The number completed.
+	 */
+	size_t completedThenCancelled()
+	{
+		size_t completed = 0;
+		while (completed < jobs.size() && fenceSucceeds(done[completed], 10000)) {
+			EXPECT_TRUE(jobs[completed]->check()) << "job " << completed;
+			completed++;
+		}
+		for (size_t i = completed; i < jobs.size(); i++)
+			EXPECT_TRUE(fenceFails(done[i], ECANCELED)) << "job " << i;
+		return completed;
+	}
+
+	int fd;
+	uint32_t ctx, lease;
+	Rng rng;
+	std::vector<std::unique_ptr<SmallJob>> jobs;
+	std::vector<Syncobj> done;
 };
 
 /* Fills @bo with a pattern from @seed; returns it. */
@@ -251,17 +287,9 @@ TEST_F(Leases, AHigherPriorityAsksTheHolderWhichReleasesBetweenItsJobs)
 	lowClaim.userData = 0x1234;
 	uint32_t held = hold(fd(), lowClaim);
 	/* The holder's frames: jobs queued on the lease. */
-	Rng rng(91);
-	std::vector<std::unique_ptr<SmallJob>> jobs;
-	std::vector<Syncobj> done;
-	for (int i = 0; i < 4; i++) {
-		jobs.push_back(std::make_unique<SmallJob>(fd()));
-		jobs.back()->prepare(rng, WorkKind::Copy);
-		done.emplace_back(fd());
-		Submission s = jobs.back()->submission(low.id(), done.back().sync());
-		s.leaseId = held;
-		ASSERT_EQ(submit(fd(), s), 0);
-	}
+	LeaseJobs frames(fd(), low.id(), held, 91);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(frames.submit(), 0);
 
 	/* Case 2: the HIGH claim waits; the holder is asked, with a deadline. */
 	LeaseClaim highClaim = claim(high.id(), DRM_VDLA_PRIORITY_HIGH);
@@ -291,12 +319,11 @@ TEST_F(Leases, AHigherPriorityAsksTheHolderWhichReleasesBetweenItsJobs)
 	drm_vdla_event_lease granted;
 	ASSERT_TRUE(waitLeaseEvent(otherFd(), DRM_VDLA_EVENT_LEASE_GRANTED, kEventMs, &granted));
 	EXPECT_EQ(granted.lease_id, waiting);
-	for (size_t i = 0; i < jobs.size(); i++) {
-		EXPECT_TRUE(fenceSucceeds(done[i])) << "job " << i << " of a lease released in time";
-		EXPECT_TRUE(jobs[i]->check()) << "job " << i;
-		EXPECT_LE(done[i].fence().timestampNs, granted.timestamp_ns)
+	EXPECT_EQ(frames.completedThenCancelled(), frames.jobs.size())
+		<< "a job of a lease released in time was cancelled";
+	for (size_t i = 0; i < frames.jobs.size(); i++)
+		EXPECT_LE(frames.done[i].fence().timestampNs, granted.timestamp_ns)
 			<< "granted before the holder's job " << i << " ended";
-	}
 	EXPECT_EQ(leaseState(otherFd(), waiting), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
 	EXPECT_TRUE(readLeaseEvents(fd(), 100).empty()) << "a release in time is not a revocation";
 }
@@ -421,16 +448,9 @@ TEST_F(Leases, AHolderThatDoesNotReleaseIsRevokedAtTheJobBoundary)
 	Submission s = running.submission(low.id(), runningDone.sync());
 	s.leaseId = held;
 	ASSERT_EQ(submit(fd(), s), 0);
-	std::vector<std::unique_ptr<SmallJob>> queued;
-	std::vector<Syncobj> queuedDone;
-	for (int i = 0; i < 3; i++) {
-		queued.push_back(std::make_unique<SmallJob>(fd()));
-		queued.back()->prepare(rng, WorkKind::Copy);
-		queuedDone.emplace_back(fd());
-		Submission q = queued.back()->submission(low.id(), queuedDone.back().sync());
-		q.leaseId = held;
-		ASSERT_EQ(submit(fd(), q), 0);
-	}
+	LeaseJobs queued(fd(), low.id(), held, 93);
+	for (int i = 0; i < 3; i++)
+		ASSERT_EQ(queued.submit(), 0);
 	ASSERT_TRUE(waitUntil([&] { return readState(node_.index())["running"] == 1; }, 5000));
 
 	/* Another process claims it at HIGH, waiting up to 10 s. */
@@ -455,8 +475,7 @@ TEST_F(Leases, AHolderThatDoesNotReleaseIsRevokedAtTheJobBoundary)
 
 	EXPECT_TRUE(fenceSucceeds(runningDone)) << "the running job was cut";
 	EXPECT_TRUE(running.check()) << "the running job's results changed";
-	for (size_t i = 0; i < queued.size(); i++)
-		EXPECT_TRUE(fenceFails(queuedDone[i], ECANCELED)) << "queued job " << i;
+	EXPECT_EQ(queued.completedThenCancelled(), 0u) << "a queued job ran after the revocation";
 	EXPECT_LE(runningDone.fence().timestampNs, revoked.timestamp_ns);
 	EXPECT_EQ(leaseState(fd(), held), uint32_t(DRM_VDLA_LEASE_STATE_REVOKED));
 	SmallJob later(fd());
@@ -486,20 +505,9 @@ TEST_F(Leases, ARevocationInsideAFrameWaitsForItsEnd)
 	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
 	lowClaim.releaseTimeoutNs = 50 * kMs;
 	uint32_t held = hold(fd(), lowClaim);
-	Rng rng(93);
-	std::vector<std::unique_ptr<SmallJob>> frame;
-	std::vector<Syncobj> done;
-	auto submitJob = [&](uint32_t flags) {
-		frame.push_back(std::make_unique<SmallJob>(fd()));
-		frame.back()->prepare(rng, WorkKind::Copy);
-		done.emplace_back(fd());
-		Submission s = frame.back()->submission(low.id(), done.back().sync());
-		s.leaseId = held;
-		s.flags = flags;
-		return submit(fd(), s);
-	};
-	ASSERT_EQ(submitJob(DRM_VDLA_SUBMIT_FRAME_BEGIN), 0);
-	ASSERT_EQ(submitJob(0), 0);
+	LeaseJobs frame(fd(), low.id(), held, 93);
+	ASSERT_EQ(frame.submit(DRM_VDLA_SUBMIT_FRAME_BEGIN), 0);
+	ASSERT_EQ(frame.submit(), 0);
 	ASSERT_TRUE(waitUntil([&] { return readState(node_.index())["running"] == 1; }, 5000));
 	uint32_t waiting = queue(otherFd(), claim(high.id(), DRM_VDLA_PRIORITY_HIGH));
 	drm_vdla_event_lease asked;
@@ -508,15 +516,13 @@ TEST_F(Leases, ARevocationInsideAFrameWaitsForItsEnd)
 	while (monotonicNs() < int64_t(asked.deadline_ns) + int64_t(20 * kMs))
 		std::this_thread::sleep_for(5ms);
 	EXPECT_EQ(leaseState(fd(), held), uint32_t(DRM_VDLA_LEASE_STATE_REVOKED));
-	ASSERT_EQ(submitJob(DRM_VDLA_SUBMIT_FRAME_END), 0) << "the frame's END after the deadline";
-	ASSERT_EQ(submitJob(0), ECANCELED) << "after the frame, the lease is gone";
+	ASSERT_EQ(frame.submit(DRM_VDLA_SUBMIT_FRAME_END), 0) << "the frame's END after the deadline";
+	ASSERT_EQ(frame.submit(), ECANCELED) << "after the frame, the lease is gone";
 	drm_vdla_event_lease revoked;
 	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_REVOKED, 10000, &revoked));
-	for (size_t i = 0; i < 3; i++) {
-		EXPECT_TRUE(fenceSucceeds(done[i])) << "frame job " << i;
-		EXPECT_TRUE(frame[i]->check()) << "frame job " << i;
-		EXPECT_LE(done[i].fence().timestampNs, revoked.timestamp_ns);
-	}
+	EXPECT_EQ(frame.completedThenCancelled(), 3u) << "the frame was cut";
+	for (size_t i = 0; i < 3; i++)
+		EXPECT_LE(frame.done[i].fence().timestampNs, revoked.timestamp_ns);
 	ASSERT_TRUE(waitLeaseEvent(otherFd(), DRM_VDLA_EVENT_LEASE_GRANTED, kEventMs));
 	EXPECT_EQ(leaseState(otherFd(), waiting), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
 }
@@ -530,33 +536,17 @@ TEST_F(Leases, AFrameThatOverrunsIsCutAtAJobBoundary)
 	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
 	lowClaim.releaseTimeoutNs = 50 * kMs;
 	uint32_t held = hold(fd(), lowClaim);
-	Rng rng(94);
-	std::vector<std::unique_ptr<SmallJob>> jobs;
-	std::vector<Syncobj> done;
-	for (int i = 0; i < 40; i++) {
-		jobs.push_back(std::make_unique<SmallJob>(fd()));
-		jobs.back()->prepare(rng, WorkKind::Copy);
-		done.emplace_back(fd());
-		Submission s = jobs.back()->submission(low.id(), done.back().sync());
-		s.leaseId = held;
-		s.flags = i == 0 ? DRM_VDLA_SUBMIT_FRAME_BEGIN : 0;
-		ASSERT_EQ(submit(fd(), s), 0);
-	}
+	LeaseJobs jobs(fd(), low.id(), held, 94);
+	for (int i = 0; i < 40; i++)
+		ASSERT_EQ(jobs.submit(i == 0 ? DRM_VDLA_SUBMIT_FRAME_BEGIN : 0), 0);
 	queue(otherFd(), claim(high.id(), DRM_VDLA_PRIORITY_HIGH));
 	drm_vdla_event_lease revoked;
 	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_REVOKED, 10000, &revoked));
 	EXPECT_EQ(revoked.reason, uint32_t(DRM_VDLA_LEASE_REASON_FRAME_OVERRUN));
 	ASSERT_TRUE(waitLeaseEvent(otherFd(), DRM_VDLA_EVENT_LEASE_GRANTED, kEventMs));
-	/* Jobs end in order: the completed ones first, each whole, then the cancelled ones. */
-	size_t completed = 0;
-	while (completed < jobs.size() && fenceSucceeds(done[completed], 10000)) {
-		EXPECT_TRUE(jobs[completed]->check()) << "job " << completed;
-		completed++;
-	}
+	size_t completed = jobs.completedThenCancelled();
 	EXPECT_GT(completed, 0u);
-	EXPECT_LT(completed, jobs.size()) << "the overrunning frame was not cut";
-	for (size_t i = completed; i < jobs.size(); i++)
-		EXPECT_TRUE(fenceFails(done[i], ECANCELED)) << "job " << i;
+	EXPECT_LT(completed, jobs.jobs.size()) << "the overrunning frame was not cut";
 }
 
 /* A job stopped at an operation boundary by a higher-priority job is not where a lease is cut. */
@@ -854,31 +844,17 @@ TEST_F(Leases, JobsOfAReleasedLeaseThatOutlastTheDeadlineAreCut)
 	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
 	lowClaim.releaseTimeoutNs = 100 * kMs;
 	uint32_t held = hold(fd(), lowClaim);
-	Rng rng(99);
-	std::vector<std::unique_ptr<SmallJob>> jobs;
-	std::vector<Syncobj> done;
-	for (int i = 0; i < 40; i++) {
-		jobs.push_back(std::make_unique<SmallJob>(fd()));
-		jobs.back()->prepare(rng, WorkKind::Copy);
-		done.emplace_back(fd());
-		Submission s = jobs.back()->submission(low.id(), done.back().sync());
-		s.leaseId = held;
-		ASSERT_EQ(submit(fd(), s), 0);
-	}
+	LeaseJobs jobs(fd(), low.id(), held, 99);
+	for (int i = 0; i < 40; i++)
+		ASSERT_EQ(jobs.submit(), 0);
 	uint32_t waiting = queue(otherFd(), claim(high.id(), DRM_VDLA_PRIORITY_HIGH));
 	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED, kEventMs));
 	ASSERT_EQ(leaseRelease(fd(), held), 0) << "released in time";
 	ASSERT_TRUE(waitLeaseEvent(otherFd(), DRM_VDLA_EVENT_LEASE_GRANTED, 10000));
 	EXPECT_EQ(leaseState(otherFd(), waiting), uint32_t(DRM_VDLA_LEASE_STATE_HELD));
 	/* 40 jobs of 30 ms or more outlast a 100 ms deadline: the tail is cancelled, in order. */
-	size_t completed = 0;
-	while (completed < jobs.size() && fenceSucceeds(done[completed], 10000)) {
-		EXPECT_TRUE(jobs[completed]->check()) << "job " << completed;
-		completed++;
-	}
-	EXPECT_LT(completed, jobs.size()) << "the released lease's backlog delayed the waiter";
-	for (size_t i = completed; i < jobs.size(); i++)
-		EXPECT_TRUE(fenceFails(done[i], ECANCELED)) << "job " << i;
+	EXPECT_LT(jobs.completedThenCancelled(), jobs.jobs.size())
+		<< "the released lease's backlog delayed the waiter";
 }
 
 /* The END job of the frame need not name the revoked lease; the revocation goes on at once. */
@@ -890,33 +866,21 @@ TEST_F(Leases, AFrameEndingWithoutTheLeaseEndsTheRevocationsWait)
 	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
 	lowClaim.releaseTimeoutNs = 50 * kMs;
 	uint32_t held = hold(fd(), lowClaim);
-	Rng rng(100);
-	std::vector<std::unique_ptr<SmallJob>> jobs;
-	std::vector<Syncobj> done;
-	auto submitJob = [&](uint32_t flags, uint32_t lease) {
-		jobs.push_back(std::make_unique<SmallJob>(fd()));
-		jobs.back()->prepare(rng, WorkKind::Copy);
-		done.emplace_back(fd());
-		Submission s = jobs.back()->submission(low.id(), done.back().sync());
-		s.leaseId = lease;
-		s.flags = flags;
-		return submit(fd(), s);
-	};
-	ASSERT_EQ(submitJob(DRM_VDLA_SUBMIT_FRAME_BEGIN, held), 0);
+	LeaseJobs jobs(fd(), low.id(), held, 100);
+	ASSERT_EQ(jobs.submit(DRM_VDLA_SUBMIT_FRAME_BEGIN), 0);
 	ASSERT_TRUE(waitUntil([&] { return readState(node_.index())["running"] == 1; }, 5000));
 	queue(otherFd(), claim(high.id(), DRM_VDLA_PRIORITY_HIGH));
 	drm_vdla_event_lease asked;
 	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED, kEventMs, &asked));
 	while (monotonicNs() < int64_t(asked.deadline_ns) + int64_t(20 * kMs))
 		std::this_thread::sleep_for(5ms);
-	ASSERT_EQ(submitJob(DRM_VDLA_SUBMIT_FRAME_END, 0), 0);
-	EXPECT_EQ(submitJob(0, held), ECANCELED) << "the lease after its frame";
+	ASSERT_EQ(jobs.submit(DRM_VDLA_SUBMIT_FRAME_END, WorkKind::Copy, false), 0);
+	EXPECT_EQ(jobs.submit(), ECANCELED) << "the lease after its frame";
 	drm_vdla_event_lease revoked;
 	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_REVOKED, 10000, &revoked));
 	EXPECT_EQ(revoked.reason, uint32_t(DRM_VDLA_LEASE_REASON_PREEMPTED))
 		<< "the frame ended in time; it did not overrun";
-	EXPECT_TRUE(fenceSucceeds(done[0]));
-	EXPECT_TRUE(fenceSucceeds(done[1]));
+	EXPECT_EQ(jobs.completedThenCancelled(), 2u);
 }
 
 /*

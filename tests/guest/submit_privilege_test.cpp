@@ -22,17 +22,6 @@ namespace {
 
 using Privileges = SubmitTest;
 
-/* Runs @body as nobody with no capabilities; its exit status (100: could not drop). */
-int asNobody(const std::function<int()> &body)
-{
-	return waitChild(forkChild([&] {
-		if (setgroups(0, nullptr) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534) || geteuid() != 65534)
-			return 100;
-		return body();
-	}));
-}
-
 int createContext(int fd, uint32_t priority)
 {
 	drm_vdla_ctx_create args = {};

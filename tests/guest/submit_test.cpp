@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "submit_test.h"
 
+#include <grp.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -67,6 +68,17 @@ int HandJob::submit(drm_vdla_submit *result)
 			return ret;
 	}
 	return guest::submit(fd, submission, result);
+}
+
+/* Runs @body as nobody with no capabilities; its exit status (100: could not drop). */
+int asNobody(const std::function<int()> &body)
+{
+	return waitChild(forkChild([&] {
+		if (setgroups(0, nullptr) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) || geteuid() != 65534)
+			return 100;
+		return body();
+	}));
 }
 
 ::testing::AssertionResult fenceSucceeds(const Syncobj &sync, int timeoutMs)

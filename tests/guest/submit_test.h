@@ -63,6 +63,9 @@ struct HandJob {
 ::testing::AssertionResult fenceFails(
 	const Syncobj &sync, int error, int timeoutMs = kJobTimeoutMs);
 
+/* Runs @body as nobody with no capabilities; its exit status (100: could not drop). */
+int asNobody(const std::function<int()> &body);
+
 /* Sends @fds over the unix socket @sock (SCM_RIGHTS); returns the errno. */
 int sendFds(int sock, const std::vector<int> &fds);
 /* Receives @count fds from @sock; empty on failure. */
