@@ -151,7 +151,10 @@ struct vdla_lease *vdla_lease_lookup(struct vdla_file *vfile, u32 id)
 /* The work runs at @delay_ns from now, holding a reference while pending. */
 static void arm_work(struct vdla_lease *lease, u64 delay_ns)
 {
-	if (!mod_delayed_work(lease_wq, &lease->work, nsecs_to_jiffies(delay_ns)))
+	/* Rounded up: a work that came early would only come back. */
+	unsigned long delay = delay_ns ? nsecs_to_jiffies(delay_ns) + 1 : 0;
+
+	if (!mod_delayed_work(lease_wq, &lease->work, delay))
 		kref_get(&lease->ref);
 }
 
@@ -389,7 +392,7 @@ static void handover(struct vdla_lease *lease)
 	struct vdla_lease *next;
 
 	lockdep_assert_held(&lease->vdev->leases.lock);
-	/* A deadline kept after a release is moot now. */
+	/* Nothing is left for its work to do. */
 	disarm_work(lease);
 	evict_bos(lease);
 	next = lease_of(vdla_arb_release(&lease->arb));
@@ -465,11 +468,12 @@ void vdla_lease_end(struct vdla_lease *lease, bool revoke)
 		return;
 	lease->ending = true;
 	/*
-	 * A release after a request keeps the deadline: jobs submitted before
-	 * it that outlast the deadline are cut then, as a revocation's.
+	 * A release cancels nothing, also after a request: its deadline goes.
+	 * Cutting the context's queue then would cancel the jobs of its other
+	 * leases too, and punish a holder that released in time; the
+	 * preempting claim's own timeout bounds its wait instead.
 	 */
-	if (revoke || !lease->asked)
-		disarm_work(lease);
+	disarm_work(lease);
 	mutex_lock(&ctx->submit_lock);
 	if (revoke) {
 		lease->revoked = true;
@@ -520,10 +524,9 @@ static bool deadline_passed(struct vdla_lease *lease)
 }
 
 /*
- * The work of a lease: its release deadline passed (it is revoked); a
+ * The work of a lease: its release deadline passed (it is revoked), or a
  * revocation waiting for its frame's end goes on (the END came, the frame
- * overran, or the file is closing); a lease released after a request whose
- * jobs outlast the deadline has them cut.
+ * overran, or the file is closing).
  */
 static void lease_work_fn(struct work_struct *work)
 {
@@ -544,12 +547,6 @@ static void lease_work_fn(struct work_struct *work)
 			vdla_sched_cut(ctx, true);
 		}
 		start_handover(lease);
-	} else if (!lease->handed_over && lease->arb.release_requested && deadline_passed(lease)) {
-		/* Released in time, but its jobs outlast the deadline: they are cut. */
-		mutex_lock(&ctx->submit_lock);
-		if (vdla_sched_cut(ctx, false))
-			vdla_sched_cut(ctx, true); /* no END can name a released lease */
-		mutex_unlock(&ctx->submit_lock);
 	}
 	mutex_unlock(&mgr->lock);
 	vdla_lease_put(lease);

@@ -918,7 +918,8 @@ struct drm_vdla_lease_acquire {
  * Gives a lease up and forgets its id. A waiting claim leaves the queue. A
  * held lease refuses later SUBMITs naming it at once, and the resource goes
  * to the next waiter when the jobs already submitted naming it have ended
- * (they are not cancelled); its partition's BOs are lost then. A revoked
+ * (they are not cancelled, even past a release request's deadline, which
+ * goes with the release); its partition's BOs are lost then. A revoked
  * lease is only forgotten. Errors: EINVAL (flags), ENOENT.
  */
 struct drm_vdla_lease_release {

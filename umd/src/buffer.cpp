@@ -199,6 +199,9 @@ Result<std::unique_ptr<Buffer>> Buffer::create(Device &device, uint64_t size, co
 	if (!device.info().driverVersion.atLeast(1, 10))
 		return Error(EOPNOTSUPP, "driver " + device.info().driverVersion.toString()
 						 + " has no SRAM partitions (1.10 has)");
+	/* Lease ids are per file: another Device's would name one of this file's. */
+	if (&lease.context().device() != &device)
+		return Error(EINVAL, "the lease belongs to another Device");
 	drm_vdla_bo_create args = {};
 	args.size = size;
 	args.flags = DRM_VDLA_BO_CREATE_SRAM;

@@ -2,10 +2,14 @@
 #include <vdla/lease.h>
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include <xf86drm.h>
 
@@ -76,7 +80,18 @@ ResourceManager::ResourceManager(Device &device) : device_(device)
 {
 }
 
-ResourceManager::~ResourceManager() = default;
+ResourceManager::~ResourceManager()
+{
+	std::lock_guard<std::recursive_mutex> guard(lock_);
+	/* Leases left behind are released; they only wait for their destructor now. */
+	for (auto &[id, lease] : leases_) {
+		drm_vdla_lease_release args = {};
+		args.lease_id = id;
+		::ioctl(device_.fd(), DRM_IOCTL_VDLA_LEASE_RELEASE, &args);
+		lease->released_ = true;
+	}
+	leases_.clear();
+}
 
 int ResourceManager::eventFd() const
 {
@@ -102,39 +117,77 @@ Result<std::unique_ptr<Lease>> ResourceManager::acquire(Context &context,
 	args.timeout_ns = uint64_t(request.timeout.count());
 	args.release_timeout_ns = uint64_t(request.releaseTimeout.count());
 	/*
-	 * The lock is held across the call so that an event of the new lease
-	 * read by dispatch() on another thread finds it registered.
+	 * Not drmIoctl(): it repeats a call that failed with EAGAIN (a limit:
+	 * it would spin) or EINTR (the kernel withdrew the claim: it would
+	 * queue again at the back). And not under the lock, which the other
+	 * leases' callbacks need while this waits.
 	 */
-	std::lock_guard<std::mutex> guard(lock_);
-	if (drmIoctl(device_.fd(), DRM_IOCTL_VDLA_LEASE_ACQUIRE, &args)) {
+	if (::ioctl(device_.fd(), DRM_IOCTL_VDLA_LEASE_ACQUIRE, &args)) {
 		int err = errno;
 		return Error(err, acquireErrorReason(err, request));
 	}
-	LeaseState state = args.state == DRM_VDLA_LEASE_STATE_HELD ? LeaseState::Held
-								   : LeaseState::Waiting;
+	LeaseState state = args.state == DRM_VDLA_LEASE_STATE_HELD      ? LeaseState::Held
+			   : args.state == DRM_VDLA_LEASE_STATE_REVOKED ? LeaseState::Revoked
+									: LeaseState::Waiting;
 	std::unique_ptr<Lease> lease(
 		new Lease(*this, context, args.lease_id, state, std::move(callbacks)));
+	std::lock_guard<std::recursive_mutex> guard(lock_);
 	leases_[args.lease_id] = lease.get();
 	return lease;
 }
 
+void ResourceManager::dispatchOne(const drm_vdla_event_lease &e)
+{
+	auto it = leases_.find(e.lease_id);
+	if (it == leases_.end())
+		return;
+	Lease *lease = it->second;
+	LeaseReason reason = LeaseReason(e.reason);
+	/*
+	 * The callback is copied: it may destroy its Lease, and the function
+	 * object with it. Nothing touches the Lease after the call.
+	 */
+	switch (e.base.type) {
+	case DRM_VDLA_EVENT_LEASE_GRANTED:
+		lease->state_ = LeaseState::Held;
+		if (auto granted = lease->callbacks_.granted)
+			granted(*lease);
+		break;
+	case DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED:
+		if (auto asked = lease->callbacks_.releaseRequested)
+			asked(*lease, reason, std::chrono::nanoseconds(e.deadline_ns));
+		break;
+	case DRM_VDLA_EVENT_LEASE_REVOKED:
+		lease->state_ = LeaseState::Revoked;
+		if (auto revoked = lease->callbacks_.revoked)
+			revoked(*lease, reason);
+		break;
+	}
+}
+
 Result<unsigned> ResourceManager::dispatch(std::chrono::milliseconds timeout)
 {
+	std::vector<drm_vdla_event_lease> events;
+	{
+		/* Events that came before acquire() registered their lease, if it has now. */
+		std::lock_guard<std::recursive_mutex> guard(lock_);
+		auto registered = [&](const drm_vdla_event_lease &e) {
+			return leases_.count(e.lease_id) != 0;
+		};
+		std::copy_if(early_.begin(), early_.end(), std::back_inserter(events), registered);
+		early_.erase(std::remove_if(early_.begin(), early_.end(), registered), early_.end());
+	}
 	pollfd p = { device_.fd(), POLLIN, 0 };
-	int ready = ::poll(&p, 1, int(timeout.count()));
-	if (ready < 0)
+	int wait = events.empty() ? int(std::min<int64_t>(timeout.count(), INT32_MAX)) : 0;
+	int ready = ::poll(&p, 1, wait);
+	if (ready < 0 && errno != EINTR)
 		return Error(errno, "cannot poll the device file for lease events");
-	if (!ready)
-		return 0u;
 	/* read() returns whole events; the file's event space is 4 KiB. */
 	alignas(8) uint8_t buf[4096];
-	ssize_t n = ::read(device_.fd(), buf, sizeof(buf));
-	if (n < 0)
-		return errno == EAGAIN ? Result<unsigned>(0u)
-				       : Error(errno, "cannot read the device file's events");
-
-	std::vector<drm_vdla_event_lease> events;
-	for (size_t at = 0; at + sizeof(drm_event) <= size_t(n);) {
+	ssize_t n = ready > 0 ? ::read(device_.fd(), buf, sizeof(buf)) : 0;
+	if (n < 0 && errno != EAGAIN && errno != EINTR)
+		return Error(errno, "cannot read the device file's events");
+	for (size_t at = 0; n > 0 && at + sizeof(drm_event) <= size_t(n);) {
 		drm_event head;
 		std::memcpy(&head, buf + at, sizeof(head));
 		if (head.length < sizeof(head) || at + head.length > size_t(n))
@@ -149,34 +202,15 @@ Result<unsigned> ResourceManager::dispatch(std::chrono::milliseconds timeout)
 	}
 
 	unsigned dispatched = 0;
+	std::lock_guard<std::recursive_mutex> guard(lock_);
 	for (const drm_vdla_event_lease &e : events) {
-		Lease *lease;
-		{
-			std::lock_guard<std::mutex> guard(lock_);
-			auto it = leases_.find(e.lease_id);
-			if (it == leases_.end())
-				continue; /* released meanwhile */
-			lease = it->second;
+		if (!leases_.count(e.lease_id)) {
+			/* An ACQUIRE still returning: kept until it has registered the lease. */
+			if (early_.size() < DRM_VDLA_MAX_LEASES_PER_FILE * 3)
+				early_.push_back(e);
+			continue;
 		}
-		LeaseReason reason = LeaseReason(e.reason);
-		/* Callbacks may release the lease: nothing touches it after them. */
-		switch (e.base.type) {
-		case DRM_VDLA_EVENT_LEASE_GRANTED:
-			lease->state_ = LeaseState::Held;
-			if (lease->callbacks_.granted)
-				lease->callbacks_.granted(*lease);
-			break;
-		case DRM_VDLA_EVENT_LEASE_RELEASE_REQUESTED:
-			if (lease->callbacks_.releaseRequested)
-				lease->callbacks_.releaseRequested(
-					*lease, reason, std::chrono::nanoseconds(e.deadline_ns));
-			break;
-		case DRM_VDLA_EVENT_LEASE_REVOKED:
-			lease->state_ = LeaseState::Revoked;
-			if (lease->callbacks_.revoked)
-				lease->callbacks_.revoked(*lease, reason);
-			break;
-		}
+		dispatchOne(e);
 		dispatched++;
 	}
 	return dispatched;
@@ -191,11 +225,15 @@ Lease::Lease(ResourceManager &manager, Context &context, uint32_t id, LeaseState
 
 Lease::~Lease()
 {
-	release();
+	if (released_)
+		return;
+	if (auto r = release(); !r)
+		fprintf(stderr, "vdla: %s\n", r.error().message().c_str());
 }
 
 Result<LeaseStatus> Lease::query()
 {
+	std::lock_guard<std::recursive_mutex> guard(manager_.lock_);
 	if (released_)
 		return Error(EINVAL, "the lease was released");
 	drm_vdla_lease_query args = {};
@@ -216,13 +254,15 @@ Result<LeaseStatus> Lease::query()
 
 Result<void> Lease::release()
 {
+	/* Waits for a callback another thread runs; a callback may call it itself. */
+	std::lock_guard<std::recursive_mutex> guard(manager_.lock_);
 	if (released_)
 		return Error(EINVAL, "the lease was released already");
 	released_ = true;
-	{
-		std::lock_guard<std::mutex> guard(manager_.lock_);
-		manager_.leases_.erase(id_);
-	}
+	manager_.leases_.erase(id_);
+	auto mine = [&](const drm_vdla_event_lease &e) { return e.lease_id == id_; };
+	auto &early = manager_.early_;
+	early.erase(std::remove_if(early.begin(), early.end(), mine), early.end());
 	drm_vdla_lease_release args = {};
 	args.lease_id = id_;
 	if (drmIoctl(manager_.device_.fd(), DRM_IOCTL_VDLA_LEASE_RELEASE, &args))

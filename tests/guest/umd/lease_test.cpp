@@ -39,9 +39,29 @@ protected:
 		ASSERT_EQ(partitions_->error(), 0);
 	}
 
-	void TearDown() override { partitions_.reset(); }
+	void TearDown() override
+	{
+		highCtx_.reset();
+		lowCtx_.reset();
+		other_.reset();
+		partitions_.reset();
+	}
+
+	/* A second file standing for another process; a LOW context here, a HIGH one there. */
+	void openTwoSides()
+	{
+		other_ = openAgain();
+		ASSERT_TRUE(other_);
+		auto low = vdla::Context::create(*device_, vdla::Priority::Low);
+		auto high = vdla::Context::create(*other_, vdla::Priority::High);
+		ASSERT_TRUE(succeeded(low) && succeeded(high));
+		lowCtx_ = std::move(*low);
+		highCtx_ = std::move(*high);
+	}
 
 	std::unique_ptr<guest::SramPartitions> partitions_;
+	std::unique_ptr<vdla::Device> other_;
+	std::unique_ptr<vdla::Context> lowCtx_, highCtx_;
 };
 
 /* Copies @bytes from @src through the partition buffer @sram to @dst, naming @lease. */
@@ -79,12 +99,9 @@ TEST_F(LeaseTest, PartitionsAreListedByIndex)
 
 TEST_F(LeaseTest, AHolderReleasesFromItsCallbackAndTheWaiterIsGranted)
 {
-	auto other = openAgain();
-	ASSERT_TRUE(other);
-	vdla::ResourceManager mine(*device_), theirs(*other);
-	auto lowCtx = vdla::Context::create(*device_, vdla::Priority::Low);
-	auto highCtx = vdla::Context::create(*other, vdla::Priority::High);
-	ASSERT_TRUE(succeeded(lowCtx) && succeeded(highCtx));
+	ASSERT_NO_FATAL_FAILURE(openTwoSides());
+	vdla::ResourceManager mine(*device_), theirs(*other_);
+	auto &lowCtx = lowCtx_, &highCtx = highCtx_;
 
 	int asked = 0;
 	vdla::LeaseReason askedWhy = vdla::LeaseReason::None;
@@ -98,7 +115,7 @@ TEST_F(LeaseTest, AHolderReleasesFromItsCallbackAndTheWaiterIsGranted)
 	};
 	vdla::LeaseRequest request;
 	request.priority = vdla::Priority::Low;
-	auto low = mine.acquire(**lowCtx, request, lowCallbacks);
+	auto low = mine.acquire(*lowCtx, request, lowCallbacks);
 	ASSERT_TRUE(succeeded(low));
 	EXPECT_EQ((*low)->state(), vdla::LeaseState::Held);
 
@@ -111,12 +128,12 @@ TEST_F(LeaseTest, AHolderReleasesFromItsCallbackAndTheWaiterIsGranted)
 	for (int i = 0; i < 4096; i++)
 		(*srcMap)[i] = uint8_t(i * 13);
 	auto done = fence();
-	ASSERT_TRUE(succeeded(roundTrip(**lowCtx, *src, **sram, *dst, low->get(), *done)));
+	ASSERT_TRUE(succeeded(roundTrip(*lowCtx, *src, **sram, *dst, low->get(), *done)));
 	ASSERT_TRUE(succeeded(done->wait(kJobTimeout)));
 	auto dstMap = dst->map();
 	ASSERT_TRUE(succeeded(dstMap));
 	EXPECT_EQ(std::memcmp(*dstMap, *srcMap, 4096), 0);
-	auto noLease = roundTrip(**lowCtx, *src, **sram, *dst, nullptr, *done);
+	auto noLease = roundTrip(*lowCtx, *src, **sram, *dst, nullptr, *done);
 	ASSERT_FALSE(noLease);
 	EXPECT_EQ(noLease.error().code(), EACCES);
 
@@ -129,10 +146,10 @@ TEST_F(LeaseTest, AHolderReleasesFromItsCallbackAndTheWaiterIsGranted)
 	vdla::LeaseRequest urgent;
 	urgent.priority = vdla::Priority::High;
 	urgent.queue = true;
-	auto high = theirs.acquire(**highCtx, urgent, highCallbacks);
+	auto high = theirs.acquire(*highCtx, urgent, highCallbacks);
 	ASSERT_TRUE(succeeded(high));
 	EXPECT_EQ((*high)->state(), vdla::LeaseState::Waiting);
-	auto busy = theirs.acquire(**highCtx, urgent);
+	auto busy = theirs.acquire(*highCtx, urgent);
 	ASSERT_FALSE(busy);
 	EXPECT_EQ(busy.error().code(), EEXIST);
 
@@ -150,7 +167,7 @@ TEST_F(LeaseTest, AHolderReleasesFromItsCallbackAndTheWaiterIsGranted)
 	EXPECT_FALSE(status->releaseRequested);
 
 	/* The old holder's buffer lost its SRAM; the lease was released by its callback. */
-	auto lost = roundTrip(**lowCtx, *src, **sram, *dst, nullptr, *done);
+	auto lost = roundTrip(*lowCtx, *src, **sram, *dst, nullptr, *done);
 	ASSERT_FALSE(lost);
 	EXPECT_EQ(lost.error().code(), ECANCELED);
 	auto again = (*low)->release();
@@ -160,12 +177,9 @@ TEST_F(LeaseTest, AHolderReleasesFromItsCallbackAndTheWaiterIsGranted)
 
 TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
 {
-	auto other = openAgain();
-	ASSERT_TRUE(other);
-	vdla::ResourceManager mine(*device_), theirs(*other);
-	auto lowCtx = vdla::Context::create(*device_, vdla::Priority::Low);
-	auto highCtx = vdla::Context::create(*other, vdla::Priority::High);
-	ASSERT_TRUE(succeeded(lowCtx) && succeeded(highCtx));
+	ASSERT_NO_FATAL_FAILURE(openTwoSides());
+	vdla::ResourceManager mine(*device_), theirs(*other_);
+	auto &lowCtx = lowCtx_, &highCtx = highCtx_;
 	int revoked = 0;
 	vdla::LeaseCallbacks callbacks;
 	callbacks.revoked = [&](vdla::Lease &, vdla::LeaseReason why) {
@@ -176,7 +190,7 @@ TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
 	request.partition = 1;
 	request.priority = vdla::Priority::Low;
 	request.releaseTimeout = 50ms;
-	auto low = mine.acquire(**lowCtx, request, callbacks);
+	auto low = mine.acquire(*lowCtx, request, callbacks);
 	ASSERT_TRUE(succeeded(low));
 
 	/* A claim that waits 5 s, on another thread, as an application's would. */
@@ -186,7 +200,7 @@ TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
 		urgent.partition = 1;
 		urgent.priority = vdla::Priority::High;
 		urgent.timeout = 5s;
-		high = theirs.acquire(**highCtx, urgent);
+		high = theirs.acquire(*highCtx, urgent);
 	});
 	while (!revoked) {
 		auto n = mine.dispatch(5000ms);
@@ -200,16 +214,52 @@ TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
 	auto sram = vdla::Buffer::create(*device_, 4096, **low);
 	ASSERT_FALSE(sram);
 	EXPECT_EQ(sram.error().code(), ECANCELED);
+	auto elsewhere = vdla::Buffer::create(*device_, 4096, **high);
+	ASSERT_FALSE(elsewhere) << "a lease id of another Device's file";
+	EXPECT_EQ(elsewhere.error().code(), EINVAL);
 
 	/* Not granted within the timeout: ETIMEDOUT, nothing left behind. */
 	vdla::LeaseRequest tooLate;
 	tooLate.partition = 1;
 	tooLate.priority = vdla::Priority::Normal;
 	tooLate.timeout = 20ms;
-	auto failed = mine.acquire(**lowCtx, tooLate);
+	auto failed = mine.acquire(*lowCtx, tooLate);
 	ASSERT_FALSE(failed);
 	EXPECT_EQ(failed.error().code(), ETIMEDOUT);
 	EXPECT_NE(failed.error().message().find("not granted within the timeout"), std::string::npos);
+}
+
+/* A callback may destroy its own Lease; the lease is released with it. */
+TEST_F(LeaseTest, ACallbackMayDestroyItsLease)
+{
+	ASSERT_NO_FATAL_FAILURE(openTwoSides());
+	vdla::ResourceManager mine(*device_), theirs(*other_);
+	std::unique_ptr<vdla::Lease> low;
+	bool asked = false;
+	vdla::LeaseCallbacks callbacks;
+	callbacks.releaseRequested = [&](vdla::Lease &, vdla::LeaseReason,
+					 std::chrono::nanoseconds) {
+		asked = true;
+		low.reset();
+	};
+	vdla::LeaseRequest request;
+	request.priority = vdla::Priority::Low;
+	auto acquired = mine.acquire(*lowCtx_, request, callbacks);
+	ASSERT_TRUE(succeeded(acquired));
+	low = std::move(*acquired);
+	vdla::LeaseRequest urgent;
+	urgent.priority = vdla::Priority::High;
+	urgent.queue = true;
+	auto high = theirs.acquire(*highCtx_, urgent);
+	ASSERT_TRUE(succeeded(high));
+	auto n = mine.dispatch(5000ms);
+	ASSERT_TRUE(succeeded(n));
+	EXPECT_TRUE(asked);
+	EXPECT_FALSE(low);
+	ASSERT_TRUE(succeeded(theirs.dispatch(5000ms)));
+	auto status = (*high)->query();
+	ASSERT_TRUE(succeeded(status));
+	EXPECT_EQ(status->state, vdla::LeaseState::Held) << "destroying the Lease released it";
 }
 
 } /* namespace */

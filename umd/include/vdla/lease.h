@@ -38,6 +38,9 @@
 #include <vdla/context.h>
 #include <vdla/result.h>
 
+/* The UAPI's event (drm/vdla_accel.h), which this header does not need whole. */
+struct drm_vdla_event_lease;
+
 namespace vdla {
 
 class Device;
@@ -104,7 +107,11 @@ struct LeaseStatus {
 	std::chrono::nanoseconds deadline{ 0 };
 };
 
-/* Called from ResourceManager::dispatch(), on its caller's thread. */
+/*
+ * Called from ResourceManager::dispatch(), on its caller's thread. A
+ * callback may release its lease, or destroy it; another thread releasing
+ * or destroying a lease waits for its callback to return.
+ */
 struct LeaseCallbacks {
 	/* Release before @deadline (CLOCK_MONOTONIC), at a frame boundary. */
 	std::function<void(Lease &, LeaseReason, std::chrono::nanoseconds deadline)> releaseRequested;
@@ -117,7 +124,11 @@ struct LeaseCallbacks {
 class ResourceManager
 {
 public:
-	/* The leases of @device's file; one ResourceManager per Device. */
+	/*
+	 * The leases of @device's file. One ResourceManager per Device: it
+	 * reads the file's events. Its leases must go before it goes; those
+	 * left are released then, and only their destructor may be called.
+	 */
 	explicit ResourceManager(Device &device);
 	~ResourceManager();
 	ResourceManager(const ResourceManager &) = delete;
@@ -126,10 +137,13 @@ public:
 	/*
 	 * Claims an SRAM partition for @context. Errors: EBUSY (held by an
 	 * equal or higher priority and no wait asked), ETIMEDOUT (not
-	 * granted in time: the claim is withdrawn), EACCES (a privilege is
+	 * granted in time: the claim is withdrawn), EINTR (a signal came
+	 * while it waited: the claim is withdrawn), EACCES (a privilege is
 	 * missing), EEXIST (the context already claims it), ENOENT (no such
 	 * partition), EAGAIN (16 leases, or unread events fill the file's
 	 * event space: call dispatch()), EOPNOTSUPP (driver before 1.10).
+	 * Callbacks of other leases still run (dispatch() on another thread)
+	 * while it waits.
 	 */
 	Result<std::unique_ptr<Lease>> acquire(Context &context, const LeaseRequest &request,
 					       LeaseCallbacks callbacks = {});
@@ -147,9 +161,17 @@ public:
 private:
 	friend class Lease;
 
+	void dispatchOne(const ::drm_vdla_event_lease &event);
+
 	Device &device_;
-	std::mutex lock_;
+	/*
+	 * Held while a callback runs, so that another thread's release waits
+	 * for it; recursive, so that the callback itself may release.
+	 */
+	std::recursive_mutex lock_;
 	std::map<uint32_t, Lease *> leases_;
+	/* Events read before acquire() registered their lease (ids are not reused soon). */
+	std::vector<::drm_vdla_event_lease> early_;
 };
 
 class Lease
@@ -183,6 +205,7 @@ private:
 	Context &context_;
 	uint32_t id_;
 	LeaseState state_;
+	/* Released, or its manager went; under the manager's lock. */
 	bool released_ = false;
 	LeaseCallbacks callbacks_;
 };
