@@ -70,6 +70,8 @@ struct vdla_ctx {
 	u64 ended_seqno;
 	u64 cut_after;
 	bool cut_at_frame_end;
+	/** @reservations: engine leases the context holds (vdla_sched_reserve()); under fw_lock. */
+	u32 reservations;
 
 	/** @banned: set once a job faulted or hung; read without a lock. */
 	bool banned;

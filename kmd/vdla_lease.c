@@ -82,6 +82,10 @@ int vdla_lease_init(struct vdla_device *vdev)
 		mgr->partitions[i].type = DRM_VDLA_RESOURCE_SRAM_PARTITION;
 		mgr->partitions[i].index = i;
 	}
+	for (u32 i = 0; i < DRM_VDLA_NUM_ENGINES; i++) {
+		mgr->engines[i].type = DRM_VDLA_RESOURCE_ENGINE;
+		mgr->engines[i].index = i;
+	}
 	return drmm_mutex_init(&vdev->drm, &mgr->lock);
 }
 
@@ -91,9 +95,13 @@ struct vdla_lease_resource *vdla_lease_resource(struct vdla_device *vdev, u32 ty
 	/* The partitions change only under the manager's lock, with no lease on them. */
 	struct vdla_lease_resource *res;
 
-	if (type != DRM_VDLA_RESOURCE_SRAM_PARTITION || index >= READ_ONCE(vdev->sram.num_parts))
+	if (type == DRM_VDLA_RESOURCE_ENGINE && index < DRM_VDLA_NUM_ENGINES)
+		res = &vdev->leases.engines[index];
+	else if (type == DRM_VDLA_RESOURCE_SRAM_PARTITION &&
+		 index < READ_ONCE(vdev->sram.num_parts))
+		res = &vdev->leases.partitions[index];
+	else
 		return NULL;
-	res = &vdev->leases.partitions[index];
 	res->arb.age_passes = READ_ONCE(lease_age_passes);
 	return res;
 }
@@ -270,6 +278,8 @@ void vdla_lease_granted(struct vdla_lease *lease)
 	mutex_lock(&lease->ctx->submit_lock);
 	lease->submittable = true;
 	mutex_unlock(&lease->ctx->submit_lock);
+	if (lease->res->type == DRM_VDLA_RESOURCE_ENGINE)
+		vdla_sched_reserve(lease->ctx, 1);
 	lease->res->grants++;
 	trace_vdla_lease_grant(lease);
 	if (lease->notify_grant)
@@ -395,6 +405,8 @@ static void handover(struct vdla_lease *lease)
 	/* Nothing is left for its work to do. */
 	disarm_work(lease);
 	evict_bos(lease);
+	if (res->type == DRM_VDLA_RESOURCE_ENGINE)
+		vdla_sched_reserve(lease->ctx, -1);
 	next = lease_of(vdla_arb_release(&lease->arb));
 	lease->handed_over = true;
 	list_del_init(&lease->mgr_link);
@@ -479,7 +491,13 @@ void vdla_lease_end(struct vdla_lease *lease, bool revoke)
 		lease->revoked = true;
 		lease->revoke_reason = lease->ask_reason;
 		trace_vdla_lease_revoke(lease);
-		if (vdla_sched_cut(ctx, false)) {
+		/*
+		 * A reservation only orders the jobs: taking it cancels
+		 * nothing. What a partition's jobs would touch goes to the
+		 * next holder, so they are cut at the frame boundary.
+		 */
+		if (lease->res->type == DRM_VDLA_RESOURCE_SRAM_PARTITION &&
+		    vdla_sched_cut(ctx, false)) {
 			/* Inside a frame: its END job is awaited, for one more release timeout. */
 			lease->frame_wait = true;
 			list_add_tail(&lease->frame_link, &ctx->frame_wait_leases);

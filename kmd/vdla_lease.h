@@ -50,6 +50,7 @@ struct vdla_lease_mgr {
 	/** @lock: the arbitration, every lease's state, the SRAM BOs' leases. */
 	struct mutex lock;
 	struct vdla_lease_resource partitions[DRM_VDLA_MAX_SRAM_PARTITIONS];
+	struct vdla_lease_resource engines[DRM_VDLA_NUM_ENGINES];
 	/** @leases: every lease waiting, holding or handing over (vdla_lease.mgr_link). */
 	struct list_head leases;
 	/** @granted: woken at each grant, for ACQUIREs that wait. */

@@ -19,7 +19,8 @@ static int check_acquire(struct drm_device *drm, const struct drm_vdla_lease_acq
 		drm_dbg(drm, "LEASE_ACQUIRE: unknown flags 0x%x\n", args->flags);
 		return -EINVAL;
 	}
-	if (args->resource != DRM_VDLA_RESOURCE_SRAM_PARTITION) {
+	if (args->resource != DRM_VDLA_RESOURCE_SRAM_PARTITION &&
+	    args->resource != DRM_VDLA_RESOURCE_ENGINE) {
 		drm_dbg(drm, "LEASE_ACQUIRE: resource type %u is not one the driver has\n",
 			args->resource);
 		return -EINVAL;
@@ -148,7 +149,8 @@ static int acquire(struct drm_device *drm, struct drm_file *file, struct vdla_ct
 	res = vdla_lease_resource(vdev, args->resource, args->index);
 	mutex_unlock(&mgr->lock);
 	if (!res) {
-		drm_dbg(drm, "LEASE_ACQUIRE: no SRAM partition %u\n", args->index);
+		drm_dbg(drm, "LEASE_ACQUIRE: no resource %u of type %u\n", args->index,
+			args->resource);
 		ret = -ENOENT;
 		goto out_id;
 	}

@@ -5,6 +5,8 @@
  * are defined, and debugfs "leases", every resource with its holder and
  * its queue.
  *
+ * debugfs lists the engine reservations too, those held or waited for.
+ *
  * sram_partitions reads and takes "name:size[,name:size...]" (sizes in
  * bytes, with an optional K or M, page multiples; an empty line removes
  * them). Writing fails with EBUSY while a lease is on a partition or an
@@ -155,6 +157,19 @@ void vdla_lease_debugfs_show(struct seq_file *m, struct vdla_device *vdev)
 				continue;
 			show_lease(m, lease->arb.state == VDLA_ARB_HELD ? "holder" : "waiter",
 				   lease, now);
+		}
+	}
+	for (u32 i = 0; i < DRM_VDLA_NUM_ENGINES; i++) {
+		struct vdla_lease_resource *res = &mgr->engines[i];
+
+		if (!res->arb.holder && !res->arb.num_waiters)
+			continue;
+		seq_printf(m, "engine %u grants %llu waiters %u\n", i, res->grants,
+			   res->arb.num_waiters);
+		list_for_each_entry(lease, &mgr->leases, mgr_link) {
+			if (lease->res == res)
+				show_lease(m, lease->arb.state == VDLA_ARB_HELD ? "holder" : "waiter",
+					   lease, now);
 		}
 	}
 	mutex_unlock(&mgr->lock);

@@ -417,11 +417,35 @@ static struct vdla_job *fairest(struct list_head *ready)
 	return best;
 }
 
+/*
+ * The oldest ready job of a context holding an engine reservation, from the
+ * highest priority down; the first of a context in a list is its oldest.
+ */
+static struct vdla_job *reserved_next(struct vdla_sched *s)
+{
+	struct vdla_job *job;
+
+	if (!s->reserving)
+		return NULL;
+	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
+		list_for_each_entry(job, &s->ready[p], link) {
+			if (job->ctx->reservations)
+				return job;
+		}
+	}
+	return NULL;
+}
+
 static struct vdla_job *pick_next(struct vdla_sched *s)
 {
 	struct vdla_job *oldest = NULL;
 	int top = DRM_VDLA_PRIORITIES - 1;
 	ktime_t now;
+
+	/* Engine reservations come before priorities and starvation. */
+	oldest = reserved_next(s);
+	if (oldest)
+		return oldest;
 
 	while (top >= 0 && list_empty(&s->ready[top]))
 		top--;
@@ -548,12 +572,20 @@ static void maybe_preempt(struct vdla_device *vdev, const struct vdla_job *waiti
 	struct vdla_job *running = sched_of(vdev)->running;
 	u32 ended = 0;
 
-	if (!READ_ONCE(preempt) || !running || running->stopping ||
-	    waiting->priority <= running->priority)
+	bool reserved;
+
+	if (!READ_ONCE(preempt) || !running || running->stopping)
 		return;
-	/* Picked to end its starvation: the watchdog comes back when that turn is over. */
-	if (running->no_preempt_until && ktime_before(ktime_get(), running->no_preempt_until))
-		return;
+	/* A reservation outranks any priority; nothing without one stops a reserved job. */
+	reserved = waiting->ctx->reservations && !running->ctx->reservations;
+	if (!reserved) {
+		if (running->ctx->reservations || waiting->priority <= running->priority)
+			return;
+		/* Picked to end its starvation: the watchdog comes back when that turn is over. */
+		if (running->no_preempt_until &&
+		    ktime_before(ktime_get(), running->no_preempt_until))
+			return;
+	}
 	if (dla_request_stop(vdev->fw_engine))
 		return;
 	running->stopping = true;
@@ -821,6 +853,23 @@ static u64 stopped_seqno(struct vdla_sched *s, const struct vdla_ctx *ctx)
 			return job->seqno;
 	}
 	return 0;
+}
+
+void vdla_sched_reserve(struct vdla_ctx *ctx, int delta)
+{
+	struct vdla_device *vdev = ctx->vdev;
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job;
+
+	mutex_lock(&vdev->fw_lock);
+	ctx->reservations += delta;
+	s->reserving += delta;
+	/* A job of the context already ready stops another context's running one. */
+	job = reserved_next(s);
+	if (job && delta > 0)
+		maybe_preempt(vdev, job);
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
 }
 
 bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame)

@@ -49,6 +49,8 @@ struct vdla_sched {
 	u64 starts;
 	/** @running: the job whose task the firmware runs, or NULL. */
 	struct vdla_job *running;
+	/** @reserving: engine reservations held on the device (vdla_sched_reserve()). */
+	u32 reserving;
 	/** @paused: while non-zero no job starts (TEST_BDMA owns the device). */
 	unsigned int paused;
 	/**
@@ -97,6 +99,13 @@ void vdla_sched_cancel_waiting(struct vdla_ctx *ctx, int error);
 void vdla_sched_irq(struct vdla_device *vdev);
 /* Cancels every job of @vfile that has not ended; the file is gone. */
 void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile);
+
+/*
+ * @ctx gains (@delta 1) or loses (-1) an engine reservation: while it holds
+ * one, its ready jobs go before those of contexts holding none, and stop
+ * them at an operation boundary.
+ */
+void vdla_sched_reserve(struct vdla_ctx *ctx, int delta);
 
 /*
  * A lease of @ctx is revoked (vdla_lease.c): cut the context's queue at its

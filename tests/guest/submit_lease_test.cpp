@@ -977,5 +977,93 @@ TEST_F(Leases, ReleasingAnIdNotYetGivenOutTakesNothing)
 	EXPECT_TRUE(waitUntil([&] { return readState(node_.index())["leases"] == 0; }, 5000));
 }
 
+/*
+ * An engine reservation puts its context's jobs first: a LOW job of the
+ * holder stops a HIGH job running and ends first; without the reservation
+ * it waits. Revoking it cancels nothing.
+ */
+TEST_F(Leases, AnEngineReservationPutsItsJobsFirstAndItsRevocationCancelsNothing)
+{
+	ParamOverride starvation("starvation_ms", "10000");
+	ASSERT_EQ(starvation.error(), 0);
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 20000), 0);
+	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
+	Ctx rival(otherFd(), DRM_VDLA_PRIORITY_HIGH);
+	Rng rng(101);
+	uint64_t seed = 500;
+	/* Runs a 16-operation HIGH job, and a LOW one once it started; which ended first. */
+	auto lowEndsFirst = [&]() {
+		ChainJob chain(otherFd(), 16, seed++);
+		Syncobj chainDone(otherFd());
+		EXPECT_EQ(submit(otherFd(), chain.submission(high.id(), chainDone.sync())), 0);
+		EXPECT_TRUE(waitUntil([&] { return readState(node_.index())["running"] == 1; }, 5000));
+		SmallJob small(fd());
+		small.prepare(rng, WorkKind::Copy);
+		Syncobj smallDone(fd());
+		EXPECT_EQ(submit(fd(), small.submission(low.id(), smallDone.sync())), 0);
+		EXPECT_TRUE(fenceSucceeds(chainDone));
+		EXPECT_TRUE(fenceSucceeds(smallDone));
+		EXPECT_TRUE(chain.check());
+		EXPECT_TRUE(small.check());
+		return smallDone.fence().timestampNs < chainDone.fence().timestampNs;
+	};
+	EXPECT_FALSE(lowEndsFirst()) << "without a reservation LOW waits for HIGH";
+
+	drm_vdla_lease_acquire args = {};
+	auto acquireEngine = [&](int node, const LeaseClaim &c, uint32_t *id) {
+		args = {};
+		args.ctx_id = c.ctx;
+		args.resource = DRM_VDLA_RESOURCE_ENGINE;
+		args.index = c.index;
+		args.priority = c.priority;
+		args.flags = c.flags;
+		args.release_timeout_ns = c.releaseTimeoutNs;
+		int ret = ioctlError(node, DRM_IOCTL_VDLA_LEASE_ACQUIRE, &args);
+		*id = args.lease_id;
+		return ret;
+	};
+	LeaseClaim bdma = claim(low.id(), DRM_VDLA_PRIORITY_LOW, VDLA_TASK_ENGINE_BDMA);
+	bdma.releaseTimeoutNs = 50 * kMs;
+	uint32_t reserved = 0, other = 0;
+	ASSERT_EQ(acquireEngine(fd(), bdma, &reserved), 0);
+	EXPECT_EQ(acquireEngine(otherFd(), claim(rival.id(), DRM_VDLA_PRIORITY_LOW, VDLA_TASK_ENGINE_BDMA),
+				&other), EBUSY) << "one reservation of an engine at a time";
+	EXPECT_EQ(acquireEngine(otherFd(), claim(rival.id(), DRM_VDLA_PRIORITY_LOW, DRM_VDLA_NUM_ENGINES),
+				&other), ENOENT);
+	EXPECT_EQ(Bo(fd(), 4096, DRM_VDLA_BO_CREATE_SRAM, reserved).error(), EINVAL)
+		<< "an engine reservation has no SRAM";
+	uint64_t preemptedBefore = high.query().jobs_preempted;
+	EXPECT_TRUE(lowEndsFirst()) << "the reservation's LOW job waited for a HIGH one";
+	EXPECT_GT(high.query().jobs_preempted, preemptedBefore);
+
+	/* Revoked: nothing cancelled, and the order is the priorities' again. */
+	ChainJob running(fd(), 8, seed++);
+	Syncobj runningDone(fd());
+	ASSERT_EQ(submit(fd(), running.submission(low.id(), runningDone.sync())), 0);
+	SmallJob queued(fd());
+	queued.prepare(rng, WorkKind::Copy);
+	Syncobj queuedDone(fd());
+	ASSERT_EQ(submit(fd(), queued.submission(low.id(), queuedDone.sync())), 0);
+	LeaseClaim takeover = claim(rival.id(), DRM_VDLA_PRIORITY_HIGH, VDLA_TASK_ENGINE_BDMA);
+	takeover.flags = DRM_VDLA_LEASE_ACQUIRE_QUEUE;
+	ASSERT_EQ(acquireEngine(otherFd(), takeover, &other), 0);
+	EXPECT_EQ(args.state, uint32_t(DRM_VDLA_LEASE_STATE_WAITING));
+	drm_vdla_event_lease revoked;
+	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_REVOKED, 10000, &revoked));
+	EXPECT_EQ(revoked.resource, uint32_t(DRM_VDLA_RESOURCE_ENGINE));
+	ASSERT_TRUE(waitLeaseEvent(otherFd(), DRM_VDLA_EVENT_LEASE_GRANTED, kEventMs));
+	EXPECT_TRUE(fenceSucceeds(runningDone));
+	EXPECT_TRUE(running.check());
+	EXPECT_TRUE(fenceSucceeds(queuedDone)) << "revoking a reservation cancelled a job";
+	EXPECT_TRUE(queued.check());
+	std::string text;
+	ASSERT_EQ(readFile(debugfsPath(node_.index(), "leases"), &text), 0);
+	EXPECT_NE(text.find("engine 0 grants 2"), std::string::npos) << text;
+	ASSERT_EQ(leaseRelease(otherFd(), other), 0);
+	EXPECT_FALSE(lowEndsFirst()) << "the reservation outlived its revocation";
+	EXPECT_EQ(low.query().jobs_failed, 0u);
+}
+
 } /* namespace */
 } /* namespace guest */

@@ -838,6 +838,17 @@ struct drm_vdla_fence_export {
 
 /** DRM_VDLA_RESOURCE_*: what a lease is on */
 #define DRM_VDLA_RESOURCE_SRAM_PARTITION	1	/* index: the partition */
+/*
+ * index: an engine (VDLA_TASK_ENGINE_*). While a context holds a
+ * reservation, its ready jobs start before those of contexts that hold
+ * none, whatever their priorities, and stop such a job running at its next
+ * operation boundary: the device runs one task at a time, so another
+ * context's job delays the holder's by one operation at most. Reserve a
+ * fused chain's engines with one lease each, in one group.
+ */
+#define DRM_VDLA_RESOURCE_ENGINE		2
+/** DRM_VDLA_NUM_ENGINES: engines a reservation may name (VDLA_TASK_ENGINE_*). */
+#define DRM_VDLA_NUM_ENGINES			6
 
 /**
  * DRM_VDLA_LEASE_ACQUIRE_QUEUE: a claim not granted within @timeout_ns
