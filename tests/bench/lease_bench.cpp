@@ -12,6 +12,13 @@
  *                              the figure is event delivery, the frames in
  *                              flight finishing, and the hand-over.
  *  lease_frame_us              the holder's frame length, for scale
+ *  engine_contention_jobs_per_s_without, _with
+ *                              two files' NORMAL contexts each keeping four
+ *                              1 ms jobs in flight for 2 s: jobs per second
+ *                              of both, without an engine reservation and
+ *                              with one held by the first context
+ *  engine_reserved_share_without, _with
+ *                              the first context's share of those jobs
  *
  * Needs root (debugfs fault injection, sysfs partitions, CAP_SYS_NICE).
  */
@@ -88,6 +95,53 @@ void holdAndRelease(int fd, uint32_t ctx, uint32_t lease, const Bo &src, const B
 		f->done.wait(10000);
 }
 
+/*
+ * Two contexts, each on its own file, keep four jobs in flight for
+ * @seconds; returns the jobs each completed.
+ */
+std::pair<long, long> contend(int fdA, uint32_t ctxA, int fdB, uint32_t ctxB, const Bo &srcA,
+			      const Bo &dstA, const Bo &srcB, const Bo &dstB, int seconds)
+{
+	std::atomic<bool> stop{ false };
+	auto run = [&](int fd, uint32_t ctx, const Bo &src, const Bo &dst) {
+		std::deque<std::unique_ptr<Frame>> inFlight;
+		long completed = 0;
+		while (!stop) {
+			while (inFlight.size() < 4) {
+				inFlight.push_back(std::make_unique<Frame>(fd, ctx, 0, src, dst));
+				if (submit(fd, inFlight.back()->submission)) {
+					inFlight.pop_back();
+					break;
+				}
+			}
+			if (!inFlight.empty() && inFlight.front()->done.wait(100) == 0) {
+				inFlight.pop_front();
+				completed++;
+			}
+		}
+		for (auto &f : inFlight)
+			f->done.wait(10000);
+		return completed;
+	};
+	long a = 0, b = 0;
+	std::thread first([&] { a = run(fdA, ctxA, srcA, dstA); });
+	std::thread second([&] { b = run(fdB, ctxB, srcB, dstB); });
+	std::this_thread::sleep_for(std::chrono::seconds(seconds));
+	stop = true;
+	first.join();
+	second.join();
+	return { a, b };
+}
+
+void printContention(const char *variant, std::pair<long, long> jobs, int seconds)
+{
+	long total = jobs.first + jobs.second;
+	std::printf("{\"bench\": \"engine_contention_jobs_per_s_%s\", \"value\": %.1f, \"unit\": \"jobs/s\"}\n",
+		    variant, double(total) / seconds);
+	std::printf("{\"bench\": \"engine_reserved_share_%s\", \"value\": %.3f, \"unit\": \"ratio\"}\n",
+		    variant, total ? double(jobs.first) / double(total) : 0.0);
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -148,5 +202,28 @@ int main(int argc, char **argv)
 	std::printf("{\"bench\": \"lease_preempt_us_p99\", \"value\": %.1f, \"unit\": \"us\"}\n",
 		    bench::percentile(latencies, 0.99));
 	std::printf("{\"bench\": \"lease_frame_us\", \"value\": %u, \"unit\": \"us\"}\n", kFrameUs);
+
+	/* Throughput under contention, without and with an engine reservation. */
+	if (fi.set("bdma", "delay", 0, 1000))
+		return 1;
+	constexpr int kSeconds = 2;
+	Ctx a(holderFd), b(claimerFd);
+	Bo srcB(claimerFd, 4096), dstB(claimerFd, 4096);
+	printContention("without",
+			contend(holderFd, a.id(), claimerFd, b.id(), src, dst, srcB, dstB, kSeconds),
+			kSeconds);
+	drm_vdla_lease_acquire reserve = {};
+	reserve.ctx_id = a.id();
+	reserve.resource = DRM_VDLA_RESOURCE_ENGINE;
+	reserve.index = 0; /* BDMA, what the jobs use */
+	reserve.priority = DRM_VDLA_PRIORITY_NORMAL;
+	if (ioctlError(holderFd, DRM_IOCTL_VDLA_LEASE_ACQUIRE, &reserve)) {
+		std::fprintf(stderr, "vdla-bench-lease: the engine reservation failed\n");
+		return 1;
+	}
+	printContention("with",
+			contend(holderFd, a.id(), claimerFd, b.id(), src, dst, srcB, dstB, kSeconds),
+			kSeconds);
+	leaseRelease(holderFd, reserve.lease_id);
 	return 0;
 }

@@ -21,6 +21,8 @@ namespace vdla {
 
 /* The public header spells the UAPI's reasons out, so as not to need it. */
 static_assert(int(LeaseReason::Preempted) == DRM_VDLA_LEASE_REASON_PREEMPTED);
+static_assert(int(LeaseResource::SramPartition) == DRM_VDLA_RESOURCE_SRAM_PARTITION);
+static_assert(int(LeaseResource::Engine) == DRM_VDLA_RESOURCE_ENGINE);
 static_assert(int(LeaseReason::Group) == DRM_VDLA_LEASE_REASON_GROUP);
 static_assert(int(LeaseReason::FrameOverrun) == DRM_VDLA_LEASE_REASON_FRAME_OVERRUN);
 
@@ -34,7 +36,9 @@ Error driverTooOld(const Device &device)
 
 std::string acquireErrorReason(int err, const LeaseRequest &request)
 {
-	std::string what = "cannot lease SRAM partition " + std::to_string(request.partition);
+	std::string what = std::string("cannot lease ")
+			   + (request.resource == LeaseResource::Engine ? "engine " : "SRAM partition ")
+			   + std::to_string(request.index);
 	switch (err) {
 	case EBUSY:
 		return what + ": held by an equal or higher priority";
@@ -45,7 +49,7 @@ std::string acquireErrorReason(int err, const LeaseRequest &request)
 	case EEXIST:
 		return what + ": the context already holds or waits for it";
 	case ENOENT:
-		return what + ": no such partition";
+		return what + ": no such resource";
 	case EAGAIN:
 		return what + ": 16 leases already, or unread lease events fill the file's event "
 			      "space (dispatch them)";
@@ -108,8 +112,8 @@ Result<std::unique_ptr<Lease>> ResourceManager::acquire(Context &context,
 		return Error(EINVAL, "the context belongs to another Device");
 	drm_vdla_lease_acquire args = {};
 	args.ctx_id = context.id();
-	args.resource = DRM_VDLA_RESOURCE_SRAM_PARTITION;
-	args.index = request.partition;
+	args.resource = uint32_t(request.resource);
+	args.index = request.index;
 	args.priority = uint32_t(request.priority);
 	args.flags = (request.queue ? DRM_VDLA_LEASE_ACQUIRE_QUEUE : 0)
 		     | (request.noPreempt ? DRM_VDLA_LEASE_ACQUIRE_NO_PREEMPT : 0);

@@ -187,7 +187,7 @@ TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
 		EXPECT_EQ(why, vdla::LeaseReason::Preempted);
 	};
 	vdla::LeaseRequest request;
-	request.partition = 1;
+	request.index = 1;
 	request.priority = vdla::Priority::Low;
 	request.releaseTimeout = 50ms;
 	auto low = mine.acquire(*lowCtx, request, callbacks);
@@ -197,7 +197,7 @@ TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
 	vdla::Result<std::unique_ptr<vdla::Lease>> high = vdla::Error(EINPROGRESS, "not yet");
 	std::thread claimer([&] {
 		vdla::LeaseRequest urgent;
-		urgent.partition = 1;
+		urgent.index = 1;
 		urgent.priority = vdla::Priority::High;
 		urgent.timeout = 5s;
 		high = theirs.acquire(*highCtx, urgent);
@@ -220,7 +220,7 @@ TEST_F(LeaseTest, ALeaseNotReleasedIsRevokedAndSaysSo)
 
 	/* Not granted within the timeout: ETIMEDOUT, nothing left behind. */
 	vdla::LeaseRequest tooLate;
-	tooLate.partition = 1;
+	tooLate.index = 1;
 	tooLate.priority = vdla::Priority::Normal;
 	tooLate.timeout = 20ms;
 	auto failed = mine.acquire(*lowCtx, tooLate);
@@ -260,6 +260,33 @@ TEST_F(LeaseTest, ACallbackMayDestroyItsLease)
 	auto status = (*high)->query();
 	ASSERT_TRUE(succeeded(status));
 	EXPECT_EQ(status->state, vdla::LeaseState::Held) << "destroying the Lease released it";
+}
+
+TEST_F(LeaseTest, AnEngineIsReservedOnceAtATime)
+{
+	ASSERT_NO_FATAL_FAILURE(openTwoSides());
+	vdla::ResourceManager mine(*device_), theirs(*other_);
+	vdla::LeaseRequest conv;
+	conv.resource = vdla::LeaseResource::Engine;
+	conv.index = 1;
+	conv.priority = vdla::Priority::Low;
+	auto held = mine.acquire(*lowCtx_, conv);
+	ASSERT_TRUE(succeeded(held));
+	EXPECT_EQ((*held)->state(), vdla::LeaseState::Held);
+	auto busy = theirs.acquire(*highCtx_, conv);
+	ASSERT_FALSE(busy);
+	EXPECT_EQ(busy.error().code(), EBUSY);
+	EXPECT_NE(busy.error().message().find("engine 1"), std::string::npos);
+	auto buffer = vdla::Buffer::create(*device_, 4096, **held);
+	ASSERT_FALSE(buffer) << "an engine has no SRAM";
+	EXPECT_EQ(buffer.error().code(), EINVAL);
+	conv.index = 6;
+	auto none = theirs.acquire(*highCtx_, conv);
+	ASSERT_FALSE(none);
+	EXPECT_EQ(none.error().code(), ENOENT);
+	ASSERT_TRUE(succeeded((*held)->release()));
+	conv.index = 1;
+	EXPECT_TRUE(succeeded(theirs.acquire(*highCtx_, conv)));
 }
 
 } /* namespace */

@@ -6,11 +6,12 @@
  * back (releaseRequested, with a deadline), when a queued claim is granted
  * (granted: OpenMAX's "resources available") and when a lease it did not
  * give back in time was taken at a frame boundary (revoked: "resources
- * preempted"). The resources are the device's SRAM partitions.
+ * preempted"). The resources are the device's SRAM partitions and its
+ * engines (reservations).
  *
  *	vdla::ResourceManager rm(device);
  *	vdla::LeaseRequest request;
- *	request.partition = 0;
+ *	request.index = 0;                         // SRAM partition 0
  *	request.timeout = 100ms;                   // the preemption timeout
  *	vdla::LeaseCallbacks callbacks;
  *	callbacks.releaseRequested = [&](vdla::Lease &lease, auto, auto) {
@@ -76,9 +77,21 @@ enum class LeaseReason {
 	FrameOverrun = 3,
 };
 
+/* What a lease is on. */
+enum class LeaseResource {
+	/* A region of the SRAM (sramPartitions()); buffers made under the lease live there. */
+	SramPartition = 1,
+	/*
+	 * An engine (0 BDMA, 1 CONV, 2 SDP, 3 PDP, 4 CDP, 5 RUBIK): while held,
+	 * the context's jobs go before those of contexts holding none.
+	 */
+	Engine = 2,
+};
+
 struct LeaseRequest {
-	/* The SRAM partition's index (sramPartitions()). */
-	uint32_t partition = 0;
+	LeaseResource resource = LeaseResource::SramPartition;
+	/* The partition's index (sramPartitions()), or the engine. */
+	uint32_t index = 0;
 	/* Above Normal, and preempting a holder, need CAP_SYS_NICE (EACCES). */
 	Priority priority = Priority::Normal;
 	/* How long acquire() waits for the grant; 0: it does not wait (EBUSY). */
@@ -135,7 +148,7 @@ public:
 	ResourceManager &operator=(const ResourceManager &) = delete;
 
 	/*
-	 * Claims an SRAM partition for @context. Errors: EBUSY (held by an
+	 * Claims a partition or an engine for @context. Errors: EBUSY (held by an
 	 * equal or higher priority and no wait asked), ETIMEDOUT (not
 	 * granted in time: the claim is withdrawn), EINTR (a signal came
 	 * while it waited: the claim is withdrawn), EACCES (a privilege is
