@@ -17,6 +17,8 @@
  *    BOs lose their SRAM, the arbitration picks the next holder, which is
  *    told (its ACQUIRE returns, or a GRANTED event), and a revoked lease
  *    gets its REVOKED event.
+ *  - An engine reservation only orders jobs (vdla_sched_reserve()): its
+ *    revocation cuts nothing, and it changes hands at once.
  *
  * Every event a lease can send is reserved on its file when it is created,
  * so that none is lost; a second release request after a withdrawn one is

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The resource manager's driver side (docs/resources.md): leases on SRAM
- * partitions with priorities, release requests with deadlines, revocation
+ * partitions and engines with priorities, release requests with deadlines, revocation
  * at frame boundaries, and the events that tell userspace. The policy of
  * who gets a resource is vdla_lease_arb.c's.
  *
