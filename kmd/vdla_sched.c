@@ -570,9 +570,8 @@ static void dispatch(struct vdla_device *vdev)
 static void maybe_preempt(struct vdla_device *vdev, const struct vdla_job *waiting)
 {
 	struct vdla_job *running = sched_of(vdev)->running;
-	u32 ended = 0;
-
 	bool reserved;
+	u32 ended = 0;
 
 	if (!READ_ONCE(preempt) || !running || running->stopping)
 		return;
