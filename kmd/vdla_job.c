@@ -573,7 +573,7 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	} else {
 		ret = check_frame(drm, ctx, args->flags);
 		if (!ret)
-			ret = vdla_lease_check_job(lease, job, args->flags);
+			ret = vdla_lease_check_job(lease, job);
 	}
 	if (ret) {
 		mutex_unlock(&ctx->submit_lock);

@@ -410,7 +410,6 @@ static void handover(struct vdla_lease *lease)
 	if (res->type == DRM_VDLA_RESOURCE_ENGINE)
 		vdla_sched_reserve(lease->ctx, -1);
 	next = lease_of(vdla_arb_release(&lease->arb));
-	lease->handed_over = true;
 	list_del_init(&lease->mgr_link);
 	if (lease->revoked)
 		send_event(lease, &lease->ev_revoked, DRM_VDLA_EVENT_LEASE_REVOKED,
@@ -574,7 +573,7 @@ static void lease_work_fn(struct work_struct *work)
 
 /* ---- SUBMIT ------------------------------------------------------------ */
 
-int vdla_lease_check_job(struct vdla_lease *lease, const struct vdla_job *job, u32 submit_flags)
+int vdla_lease_check_job(struct vdla_lease *lease, const struct vdla_job *job)
 {
 	lockdep_assert_held(&job->ctx->submit_lock);
 	if (lease && !lease->submittable) {
@@ -710,7 +709,6 @@ static void forget_leases(struct vdla_file *vfile, struct vdla_ctx *ctx)
 			lease->file = NULL;
 		}
 		vdla_lease_end_for_good(lease);
-		lease->forgotten = true;
 		xa_erase(&vfile->leases, id);
 		vfile->num_leases--;
 		gone[count++] = lease;

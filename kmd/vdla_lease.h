@@ -100,10 +100,6 @@ struct vdla_lease {
 	bool revoked;
 	u32 revoke_reason;
 	bool handover_started;
-	/** @handed_over: the resource went on; its BOs are lost. */
-	bool handed_over;
-	/** @forgotten: out of its file's table (RELEASE, CTX_DESTROY, close). */
-	bool forgotten;
 	/* Events whose space is reserved on @file; NULL once sent. */
 	struct vdla_lease_event *ev_granted, *ev_asked, *ev_revoked;
 	/** @bos: its SRAM BOs (vdla_sram_bo.lease_link). */
@@ -143,8 +139,7 @@ void vdla_lease_put(struct vdla_lease *lease);
  * @lease (NULL: none): the lease held by the job's context, and every SRAM
  * BO of a partition the job uses made under it. 0, -ECANCELED or -EACCES.
  */
-int vdla_lease_check_job(struct vdla_lease *lease, const struct vdla_job *job,
-			 u32 submit_flags);
+int vdla_lease_check_job(struct vdla_lease *lease, const struct vdla_job *job);
 /* SUBMIT, under submit_lock, after the job is queued: its fence, its frame's end. */
 void vdla_lease_job_submitted(struct vdla_lease *lease, struct vdla_job *job, u32 submit_flags);
 

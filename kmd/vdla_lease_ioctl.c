@@ -278,7 +278,6 @@ int vdla_ioctl_lease_release(struct drm_device *drm, void *data, struct drm_file
 		return -ENOENT;
 	}
 	vfile->num_leases--;
-	lease->forgotten = true;
 	vdla_lease_end_for_good(lease);
 	mutex_unlock(&vdev->leases.lock);
 	vdla_lease_put(lease);

@@ -212,18 +212,18 @@ int main(int argc, char **argv)
 	printContention("without",
 			contend(holderFd, a.id(), claimerFd, b.id(), src, dst, srcB, dstB, kSeconds),
 			kSeconds);
-	drm_vdla_lease_acquire reserve = {};
-	reserve.ctx_id = a.id();
+	LeaseClaim reserve;
+	reserve.ctx = a.id();
 	reserve.resource = DRM_VDLA_RESOURCE_ENGINE;
-	reserve.index = 0; /* BDMA, what the jobs use */
-	reserve.priority = DRM_VDLA_PRIORITY_NORMAL;
-	if (ioctlError(holderFd, DRM_IOCTL_VDLA_LEASE_ACQUIRE, &reserve)) {
+	reserve.index = VDLA_TASK_ENGINE_BDMA; /* what the jobs use */
+	uint32_t reservation = 0;
+	if (leaseAcquire(holderFd, reserve, &reservation)) {
 		std::fprintf(stderr, "vdla-bench-lease: the engine reservation failed\n");
 		return 1;
 	}
 	printContention("with",
 			contend(holderFd, a.id(), claimerFd, b.id(), src, dst, srcB, dstB, kSeconds),
 			kSeconds);
-	leaseRelease(holderFd, reserve.lease_id);
+	leaseRelease(holderFd, reservation);
 	return 0;
 }

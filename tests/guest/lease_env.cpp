@@ -32,7 +32,7 @@ int leaseAcquire(int fd, const LeaseClaim &claim, uint32_t *id, uint32_t *state)
 {
 	drm_vdla_lease_acquire args = {};
 	args.ctx_id = claim.ctx;
-	args.resource = DRM_VDLA_RESOURCE_SRAM_PARTITION;
+	args.resource = claim.resource;
 	args.index = claim.index;
 	args.priority = claim.priority;
 	args.flags = claim.flags;

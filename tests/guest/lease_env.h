@@ -38,9 +38,11 @@ private:
 	int error_ = 0;
 };
 
-/* What LEASE_ACQUIRE asks; the defaults claim partition 0 at NORMAL without waiting. */
+/* What LEASE_ACQUIRE asks; the defaults claim SRAM partition 0 at NORMAL without waiting. */
 struct LeaseClaim {
 	uint32_t ctx = 0;
+	/* DRM_VDLA_RESOURCE_*. */
+	uint32_t resource = DRM_VDLA_RESOURCE_SRAM_PARTITION;
 	uint32_t index = 0;
 	uint32_t priority = DRM_VDLA_PRIORITY_NORMAL;
 	uint32_t flags = 0;

@@ -64,6 +64,14 @@ protected:
 		return id;
 	}
 
+	/* Partition 0 held by @ctx at LOW, to be released within @releaseTimeoutNs once asked. */
+	uint32_t holdLow(const Ctx &ctx, uint64_t releaseTimeoutNs)
+	{
+		LeaseClaim c = claim(ctx.id(), DRM_VDLA_PRIORITY_LOW);
+		c.releaseTimeoutNs = releaseTimeoutNs;
+		return hold(fd(), c);
+	}
+
 	/* A claim queued with DRM_VDLA_LEASE_ACQUIRE_QUEUE; its id. */
 	uint32_t queue(int fd, LeaseClaim claim)
 	{
@@ -449,9 +457,7 @@ TEST_F(Leases, AHolderThatDoesNotReleaseIsRevokedAtTheJobBoundary)
 	FaultInjection fi(node_.index());
 	ASSERT_EQ(fi.set("conv", "delay", 0, 300000), 0);
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW);
-	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
-	lowClaim.releaseTimeoutNs = 100 * kMs;
-	uint32_t held = hold(fd(), lowClaim);
+	uint32_t held = holdLow(low, 100 * kMs);
 	Bo sram(fd(), 4096, DRM_VDLA_BO_CREATE_SRAM, held);
 	ASSERT_EQ(sram.error(), 0);
 	Rng rng(92);
@@ -515,9 +521,7 @@ TEST_F(Leases, ARevocationInsideAFrameWaitsForItsEnd)
 	FaultInjection fi(node_.index());
 	ASSERT_EQ(fi.set("bdma", "delay", 0, 50000), 0);
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
-	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
-	lowClaim.releaseTimeoutNs = 50 * kMs;
-	uint32_t held = hold(fd(), lowClaim);
+	uint32_t held = holdLow(low, 50 * kMs);
 	LeaseJobs frame(fd(), low.id(), held, 93);
 	ASSERT_EQ(frame.submit(DRM_VDLA_SUBMIT_FRAME_BEGIN), 0);
 	ASSERT_EQ(frame.submit(), 0);
@@ -546,9 +550,7 @@ TEST_F(Leases, AFrameThatOverrunsIsCutAtAJobBoundary)
 	FaultInjection fi(node_.index());
 	ASSERT_EQ(fi.set("bdma", "delay", 0, 30000), 0);
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
-	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
-	lowClaim.releaseTimeoutNs = 50 * kMs;
-	uint32_t held = hold(fd(), lowClaim);
+	uint32_t held = holdLow(low, 50 * kMs);
 	LeaseJobs jobs(fd(), low.id(), held, 94);
 	for (int i = 0; i < 40; i++)
 		ASSERT_EQ(jobs.submit(i == 0 ? DRM_VDLA_SUBMIT_FRAME_BEGIN : 0), 0);
@@ -571,9 +573,7 @@ TEST_F(Leases, AJobStoppedByPreemptionIsResumedNotCut)
 	ASSERT_EQ(fi.set("bdma", "delay", 0, 40000), 0);
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), urgentCtx(otherFd(), DRM_VDLA_PRIORITY_HIGH);
 	Ctx claimer(otherFd(), DRM_VDLA_PRIORITY_HIGH);
-	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
-	lowClaim.releaseTimeoutNs = 30 * kMs;
-	uint32_t held = hold(fd(), lowClaim);
+	uint32_t held = holdLow(low, 30 * kMs);
 	ChainJob chain(fd(), 16, 95);
 	ASSERT_EQ(chain.error(), 0);
 	Syncobj chainDone(fd());
@@ -683,9 +683,7 @@ TEST_F(Leases, AKilledHolderHandsOverAtOnceAndAKilledWaiterLeaves)
 TEST_F(Leases, ThePreemptionTimeoutFailsTheAcquireCleanly)
 {
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
-	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
-	lowClaim.releaseTimeoutNs = 5000 * kMs;
-	uint32_t held = hold(fd(), lowClaim);
+	uint32_t held = holdLow(low, 5000 * kMs);
 	LeaseClaim c = claim(high.id(), DRM_VDLA_PRIORITY_HIGH);
 	c.timeoutNs = 100 * kMs;
 	uint32_t id = 1;
@@ -852,9 +850,7 @@ TEST_F(Leases, AReleaseInTimeCancelsNothingEvenPastTheDeadline)
 	FaultInjection fi(node_.index());
 	ASSERT_EQ(fi.set("bdma", "delay", 0, 30000), 0);
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
-	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
-	lowClaim.releaseTimeoutNs = 100 * kMs;
-	uint32_t held = hold(fd(), lowClaim);
+	uint32_t held = holdLow(low, 100 * kMs);
 	LeaseJobs jobs(fd(), low.id(), held, 99);
 	for (int i = 0; i < 10; i++)
 		ASSERT_EQ(jobs.submit(), 0);
@@ -876,9 +872,7 @@ TEST_F(Leases, AFrameEndingWithoutTheLeaseEndsTheRevocationsWait)
 	FaultInjection fi(node_.index());
 	ASSERT_EQ(fi.set("bdma", "delay", 0, 50000), 0);
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
-	LeaseClaim lowClaim = claim(low.id(), DRM_VDLA_PRIORITY_LOW);
-	lowClaim.releaseTimeoutNs = 50 * kMs;
-	uint32_t held = hold(fd(), lowClaim);
+	uint32_t held = holdLow(low, 50 * kMs);
 	LeaseJobs jobs(fd(), low.id(), held, 100);
 	ASSERT_EQ(jobs.submit(DRM_VDLA_SUBMIT_FRAME_BEGIN), 0);
 	ASSERT_TRUE(waitUntil([&] { return readState(node_.index())["running"] == 1; }, 5000));
@@ -1010,27 +1004,19 @@ TEST_F(Leases, AnEngineReservationPutsItsJobsFirstAndItsRevocationCancelsNothing
 	};
 	EXPECT_FALSE(lowEndsFirst()) << "without a reservation LOW waits for HIGH";
 
-	drm_vdla_lease_acquire args = {};
-	auto acquireEngine = [&](int node, const LeaseClaim &c, uint32_t *id) {
-		args = {};
-		args.ctx_id = c.ctx;
-		args.resource = DRM_VDLA_RESOURCE_ENGINE;
-		args.index = c.index;
-		args.priority = c.priority;
-		args.flags = c.flags;
-		args.release_timeout_ns = c.releaseTimeoutNs;
-		int ret = ioctlError(node, DRM_IOCTL_VDLA_LEASE_ACQUIRE, &args);
-		*id = args.lease_id;
-		return ret;
+	auto engine = [&](const Ctx &ctx, uint32_t priority, uint32_t index) {
+		LeaseClaim c = claim(ctx.id(), priority, index);
+		c.resource = DRM_VDLA_RESOURCE_ENGINE;
+		return c;
 	};
-	LeaseClaim bdma = claim(low.id(), DRM_VDLA_PRIORITY_LOW, VDLA_TASK_ENGINE_BDMA);
+	LeaseClaim bdma = engine(low, DRM_VDLA_PRIORITY_LOW, VDLA_TASK_ENGINE_BDMA);
 	bdma.releaseTimeoutNs = 50 * kMs;
-	uint32_t reserved = 0, other = 0;
-	ASSERT_EQ(acquireEngine(fd(), bdma, &reserved), 0);
-	EXPECT_EQ(acquireEngine(otherFd(), claim(rival.id(), DRM_VDLA_PRIORITY_LOW, VDLA_TASK_ENGINE_BDMA),
-				&other), EBUSY) << "one reservation of an engine at a time";
-	EXPECT_EQ(acquireEngine(otherFd(), claim(rival.id(), DRM_VDLA_PRIORITY_LOW, DRM_VDLA_NUM_ENGINES),
-				&other), ENOENT);
+	uint32_t reserved = 0, other = 0, state = 0;
+	ASSERT_EQ(leaseAcquire(fd(), bdma, &reserved), 0);
+	EXPECT_EQ(leaseAcquire(otherFd(), engine(rival, DRM_VDLA_PRIORITY_LOW, VDLA_TASK_ENGINE_BDMA),
+			       &other), EBUSY) << "one reservation of an engine at a time";
+	EXPECT_EQ(leaseAcquire(otherFd(), engine(rival, DRM_VDLA_PRIORITY_LOW, DRM_VDLA_NUM_ENGINES),
+			       &other), ENOENT);
 	EXPECT_EQ(Bo(fd(), 4096, DRM_VDLA_BO_CREATE_SRAM, reserved).error(), EINVAL)
 		<< "an engine reservation has no SRAM";
 	uint64_t preemptedBefore = high.query().jobs_preempted;
@@ -1045,10 +1031,10 @@ TEST_F(Leases, AnEngineReservationPutsItsJobsFirstAndItsRevocationCancelsNothing
 	queued.prepare(rng, WorkKind::Copy);
 	Syncobj queuedDone(fd());
 	ASSERT_EQ(submit(fd(), queued.submission(low.id(), queuedDone.sync())), 0);
-	LeaseClaim takeover = claim(rival.id(), DRM_VDLA_PRIORITY_HIGH, VDLA_TASK_ENGINE_BDMA);
+	LeaseClaim takeover = engine(rival, DRM_VDLA_PRIORITY_HIGH, VDLA_TASK_ENGINE_BDMA);
 	takeover.flags = DRM_VDLA_LEASE_ACQUIRE_QUEUE;
-	ASSERT_EQ(acquireEngine(otherFd(), takeover, &other), 0);
-	EXPECT_EQ(args.state, uint32_t(DRM_VDLA_LEASE_STATE_WAITING));
+	ASSERT_EQ(leaseAcquire(otherFd(), takeover, &other, &state), 0);
+	EXPECT_EQ(state, uint32_t(DRM_VDLA_LEASE_STATE_WAITING));
 	drm_vdla_event_lease revoked;
 	ASSERT_TRUE(waitLeaseEvent(fd(), DRM_VDLA_EVENT_LEASE_REVOKED, 10000, &revoked));
 	EXPECT_EQ(revoked.resource, uint32_t(DRM_VDLA_RESOURCE_ENGINE));
