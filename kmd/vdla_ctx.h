@@ -72,6 +72,13 @@ struct vdla_ctx {
 	bool cut_at_frame_end;
 	/** @reservations: engine leases the context holds (vdla_sched_reserve()); under fw_lock. */
 	u32 reservations;
+	/**
+	 * @share: 1 + the index of the device-time share the context holds or
+	 * joined, or 0; @share_grant: the grant of the share it is for
+	 * (vdla_share.h). Under fw_lock.
+	 */
+	u32 share;
+	u64 share_grant;
 
 	/** @banned: set once a job faulted or hung; read without a lock. */
 	bool banned;

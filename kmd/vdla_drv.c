@@ -104,6 +104,9 @@ static const struct file_operations vdla_accel_fops = {
  * 1.10 - Leases (LEASE_ACQUIRE, LEASE_RELEASE, LEASE_QUERY, lease events) on
  *       SRAM partitions (QUERY SRAM_PARTITIONS; BO_CREATE and SUBMIT
  *       lease_id); SUBMIT frame brackets.
+ * 1.11 - Device-time shares: leases on DRM_VDLA_RESOURCE_TIME_SHARE, QUERY
+ *       TIME_SHARES, sysfs time_shares; SUBMIT naming another context's
+ *       share joins it.
  */
 static const struct drm_driver vdla_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ |

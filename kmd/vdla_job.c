@@ -477,7 +477,7 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 	struct drm_vdla_address small_list[8], *list;
 	struct drm_syncobj *out_sync = NULL;
 	struct dma_fence_chain *chain = NULL;
-	struct vdla_lease *lease = NULL;
+	struct vdla_lease *lease = NULL, *joining = NULL;
 	struct ww_acquire_ctx ww;
 	bool ended;
 	struct dma_fence *fence;
@@ -500,7 +500,11 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 			ret = -ENOENT;
 			goto out_ctx;
 		}
-		if (lease->ctx != ctx) {
+		if (lease->ctx != ctx && lease->res->type == DRM_VDLA_RESOURCE_TIME_SHARE) {
+			/* The context joins the share: the job names no lease of its own. */
+			joining = lease;
+			lease = NULL;
+		} else if (lease->ctx != ctx) {
 			drm_dbg(drm, "SUBMIT: lease %u belongs to another context\n", args->lease_id);
 			ret = -EINVAL;
 			goto out_ctx;
@@ -574,6 +578,12 @@ static int submit(struct drm_device *drm, struct drm_vdla_submit *args, struct d
 		ret = check_frame(drm, ctx, args->flags);
 		if (!ret)
 			ret = vdla_lease_check_job(lease, job);
+		if (!ret && joining) {
+			ret = vdla_lease_join_share(joining, ctx);
+			if (ret)
+				drm_dbg(drm, "SUBMIT: lease %u does not hold its share\n",
+					args->lease_id);
+		}
 	}
 	if (ret) {
 		mutex_unlock(&ctx->submit_lock);
@@ -614,6 +624,7 @@ out_list:
 	if (list != small_list)
 		kvfree(list);
 out_ctx:
+	vdla_lease_put(joining);
 	vdla_lease_put(lease);
 	vdla_ctx_put(ctx);
 	return ret;

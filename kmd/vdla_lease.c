@@ -17,8 +17,9 @@
  *    BOs lose their SRAM, the arbitration picks the next holder, which is
  *    told (its ACQUIRE returns, or a GRANTED event), and a revoked lease
  *    gets its REVOKED event.
- *  - An engine reservation only orders jobs (vdla_sched_reserve()): its
- *    revocation cuts nothing, and it changes hands at once.
+ *  - An engine reservation (vdla_sched_reserve()) and a device-time share
+ *    (vdla_sched_share_hold()) only order jobs: their revocation cuts
+ *    nothing, and they change hands at once.
  *
  * Every event a lease can send is reserved on its file when it is created,
  * so that none is lost; a second release request after a withdrawn one is
@@ -88,13 +89,17 @@ int vdla_lease_init(struct vdla_device *vdev)
 		mgr->engines[i].type = DRM_VDLA_RESOURCE_ENGINE;
 		mgr->engines[i].index = i;
 	}
+	for (u32 i = 0; i < DRM_VDLA_MAX_TIME_SHARES; i++) {
+		mgr->time_shares[i].type = DRM_VDLA_RESOURCE_TIME_SHARE;
+		mgr->time_shares[i].index = i;
+	}
 	return drmm_mutex_init(&vdev->drm, &mgr->lock);
 }
 
 struct vdla_lease_resource *vdla_lease_resource(struct vdla_device *vdev, u32 type, u32 index)
 {
 	lockdep_assert_held(&vdev->leases.lock);
-	/* The partitions change only under the manager's lock, with no lease on them. */
+	/* Partitions and shares change only under the manager's lock, with no lease on them. */
 	struct vdla_lease_resource *res;
 
 	if (type == DRM_VDLA_RESOURCE_ENGINE && index < DRM_VDLA_NUM_ENGINES)
@@ -102,6 +107,9 @@ struct vdla_lease_resource *vdla_lease_resource(struct vdla_device *vdev, u32 ty
 	else if (type == DRM_VDLA_RESOURCE_SRAM_PARTITION &&
 		 index < READ_ONCE(vdev->sram.num_parts))
 		res = &vdev->leases.partitions[index];
+	else if (type == DRM_VDLA_RESOURCE_TIME_SHARE &&
+		 index < READ_ONCE(vdev->sched.shares.count))
+		res = &vdev->leases.time_shares[index];
 	else
 		return NULL;
 	res->arb.age_passes = READ_ONCE(lease_age_passes);
@@ -282,6 +290,9 @@ void vdla_lease_granted(struct vdla_lease *lease)
 	mutex_unlock(&lease->ctx->submit_lock);
 	if (lease->res->type == DRM_VDLA_RESOURCE_ENGINE)
 		vdla_sched_reserve(lease->ctx, 1);
+	else if (lease->res->type == DRM_VDLA_RESOURCE_TIME_SHARE)
+		WRITE_ONCE(lease->share_grant,
+			   vdla_sched_share_hold(vdev, lease->res->index, lease->ctx));
 	lease->res->grants++;
 	trace_vdla_lease_grant(lease);
 	if (lease->notify_grant)
@@ -409,6 +420,8 @@ static void handover(struct vdla_lease *lease)
 	evict_bos(lease);
 	if (res->type == DRM_VDLA_RESOURCE_ENGINE)
 		vdla_sched_reserve(lease->ctx, -1);
+	else if (res->type == DRM_VDLA_RESOURCE_TIME_SHARE)
+		vdla_sched_share_hold(lease->vdev, res->index, NULL);
 	next = lease_of(vdla_arb_release(&lease->arb));
 	list_del_init(&lease->mgr_link);
 	if (lease->revoked)
@@ -493,8 +506,8 @@ void vdla_lease_end(struct vdla_lease *lease, bool revoke)
 		lease->revoke_reason = lease->ask_reason;
 		trace_vdla_lease_revoke(lease);
 		/*
-		 * A reservation only orders the jobs: taking it cancels
-		 * nothing. What a partition's jobs would touch goes to the
+		 * A reservation or a share only orders the jobs: taking
+		 * it cancels nothing. What a partition's jobs would touch goes to the
 		 * next holder, so they are cut at the frame boundary.
 		 */
 		if (lease->res->type == DRM_VDLA_RESOURCE_SRAM_PARTITION &&
@@ -600,12 +613,24 @@ int vdla_lease_check_job(struct vdla_lease *lease, const struct vdla_job *job)
 	return 0;
 }
 
+int vdla_lease_join_share(struct vdla_lease *lease, struct vdla_ctx *ctx)
+{
+	u64 grant = READ_ONCE(lease->share_grant);
+
+	lockdep_assert_held(&ctx->submit_lock);
+	/* Not granted yet: no grant has number 0. */
+	if (!grant)
+		return -ECANCELED;
+	return vdla_sched_share_join(ctx, lease->res->index, grant);
+}
+
 void vdla_lease_job_submitted(struct vdla_lease *lease, struct vdla_job *job, u32 submit_flags)
 {
 	struct vdla_lease *waiting, *next;
 
 	lockdep_assert_held(&job->ctx->submit_lock);
-	if (lease) {
+	/* Only a partition's jobs hold its hand-over back: they use its SRAM. */
+	if (lease && lease->res->type == DRM_VDLA_RESOURCE_SRAM_PARTITION) {
 		dma_fence_put(lease->last_fence);
 		lease->last_fence = dma_fence_get(job->done);
 	}

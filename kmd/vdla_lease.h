@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The resource manager's driver side (docs/resources.md): leases on SRAM
- * partitions and engines with priorities, release requests with deadlines, revocation
+ * partitions, engines and device-time shares with priorities, release requests with deadlines, revocation
  * at frame boundaries, and the events that tell userspace. The policy of
  * who gets a resource is vdla_lease_arb.c's.
  *
@@ -51,6 +51,7 @@ struct vdla_lease_mgr {
 	struct mutex lock;
 	struct vdla_lease_resource partitions[DRM_VDLA_MAX_SRAM_PARTITIONS];
 	struct vdla_lease_resource engines[DRM_VDLA_NUM_ENGINES];
+	struct vdla_lease_resource time_shares[DRM_VDLA_MAX_TIME_SHARES];
 	/** @leases: every lease waiting, holding or handing over (vdla_lease.mgr_link). */
 	struct list_head leases;
 	/** @granted: woken at each grant, for ACQUIREs that wait. */
@@ -102,6 +103,11 @@ struct vdla_lease {
 	bool handover_started;
 	/* Events whose space is reserved on @file; NULL once sent. */
 	struct vdla_lease_event *ev_granted, *ev_asked, *ev_revoked;
+	/**
+	 * @share_grant: a device-time share's grant number, for the contexts
+	 * that join it (vdla_lease_join_share()); set once, at the grant.
+	 */
+	u64 share_grant;
 	/** @bos: its SRAM BOs (vdla_sram_bo.lease_link). */
 	struct list_head bos;
 	/** @work: the release deadline, and the steps of a revocation. */
@@ -140,6 +146,12 @@ void vdla_lease_put(struct vdla_lease *lease);
  * BO of a partition the job uses made under it. 0, -ECANCELED or -EACCES.
  */
 int vdla_lease_check_job(struct vdla_lease *lease, const struct vdla_job *job);
+/*
+ * SUBMIT of @ctx naming @lease, a device-time share held by another context
+ * of the file, under @ctx's submit_lock: @ctx joins the share. 0, or
+ * -ECANCELED if the lease does not hold it.
+ */
+int vdla_lease_join_share(struct vdla_lease *lease, struct vdla_ctx *ctx);
 /* SUBMIT, under submit_lock, after the job is queued: its fence, its frame's end. */
 void vdla_lease_job_submitted(struct vdla_lease *lease, struct vdla_job *job, u32 submit_flags);
 

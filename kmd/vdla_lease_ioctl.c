@@ -20,7 +20,8 @@ static int check_acquire(struct drm_device *drm, const struct drm_vdla_lease_acq
 		return -EINVAL;
 	}
 	if (args->resource != DRM_VDLA_RESOURCE_SRAM_PARTITION &&
-	    args->resource != DRM_VDLA_RESOURCE_ENGINE) {
+	    args->resource != DRM_VDLA_RESOURCE_ENGINE &&
+	    args->resource != DRM_VDLA_RESOURCE_TIME_SHARE) {
 		drm_dbg(drm, "LEASE_ACQUIRE: resource type %u is not one the driver has\n",
 			args->resource);
 		return -EINVAL;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What administrators and developers see of the leases: the sysfs
- * attribute sram_partitions of the PCI device, where the SRAM partitions
- * are defined, and debugfs "leases", every resource with its holder and
- * its queue.
+ * attributes sram_partitions and time_shares of the PCI device, where the
+ * SRAM partitions and the device-time shares are defined, and debugfs
+ * "leases", every resource with its holder and its queue.
  *
  * debugfs lists the engine reservations too, those held or waited for.
  *
@@ -12,6 +12,10 @@
  * them). Writing fails with EBUSY while a lease is on a partition or an
  * SRAM BO lies where the partitions change, and with ENOSPC if they do not
  * fit the SRAM.
+ *
+ * time_shares reads and takes "name:percent[,name:percent...]" (an
+ * optional '%' after each; 1 to 100 each, at most 100 together: ENOSPC
+ * above). Writing fails with EBUSY while a lease is on a share.
  */
 #include <drm/drm_print.h>
 #include <linux/ctype.h>
@@ -24,6 +28,7 @@
 #include "vdla_device.h"
 #include "vdla_file.h"
 #include "vdla_lease_core.h"
+#include "vdla_sched.h"
 #include "vdla_sram.h"
 
 static ssize_t sram_partitions_show(struct device *dev, struct device_attribute *attr, char *buf)
@@ -112,8 +117,93 @@ static ssize_t sram_partitions_store(struct device *dev, struct device_attribute
 
 static DEVICE_ATTR_RW(sram_partitions);
 
+static ssize_t time_shares_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct vdla_device *vdev = pci_get_drvdata(to_pci_dev(dev));
+	struct drm_vdla_query_time_shares shares;
+	int len = 0;
+
+	vdla_sched_query_shares(vdev, &shares);
+	for (u32 i = 0; i < shares.count; i++)
+		len += sysfs_emit_at(buf, len, "%s%s:%u", i ? "," : "", shares.shares[i].name,
+				     shares.shares[i].percent);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+/* Parses "name:percent,..." into @shares; the count, -EINVAL or -ENOSPC. */
+static int parse_shares(char *text, struct vdla_share *shares)
+{
+	char *item, *colon;
+	u32 total = 0;
+	int n = 0;
+
+	text = strim(text);
+	if (!*text)
+		return 0;
+	while ((item = strsep(&text, ","))) {
+		char *number;
+		u32 percent;
+
+		if (n == DRM_VDLA_MAX_TIME_SHARES)
+			return -EINVAL;
+		colon = strchr(item, ':');
+		if (!colon || colon == item || colon - item >= sizeof(shares[n].name))
+			return -EINVAL;
+		*colon = '\0';
+		item = strim(item);
+		if (!*item || !valid_name(item))
+			return -EINVAL;
+		number = strim(colon + 1);
+		if (*number && number[strlen(number) - 1] == '%')
+			number[strlen(number) - 1] = '\0';
+		if (kstrtou32(number, 10, &percent) || !percent || percent > 100)
+			return -EINVAL;
+		memset(&shares[n], 0, sizeof(shares[n]));
+		strscpy(shares[n].name, item);
+		shares[n].percent = percent;
+		total += percent;
+		n++;
+	}
+	return total > 100 ? -ENOSPC : n;
+}
+
+static ssize_t time_shares_store(struct device *dev, struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct vdla_device *vdev = pci_get_drvdata(to_pci_dev(dev));
+	struct vdla_share shares[DRM_VDLA_MAX_TIME_SHARES];
+	struct vdla_lease *lease;
+	char *text;
+	int n, ret;
+
+	text = kstrndup(buf, count, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	n = parse_shares(text, shares);
+	kfree(text);
+	if (n < 0)
+		return n;
+
+	mutex_lock(&vdev->leases.lock);
+	ret = 0;
+	list_for_each_entry(lease, &vdev->leases.leases, mgr_link) {
+		if (lease->res->type == DRM_VDLA_RESOURCE_TIME_SHARE)
+			ret = -EBUSY;
+	}
+	if (!ret)
+		ret = vdla_sched_set_shares(vdev, shares, n);
+	mutex_unlock(&vdev->leases.lock);
+	if (ret)
+		drm_info(&vdev->drm, "device-time shares not changed: %d\n", ret);
+	return ret ?: count;
+}
+
+static DEVICE_ATTR_RW(time_shares);
+
 static struct attribute *vdla_lease_attrs[] = {
 	&dev_attr_sram_partitions.attr,
+	&dev_attr_time_shares.attr,
 	NULL,
 };
 
@@ -141,10 +231,12 @@ void vdla_lease_debugfs_show(struct seq_file *m, struct vdla_device *vdev)
 {
 	struct vdla_lease_mgr *mgr = &vdev->leases;
 	struct drm_vdla_query_sram_partitions parts;
+	struct drm_vdla_query_time_shares shares;
 	struct vdla_lease *lease;
 	ktime_t now = ktime_get();
 
 	vdla_sram_partitions(vdev, &parts);
+	vdla_sched_query_shares(vdev, &shares);
 	mutex_lock(&mgr->lock);
 	for (u32 i = 0; i < parts.count; i++) {
 		struct vdla_lease_resource *res = &mgr->partitions[i];
@@ -165,6 +257,19 @@ void vdla_lease_debugfs_show(struct seq_file *m, struct vdla_device *vdev)
 		if (!res->arb.holder && !res->arb.num_waiters)
 			continue;
 		seq_printf(m, "engine %u grants %llu waiters %u\n", i, res->grants,
+			   res->arb.num_waiters);
+		list_for_each_entry(lease, &mgr->leases, mgr_link) {
+			if (lease->res == res)
+				show_lease(m, lease->arb.state == VDLA_ARB_HELD ? "holder" : "waiter",
+					   lease, now);
+		}
+	}
+	for (u32 i = 0; i < shares.count; i++) {
+		struct vdla_lease_resource *res = &mgr->time_shares[i];
+
+		seq_printf(m, "time_share %u %s percent %u of %u us used_ns %llu total_ns %llu grants %llu waiters %u\n",
+			   i, shares.shares[i].name, shares.shares[i].percent, shares.period_us,
+			   shares.shares[i].used_ns, shares.shares[i].total_ns, res->grants,
 			   res->arb.num_waiters);
 		list_for_each_entry(lease, &mgr->leases, mgr_link) {
 			if (lease->res == res)

@@ -64,6 +64,7 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		struct drm_vdla_query_memory memory;
 		struct drm_vdla_query_compute compute;
 		struct drm_vdla_query_sram_partitions partitions;
+		struct drm_vdla_query_time_shares shares;
 	} info;
 	u32 size;
 
@@ -84,6 +85,9 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		break;
 	case DRM_VDLA_QUERY_SRAM_PARTITIONS:
 		size = sizeof(info.partitions);
+		break;
+	case DRM_VDLA_QUERY_TIME_SHARES:
+		size = sizeof(info.shares);
 		break;
 	default:
 		drm_dbg(&vdev->drm, "QUERY: unknown query %u\n", args->query);
@@ -112,6 +116,9 @@ int vdla_ioctl_query(struct drm_device *drm, void *data, struct drm_file *file)
 		break;
 	case DRM_VDLA_QUERY_SRAM_PARTITIONS:
 		vdla_sram_partitions(vdev, &info.partitions);
+		break;
+	case DRM_VDLA_QUERY_TIME_SHARES:
+		vdla_sched_query_shares(vdev, &info.shares);
 		break;
 	}
 	if (copy_to_user(u64_to_user_ptr(args->data), &info, min(args->size, size)))

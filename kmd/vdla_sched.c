@@ -7,7 +7,12 @@
  * and, if the device is idle, starts within SUBMIT itself. The dispatcher
  * runs one task at a time through the firmware core:
  *
- *  - it starts a ready job of the highest priority, the files with ready
+ *  - a job of a context whose device-time share has credit left in the
+ *    period goes first, then one of a context holding an engine
+ *    reservation (reserved_next()); either stops a running job that has
+ *    neither at its next operation boundary, and nothing stops a running
+ *    job of a share with credit;
+ *  - otherwise it starts a ready job of the highest priority, the files with ready
  *    jobs of that priority taking turns (fairest()), except that a ready
  *    job that has waited more than starvation_ms goes first whatever its
  *    priority, and is then not preempted for starvation_ms, so that low
@@ -247,10 +252,43 @@ static void cancel_waiting(struct vdla_device *vdev, struct vdla_ctx *ctx, int e
 	wake_up_all(&s->drained);
 }
 
+/* Charges the running job's device time since the last charge to its context's share. */
+static void charge_share(struct vdla_sched *s, const struct vdla_job *job, ktime_t now)
+{
+	struct vdla_shares *sh = &s->shares;
+
+	vdla_shares_charge(sh, job->ctx, ktime_to_ns(ktime_sub(now, sh->charged_at)));
+	sh->charged_at = now;
+}
+
+/*
+ * Brings the shares up to date at @now: the running job charged, and a new
+ * period begun if the last one is over.
+ */
+static void update_shares(struct vdla_sched *s, ktime_t now)
+{
+	if (!s->shares.held)
+		return;
+	if (s->running)
+		charge_share(s, s->running, now);
+	if (vdla_shares_period_over(&s->shares, now))
+		vdla_shares_new_period(&s->shares, now);
+}
+
+/* Whether @ctx's jobs go first now: its share has credit left in the period. */
+static bool has_credit(struct vdla_sched *s, const struct vdla_ctx *ctx)
+{
+	struct vdla_share *share = vdla_share_of(&s->shares, ctx);
+
+	return share && vdla_share_credit(&s->shares, share) > 0;
+}
+
 static void account(struct vdla_job *job)
 {
-	u64 ns = ktime_to_ns(ktime_sub(ktime_get(), job->start_time));
+	ktime_t now = ktime_get();
+	u64 ns = ktime_to_ns(ktime_sub(now, job->start_time));
 
+	charge_share(sched_of(job->vdev), job, now);
 	job->run_ns += ns;
 	job->ctx->busy_ns += ns;
 	spin_lock(&job->file->busy_lock);
@@ -418,6 +456,37 @@ static struct vdla_job *fairest(struct list_head *ready)
 }
 
 /*
+ * The oldest ready job of a context whose share has credit left, from the
+ * share that used the smallest part of its credit; between equals, from
+ * the highest priority down. The first of a context in a list is its
+ * oldest, and a context's jobs are all in its priority's list.
+ */
+static struct vdla_job *share_next(struct vdla_sched *s)
+{
+	struct vdla_job *job, *best = NULL;
+	u64 best_use = 0;
+
+	if (!s->shares.held)
+		return NULL;
+	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
+		list_for_each_entry(job, &s->ready[p], link) {
+			struct vdla_share *share = vdla_share_of(&s->shares, job->ctx);
+			u64 use;
+
+			if (!share || vdla_share_credit(&s->shares, share) <= 0)
+				continue;
+			/* The part of its credit used, as used / percent. */
+			use = div_u64(share->used_ns, share->percent);
+			if (!best || use < best_use) {
+				best = job;
+				best_use = use;
+			}
+		}
+	}
+	return best;
+}
+
+/*
  * The oldest ready job of a context holding an engine reservation, from the
  * highest priority down; the first of a context in a list is its oldest.
  */
@@ -442,8 +511,9 @@ static struct vdla_job *pick_next(struct vdla_sched *s)
 	int top = DRM_VDLA_PRIORITIES - 1;
 	ktime_t now;
 
-	/* Engine reservations come before priorities and starvation. */
-	oldest = reserved_next(s);
+	/* Shares with credit, then engine reservations, come before priorities and starvation. */
+	update_shares(s, ktime_get());
+	oldest = share_next(s) ?: reserved_next(s);
 	if (oldest)
 		return oldest;
 
@@ -479,10 +549,26 @@ static void arm_watchdog(struct vdla_device *vdev, struct vdla_job *job)
 	u64 limit = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
 	u64 left = limit > job->run_ns ? limit - job->run_ns : 0;
 
+	struct vdla_sched *s = sched_of(vdev);
+
 	if (job->no_preempt_until) {
 		s64 protected = ktime_to_ns(ktime_sub(job->no_preempt_until, ktime_get()));
 
 		left = min_t(u64, left, max_t(s64, protected, 0));
+	}
+	/*
+	 * With shares held, the credits change hands when the running job's
+	 * share runs out and when the period ends: a waiting job may then
+	 * preempt it.
+	 */
+	if (s->shares.held) {
+		struct vdla_share *share = vdla_share_of(&s->shares, job->ctx);
+		s64 credit = share ? vdla_share_credit(&s->shares, share) : 0;
+		s64 period = ktime_to_ns(ktime_sub(s->shares.period_end, ktime_get()));
+
+		if (credit > 0)
+			left = min_t(u64, left, credit);
+		left = min_t(u64, left, max_t(s64, period, 0));
 	}
 	mod_delayed_work(vdla_wq, &sched_of(vdev)->watchdog, nsecs_to_jiffies(left) + 1);
 }
@@ -505,6 +591,7 @@ static void start(struct vdla_device *vdev, struct vdla_job *job)
 	slot = vdla_mmu_bind(vdev, job->as);
 	job->file->last_start = ++sched_of(vdev)->starts;
 	job->start_time = ktime_get();
+	sched_of(vdev)->shares.charged_at = job->start_time;
 	spin_lock(&job->file->busy_lock);
 	job->file->running_since = job->start_time;
 	spin_unlock(&job->file->busy_lock);
@@ -569,15 +656,21 @@ static void dispatch(struct vdla_device *vdev)
 /* Stops the running job at a boundary if @waiting outranks it. */
 static void maybe_preempt(struct vdla_device *vdev, const struct vdla_job *waiting)
 {
-	struct vdla_job *running = sched_of(vdev)->running;
-	bool reserved;
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *running = s->running;
+	bool outranks;
 	u32 ended = 0;
 
 	if (!READ_ONCE(preempt) || !running || running->stopping)
 		return;
+	/* A share with credit outranks everything else, and nothing stops its job. */
+	update_shares(s, ktime_get());
+	if (has_credit(s, running->ctx))
+		return;
 	/* A reservation outranks any priority; nothing without one stops a reserved job. */
-	reserved = waiting->ctx->reservations && !running->ctx->reservations;
-	if (!reserved) {
+	outranks = has_credit(s, waiting->ctx) ||
+		   (waiting->ctx->reservations && !running->ctx->reservations);
+	if (!outranks) {
 		if (running->ctx->reservations || waiting->priority <= running->priority)
 			return;
 		/* Picked to end its starvation: the watchdog comes back when that turn is over. */
@@ -595,9 +688,13 @@ static void maybe_preempt(struct vdla_device *vdev, const struct vdla_job *waiti
 		task_ended(vdev);
 }
 
-/* The highest-priority ready job, for a preemption check. */
+/* The ready job that goes next by the shares, reservations and priorities, for a preemption check. */
 static struct vdla_job *most_urgent(struct vdla_sched *s)
 {
+	struct vdla_job *job = share_next(s) ?: reserved_next(s);
+
+	if (job)
+		return job;
 	for (int p = DRM_VDLA_PRIORITIES - 1; p >= 0; p--) {
 		if (!list_empty(&s->ready[p]))
 			return list_first_entry(&s->ready[p], struct vdla_job, link);
@@ -771,7 +868,11 @@ static void watchdog_work(struct work_struct *work)
 			s->stats.timeouts++;
 			abort_running(vdev, -ETIMEDOUT);
 		} else {
-			/* A starved job's turn may be over: a waiting job may preempt it. */
+			/*
+			 * A starved job's turn may be over, a share's credit
+			 * used up or renewed: a waiting job may preempt it.
+			 */
+			update_shares(s, ktime_get());
 			urgent = most_urgent(s);
 			if (urgent)
 				maybe_preempt(vdev, urgent);
@@ -868,6 +969,67 @@ void vdla_sched_reserve(struct vdla_ctx *ctx, int delta)
 	if (job && delta > 0)
 		maybe_preempt(vdev, job);
 	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+}
+
+u64 vdla_sched_share_hold(struct vdla_device *vdev, u32 index, struct vdla_ctx *ctx)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job;
+	u64 grant;
+
+	mutex_lock(&vdev->fw_lock);
+	/* The running job's time so far goes to whom it was charged to until now. */
+	update_shares(s, ktime_get());
+	grant = vdla_shares_hold(&s->shares, index, ctx);
+	/* A job of a context with credit now stops a running job without. */
+	job = share_next(s);
+	if (job)
+		maybe_preempt(vdev, job);
+	if (s->running)
+		arm_watchdog(vdev, s->running);
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+	return grant;
+}
+
+int vdla_sched_share_join(struct vdla_ctx *ctx, u32 index, u64 grant)
+{
+	struct vdla_device *vdev = ctx->vdev;
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job;
+	int ret;
+
+	mutex_lock(&vdev->fw_lock);
+	update_shares(s, ktime_get());
+	ret = vdla_shares_join(&s->shares, index, grant, ctx);
+	job = ret ? NULL : share_next(s);
+	if (job)
+		maybe_preempt(vdev, job);
+	if (s->running)
+		arm_watchdog(vdev, s->running);
+	dispatch(vdev);
+	mutex_unlock(&vdev->fw_lock);
+	return ret;
+}
+
+int vdla_sched_set_shares(struct vdla_device *vdev, const struct vdla_share *shares, u32 n)
+{
+	int ret;
+
+	mutex_lock(&vdev->fw_lock);
+	ret = vdla_shares_set(&sched_of(vdev)->shares, shares, n);
+	mutex_unlock(&vdev->fw_lock);
+	return ret;
+}
+
+void vdla_sched_query_shares(struct vdla_device *vdev, struct drm_vdla_query_time_shares *out)
+{
+	struct vdla_sched *s = sched_of(vdev);
+
+	mutex_lock(&vdev->fw_lock);
+	update_shares(s, ktime_get());
+	vdla_shares_query(&s->shares, out);
 	mutex_unlock(&vdev->fw_lock);
 }
 

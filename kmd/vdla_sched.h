@@ -14,6 +14,8 @@
 
 #include <drm/vdla_accel.h>
 
+#include "vdla_share.h"
+
 struct vdla_ctx;
 struct vdla_device;
 struct vdla_file;
@@ -51,6 +53,8 @@ struct vdla_sched {
 	struct vdla_job *running;
 	/** @reserving: engine reservations held on the device (vdla_sched_reserve()). */
 	u32 reserving;
+	/** @shares: the device-time shares and their credits. */
+	struct vdla_shares shares;
 	/** @paused: while non-zero no job starts (TEST_BDMA owns the device). */
 	unsigned int paused;
 	/**
@@ -106,6 +110,18 @@ void vdla_sched_cancel_file(struct vdla_device *vdev, struct vdla_file *vfile);
  * them at an operation boundary.
  */
 void vdla_sched_reserve(struct vdla_ctx *ctx, int delta);
+
+/*
+ * A lease on device-time share @index is granted to @ctx, or (@ctx NULL)
+ * ended: while the share has credit in the period, the jobs of the contexts
+ * charged to it go first (vdla_share.h).
+ */
+u64 vdla_sched_share_hold(struct vdla_device *vdev, u32 index, struct vdla_ctx *ctx);
+/* @ctx joins share @index for its grant @grant (SUBMIT): 0, or -ECANCELED if it ended. */
+int vdla_sched_share_join(struct vdla_ctx *ctx, u32 index, u64 grant);
+/* Defines the device-time shares (sysfs time_shares); -EBUSY while one is held. */
+int vdla_sched_set_shares(struct vdla_device *vdev, const struct vdla_share *shares, u32 n);
+void vdla_sched_query_shares(struct vdla_device *vdev, struct drm_vdla_query_time_shares *out);
 
 /*
  * A lease of @ctx is revoked (vdla_lease.c): cut the context's queue at its

@@ -11,21 +11,43 @@
 
 namespace guest {
 
+std::string leaseAttributePath(int index, const std::string &attribute)
+{
+	return "/sys/class/accel/accel" + std::to_string(index) + "/device/" + attribute;
+}
+
 std::string sramPartitionsPath(int index)
 {
-	return "/sys/class/accel/accel" + std::to_string(index) + "/device/sram_partitions";
+	return leaseAttributePath(index, "sram_partitions");
 }
 
-SramPartitions::SramPartitions(int index, const std::string &spec) : index_(index)
+std::string timeSharesPath(int index)
 {
-	error_ = writeFile(sramPartitionsPath(index), spec);
+	return leaseAttributePath(index, "time_shares");
 }
 
-SramPartitions::~SramPartitions()
+DefinedResources::DefinedResources(int index, const std::string &attribute,
+				   const std::string &spec)
+	: index_(index), path_(leaseAttributePath(index, attribute))
+{
+	error_ = writeFile(path_, spec);
+}
+
+DefinedResources::~DefinedResources()
 {
 	/* A killed holder's leases go once its file is released. */
 	waitUntil([&] { return readState(index_)["leases"] == 0; }, 10000);
-	writeFile(sramPartitionsPath(index_), "\n");
+	writeFile(path_, "\n");
+}
+
+int queryTimeShares(int fd, drm_vdla_query_time_shares *out)
+{
+	*out = {};
+	drm_vdla_query q = {};
+	q.query = DRM_VDLA_QUERY_TIME_SHARES;
+	q.size = sizeof(*out);
+	q.data = reinterpret_cast<uintptr_t>(out);
+	return ioctlError(fd, DRM_IOCTL_VDLA_QUERY, &q);
 }
 
 int leaseAcquire(int fd, const LeaseClaim &claim, uint32_t *id, uint32_t *state)

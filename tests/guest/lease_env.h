@@ -15,28 +15,54 @@
 
 namespace guest {
 
-/* The sysfs attribute sram_partitions of accel node @index's device. */
+/* The sysfs attribute @attribute (sram_partitions, time_shares) of accel node @index's device. */
+std::string leaseAttributePath(int index, const std::string &attribute);
 std::string sramPartitionsPath(int index);
+std::string timeSharesPath(int index);
 
 /*
- * SRAM partitions of device @index for the length of a scope: "name:size,..."
- * written at construction; at destruction, once no lease is left (a killed
- * process's go shortly after it), the partitions are removed.
+ * Resources of device @index defined for the length of a scope: @spec
+ * written to the sysfs attribute at construction; at destruction, once no
+ * lease is left (a killed process's go shortly after it), they are removed.
  */
-class SramPartitions
+class DefinedResources
 {
 public:
-	SramPartitions(int index, const std::string &spec);
-	~SramPartitions();
-	SramPartitions(const SramPartitions &) = delete;
-	SramPartitions &operator=(const SramPartitions &) = delete;
+	DefinedResources(int index, const std::string &attribute, const std::string &spec);
+	~DefinedResources();
+	DefinedResources(const DefinedResources &) = delete;
+	DefinedResources &operator=(const DefinedResources &) = delete;
 
 	int error() const { return error_; }
 
 private:
 	int index_;
+	std::string path_;
 	int error_ = 0;
 };
+
+/* SRAM partitions, "name:size,..." */
+class SramPartitions : public DefinedResources
+{
+public:
+	SramPartitions(int index, const std::string &spec)
+		: DefinedResources(index, "sram_partitions", spec)
+	{
+	}
+};
+
+/* Device-time shares, "name:percent,..." */
+class TimeShares : public DefinedResources
+{
+public:
+	TimeShares(int index, const std::string &spec)
+		: DefinedResources(index, "time_shares", spec)
+	{
+	}
+};
+
+/* QUERY TIME_SHARES; the errno. */
+int queryTimeShares(int fd, drm_vdla_query_time_shares *out);
 
 /* What LEASE_ACQUIRE asks; the defaults claim SRAM partition 0 at NORMAL without waiting. */
 struct LeaseClaim {

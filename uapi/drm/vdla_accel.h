@@ -78,12 +78,15 @@ extern "C" {
  * @DRM_VDLA_QUERY_COMPUTE: a struct drm_vdla_query_compute (driver 1.5)
  * @DRM_VDLA_QUERY_SRAM_PARTITIONS: a struct drm_vdla_query_sram_partitions
  *	(driver 1.10)
+ * @DRM_VDLA_QUERY_TIME_SHARES: a struct drm_vdla_query_time_shares
+ *	(driver 1.11)
  */
 enum drm_vdla_query_id {
 	DRM_VDLA_QUERY_DEVICE = 0,
 	DRM_VDLA_QUERY_MEMORY = 1,
 	DRM_VDLA_QUERY_COMPUTE = 2,
 	DRM_VDLA_QUERY_SRAM_PARTITIONS = 3,
+	DRM_VDLA_QUERY_TIME_SHARES = 4,
 };
 
 /**
@@ -285,6 +288,45 @@ struct drm_vdla_query_sram_partitions {
 	/** @shared_size: bytes of the shared pool, below the first partition. */
 	__u64 shared_size;
 	struct drm_vdla_sram_partition partitions[DRM_VDLA_MAX_SRAM_PARTITIONS];
+};
+
+/** DRM_VDLA_MAX_TIME_SHARES: device-time shares a device has, at most. */
+#define DRM_VDLA_MAX_TIME_SHARES	8
+
+/**
+ * struct drm_vdla_time_share - one device-time share
+ *
+ * A guaranteed fraction of the device's time in every period, for the
+ * context that holds a lease on it (DRM_VDLA_RESOURCE_TIME_SHARE) and the
+ * contexts that joined it. The administrator defines the shares through
+ * the device's sysfs attribute time_shares (docs/resources.md); together
+ * they make at most 100 percent.
+ */
+struct drm_vdla_time_share {
+	/** @name: NUL-terminated. */
+	char name[16];
+	/** @percent: of each period, 1 to 100. */
+	__u32 percent;
+	/** @pad: 0. */
+	__u32 pad;
+	/** @used_ns: device time its contexts used in the current period. */
+	__u64 used_ns;
+	/** @total_ns: device time its contexts used since it was defined. */
+	__u64 total_ns;
+};
+
+/**
+ * struct drm_vdla_query_time_shares - the device-time shares (driver 1.11)
+ *
+ * Entries @count and above are zero. A share's index in @shares is its
+ * resource index for DRM_IOCTL_VDLA_LEASE_ACQUIRE.
+ */
+struct drm_vdla_query_time_shares {
+	/** @count: shares defined. */
+	__u32 count;
+	/** @period_us: the period the percentages are of (vdla.time_share_period_ms). */
+	__u32 period_us;
+	struct drm_vdla_time_share shares[DRM_VDLA_MAX_TIME_SHARES];
 };
 
 /**
@@ -849,6 +891,20 @@ struct drm_vdla_fence_export {
 #define DRM_VDLA_RESOURCE_ENGINE		2
 /** DRM_VDLA_NUM_ENGINES: engines a reservation may name (VDLA_TASK_ENGINE_*). */
 #define DRM_VDLA_NUM_ENGINES			6
+/*
+ * index: a device-time share (DRM_VDLA_QUERY_TIME_SHARES; driver 1.11).
+ * While a context's share has time left in the current period, its ready
+ * jobs start before every other job but those of other shares with time
+ * left, and stop any other running job at its next operation boundary; a
+ * running job of a share with time left is stopped by nothing. Once the
+ * share's time of the period is used, its jobs go by priority again. A
+ * context with work ready all period long thus gets at least its share of
+ * the device, less one operation. Another context of the holder's file
+ * joins the share with its first SUBMIT naming the lease, and is charged
+ * to it from then on, while the lease is held. A revocation cancels
+ * nothing.
+ */
+#define DRM_VDLA_RESOURCE_TIME_SHARE		3
 
 /**
  * DRM_VDLA_LEASE_ACQUIRE_QUEUE: a claim not granted within @timeout_ns
