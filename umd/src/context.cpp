@@ -147,8 +147,11 @@ Result<uint64_t> Context::submitWithOptions(const Task &task, const std::vector<
 		&& !d_->device->info().driverVersion.atLeast(1, 10))
 		return Error(EOPNOTSUPP, "driver " + d_->device->info().driverVersion.toString()
 						 + " has no leases or frames (1.10 has)");
-	if (options.lease && &options.lease->context() != this)
-		return Error(EINVAL, "the lease belongs to another context");
+	if (options.lease && &options.lease->context() != this
+		&& (options.lease->resource() != LeaseResource::TimeShare
+			|| &options.lease->context().device() != d_->device))
+		return Error(EINVAL, "the lease belongs to another context, and is not a time share "
+				     "of this Device it could join");
 	if (!task.descriptor())
 		return Error(EINVAL, "the task was not built");
 	/* Handles are per file: another Device's would name this one's objects. */

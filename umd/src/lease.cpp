@@ -23,6 +23,7 @@ namespace vdla {
 static_assert(int(LeaseReason::Preempted) == DRM_VDLA_LEASE_REASON_PREEMPTED);
 static_assert(int(LeaseResource::SramPartition) == DRM_VDLA_RESOURCE_SRAM_PARTITION);
 static_assert(int(LeaseResource::Engine) == DRM_VDLA_RESOURCE_ENGINE);
+static_assert(int(LeaseResource::TimeShare) == DRM_VDLA_RESOURCE_TIME_SHARE);
 static_assert(int(LeaseReason::Group) == DRM_VDLA_LEASE_REASON_GROUP);
 static_assert(int(LeaseReason::FrameOverrun) == DRM_VDLA_LEASE_REASON_FRAME_OVERRUN);
 
@@ -36,9 +37,10 @@ Error driverTooOld(const Device &device)
 
 std::string acquireErrorReason(int err, const LeaseRequest &request)
 {
-	std::string what = std::string("cannot lease ")
-			   + (request.resource == LeaseResource::Engine ? "engine " : "SRAM partition ")
-			   + std::to_string(request.index);
+	const char *kind = request.resource == LeaseResource::Engine	  ? "engine "
+			   : request.resource == LeaseResource::TimeShare ? "time share "
+									   : "SRAM partition ";
+	std::string what = std::string("cannot lease ") + kind + std::to_string(request.index);
 	switch (err) {
 	case EBUSY:
 		return what + ": held by an equal or higher priority";
@@ -76,6 +78,29 @@ Result<std::vector<SramPartition>> sramPartitions(const Device &device)
 		const drm_vdla_sram_partition &p = parts.partitions[i];
 		out.push_back({ std::string(p.name, strnlen(p.name, sizeof(p.name))), p.offset,
 				p.size });
+	}
+	return out;
+}
+
+Result<TimeShares> timeShares(const Device &device)
+{
+	if (!device.info().driverVersion.atLeast(1, 11))
+		return Error(EOPNOTSUPP, "driver " + device.info().driverVersion.toString()
+						 + " has no time shares (1.11 has)");
+	drm_vdla_query_time_shares shares = {};
+	drm_vdla_query q = {};
+	q.query = DRM_VDLA_QUERY_TIME_SHARES;
+	q.size = sizeof(shares);
+	q.data = reinterpret_cast<uintptr_t>(&shares);
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_QUERY, &q))
+		return Error(errno, "cannot query the time shares");
+	TimeShares out;
+	out.period = std::chrono::microseconds(shares.period_us);
+	for (uint32_t i = 0; i < shares.count && i < DRM_VDLA_MAX_TIME_SHARES; i++) {
+		const drm_vdla_time_share &s = shares.shares[i];
+		out.shares.push_back({ std::string(s.name, strnlen(s.name, sizeof(s.name))),
+				       s.percent, std::chrono::nanoseconds(s.used_ns),
+				       std::chrono::nanoseconds(s.total_ns) });
 	}
 	return out;
 }
@@ -134,7 +159,8 @@ Result<std::unique_ptr<Lease>> ResourceManager::acquire(Context &context,
 			   : args.state == DRM_VDLA_LEASE_STATE_REVOKED ? LeaseState::Revoked
 									: LeaseState::Waiting;
 	std::unique_ptr<Lease> lease(
-		new Lease(*this, context, args.lease_id, state, std::move(callbacks)));
+		new Lease(*this, context, request.resource, args.lease_id, state,
+			  std::move(callbacks)));
 	std::lock_guard<std::recursive_mutex> guard(lock_);
 	leases_[args.lease_id] = lease.get();
 	return lease;
@@ -220,9 +246,9 @@ Result<unsigned> ResourceManager::dispatch(std::chrono::milliseconds timeout)
 	return dispatched;
 }
 
-Lease::Lease(ResourceManager &manager, Context &context, uint32_t id, LeaseState state,
-	     LeaseCallbacks callbacks)
-	: manager_(manager), context_(context), id_(id), state_(state),
+Lease::Lease(ResourceManager &manager, Context &context, LeaseResource resource, uint32_t id,
+	     LeaseState state, LeaseCallbacks callbacks)
+	: manager_(manager), context_(context), resource_(resource), id_(id), state_(state),
 	  callbacks_(std::move(callbacks))
 {
 }

@@ -289,5 +289,68 @@ TEST_F(LeaseTest, AnEngineIsReservedOnceAtATime)
 	EXPECT_TRUE(succeeded(theirs.acquire(*highCtx_, conv)));
 }
 
+/* A one-job copy on @ctx naming @lease (joining its share if it is another context's). */
+vdla::Result<uint64_t> copyJob(vdla::Context &ctx, const vdla::Buffer &src, const vdla::Buffer &dst,
+			       const vdla::Lease *lease, vdla::Fence &done)
+{
+	vdla::TaskBuilder b;
+	uint16_t s = b.addBuffer(src);
+	uint16_t d = b.addBuffer(dst, vdla::BufferUse::Write);
+	b.copy({ s, 0 }, { d, 0 }, 4096);
+	auto task = b.build(ctx.device());
+	if (!task)
+		return task.error();
+	vdla::SubmitOptions options;
+	options.lease = lease;
+	return ctx.submitWithOptions(*task, {}, { &done }, options);
+}
+
+TEST_F(LeaseTest, ATimeShareIsListedLeasedAndJoined)
+{
+	guest::TimeShares defined(guest::nodeIndex(node_), "camera:30,monitor:20");
+	ASSERT_EQ(defined.error(), 0);
+	auto shares = vdla::timeShares(*device_);
+	ASSERT_TRUE(succeeded(shares));
+	EXPECT_GT(shares->period.count(), 0);
+	ASSERT_EQ(shares->shares.size(), 2u);
+	EXPECT_EQ(shares->shares[1].name, "monitor");
+	EXPECT_EQ(shares->shares[1].percent, 20u);
+
+	ASSERT_NO_FATAL_FAILURE(openTwoSides());
+	vdla::ResourceManager mine(*device_);
+	vdla::LeaseRequest request;
+	request.resource = vdla::LeaseResource::TimeShare;
+	request.index = 1;
+	request.priority = vdla::Priority::Low;
+	auto held = mine.acquire(*lowCtx_, request);
+	ASSERT_TRUE(succeeded(held));
+	EXPECT_EQ((*held)->resource(), vdla::LeaseResource::TimeShare);
+
+	/* A second context of the Device joins; its device time is charged to the share. */
+	auto member = vdla::Context::create(*device_, vdla::Priority::Normal);
+	ASSERT_TRUE(succeeded(member));
+	auto src = buffer(4096), dst = buffer(4096);
+	auto srcMap = src->map(), dstMap = dst->map();
+	ASSERT_TRUE(succeeded(srcMap) && succeeded(dstMap));
+	std::memset(*srcMap, 0x5a, 4096);
+	auto done = fence();
+	ASSERT_TRUE(succeeded(copyJob(**member, *src, *dst, held->get(), *done)));
+	ASSERT_TRUE(succeeded(done->wait(kJobTimeout)));
+	EXPECT_EQ((*dstMap)[4095], 0x5a);
+	shares = vdla::timeShares(*device_);
+	ASSERT_TRUE(succeeded(shares));
+	EXPECT_GT(shares->shares[1].total.count(), 0) << "the joined context was not charged";
+	EXPECT_EQ(shares->shares[0].total.count(), 0);
+
+	/* Another Device's context cannot join it. */
+	auto theirs = buffer(4096, other_.get());
+	auto theirDone = vdla::Fence::create(*other_);
+	ASSERT_TRUE(succeeded(theirDone));
+	auto refused = copyJob(*highCtx_, *theirs, *theirs, held->get(), **theirDone);
+	ASSERT_FALSE(refused);
+	EXPECT_EQ(refused.error().code(), EINVAL);
+	ASSERT_TRUE(succeeded((*held)->release()));
+}
+
 } /* namespace */
 } /* namespace umd_test */

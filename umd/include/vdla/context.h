@@ -62,7 +62,8 @@ struct SubmitOptions {
 	/*
 	 * The lease the job uses: needed for buffers of an SRAM partition
 	 * (driver 1.10). A lease revoked meanwhile makes the submit fail with
-	 * ECANCELED.
+	 * ECANCELED. A time share held by another context of the Device:
+	 * this context joins the share (driver 1.11).
 	 */
 	const Lease *lease = nullptr;
 	/*
@@ -132,7 +133,8 @@ public:
 	/*
 	 * As above, with a lease and a frame bracket. Errors, besides those
 	 * above: EOPNOTSUPP (a lease or a frame before driver 1.10), EINVAL (a
-	 * lease of another context, a frame begun inside a frame or ended
+	 * lease of another context that is not a time share, or of another
+	 * Device, a frame begun inside a frame or ended
 	 * outside one), ECANCELED (the lease is not held: waiting, released or
 	 * revoked), EACCES (a buffer of a partition without its lease). A name
 	 * of its own: braces that build an OpStatsTarget would build a

@@ -58,6 +58,26 @@ struct SramPartition {
 /* The device's SRAM partitions, in index order. Errors: EOPNOTSUPP before driver 1.10. */
 Result<std::vector<SramPartition>> sramPartitions(const Device &device);
 
+/* A guaranteed fraction of the device's time in every period (defined by the administrator). */
+struct TimeShare {
+	std::string name;
+	/* Of each period. */
+	uint32_t percent = 0;
+	/* Device time charged to it in the current period, and since it was defined. */
+	std::chrono::nanoseconds used{ 0 };
+	std::chrono::nanoseconds total{ 0 };
+};
+
+struct TimeShares {
+	/* The period the percentages are of. */
+	std::chrono::microseconds period{ 0 };
+	/* In index order. */
+	std::vector<TimeShare> shares;
+};
+
+/* The device's time shares. Errors: EOPNOTSUPP before driver 1.11. */
+Result<TimeShares> timeShares(const Device &device);
+
 enum class LeaseState {
 	/* Queued for the resource. */
 	Waiting,
@@ -86,11 +106,18 @@ enum class LeaseResource {
 	 * the context's jobs go before those of contexts holding none.
 	 */
 	Engine = 2,
+	/*
+	 * A device-time share (timeShares()): while it has credit in the
+	 * period, the context's jobs go before all others but other shares'.
+	 * Another context of the same Device joins the share with a
+	 * submission naming the lease (SubmitOptions::lease).
+	 */
+	TimeShare = 3,
 };
 
 struct LeaseRequest {
 	LeaseResource resource = LeaseResource::SramPartition;
-	/* The partition's index (sramPartitions()), or the engine. */
+	/* The partition's index (sramPartitions()), the engine, or the share's index (timeShares()). */
 	uint32_t index = 0;
 	/* Above Normal, and preempting a holder, need CAP_SYS_NICE (EACCES). */
 	Priority priority = Priority::Normal;
@@ -148,7 +175,7 @@ public:
 	ResourceManager &operator=(const ResourceManager &) = delete;
 
 	/*
-	 * Claims a partition or an engine for @context. Errors: EBUSY (held by an
+	 * Claims a partition, an engine or a time share for @context. Errors: EBUSY (held by an
 	 * equal or higher priority and no wait asked), ETIMEDOUT (not
 	 * granted in time: the claim is withdrawn), EINTR (a signal came
 	 * while it waited: the claim is withdrawn), EACCES (a privilege is
@@ -197,6 +224,7 @@ public:
 
 	uint32_t id() const { return id_; }
 	Context &context() const { return context_; }
+	LeaseResource resource() const { return resource_; }
 	/* The state the last call or event left it in. */
 	LeaseState state() const { return state_; }
 	Result<LeaseStatus> query();
@@ -211,11 +239,12 @@ public:
 private:
 	friend class ResourceManager;
 
-	Lease(ResourceManager &manager, Context &context, uint32_t id, LeaseState state,
-	      LeaseCallbacks callbacks);
+	Lease(ResourceManager &manager, Context &context, LeaseResource resource, uint32_t id,
+	      LeaseState state, LeaseCallbacks callbacks);
 
 	ResourceManager &manager_;
 	Context &context_;
+	LeaseResource resource_;
 	uint32_t id_;
 	LeaseState state_;
 	/* Released, or its manager went; under the manager's lock. */
