@@ -19,6 +19,15 @@
  *                              with one held by the first context
  *  engine_reserved_share_without, _with
  *                              the first context's share of those jobs
+ *  time_share_fraction_without, _25, _50
+ *                              a LOW context and a HIGH one of another file
+ *                              each keeping four 1 ms jobs in flight for
+ *                              2 s: the LOW context's part of the device
+ *                              time they used (CTX_QUERY busy_ns), without
+ *                              a device-time share and with one of 25% and
+ *                              of 50% (time_share_period_ms 100)
+ *  time_share_jobs_per_s_without, _50
+ *                              jobs per second of both in those runs
  *
  * Needs root (debugfs fault injection, sysfs partitions, CAP_SYS_NICE).
  */
@@ -225,5 +234,39 @@ int main(int argc, char **argv)
 			contend(holderFd, a.id(), claimerFd, b.id(), src, dst, srcB, dstB, kSeconds),
 			kSeconds);
 	leaseRelease(holderFd, reservation);
+
+	/* A LOW context's part of the device against a HIGH one, without and with a share. */
+	Ctx shareLow(holderFd, DRM_VDLA_PRIORITY_LOW), shareHigh(claimerFd, DRM_VDLA_PRIORITY_HIGH);
+	ParamOverride starvation("starvation_ms", "10000");
+	auto lowPart = [&](const char *variant, const char *shares, bool printJobs) {
+		TimeShares defined(holderNode.index(), shares);
+		uint32_t lease = 0;
+		if (*shares) {
+			LeaseClaim claim;
+			claim.ctx = shareLow.id();
+			claim.resource = DRM_VDLA_RESOURCE_TIME_SHARE;
+			claim.priority = DRM_VDLA_PRIORITY_LOW;
+			if (defined.error() || leaseAcquire(holderFd, claim, &lease)) {
+				std::fprintf(stderr, "vdla-bench-lease: the time share failed\n");
+				return false;
+			}
+		}
+		uint64_t lowBefore = shareLow.query().busy_ns, highBefore = shareHigh.query().busy_ns;
+		auto jobs = contend(holderFd, shareLow.id(), claimerFd, shareHigh.id(), src, dst, srcB,
+				    dstB, kSeconds);
+		double lowNs = double(shareLow.query().busy_ns - lowBefore);
+		double highNs = double(shareHigh.query().busy_ns - highBefore);
+		std::printf("{\"bench\": \"time_share_fraction_%s\", \"value\": %.3f, \"unit\": \"ratio\"}\n",
+			    variant, lowNs + highNs > 0 ? lowNs / (lowNs + highNs) : 0.0);
+		if (printJobs)
+			std::printf("{\"bench\": \"time_share_jobs_per_s_%s\", \"value\": %.1f, \"unit\": \"jobs/s\"}\n",
+				    variant, double(jobs.first + jobs.second) / kSeconds);
+		if (lease)
+			leaseRelease(holderFd, lease);
+		return true;
+	};
+	if (!lowPart("without", "", true) || !lowPart("25", "bench:25", false) ||
+	    !lowPart("50", "bench:50", true))
+		return 1;
 	return 0;
 }
