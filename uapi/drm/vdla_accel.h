@@ -741,7 +741,8 @@ struct drm_vdla_op_stats {
  * @error_* fields say where), ENOENT (a handle or syncobj that does not exist
  * for the caller, a context that is not the caller's, an in-sync point with
  * no fence yet, a lease that is not the caller's), EINVAL (also: a lease
- * of another context of the caller), EACCES (a read-only BO
+ * of another context of the caller, unless a time share: @ctx_id joins
+ * it), EACCES (a read-only BO
  * marked for writing; an SRAM BO of a partition without naming the lease
  * it was created under, on that lease's context), ECANCELED (banned
  * context; a lease not held, released or revoked), EFAULT (unreadable
@@ -784,7 +785,8 @@ struct drm_vdla_submit {
 	/**
 	 * @lease_id: in, a lease of the caller held by @ctx_id that the job
 	 * uses, or 0 (driver 1.10; an older caller's shorter structure reads
-	 * as 0). Required for BOs of an SRAM partition.
+	 * as 0). Required for BOs of an SRAM partition. A time share held by
+	 * another context of the caller: @ctx_id joins it (driver 1.11).
 	 */
 	__u32 lease_id;
 	/** @pad2: must be 0. */
