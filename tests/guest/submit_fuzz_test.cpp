@@ -231,7 +231,8 @@ private:
 	/*
 	 * The resource manager: claims that wait a few milliseconds at most,
 	 * holders asked to release within milliseconds (revocations while
-	 * jobs run), releases and queries of guessed ids, partition BOs.
+	 * jobs run), releases and queries of guessed ids, partition BOs; the
+	 * SUBMITs name guessed leases (joining time shares).
 	 */
 	void leases()
 	{
@@ -240,7 +241,8 @@ private:
 		case 1: {
 			drm_vdla_lease_acquire a = {};
 			a.ctx_id = small();
-			a.resource = rng_() % 8 ? DRM_VDLA_RESOURCE_SRAM_PARTITION : any32();
+			/* Partitions, engines and time shares, or garbage. */
+			a.resource = rng_() % 8 ? 1 + rng_() % 3 : any32();
 			a.index = rng_() % 8 ? rng_() % 3 : any32();
 			a.priority = rng_() % 4;
 			a.flags = rng_() % 8 ? rng_() % 4 : any32();
@@ -386,6 +388,8 @@ TEST_F(Fuzz, RandomIoctlsFromThreadsAndProcessesLeaveNothingBehind)
 	/* Partitions to lease, taken away again once everything is closed. */
 	SramPartitions partitions(index, "a:16K,b:16K");
 	ASSERT_EQ(partitions.error(), 0);
+	TimeShares shares(index, "s:30,t:30");
+	ASSERT_EQ(shares.error(), 0);
 	auto baseline = objectCounts(index);
 	long calls = 0;
 	{
