@@ -12,7 +12,7 @@
  *    (vdla_sched_cut()). Inside a frame whose END job has not been
  *    submitted, the lease waits for it, for one more release timeout; then
  *    the frame is cut at the next job boundary (FRAME_OVERRUN).
- *  - Either way the resource changes hands once the last job that named
+ *  - Either way a partition changes hands once the last job that named
  *    the lease has ended (a callback on its fence): the lease's partition
  *    BOs lose their SRAM, the arbitration picks the next holder, which is
  *    told (its ACQUIRE returns, or a GRANTED event), and a revoked lease

@@ -55,14 +55,21 @@ static bool ctx_destroyed(struct vdla_ctx *ctx)
 	return destroyed;
 }
 
-/* Whether @ctx already holds or waits for @res (a lease not ending). */
+/*
+ * Whether @ctx already holds or waits for @res (a lease not ending), or for
+ * any time share if @res is one: a context is charged to one share.
+ */
 static bool claimed_by(struct vdla_device *vdev, struct vdla_lease_resource *res,
 		       struct vdla_ctx *ctx)
 {
 	struct vdla_lease *lease;
 
 	list_for_each_entry(lease, &vdev->leases.leases, mgr_link) {
-		if (lease->res == res && lease->ctx == ctx && !lease->ending)
+		if (lease->ctx != ctx || lease->ending)
+			continue;
+		if (lease->res == res ||
+		    (res->type == DRM_VDLA_RESOURCE_TIME_SHARE &&
+		     lease->res->type == DRM_VDLA_RESOURCE_TIME_SHARE))
 			return true;
 	}
 	return false;
@@ -98,7 +105,7 @@ static int claim(struct vdla_device *vdev, struct vdla_file *vfile, struct vdla_
 		return -EAGAIN;
 	}
 	if (claimed_by(vdev, lease->res, lease->ctx)) {
-		drm_dbg(drm, "LEASE_ACQUIRE: context %u already claims that resource\n",
+		drm_dbg(drm, "LEASE_ACQUIRE: context %u already claims that resource (or a time share)\n",
 			args->ctx_id);
 		return -EEXIST;
 	}

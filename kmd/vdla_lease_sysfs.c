@@ -5,7 +5,8 @@
  * SRAM partitions and the device-time shares are defined, and debugfs
  * "leases", every resource with its holder and its queue.
  *
- * debugfs lists the engine reservations too, those held or waited for.
+ * debugfs lists the engine reservations too, those ever granted, held or
+ * waited for.
  *
  * sram_partitions reads and takes "name:size[,name:size...]" (sizes in
  * bytes, with an optional K or M, page multiples; an empty line removes
@@ -159,6 +160,10 @@ static int parse_shares(char *text, struct vdla_share *shares)
 			number[strlen(number) - 1] = '\0';
 		if (kstrtou32(number, 10, &percent) || !percent || percent > 100)
 			return -EINVAL;
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(shares[i].name, item))
+				return -EINVAL;
+		}
 		memset(&shares[n], 0, sizeof(shares[n]));
 		strscpy(shares[n].name, item);
 		shares[n].percent = percent;
@@ -254,7 +259,7 @@ void vdla_lease_debugfs_show(struct seq_file *m, struct vdla_device *vdev)
 	for (u32 i = 0; i < DRM_VDLA_NUM_ENGINES; i++) {
 		struct vdla_lease_resource *res = &mgr->engines[i];
 
-		if (!res->arb.holder && !res->arb.num_waiters)
+		if (!res->arb.holder && !res->arb.num_waiters && !res->grants)
 			continue;
 		seq_printf(m, "engine %u grants %llu waiters %u\n", i, res->grants,
 			   res->arb.num_waiters);

@@ -262,17 +262,35 @@ static void charge_share(struct vdla_sched *s, const struct vdla_job *job, ktime
 }
 
 /*
- * Brings the shares up to date at @now: the running job charged, and a new
- * period begun if the last one is over.
+ * Brings the shares up to date at @now: a new period begun if the last one
+ * is over, and @running (the running job, or the one just ended or
+ * stopped; NULL for none) charged.
  */
+static void charge_shares(struct vdla_sched *s, const struct vdla_job *running, ktime_t now)
+{
+	struct vdla_shares *sh = &s->shares;
+
+	if (!sh->held)
+		return;
+	if (vdla_shares_period_over(sh, now)) {
+		ktime_t start;
+
+		/* The running job's time up to the period's end goes to that period. */
+		if (running && ktime_after(sh->period_end, sh->charged_at))
+			charge_share(s, running, sh->period_end);
+		vdla_shares_new_period(sh, now);
+		/* Periods that went by unnoticed (no job ran) are charged nothing. */
+		start = ktime_sub_ns(sh->period_end, sh->period_ns);
+		if (ktime_before(sh->charged_at, start))
+			sh->charged_at = start;
+	}
+	if (running)
+		charge_share(s, running, now);
+}
+
 static void update_shares(struct vdla_sched *s, ktime_t now)
 {
-	if (!s->shares.held)
-		return;
-	if (s->running)
-		charge_share(s, s->running, now);
-	if (vdla_shares_period_over(&s->shares, now))
-		vdla_shares_new_period(&s->shares, now);
+	charge_shares(s, s->running, now);
 }
 
 /* Whether @ctx's jobs go first now: its share has credit left in the period. */
@@ -288,7 +306,7 @@ static void account(struct vdla_job *job)
 	ktime_t now = ktime_get();
 	u64 ns = ktime_to_ns(ktime_sub(now, job->start_time));
 
-	charge_share(sched_of(job->vdev), job, now);
+	charge_shares(sched_of(job->vdev), job, now);
 	job->run_ns += ns;
 	job->ctx->busy_ns += ns;
 	spin_lock(&job->file->busy_lock);
@@ -872,10 +890,20 @@ static void watchdog_work(struct work_struct *work)
 			 * A starved job's turn may be over, a share's credit
 			 * used up or renewed: a waiting job may preempt it.
 			 */
-			update_shares(s, ktime_get());
+			ktime_t now = ktime_get();
+
+			update_shares(s, now);
 			urgent = most_urgent(s);
 			if (urgent)
 				maybe_preempt(vdev, urgent);
+			/*
+			 * A starved job's protection that is over and stopped
+			 * nothing ends, or the watchdog would come back at
+			 * every tick until the job ends.
+			 */
+			if (s->running && s->running->no_preempt_until &&
+			    !ktime_before(now, s->running->no_preempt_until))
+				s->running->no_preempt_until = 0;
 			if (s->running)
 				arm_watchdog(vdev, s->running);
 		}
@@ -964,9 +992,13 @@ void vdla_sched_reserve(struct vdla_ctx *ctx, int delta)
 	mutex_lock(&vdev->fw_lock);
 	ctx->reservations += delta;
 	s->reserving += delta;
-	/* A job of the context already ready stops another context's running one. */
-	job = reserved_next(s);
-	if (job && delta > 0)
+	/*
+	 * A job of the context already ready stops another context's running
+	 * one; or the running job lost its reservation, and a waiting job
+	 * that outranks it now stops it.
+	 */
+	job = most_urgent(s);
+	if (job)
 		maybe_preempt(vdev, job);
 	dispatch(vdev);
 	mutex_unlock(&vdev->fw_lock);
@@ -982,8 +1014,12 @@ u64 vdla_sched_share_hold(struct vdla_device *vdev, u32 index, struct vdla_ctx *
 	/* The running job's time so far goes to whom it was charged to until now. */
 	update_shares(s, ktime_get());
 	grant = vdla_shares_hold(&s->shares, index, ctx);
-	/* A job of a context with credit now stops a running job without. */
-	job = share_next(s);
+	/*
+	 * A job of a context with credit now stops a running job without;
+	 * or the running job lost its credit with the share, and a waiting
+	 * job that outranks it now stops it.
+	 */
+	job = most_urgent(s);
 	if (job)
 		maybe_preempt(vdev, job);
 	if (s->running)
@@ -1003,7 +1039,7 @@ int vdla_sched_share_join(struct vdla_ctx *ctx, u32 index, u64 grant)
 	mutex_lock(&vdev->fw_lock);
 	update_shares(s, ktime_get());
 	ret = vdla_shares_join(&s->shares, index, grant, ctx);
-	job = ret ? NULL : share_next(s);
+	job = ret ? NULL : most_urgent(s);
 	if (job)
 		maybe_preempt(vdev, job);
 	if (s->running)

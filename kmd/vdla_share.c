@@ -59,9 +59,19 @@ u64 vdla_shares_hold(struct vdla_shares *sh, u32 index, struct vdla_ctx *ctx)
 		share->grant = ++sh->grants;
 		ctx->share = index + 1;
 		ctx->share_grant = share->grant;
-		/* A first holder starts a period of its own: the last one may be long gone. */
-		if (!sh->held++)
-			vdla_shares_new_period(sh, ktime_get());
+		/*
+		 * Nothing was charged while no share was held. A period that
+		 * is not over goes on, with what was used of each share in it:
+		 * releasing and claiming a share again must not renew its
+		 * credit. One that is over, or never began, begins now.
+		 */
+		if (!sh->held++) {
+			ktime_t now = ktime_get();
+
+			sh->charged_at = now;
+			if (!sh->period_end || !ktime_before(now, sh->period_end))
+				vdla_shares_new_period(sh, now);
+		}
 	} else {
 		/* Contexts that joined keep the index and grant of a share that is gone. */
 		share->holder = NULL;
@@ -72,10 +82,12 @@ u64 vdla_shares_hold(struct vdla_shares *sh, u32 index, struct vdla_ctx *ctx)
 
 int vdla_shares_join(struct vdla_shares *sh, u32 index, u64 grant, struct vdla_ctx *ctx)
 {
-	struct vdla_share *share = &sh->share[index];
+	struct vdla_share *share = &sh->share[index], *own = vdla_share_of(sh, ctx);
 
 	if (!share->holder || share->grant != grant)
 		return -ECANCELED;
+	if (own && own->holder == ctx && own != share)
+		return -EBUSY;
 	ctx->share = index + 1;
 	ctx->share_grant = share->grant;
 	return 0;
@@ -143,6 +155,4 @@ void vdla_shares_new_period(struct vdla_shares *sh, ktime_t now)
 		sh->period_end = ktime_add_ns(sh->period_end, sh->period_ns);
 	else
 		sh->period_end = ktime_add_ns(now, sh->period_ns);
-	/* Time before now is charged already, or was not charged to any share. */
-	sh->charged_at = now;
 }

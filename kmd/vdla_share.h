@@ -61,7 +61,10 @@ void vdla_shares_query(const struct vdla_shares *sh, struct drm_vdla_query_time_
 
 /* A lease on share @index is granted to @ctx (the grant's number), or (@ctx NULL) ended. */
 u64 vdla_shares_hold(struct vdla_shares *sh, u32 index, struct vdla_ctx *ctx);
-/* @ctx joins share @index for its grant @grant: -ECANCELED if that grant has ended. */
+/*
+ * @ctx joins share @index for its grant @grant: -ECANCELED if that grant
+ * has ended, -EBUSY if @ctx holds a share of its own.
+ */
 int vdla_shares_join(struct vdla_shares *sh, u32 index, u64 grant, struct vdla_ctx *ctx);
 
 /* The share @ctx's device time is charged to, or NULL. */

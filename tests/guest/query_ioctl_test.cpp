@@ -150,7 +150,7 @@ TEST_F(QueryIoctl, RejectsNonZeroPad)
 
 TEST_F(QueryIoctl, RejectsUnknownQuery)
 {
-	for (uint32_t id : { 4u, 0xffffffffu }) {
+	for (uint32_t id : { uint32_t(DRM_VDLA_QUERY_TIME_SHARES) + 1, 0xffffffffu }) {
 		query_.query = id;
 		EXPECT_EQ(run(), EINVAL) << "query " << id;
 	}

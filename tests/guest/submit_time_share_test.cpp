@@ -187,7 +187,7 @@ TEST_F(TimeShareTest, SharesAreDefinedThroughSysfsAndQueried)
 	EXPECT_EQ(q.shares[2].percent, 0u);
 
 	/* Bad definitions change nothing. */
-	for (const char *bad : { "a:0", "a:101", "a:50,:10", "a b:10", "a:10x", "a", "a:-5",
+	for (const char *bad : { "a:0", "a:101", "a:50,:10", "a b:10", "a:10x", "a", "a:-5", "a:10,a:20",
 				 "a:1,b:1,c:1,d:1,e:1,f:1,g:1,h:1,i:1",
 				 "a-name-that-is-too-long:10" })
 		EXPECT_EQ(writeFile(timeSharesPath(index), bad), EINVAL) << bad;
@@ -318,6 +318,70 @@ TEST_F(TimeShareTest, AContextOfTheHoldersFileJoinsByNamingTheLease)
 	EXPECT_EQ(late.submit(lease), ECANCELED) << "joined a revoked share";
 	ASSERT_EQ(leaseRelease(otherFd(), other), 0);
 	ASSERT_EQ(leaseRelease(fd(), lease), 0);
+}
+
+TEST_F(TimeShareTest, ReleasingAndClaimingAgainDoesNotRenewTheCredit)
+{
+	/* A period far longer than the test: every charge below is in one period. */
+	ParamOverride period("time_share_period_ms", "10000");
+	ASSERT_EQ(period.error(), 0);
+	TimeShares shares(node_.index(), "camera:50,monitor:10");
+	ASSERT_EQ(shares.error(), 0);
+	Ctx ctx(fd(), DRM_VDLA_PRIORITY_NORMAL), other(fd(), DRM_VDLA_PRIORITY_NORMAL);
+	uint32_t lease = holdShare(fd(), ctx, DRM_VDLA_PRIORITY_NORMAL);
+	LeaseClaim second;
+	second.ctx = ctx.id();
+	second.resource = DRM_VDLA_RESOURCE_TIME_SHARE;
+	second.index = 1;
+	uint32_t id = 0;
+	EXPECT_EQ(leaseAcquire(fd(), second, &id), EEXIST) << "a context is charged to one share";
+	Backlog work(fd(), ctx, 2, 800);
+	ASSERT_EQ(work.submit(), 0);
+	work.checkAll();
+	drm_vdla_query_time_shares q;
+	ASSERT_EQ(queryTimeShares(fd(), &q), 0);
+	uint64_t used = q.shares[0].used_ns;
+	EXPECT_GT(used, 0u);
+	ASSERT_EQ(leaseRelease(fd(), lease), 0);
+	lease = holdShare(fd(), ctx, DRM_VDLA_PRIORITY_NORMAL);
+	ASSERT_EQ(queryTimeShares(fd(), &q), 0);
+	EXPECT_EQ(q.shares[0].used_ns, used) << "claiming the share again renewed its credit";
+
+	/* A context holding a share of its own does not join another's. */
+	uint32_t otherLease = holdShare(fd(), other, DRM_VDLA_PRIORITY_NORMAL, 1);
+	Backlog joining(fd(), ctx, 1, 900);
+	EXPECT_EQ(joining.submit(otherLease), EBUSY);
+	ASSERT_EQ(leaseRelease(fd(), otherLease), 0);
+	ASSERT_EQ(leaseRelease(fd(), lease), 0);
+}
+
+TEST_F(TimeShareTest, AJobThatLosesItsShareIsPreemptedByAHigherPriority)
+{
+	ParamOverride period("time_share_period_ms", "10000");
+	ASSERT_EQ(period.error(), 0);
+	FaultInjection fi(node_.index());
+	ASSERT_EQ(fi.set("bdma", "delay", 0, 20000), 0);
+	TimeShares shares(node_.index(), "all:100");
+	ASSERT_EQ(shares.error(), 0);
+	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
+	uint32_t lease = holdShare(fd(), low, DRM_VDLA_PRIORITY_LOW);
+	/* 16 operations of 20 ms: the share's credit protects it from HIGH. */
+	ChainJob chain(fd(), 16, 900);
+	Syncobj chainDone(fd());
+	ASSERT_EQ(submit(fd(), chain.submission(low.id(), chainDone.sync())), 0);
+	ASSERT_TRUE(waitUntil([&] { return readState(node_.index())["running"] == 1; }, 5000));
+	Backlog urgent(otherFd(), high, 1, 901);
+	ASSERT_EQ(urgent.submit(), 0);
+	EXPECT_EQ(low.query().jobs_preempted, 0u) << "a job with credit was stopped";
+	/* Without its share the running job goes by its priority: HIGH stops it. */
+	ASSERT_EQ(leaseRelease(fd(), lease), 0);
+	EXPECT_TRUE(urgent.lastEnds());
+	EXPECT_TRUE(fenceSucceeds(chainDone));
+	EXPECT_TRUE(chain.check());
+	EXPECT_LT(urgent.lastEndNs(), chainDone.fence().timestampNs)
+		<< "HIGH waited for the whole job that had lost its share";
+	EXPECT_EQ(low.query().jobs_preempted, 1u);
+	urgent.checkAll();
 }
 
 } /* namespace */

@@ -903,8 +903,9 @@ struct drm_vdla_fence_export {
  * context with work ready all period long thus gets at least its share of
  * the device, less one operation. Another context of the holder's file
  * joins the share with its first SUBMIT naming the lease, and is charged
- * to it from then on, while the lease is held. A revocation cancels
- * nothing.
+ * to it from then on, while the lease is held (EBUSY if it holds a share
+ * of its own). A context claims one share at a time (EEXIST). A
+ * revocation cancels nothing.
  */
 #define DRM_VDLA_RESOURCE_TIME_SHARE		3
 
