@@ -85,12 +85,24 @@ static int parse_partitions(char *text, struct vdla_sram_part *parts)
 	return n;
 }
 
+/* Whether a lease (held, waiting or handing over) is on a resource of @type. */
+static bool leased(struct vdla_device *vdev, u32 type)
+{
+	struct vdla_lease *lease;
+
+	lockdep_assert_held(&vdev->leases.lock);
+	list_for_each_entry(lease, &vdev->leases.leases, mgr_link) {
+		if (lease->res->type == type)
+			return true;
+	}
+	return false;
+}
+
 static ssize_t sram_partitions_store(struct device *dev, struct device_attribute *attr,
 				     const char *buf, size_t count)
 {
 	struct vdla_device *vdev = pci_get_drvdata(to_pci_dev(dev));
 	struct vdla_sram_part parts[DRM_VDLA_MAX_SRAM_PARTITIONS];
-	struct vdla_lease *lease;
 	char *text;
 	int n, ret;
 
@@ -103,12 +115,9 @@ static ssize_t sram_partitions_store(struct device *dev, struct device_attribute
 		return n;
 
 	mutex_lock(&vdev->leases.lock);
-	ret = 0;
-	list_for_each_entry(lease, &vdev->leases.leases, mgr_link) {
-		if (lease->res->type == DRM_VDLA_RESOURCE_SRAM_PARTITION)
-			ret = -EBUSY;
-	}
-	if (!ret)
+	if (leased(vdev, DRM_VDLA_RESOURCE_SRAM_PARTITION))
+		ret = -EBUSY;
+	else
 		ret = vdla_sram_set_partitions(vdev, parts, n);
 	mutex_unlock(&vdev->leases.lock);
 	if (ret)
@@ -178,7 +187,6 @@ static ssize_t time_shares_store(struct device *dev, struct device_attribute *at
 {
 	struct vdla_device *vdev = pci_get_drvdata(to_pci_dev(dev));
 	struct vdla_share shares[DRM_VDLA_MAX_TIME_SHARES];
-	struct vdla_lease *lease;
 	char *text;
 	int n, ret;
 
@@ -191,12 +199,9 @@ static ssize_t time_shares_store(struct device *dev, struct device_attribute *at
 		return n;
 
 	mutex_lock(&vdev->leases.lock);
-	ret = 0;
-	list_for_each_entry(lease, &vdev->leases.leases, mgr_link) {
-		if (lease->res->type == DRM_VDLA_RESOURCE_TIME_SHARE)
-			ret = -EBUSY;
-	}
-	if (!ret)
+	if (leased(vdev, DRM_VDLA_RESOURCE_TIME_SHARE))
+		ret = -EBUSY;
+	else
 		ret = vdla_sched_set_shares(vdev, shares, n);
 	mutex_unlock(&vdev->leases.lock);
 	if (ret)

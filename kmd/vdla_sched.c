@@ -566,7 +566,6 @@ static void arm_watchdog(struct vdla_device *vdev, struct vdla_job *job)
 {
 	u64 limit = (u64)READ_ONCE(job_timeout_ms) * NSEC_PER_MSEC;
 	u64 left = limit > job->run_ns ? limit - job->run_ns : 0;
-
 	struct vdla_sched *s = sched_of(vdev);
 
 	if (job->no_preempt_until) {
@@ -588,7 +587,7 @@ static void arm_watchdog(struct vdla_device *vdev, struct vdla_job *job)
 			left = min_t(u64, left, credit);
 		left = min_t(u64, left, max_t(s64, period, 0));
 	}
-	mod_delayed_work(vdla_wq, &sched_of(vdev)->watchdog, nsecs_to_jiffies(left) + 1);
+	mod_delayed_work(vdla_wq, &s->watchdog, nsecs_to_jiffies(left) + 1);
 }
 
 static void start(struct vdla_device *vdev, struct vdla_job *job)
@@ -983,11 +982,27 @@ static u64 stopped_seqno(struct vdla_sched *s, const struct vdla_ctx *ctx)
 	return 0;
 }
 
+/*
+ * What outranks what changed (a reservation or a share gained or lost):
+ * the waiting job that goes next may stop the running one, whose watchdog
+ * follows its new credit, and an idle device starts it.
+ */
+static void reconsider(struct vdla_device *vdev)
+{
+	struct vdla_sched *s = sched_of(vdev);
+	struct vdla_job *job = most_urgent(s);
+
+	if (job)
+		maybe_preempt(vdev, job);
+	if (s->running)
+		arm_watchdog(vdev, s->running);
+	dispatch(vdev);
+}
+
 void vdla_sched_reserve(struct vdla_ctx *ctx, int delta)
 {
 	struct vdla_device *vdev = ctx->vdev;
 	struct vdla_sched *s = sched_of(vdev);
-	struct vdla_job *job;
 
 	mutex_lock(&vdev->fw_lock);
 	ctx->reservations += delta;
@@ -997,17 +1012,13 @@ void vdla_sched_reserve(struct vdla_ctx *ctx, int delta)
 	 * one; or the running job lost its reservation, and a waiting job
 	 * that outranks it now stops it.
 	 */
-	job = most_urgent(s);
-	if (job)
-		maybe_preempt(vdev, job);
-	dispatch(vdev);
+	reconsider(vdev);
 	mutex_unlock(&vdev->fw_lock);
 }
 
 u64 vdla_sched_share_hold(struct vdla_device *vdev, u32 index, struct vdla_ctx *ctx)
 {
 	struct vdla_sched *s = sched_of(vdev);
-	struct vdla_job *job;
 	u64 grant;
 
 	mutex_lock(&vdev->fw_lock);
@@ -1019,12 +1030,7 @@ u64 vdla_sched_share_hold(struct vdla_device *vdev, u32 index, struct vdla_ctx *
 	 * or the running job lost its credit with the share, and a waiting
 	 * job that outranks it now stops it.
 	 */
-	job = most_urgent(s);
-	if (job)
-		maybe_preempt(vdev, job);
-	if (s->running)
-		arm_watchdog(vdev, s->running);
-	dispatch(vdev);
+	reconsider(vdev);
 	mutex_unlock(&vdev->fw_lock);
 	return grant;
 }
@@ -1033,18 +1039,13 @@ int vdla_sched_share_join(struct vdla_ctx *ctx, u32 index, u64 grant)
 {
 	struct vdla_device *vdev = ctx->vdev;
 	struct vdla_sched *s = sched_of(vdev);
-	struct vdla_job *job;
 	int ret;
 
 	mutex_lock(&vdev->fw_lock);
 	update_shares(s, ktime_get());
 	ret = vdla_shares_join(&s->shares, index, grant, ctx);
-	job = ret ? NULL : most_urgent(s);
-	if (job)
-		maybe_preempt(vdev, job);
-	if (s->running)
-		arm_watchdog(vdev, s->running);
-	dispatch(vdev);
+	if (!ret)
+		reconsider(vdev);
 	mutex_unlock(&vdev->fw_lock);
 	return ret;
 }
