@@ -947,7 +947,7 @@ struct drm_vdla_fence_export {
  * DRM_VDLA_LEASE_ACQUIRE_QUEUE: nothing changed), ETIMEDOUT (not granted in
  * @timeout_ns, or a preemption that did not finish in time: the claim is
  * withdrawn), EEXIST (the context already holds or waits for that
- * resource), EAGAIN (DRM_VDLA_MAX_LEASES_PER_FILE, or no room left for the
+ * resource, or for another time share), EAGAIN (DRM_VDLA_MAX_LEASES_PER_FILE, or no room left for the
  * lease's events: read the node's events), ENOMEM.
  */
 struct drm_vdla_lease_acquire {

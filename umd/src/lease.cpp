@@ -49,7 +49,9 @@ std::string acquireErrorReason(int err, const LeaseRequest &request)
 	case EACCES:
 		return what + ": a priority above normal, or preempting the holder, needs CAP_SYS_NICE";
 	case EEXIST:
-		return what + ": the context already holds or waits for it";
+		return what + (request.resource == LeaseResource::TimeShare
+				       ? ": the context already holds or waits for a time share"
+				       : ": the context already holds or waits for it");
 	case ENOENT:
 		return what + ": no such resource";
 	case EAGAIN:

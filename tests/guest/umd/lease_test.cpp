@@ -325,6 +325,13 @@ TEST_F(LeaseTest, ATimeShareIsListedLeasedAndJoined)
 	auto held = mine.acquire(*lowCtx_, request);
 	ASSERT_TRUE(succeeded(held));
 	EXPECT_EQ((*held)->resource(), vdla::LeaseResource::TimeShare);
+	vdla::LeaseRequest secondShare = request;
+	secondShare.index = 0;
+	auto second = mine.acquire(*lowCtx_, secondShare);
+	ASSERT_FALSE(second) << "a context is charged to one share";
+	EXPECT_EQ(second.error().code(), EEXIST);
+	EXPECT_NE(second.error().message().find("a time share"), std::string::npos)
+		<< second.error().message();
 
 	/* A second context of the Device joins; its device time is charged to the share. */
 	auto member = vdla::Context::create(*device_, vdla::Priority::Normal);

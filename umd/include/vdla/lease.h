@@ -179,7 +179,7 @@ public:
 	 * equal or higher priority and no wait asked), ETIMEDOUT (not
 	 * granted in time: the claim is withdrawn), EINTR (a signal came
 	 * while it waited: the claim is withdrawn), EACCES (a privilege is
-	 * missing), EEXIST (the context already claims it), ENOENT (no such
+	 * missing), EEXIST (the context already claims it, or another time share), ENOENT (no such
 	 * partition), EAGAIN (16 leases, or unread events fill the file's
 	 * event space: call dispatch()), EOPNOTSUPP (driver before 1.10).
 	 * Callbacks of other leases still run (dispatch() on another thread)
