@@ -288,9 +288,11 @@ static void charge_shares(struct vdla_sched *s, const struct vdla_job *running, 
 		charge_share(s, running, now);
 }
 
-static void update_shares(struct vdla_sched *s, ktime_t now)
+/* charge_shares() for the running job, now; nothing to read while no share is held. */
+static void update_shares(struct vdla_sched *s)
 {
-	charge_shares(s, s->running, now);
+	if (s->shares.held)
+		charge_shares(s, s->running, ktime_get());
 }
 
 /* Whether @ctx's jobs go first now: its share has credit left in the period. */
@@ -530,7 +532,7 @@ static struct vdla_job *pick_next(struct vdla_sched *s)
 	ktime_t now;
 
 	/* Shares with credit, then engine reservations, come before priorities and starvation. */
-	update_shares(s, ktime_get());
+	update_shares(s);
 	oldest = share_next(s) ?: reserved_next(s);
 	if (oldest)
 		return oldest;
@@ -681,7 +683,7 @@ static void maybe_preempt(struct vdla_device *vdev, const struct vdla_job *waiti
 	if (!READ_ONCE(preempt) || !running || running->stopping)
 		return;
 	/* A share with credit outranks everything else, and nothing stops its job. */
-	update_shares(s, ktime_get());
+	update_shares(s);
 	if (has_credit(s, running->ctx))
 		return;
 	/* A reservation outranks any priority; nothing without one stops a reserved job. */
@@ -891,7 +893,7 @@ static void watchdog_work(struct work_struct *work)
 			 */
 			ktime_t now = ktime_get();
 
-			update_shares(s, now);
+			update_shares(s);
 			urgent = most_urgent(s);
 			if (urgent)
 				maybe_preempt(vdev, urgent);
@@ -1023,7 +1025,7 @@ u64 vdla_sched_share_hold(struct vdla_device *vdev, u32 index, struct vdla_ctx *
 
 	mutex_lock(&vdev->fw_lock);
 	/* The running job's time so far goes to whom it was charged to until now. */
-	update_shares(s, ktime_get());
+	update_shares(s);
 	grant = vdla_shares_hold(&s->shares, index, ctx);
 	/*
 	 * A job of a context with credit now stops a running job without;
@@ -1042,7 +1044,7 @@ int vdla_sched_share_join(struct vdla_ctx *ctx, u32 index, u64 grant)
 	int ret;
 
 	mutex_lock(&vdev->fw_lock);
-	update_shares(s, ktime_get());
+	update_shares(s);
 	ret = vdla_shares_join(&s->shares, index, grant, ctx);
 	if (!ret)
 		reconsider(vdev);
@@ -1065,7 +1067,7 @@ void vdla_sched_query_shares(struct vdla_device *vdev, struct drm_vdla_query_tim
 	struct vdla_sched *s = sched_of(vdev);
 
 	mutex_lock(&vdev->fw_lock);
-	update_shares(s, ktime_get());
+	update_shares(s);
 	vdla_shares_query(&s->shares, out);
 	mutex_unlock(&vdev->fw_lock);
 }

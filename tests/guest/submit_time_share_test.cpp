@@ -40,7 +40,28 @@ protected:
 		ASSERT_TRUE(other_.valid());
 	}
 
-	void TearDown() override { other_.close(); }
+	void TearDown() override
+	{
+		shares_.reset();
+		faults_.reset();
+		starvation_.reset();
+		other_.close();
+	}
+
+	/*
+	 * The set-up of a contention measure: shares @spec defined, the
+	 * starvation guard out of the way (only the shares and priorities
+	 * order the jobs), and every BDMA operation kOpDelayUs long.
+	 */
+	void contend(const std::string &spec)
+	{
+		starvation_ = std::make_unique<ParamOverride>("starvation_ms", "10000");
+		ASSERT_EQ(starvation_->error(), 0);
+		faults_ = std::make_unique<FaultInjection>(node_.index());
+		ASSERT_EQ(faults_->set("bdma", "delay", 0, kOpDelayUs), 0);
+		shares_ = std::make_unique<TimeShares>(node_.index(), spec);
+		ASSERT_EQ(shares_->error(), 0);
+	}
 
 	int otherFd() const { return other_.fd(); }
 
@@ -61,6 +82,9 @@ protected:
 	}
 
 	Node other_;
+	std::unique_ptr<ParamOverride> starvation_;
+	std::unique_ptr<FaultInjection> faults_;
+	std::unique_ptr<TimeShares> shares_;
 };
 
 /*
@@ -221,12 +245,7 @@ TEST_F(TimeShareTest, SharesAreDefinedThroughSysfsAndQueried)
 
 TEST_F(TimeShareTest, AShareGetsItsFractionAgainstAHigherPriority)
 {
-	ParamOverride starvation("starvation_ms", "10000");
-	ASSERT_EQ(starvation.error(), 0);
-	FaultInjection fi(node_.index());
-	ASSERT_EQ(fi.set("bdma", "delay", 0, kOpDelayUs), 0);
-	TimeShares shares(node_.index(), "camera:30");
-	ASSERT_EQ(shares.error(), 0);
+	ASSERT_NO_FATAL_FAILURE(contend("camera:30"));
 	Ctx low(fd(), DRM_VDLA_PRIORITY_LOW), high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
 
 	double without = lowFraction(low, high, 0, 100);
@@ -251,12 +270,7 @@ TEST_F(TimeShareTest, AShareGetsItsFractionAgainstAHigherPriority)
 
 TEST_F(TimeShareTest, SeveralSharesEachGetTheirFractionInEveryPeriod)
 {
-	ParamOverride starvation("starvation_ms", "10000");
-	ASSERT_EQ(starvation.error(), 0);
-	FaultInjection fi(node_.index());
-	ASSERT_EQ(fi.set("bdma", "delay", 0, kOpDelayUs), 0);
-	TimeShares shares(node_.index(), "camera:40,monitor:20");
-	ASSERT_EQ(shares.error(), 0);
+	ASSERT_NO_FATAL_FAILURE(contend("camera:40,monitor:20"));
 	Ctx camera(fd(), DRM_VDLA_PRIORITY_LOW), monitor(otherFd(), DRM_VDLA_PRIORITY_LOW);
 	Ctx high(otherFd(), DRM_VDLA_PRIORITY_HIGH);
 	holdShare(fd(), camera, DRM_VDLA_PRIORITY_LOW, 0);
@@ -276,12 +290,7 @@ TEST_F(TimeShareTest, SeveralSharesEachGetTheirFractionInEveryPeriod)
 
 TEST_F(TimeShareTest, AContextOfTheHoldersFileJoinsByNamingTheLease)
 {
-	ParamOverride starvation("starvation_ms", "10000");
-	ASSERT_EQ(starvation.error(), 0);
-	FaultInjection fi(node_.index());
-	ASSERT_EQ(fi.set("bdma", "delay", 0, kOpDelayUs), 0);
-	TimeShares shares(node_.index(), "group:50");
-	ASSERT_EQ(shares.error(), 0);
+	ASSERT_NO_FATAL_FAILURE(contend("group:50"));
 	Ctx holder(fd(), DRM_VDLA_PRIORITY_LOW), member(fd(), DRM_VDLA_PRIORITY_LOW);
 	Ctx high(otherFd(), DRM_VDLA_PRIORITY_HIGH), stranger(otherFd(), DRM_VDLA_PRIORITY_LOW);
 	uint32_t lease = holdShare(fd(), holder, DRM_VDLA_PRIORITY_LOW, 0, 50 * kMs);

@@ -18,6 +18,8 @@
 
 #include <vdla/unique_fd.h>
 
+#include "query.h"
+
 namespace vdla {
 
 namespace {
@@ -60,23 +62,6 @@ std::string formatPciAddress(uint32_t domain, uint32_t bus)
 	std::snprintf(text, sizeof(text), "%04x:%02x:%02x.%x", domain, (bus >> 8) & 0xff,
 		(bus >> 3) & 0x1f, bus & 0x7);
 	return text;
-}
-
-/* Fills *@raw with the structure DRM_IOCTL_VDLA_QUERY @id gives; 0 or the errno. */
-template<typename T>
-int queryInto(int fd, uint32_t id, T *raw)
-{
-	drm_vdla_query query = {};
-	query.query = id;
-	/*
-	 * Drivers before 1.6 take only their own size: ask it first, and
-	 * leave the fields an older driver does not have at zero.
-	 */
-	if (drmIoctl(fd, DRM_IOCTL_VDLA_QUERY, &query))
-		return errno;
-	query.size = std::min<uint32_t>(query.size, sizeof(*raw));
-	query.data = reinterpret_cast<uintptr_t>(raw);
-	return drmIoctl(fd, DRM_IOCTL_VDLA_QUERY, &query) ? errno : 0;
 }
 
 Result<drm_vdla_query_device> queryDevice(int fd, const std::string &node)

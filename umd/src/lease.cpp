@@ -17,6 +17,8 @@
 
 #include <vdla/device.h>
 
+#include "query.h"
+
 namespace vdla {
 
 /* The public header spells the UAPI's reasons out, so as not to need it. */
@@ -69,12 +71,8 @@ Result<std::vector<SramPartition>> sramPartitions(const Device &device)
 	if (!device.info().driverVersion.atLeast(1, 10))
 		return driverTooOld(device);
 	drm_vdla_query_sram_partitions parts = {};
-	drm_vdla_query q = {};
-	q.query = DRM_VDLA_QUERY_SRAM_PARTITIONS;
-	q.size = sizeof(parts);
-	q.data = reinterpret_cast<uintptr_t>(&parts);
-	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_QUERY, &q))
-		return Error(errno, "cannot query the SRAM partitions");
+	if (int error = queryInto(device.fd(), DRM_VDLA_QUERY_SRAM_PARTITIONS, &parts))
+		return Error(error, "cannot query the SRAM partitions");
 	std::vector<SramPartition> out;
 	for (uint32_t i = 0; i < parts.count && i < DRM_VDLA_MAX_SRAM_PARTITIONS; i++) {
 		const drm_vdla_sram_partition &p = parts.partitions[i];
@@ -90,12 +88,8 @@ Result<TimeShares> timeShares(const Device &device)
 		return Error(EOPNOTSUPP, "driver " + device.info().driverVersion.toString()
 						 + " has no time shares (1.11 has)");
 	drm_vdla_query_time_shares shares = {};
-	drm_vdla_query q = {};
-	q.query = DRM_VDLA_QUERY_TIME_SHARES;
-	q.size = sizeof(shares);
-	q.data = reinterpret_cast<uintptr_t>(&shares);
-	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_QUERY, &q))
-		return Error(errno, "cannot query the time shares");
+	if (int error = queryInto(device.fd(), DRM_VDLA_QUERY_TIME_SHARES, &shares))
+		return Error(error, "cannot query the time shares");
 	TimeShares out;
 	out.period = std::chrono::microseconds(shares.period_us);
 	for (uint32_t i = 0; i < shares.count && i < DRM_VDLA_MAX_TIME_SHARES; i++) {
