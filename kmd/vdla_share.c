@@ -33,6 +33,11 @@ int vdla_shares_set(struct vdla_shares *sh, const struct vdla_share *shares, u32
 		sh->share[i].percent = shares[i].percent;
 	}
 	sh->count = n;
+	/*
+	 * The credits of a period were fractions of the shares it began
+	 * with: new shares begin a period of their own when first held.
+	 */
+	sh->period_end = 0;
 	return 0;
 }
 

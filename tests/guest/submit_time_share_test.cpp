@@ -364,6 +364,31 @@ TEST_F(TimeShareTest, ReleasingAndClaimingAgainDoesNotRenewTheCredit)
 	ASSERT_EQ(leaseRelease(fd(), lease), 0);
 }
 
+TEST_F(TimeShareTest, ANewDefinitionBeginsANewPeriod)
+{
+	Ctx ctx(fd(), DRM_VDLA_PRIORITY_NORMAL);
+	drm_vdla_query_time_shares q;
+	{
+		/* A long period begins with the first lease and is not over at its release. */
+		ParamOverride period("time_share_period_ms", "10000");
+		ASSERT_EQ(period.error(), 0);
+		TimeShares shares(node_.index(), "camera:50");
+		ASSERT_EQ(shares.error(), 0);
+		uint32_t lease = holdShare(fd(), ctx, DRM_VDLA_PRIORITY_NORMAL);
+		ASSERT_EQ(queryTimeShares(fd(), &q), 0);
+		EXPECT_EQ(q.period_us, 10000000u);
+		ASSERT_EQ(leaseRelease(fd(), lease), 0);
+	}
+	ParamOverride period("time_share_period_ms", "50");
+	ASSERT_EQ(period.error(), 0);
+	TimeShares shares(node_.index(), "camera:50");
+	ASSERT_EQ(shares.error(), 0);
+	uint32_t lease = holdShare(fd(), ctx, DRM_VDLA_PRIORITY_NORMAL);
+	ASSERT_EQ(queryTimeShares(fd(), &q), 0);
+	EXPECT_EQ(q.period_us, 50000u) << "new shares went on with the old shares' period";
+	ASSERT_EQ(leaseRelease(fd(), lease), 0);
+}
+
 TEST_F(TimeShareTest, AJobThatLosesItsShareIsPreemptedByAHigherPriority)
 {
 	ParamOverride period("time_share_period_ms", "10000");
