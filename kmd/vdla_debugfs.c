@@ -182,12 +182,20 @@ static int leases_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
+/* Every pipeline, its references and channels (vdla_pipeline.c). */
+static int pipelines_show(struct seq_file *m, void *unused)
+{
+	vdla_pipeline_debugfs_show(m, entry_vdev(m));
+	return 0;
+}
+
 static const struct drm_debugfs_info vdla_debugfs_list[] = {
 	{ "state", state_show },
 	{ "contexts", contexts_show },
 	{ "jobs", jobs_show },
 	{ "registers", registers_show },
 	{ "leases", leases_show },
+	{ "pipelines", pipelines_show },
 };
 
 /* "<engine> <mode> <count|forever> [delay_us]", nothing else. */

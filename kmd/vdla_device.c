@@ -113,6 +113,9 @@ int vdla_device_init(struct vdla_device *vdev)
 	ret = vdla_lease_sysfs_init(vdev);
 	if (ret)
 		return ret;
+	ret = vdla_pipelines_init(vdev);
+	if (ret)
+		return ret;
 
 	/* Start from a known state whatever the previous driver left behind. */
 	vdla_write(vdev, VDLA_REG_RESET, VDLA_RESET_SOFT);

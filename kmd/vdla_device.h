@@ -11,6 +11,7 @@
 #include <linux/pci.h>
 
 #include "vdla_lease.h"
+#include "vdla_pipeline.h"
 #include "vdla_regs.h"
 #include "vdla_sched.h"
 #include "vdla_sram.h"
@@ -93,6 +94,8 @@ struct vdla_device {
 	struct vdla_sram sram;
 	/** @leases: the resource manager's leases (vdla_lease.c). */
 	struct vdla_lease_mgr leases;
+	/** @pipelines: the pipelines (vdla_pipeline.c). */
+	struct vdla_pipelines pipelines;
 
 	/** @sched: the scheduler and dispatcher. */
 	struct vdla_sched sched;

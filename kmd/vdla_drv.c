@@ -30,6 +30,8 @@
 #include "vdla_irq.h"
 #include "vdla_job.h"
 #include "vdla_lease.h"
+#include "vdla_pipeline.h"
+#include "vdla_pipeline_ioctl.h"
 #include "vdla_query.h"
 #include "vdla_sched.h"
 #include "vdla_selftest.h"
@@ -54,17 +56,29 @@ static const struct drm_ioctl_desc vdla_ioctls[] = {
 	VDLA_IOCTL(LEASE_ACQUIRE, lease_acquire),
 	VDLA_IOCTL(LEASE_RELEASE, lease_release),
 	VDLA_IOCTL(LEASE_QUERY, lease_query),
+	VDLA_IOCTL(PIPELINE_CREATE, pipeline_create),
+	VDLA_IOCTL(PIPELINE_OPEN, pipeline_open),
+	VDLA_IOCTL(PIPELINE_DESTROY, pipeline_destroy),
+	VDLA_IOCTL(PIPELINE_CLOSE, pipeline_close),
+	VDLA_IOCTL(PIPELINE_QUERY, pipeline_query),
+	VDLA_IOCTL(PIPELINE_SET_EXIT, pipeline_set_exit),
+	VDLA_IOCTL(CHANNEL_CREATE, channel_create),
+	VDLA_IOCTL(CHANNEL_DUP, channel_dup),
+	VDLA_IOCTL(CHANNEL_DESTROY, channel_destroy),
+	VDLA_IOCTL(CHANNEL_ATTR, channel_attr),
+	VDLA_IOCTL(PORT_BUFFER, port_buffer),
 };
 
 /*
- * The file's leases stop sending events before the DRM core releases them
- * (it does so before postclose, where the leases end).
+ * The file's leases and pipeline handles stop sending events before the
+ * DRM core releases them (it does so before postclose, where they end).
  */
 static int vdla_release(struct inode *inode, struct file *filp)
 {
 	struct drm_file *file = filp->private_data;
 
 	vdla_lease_file_closing(file->driver_priv);
+	vdla_pipeline_file_closing(file->driver_priv);
 	return drm_release(inode, filp);
 }
 

@@ -4,7 +4,7 @@
 
 /* Driver (UAPI) version; the history is next to struct drm_driver. */
 #define VDLA_DRIVER_MAJOR	1
-#define VDLA_DRIVER_MINOR	11
+#define VDLA_DRIVER_MINOR	12
 #define VDLA_DRIVER_PATCHLEVEL	0
 
 #endif /* __VDLA_DRV_H__ */

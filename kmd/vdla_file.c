@@ -16,6 +16,7 @@
 #include "vdla_lease.h"
 #include "vdla_sram_bo.h"
 #include "vdla_mmu.h"
+#include "vdla_pipeline.h"
 #include "vdla_sched.h"
 
 int vdla_open(struct drm_device *drm, struct drm_file *file)
@@ -34,7 +35,9 @@ int vdla_open(struct drm_device *drm, struct drm_file *file)
 	vfile->vdev = vdev;
 	xa_init_flags(&vfile->contexts, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vfile->leases, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vfile->pipelines, XA_FLAGS_ALLOC1);
 	vfile->pid = task_tgid_nr(current);
+	vfile->tgid = get_pid(task_tgid(current));
 	spin_lock_init(&vfile->busy_lock);
 	get_task_comm(vfile->comm, current);
 	file->driver_priv = vfile;
@@ -47,6 +50,8 @@ static void file_release(struct kref *ref)
 
 	xa_destroy(&vfile->contexts);
 	xa_destroy(&vfile->leases);
+	xa_destroy(&vfile->pipelines);
+	put_pid(vfile->tgid);
 	vdla_as_put(vfile->as);
 	kfree(vfile);
 }
@@ -80,6 +85,12 @@ void vdla_postclose(struct drm_device *drm, struct drm_file *file)
 	vdla_sched_cancel_file(vfile->vdev, vfile);
 	/* With no job left, its resources go to their next waiters at once. */
 	vdla_lease_file_close(vfile);
+	/*
+	 * Then its channel handles and pipeline references go, the last
+	 * other reference running the pipeline's exit action, and the
+	 * pipelines it owns are torn down (docs/ownership.md).
+	 */
+	vdla_pipeline_file_close(vfile);
 	vdla_file_put(vfile);
 }
 

@@ -51,8 +51,12 @@ struct vdla_file {
 	ktime_t running_since;
 	/** @last_start: when a job of the file last started (sched.starts); under fw_lock. */
 	u64 last_start;
+	/** @pipelines: the file's pipeline handles (vdla_pipeline.c), under its lock. */
+	struct xarray pipelines;
 	/** @pid: the opening process, for debugfs. */
 	pid_t pid;
+	/** @tgid: the same, to report it in each reader's pid namespace. */
+	struct pid *tgid;
 	char comm[TASK_COMM_LEN];
 };
 

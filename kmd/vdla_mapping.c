@@ -202,3 +202,36 @@ struct vdla_mapping *vdla_mapping_adopt(struct drm_file *file, struct drm_gem_ob
 	vdla_mapping_put(m);
 	return found;
 }
+
+int vdla_mapping_handle_create(struct drm_file *file, struct drm_gem_object *obj, bool writable,
+			       u32 *handle)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_bo *bo = vdla_bo_of(obj);
+	struct vdla_mapping *m;
+	int ret;
+
+	mutex_lock(&bo->mappings_lock);
+	if (find_mapping(bo, vfile->as)) {
+		mutex_unlock(&bo->mappings_lock);
+		return -EBUSY;
+	}
+	m = mapping_create(bo, vfile->as, writable);
+	if (IS_ERR(m)) {
+		mutex_unlock(&bo->mappings_lock);
+		return PTR_ERR(m);
+	}
+	/*
+	 * The handle is published with the mapping on the list and the lock
+	 * held: a thread that uses the new number at once waits for the lock
+	 * and then finds this mapping, never makes one of another access.
+	 */
+	ret = drm_gem_handle_create(file, obj, handle);
+	if (!ret && handle_names(file, *handle, obj)) {
+		m->handle_ref = true;
+		m = NULL;
+	}
+	mutex_unlock(&bo->mappings_lock);
+	vdla_mapping_put(m); /* not the handle's: it failed, or was closed already */
+	return ret;
+}

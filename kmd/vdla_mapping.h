@@ -61,6 +61,13 @@ struct vdla_mapping *vdla_mapping_adopt(struct drm_file *file, struct drm_gem_ob
 					u32 handle, struct vdla_mapping *m);
 /* The file's last handle to the BO is gone: drop the handle's reference. */
 void vdla_mapping_drop_handle(struct vdla_bo *bo, struct drm_file *file);
+/*
+ * A new handle of @file to @obj, mapped with the access @writable before
+ * the handle exists (PORT_BUFFER TAKE); -EBUSY if the file holds the BO
+ * already.
+ */
+int vdla_mapping_handle_create(struct drm_file *file, struct drm_gem_object *obj, bool writable,
+			       u32 *handle);
 void vdla_mapping_put(struct vdla_mapping *m);
 /* The device address of the BO's start in the mapping's address space. */
 u64 vdla_mapping_address(const struct vdla_mapping *m);

@@ -37,6 +37,17 @@ extern "C" {
 #define DRM_VDLA_LEASE_ACQUIRE		0x0d
 #define DRM_VDLA_LEASE_RELEASE		0x0e
 #define DRM_VDLA_LEASE_QUERY		0x0f
+#define DRM_VDLA_PIPELINE_CREATE	0x10
+#define DRM_VDLA_PIPELINE_OPEN		0x11
+#define DRM_VDLA_PIPELINE_DESTROY	0x12
+#define DRM_VDLA_PIPELINE_CLOSE		0x13
+#define DRM_VDLA_PIPELINE_QUERY		0x14
+#define DRM_VDLA_PIPELINE_SET_EXIT	0x15
+#define DRM_VDLA_CHANNEL_CREATE		0x16
+#define DRM_VDLA_CHANNEL_DUP		0x17
+#define DRM_VDLA_CHANNEL_DESTROY	0x18
+#define DRM_VDLA_CHANNEL_ATTR		0x19
+#define DRM_VDLA_PORT_BUFFER		0x1a
 
 #define DRM_IOCTL_VDLA_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_QUERY, struct drm_vdla_query)
@@ -70,6 +81,28 @@ extern "C" {
 	DRM_IOW(DRM_COMMAND_BASE + DRM_VDLA_LEASE_RELEASE, struct drm_vdla_lease_release)
 #define DRM_IOCTL_VDLA_LEASE_QUERY \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_LEASE_QUERY, struct drm_vdla_lease_query)
+#define DRM_IOCTL_VDLA_PIPELINE_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_PIPELINE_CREATE, struct drm_vdla_pipeline_create)
+#define DRM_IOCTL_VDLA_PIPELINE_OPEN \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_PIPELINE_OPEN, struct drm_vdla_pipeline_open)
+#define DRM_IOCTL_VDLA_PIPELINE_DESTROY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_PIPELINE_DESTROY, struct drm_vdla_pipeline_destroy)
+#define DRM_IOCTL_VDLA_PIPELINE_CLOSE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_PIPELINE_CLOSE, struct drm_vdla_pipeline_close)
+#define DRM_IOCTL_VDLA_PIPELINE_QUERY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_PIPELINE_QUERY, struct drm_vdla_pipeline_query)
+#define DRM_IOCTL_VDLA_PIPELINE_SET_EXIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_PIPELINE_SET_EXIT, struct drm_vdla_pipeline_set_exit)
+#define DRM_IOCTL_VDLA_CHANNEL_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_CHANNEL_CREATE, struct drm_vdla_channel_create)
+#define DRM_IOCTL_VDLA_CHANNEL_DUP \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_CHANNEL_DUP, struct drm_vdla_channel_dup)
+#define DRM_IOCTL_VDLA_CHANNEL_DESTROY \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_CHANNEL_DESTROY, struct drm_vdla_channel_destroy)
+#define DRM_IOCTL_VDLA_CHANNEL_ATTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_CHANNEL_ATTR, struct drm_vdla_channel_attr)
+#define DRM_IOCTL_VDLA_PORT_BUFFER \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_VDLA_PORT_BUFFER, struct drm_vdla_port_buffer)
 
 /**
  * enum drm_vdla_query_id - what DRM_IOCTL_VDLA_QUERY reports
@@ -1054,6 +1087,386 @@ struct drm_vdla_event_lease {
 	/** @deadline_ns: RELEASE_REQUESTED, REVOKED: CLOCK_MONOTONIC. */
 	__u64 deadline_ns;
 	/** @timestamp_ns: when the event was sent, CLOCK_MONOTONIC. */
+	__u64 timestamp_ns;
+};
+
+/* ---- Pipelines, channels and ports (driver 1.12) ------------------------
+ *
+ * docs/ownership.md. A pipeline is a device-global object with a unique
+ * name. A privileged process creates it and is its owner; any process
+ * opens it by name and gets a reference, with the creator's parameters.
+ * Handles to pipelines are per open file (ENOENT for another file's);
+ * channel ids are per pipeline, visible to every file that has it open.
+ * Ownership is by open file; the owner named in errors is the process that
+ * opened it.
+ *
+ * The errors follow one convention: ENOENT an id not in the caller's
+ * namespace; EPERM an operation reserved to an owner (the owner's pid and
+ * name are reported in @owner); EACCES missing privilege or access mode;
+ * EBUSY held or in use; EEXIST done once already; EAGAIN a limit reached;
+ * ECANCELED a pipeline that is gone (destroyed with FORCE, or its owner's
+ * file closed): only CLOSE and QUERY still work on its handle.
+ */
+
+/** DRM_VDLA_PIPELINE_NAME_LEN: a pipeline's name, NUL included. */
+#define DRM_VDLA_PIPELINE_NAME_LEN		32
+/** DRM_VDLA_PIPELINE_PARAMS: the creator's parameters, numbers the pipeline's users agree on. */
+#define DRM_VDLA_PIPELINE_PARAMS		8
+/** DRM_VDLA_CHANNEL_ATTRS: a channel's attributes. */
+#define DRM_VDLA_CHANNEL_ATTRS			8
+/** DRM_VDLA_MAX_PIPELINES: pipelines of one device. */
+#define DRM_VDLA_MAX_PIPELINES			16
+/** DRM_VDLA_MAX_PIPELINE_HANDLES: pipelines one file has open (its own included). */
+#define DRM_VDLA_MAX_PIPELINE_HANDLES		16
+/** DRM_VDLA_MAX_CHANNELS: channels of one pipeline. */
+#define DRM_VDLA_MAX_CHANNELS			32
+/** DRM_VDLA_CHANNEL_PORTS: ports of a channel. */
+#define DRM_VDLA_CHANNEL_PORTS			4
+/** DRM_VDLA_PORT_BUFFERS: buffers of one port. */
+#define DRM_VDLA_PORT_BUFFERS			8
+
+/**
+ * struct drm_vdla_owner - who holds something, in errors and queries
+ *
+ * @pid is the process that opened the holding file, in the caller's pid
+ * namespace (0 if not visible there); @comm its name then.
+ */
+struct drm_vdla_owner {
+	__s32 pid;
+	__u32 pad;
+	char comm[16];
+};
+
+/**
+ * struct drm_vdla_pipeline_create - argument of DRM_IOCTL_VDLA_PIPELINE_CREATE
+ *
+ * Creates a pipeline; the caller's file owns it. Needs CAP_SYS_ADMIN or
+ * membership of the group vdla.pipeline_group. Errors: EINVAL (flags,
+ * pad, an empty or unterminated name), EACCES (no privilege), EEXIST (the
+ * name is taken: @owner is its owner), EAGAIN (DRM_VDLA_MAX_PIPELINES, or
+ * DRM_VDLA_MAX_PIPELINE_HANDLES), ENOMEM.
+ */
+struct drm_vdla_pipeline_create {
+	/** @name: in, NUL-terminated. */
+	char name[DRM_VDLA_PIPELINE_NAME_LEN];
+	/** @params: in, returned to every OPEN. */
+	__u32 params[DRM_VDLA_PIPELINE_PARAMS];
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @handle: out, the owner's handle. */
+	__u32 handle;
+	/** @owner: out, on EEXIST. */
+	struct drm_vdla_owner owner;
+};
+
+/** DRM_VDLA_PIPELINE_OPEN_EXACT: refuse the pipeline if its parameters are not @params (EEXIST). */
+#define DRM_VDLA_PIPELINE_OPEN_EXACT		(1u << 0)
+#define DRM_VDLA_PIPELINE_OPEN_FLAGS		DRM_VDLA_PIPELINE_OPEN_EXACT
+
+/**
+ * struct drm_vdla_pipeline_open - argument of DRM_IOCTL_VDLA_PIPELINE_OPEN
+ *
+ * Opens a pipeline by name: a reference, which the caller drops with
+ * CLOSE (or by closing the file). @params comes back as the creator's;
+ * @params_differ says whether they differed from the caller's. One handle
+ * per pipeline and file. Errors: EINVAL (flags, pad, name), ENOENT (no
+ * such pipeline), EEXIST (the caller has it open, or owns it, already;
+ * with EXACT: the parameters differ, nothing opened), EAGAIN
+ * (DRM_VDLA_MAX_PIPELINE_HANDLES, no room for the pipeline's events),
+ * ENOMEM.
+ */
+struct drm_vdla_pipeline_open {
+	/** @name: in. */
+	char name[DRM_VDLA_PIPELINE_NAME_LEN];
+	/** @params: in, the caller's; out, the creator's. */
+	__u32 params[DRM_VDLA_PIPELINE_PARAMS];
+	/** @flags: in, DRM_VDLA_PIPELINE_OPEN_* bits. */
+	__u32 flags;
+	/** @handle: out. */
+	__u32 handle;
+	/** @params_differ: out, 1 if the creator's parameters are not the caller's. */
+	__u32 params_differ;
+	/** @pad: must be 0. */
+	__u32 pad;
+	/** @owner: out, the pipeline's owner. */
+	struct drm_vdla_owner owner;
+};
+
+/** DRM_VDLA_PIPELINE_DESTROY_FORCE: destroy even with references: their holders are told. */
+#define DRM_VDLA_PIPELINE_DESTROY_FORCE		(1u << 0)
+#define DRM_VDLA_PIPELINE_DESTROY_FLAGS		DRM_VDLA_PIPELINE_DESTROY_FORCE
+
+/**
+ * struct drm_vdla_pipeline_destroy - argument of DRM_IOCTL_VDLA_PIPELINE_DESTROY
+ *
+ * The owner destroys its pipeline: its channels are stopped (their jobs
+ * not started are cancelled) and destroyed, its name is free again.
+ * With FORCE, the other holders get DRM_VDLA_EVENT_PIPELINE_GONE and
+ * their later calls on it ECANCELED, until they CLOSE it. Errors: EINVAL
+ * (flags), ENOENT (no such handle), EPERM (not the owner: @owner is),
+ * EBUSY (other files hold references and no FORCE: @references says how
+ * many; nothing changed), ECANCELED (gone already).
+ */
+struct drm_vdla_pipeline_destroy {
+	/** @handle: in. */
+	__u32 handle;
+	/** @flags: in, DRM_VDLA_PIPELINE_DESTROY_* bits. */
+	__u32 flags;
+	/** @references: out, the references of other files. */
+	__u32 references;
+	/** @pad: must be 0. */
+	__u32 pad;
+	/** @owner: out, the owner. */
+	struct drm_vdla_owner owner;
+};
+
+/**
+ * struct drm_vdla_pipeline_close - argument of DRM_IOCTL_VDLA_PIPELINE_CLOSE
+ *
+ * Drops the caller's reference: its channel handles are destroyed and the
+ * port buffers it took are returned, as when its file is closed; the last
+ * reference of a file other than the owner's runs the exit action. Also
+ * forgets the handle of a pipeline that is gone. Errors: EINVAL (flags;
+ * the owner's handle, which only DESTROY ends), ENOENT.
+ */
+struct drm_vdla_pipeline_close {
+	/** @handle: in. */
+	__u32 handle;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+};
+
+/** DRM_VDLA_PIPELINE_STATE_*: where a pipeline is */
+#define DRM_VDLA_PIPELINE_STATE_LIVE		1
+#define DRM_VDLA_PIPELINE_STATE_GONE		2	/* destroyed with FORCE, or its owner's file closed */
+
+/**
+ * struct drm_vdla_pipeline_query - argument of DRM_IOCTL_VDLA_PIPELINE_QUERY
+ *
+ * Errors: EINVAL (flags), ENOENT.
+ */
+struct drm_vdla_pipeline_query {
+	/** @handle: in. */
+	__u32 handle;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @name: out. */
+	char name[DRM_VDLA_PIPELINE_NAME_LEN];
+	/** @params: out, the creator's. */
+	__u32 params[DRM_VDLA_PIPELINE_PARAMS];
+	/** @state: out, DRM_VDLA_PIPELINE_STATE_*. */
+	__u32 state;
+	/** @is_owner: out, 1 for the owner's handle. */
+	__u32 is_owner;
+	/** @references: out, the references of files other than the owner's. */
+	__u32 references;
+	/** @channels: out, channels that exist. */
+	__u32 channels;
+	/** @exit_actions: out, DRM_VDLA_PIPELINE_EXIT_* registered. */
+	__u32 exit_actions;
+	/** @exit_runs: out, how many times the exit action ran. */
+	__u32 exit_runs;
+	/** @owner: out. */
+	struct drm_vdla_owner owner;
+};
+
+/** DRM_VDLA_PIPELINE_EXIT_STOP_CHANNELS: stop every channel, cancelling its context's jobs not started. */
+#define DRM_VDLA_PIPELINE_EXIT_STOP_CHANNELS	(1u << 0)
+/** DRM_VDLA_PIPELINE_EXIT_RESET_ATTRS: set every channel's attributes back to the creator's. */
+#define DRM_VDLA_PIPELINE_EXIT_RESET_ATTRS	(1u << 1)
+/** DRM_VDLA_PIPELINE_EXIT_NOTIFY: send the owner DRM_VDLA_EVENT_PIPELINE_IDLE. */
+#define DRM_VDLA_PIPELINE_EXIT_NOTIFY		(1u << 2)
+#define DRM_VDLA_PIPELINE_EXIT_ACTIONS		(DRM_VDLA_PIPELINE_EXIT_STOP_CHANNELS | \
+						 DRM_VDLA_PIPELINE_EXIT_RESET_ATTRS | \
+						 DRM_VDLA_PIPELINE_EXIT_NOTIFY)
+
+/**
+ * struct drm_vdla_pipeline_set_exit - argument of DRM_IOCTL_VDLA_PIPELINE_SET_EXIT
+ *
+ * The owner registers the exit action, replacing the last: what the
+ * driver does itself when the last reference of a file other than the
+ * owner's goes (CLOSE, or its file closed: the process exited or was
+ * killed). The driver runs it in the closing file's context, whether or
+ * not the owner is scheduled. Errors: EINVAL (flags, unknown actions),
+ * ENOENT, EPERM (not the owner), ECANCELED, EAGAIN (NOTIFY without room
+ * for the event: read the node's events).
+ */
+struct drm_vdla_pipeline_set_exit {
+	/** @handle: in. */
+	__u32 handle;
+	/** @actions: in, DRM_VDLA_PIPELINE_EXIT_* bits, 0 for none. */
+	__u32 actions;
+	/** @user_data: in, copied into the IDLE event. */
+	__u64 user_data;
+	/** @owner: out, on EPERM. */
+	struct drm_vdla_owner owner;
+};
+
+/**
+ * struct drm_vdla_channel_create - argument of DRM_IOCTL_VDLA_CHANNEL_CREATE
+ *
+ * Creates a channel in a pipeline the caller has open; the caller's file
+ * owns it and is the only one that may dup it out or, with its own handle,
+ * destroy it. The channel's work is the jobs of @ctx_id (0: none), a
+ * context of the caller: stopping the channel cancels those not started.
+ * It starts started. Errors: EINVAL (flags, pad), ENOENT (no such handle
+ * or context), EAGAIN (DRM_VDLA_MAX_CHANNELS), ECANCELED, ENOMEM.
+ */
+struct drm_vdla_channel_create {
+	/** @pipeline: in, a pipeline handle of the caller. */
+	__u32 pipeline;
+	/** @ctx_id: in, 0 or a context of the caller. */
+	__u32 ctx_id;
+	/** @attrs: in, the initial attributes, which RESET_ATTRS restores. */
+	__u64 attrs[DRM_VDLA_CHANNEL_ATTRS];
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @channel_id: out, non-zero, unique in the pipeline. */
+	__u32 channel_id;
+};
+
+/**
+ * struct drm_vdla_channel_dup - argument of DRM_IOCTL_VDLA_CHANNEL_DUP
+ *
+ * Gives the caller a handle to another file's channel: once per channel,
+ * ever. The duplicate is destroyed with CHANNEL_DESTROY like a created
+ * channel, and the channel lives until both its handles are gone. Errors:
+ * EINVAL (flags, pad), ENOENT (no such pipeline handle or channel),
+ * EEXIST (the channel was duplicated already, or the caller owns it:
+ * @owner is who holds the duplicate, or the owner), ECANCELED.
+ */
+struct drm_vdla_channel_dup {
+	/** @pipeline: in. */
+	__u32 pipeline;
+	/** @channel_id: in. */
+	__u32 channel_id;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @pad: must be 0. */
+	__u32 pad;
+	/** @owner: out, the channel's owner; on EEXIST, who holds the duplicate. */
+	struct drm_vdla_owner owner;
+};
+
+/**
+ * struct drm_vdla_channel_destroy - argument of DRM_IOCTL_VDLA_CHANNEL_DESTROY
+ *
+ * Destroys the caller's handle to a channel: its own, or its duplicate.
+ * The last handle's going stops the channel, cancelling its context's jobs
+ * not started, and frees its ports. Errors: EINVAL (flags, pad), ENOENT,
+ * EPERM (the caller holds no handle to it: @owner is its owner),
+ * ECANCELED.
+ */
+struct drm_vdla_channel_destroy {
+	/** @pipeline: in. */
+	__u32 pipeline;
+	/** @channel_id: in. */
+	__u32 channel_id;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+	/** @pad: must be 0. */
+	__u32 pad;
+	/** @owner: out, on EPERM. */
+	struct drm_vdla_owner owner;
+};
+
+/** DRM_VDLA_CHANNEL_ATTR_OP_*: what CHANNEL_ATTR does */
+#define DRM_VDLA_CHANNEL_ATTR_OP_GET		0	/* read @key (and the state) */
+#define DRM_VDLA_CHANNEL_ATTR_OP_SET		1	/* write @key */
+#define DRM_VDLA_CHANNEL_ATTR_OP_START		2	/* start the channel */
+#define DRM_VDLA_CHANNEL_ATTR_OP_STOP		3	/* stop it: its context's jobs not started are cancelled */
+
+/** DRM_VDLA_CHANNEL_STATE_*: a channel's state */
+#define DRM_VDLA_CHANNEL_STATE_STARTED		1
+#define DRM_VDLA_CHANNEL_STATE_STOPPED		2
+
+/**
+ * struct drm_vdla_channel_attr - argument of DRM_IOCTL_VDLA_CHANNEL_ATTR
+ *
+ * Any file with the pipeline open gets and sets a channel's attributes and
+ * starts and stops it. Errors: EINVAL (op, key, flags), ENOENT,
+ * ECANCELED.
+ */
+struct drm_vdla_channel_attr {
+	/** @pipeline: in. */
+	__u32 pipeline;
+	/** @channel_id: in. */
+	__u32 channel_id;
+	/** @op: in, DRM_VDLA_CHANNEL_ATTR_OP_*. */
+	__u32 op;
+	/** @key: in, GET and SET: below DRM_VDLA_CHANNEL_ATTRS; else 0. */
+	__u32 key;
+	/** @value: in, SET; out, GET. */
+	__u64 value;
+	/** @state: out, DRM_VDLA_CHANNEL_STATE_*. */
+	__u32 state;
+	/** @flags: in, must be 0. */
+	__u32 flags;
+};
+
+/** DRM_VDLA_PORT_OP_*: what PORT_BUFFER does */
+#define DRM_VDLA_PORT_OP_ATTACH		0	/* the channel's owner adds @handle to the port */
+#define DRM_VDLA_PORT_OP_TAKE		1	/* take a free buffer: @handle, @index out */
+#define DRM_VDLA_PORT_OP_RETURN		2	/* give buffer @index back */
+
+/** DRM_VDLA_PORT_READ_ONLY: ATTACH: takers get the buffer read-only. */
+#define DRM_VDLA_PORT_READ_ONLY		(1u << 0)
+#define DRM_VDLA_PORT_FLAGS		DRM_VDLA_PORT_READ_ONLY
+
+/**
+ * struct drm_vdla_port_buffer - argument of DRM_IOCTL_VDLA_PORT_BUFFER
+ *
+ * A port is a set of buffers a channel lends. Its owner ATTACHes them (a
+ * BO of its own, or a shared buffer it imported). Any file with the
+ * pipeline open TAKEs a free one: it gets a handle to it in its own file,
+ * read-only if the port was attached so, and the same file RETURNs it,
+ * which closes that handle. A file's taken buffers are returned when it
+ * closes the pipeline or itself. Errors: EINVAL (op, flags, pad, port),
+ * ENOENT (no such pipeline handle, channel, BO or buffer), EPERM (ATTACH
+ * by another file than the channel's owner; RETURN of a buffer another
+ * file took: @owner is the one that holds it), EAGAIN (ATTACH: the port
+ * is full; TAKE: no buffer free), EBUSY (TAKE: the caller holds the BO
+ * with another access already; RETURN: not taken), EACCES (ATTACH of a
+ * BO the owner may not write, without READ_ONLY), ECANCELED.
+ */
+struct drm_vdla_port_buffer {
+	/** @pipeline: in. */
+	__u32 pipeline;
+	/** @channel_id: in. */
+	__u32 channel_id;
+	/** @port: in, below DRM_VDLA_CHANNEL_PORTS. */
+	__u32 port;
+	/** @op: in, DRM_VDLA_PORT_OP_*. */
+	__u32 op;
+	/** @flags: in, ATTACH: DRM_VDLA_PORT_* bits; else 0. */
+	__u32 flags;
+	/** @handle: in, ATTACH: the caller's BO; out, TAKE: the caller's new handle. */
+	__u32 handle;
+	/** @index: out, ATTACH and TAKE; in, RETURN. */
+	__u32 index;
+	/** @pad: must be 0. */
+	__u32 pad;
+	/** @owner: out, on EPERM. */
+	struct drm_vdla_owner owner;
+};
+
+/** DRM_VDLA_EVENT_PIPELINE_*: the type of a struct drm_vdla_event_pipeline */
+#define DRM_VDLA_EVENT_PIPELINE_IDLE		0x80000010	/* to the owner: the exit action ran */
+#define DRM_VDLA_EVENT_PIPELINE_GONE		0x80000011	/* to the others: the pipeline is gone */
+
+/** struct drm_vdla_event_pipeline - a pipeline's event, read from the node */
+struct drm_vdla_event_pipeline {
+	struct drm_event base;
+	/** @user_data: IDLE: SET_EXIT's. */
+	__u64 user_data;
+	/** @handle: the receiver's handle to the pipeline. */
+	__u32 handle;
+	/** @actions: IDLE: the DRM_VDLA_PIPELINE_EXIT_* that ran. */
+	__u32 actions;
+	/** @pid: IDLE: the process whose reference was the last, in the owner's pid namespace. */
+	__s32 pid;
+	__u32 pad;
+	/** @timestamp_ns: CLOCK_MONOTONIC. */
 	__u64 timestamp_ns;
 };
 
