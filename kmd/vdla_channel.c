@@ -85,6 +85,7 @@ static void free_channel(struct vdla_channel *ch)
 	}
 	xa_erase(&p->channels, ch->id);
 	p->num_channels--;
+	atomic_dec(&p->vdev->counters.channels);
 	if (ch->ctx)
 		vdla_ctx_put(ch->ctx);
 	if (ch->dup)
@@ -124,6 +125,7 @@ int vdla_channel_create(struct vdla_file *vfile, struct vdla_pipeline *p, u32 ct
 	memcpy(ch->attrs, attrs, sizeof(ch->attrs));
 	memcpy(ch->initial_attrs, attrs, sizeof(ch->initial_attrs));
 	p->num_channels++;
+	atomic_inc(&p->vdev->counters.channels);
 	*channel_id = ch->id;
 	return 0;
 

@@ -47,6 +47,8 @@ static int state_show(struct seq_file *m, void *unused)
 	seq_printf(m, "ended_jobs: %d\n", atomic_read(&vdev->counters.ended_jobs));
 	seq_printf(m, "sram_used: %llu\n", sram.used);
 	seq_printf(m, "leases: %d\n", atomic_read(&vdev->counters.leases));
+	seq_printf(m, "pipelines: %d\n", atomic_read(&vdev->counters.pipelines));
+	seq_printf(m, "channels: %d\n", atomic_read(&vdev->counters.channels));
 	mutex_lock(&vdev->fw_lock);
 	seq_printf(m, "queued: %u\n", s->queued);
 	seq_printf(m, "waiting: %u\n", s->waiting);

@@ -37,6 +37,9 @@ struct vdla_counters {
 	atomic_t ended_jobs;
 	/* Leases not freed yet (vdla_lease.c). */
 	atomic_t leases;
+	/* Pipelines (gone ones included) and channels not freed yet. */
+	atomic_t pipelines;
+	atomic_t channels;
 };
 
 /**

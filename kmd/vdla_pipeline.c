@@ -149,6 +149,7 @@ static void free_ref(struct vdla_pipeline_ref *ref)
 
 static void free_pipeline(struct vdla_pipeline *p)
 {
+	atomic_dec(&p->vdev->counters.pipelines);
 	xa_destroy(&p->channels);
 	vdla_file_put(p->owner);
 	kfree(p);
@@ -175,6 +176,7 @@ int vdla_pipeline_create(struct drm_file *file, const char *name, const u32 *par
 	xa_init_flags(&p->channels, XA_FLAGS_ALLOC1);
 	p->owner = vfile;
 	vdla_file_get(vfile);
+	atomic_inc(&p->vdev->counters.pipelines);
 
 	mutex_lock(&all->lock);
 	taken = find_by_name(vfile->vdev, name);

@@ -702,7 +702,8 @@ int waitChild(pid_t pid, int timeoutMs)
 std::map<std::string, long> objectCounts(int index)
 {
 	std::map<std::string, long> state = readState(index), counts;
-	for (const char *key : { "bos", "mappings", "jobs", "contexts", "leases" })
+	for (const char *key : { "bos", "mappings", "jobs", "contexts", "leases", "pipelines",
+				 "channels" })
 		counts[key] = state.count(key) ? state[key] : -1;
 	return counts;
 }

@@ -28,7 +28,8 @@ void SubmitTest::SetUp()
 	 * would count them and never be met again.
 	 */
 	const std::map<std::string, long> idle = {
-		{ "bos", 0 }, { "contexts", 0 }, { "jobs", 0 }, { "leases", 0 }, { "mappings", 0 }
+		{ "bos", 0 },	   { "channels", 0 }, { "contexts", 0 }, { "jobs", 0 },
+		{ "leases", 0 },   { "mappings", 0 }, { "pipelines", 0 }
 	};
 	ASSERT_TRUE(countsReturnTo(node_.index(), idle, 30000))
 		<< "work of an earlier test is still held";
