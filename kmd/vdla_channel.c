@@ -59,7 +59,8 @@ static void close_handle(struct drm_file *file, u32 handle, struct drm_gem_objec
 
 static void give_back(struct vdla_port_buffer *buf, struct drm_file *file)
 {
-	close_handle(file, buf->taker_handle, buf->obj);
+	if (buf->taker_handle)
+		close_handle(file, buf->taker_handle, buf->obj);
 	vdla_file_put(buf->taker);
 	buf->taker = NULL;
 	buf->taker_handle = 0;
@@ -246,13 +247,31 @@ static int attach(struct drm_file *file, struct vdla_channel *ch, struct vdla_po
 	}
 	port->read_only = read_only;
 	port->buffers[port->count].obj = obj; /* the lookup's reference */
+	port->buffers[port->count].owner_handle = args->handle;
 	args->index = port->count++;
 	return 0;
 }
 
-static int take(struct drm_file *file, struct vdla_port *port, struct drm_vdla_port_buffer *args)
+/*
+ * The channel's owner takes a buffer to fill it, by the handle it attached
+ * it with: it has it already, with all the access it had.
+ */
+static int take_own(struct drm_file *file, struct vdla_port_buffer *buf)
+{
+	struct drm_gem_object *named = drm_gem_object_lookup(file, buf->owner_handle);
+	int ret = named == buf->obj ? 0 : -ENOENT;
+
+	if (named)
+		drm_gem_object_put(named);
+	buf->taker_handle = 0;
+	return ret;
+}
+
+static int take(struct drm_file *file, struct vdla_channel *ch, struct vdla_port *port,
+		struct drm_vdla_port_buffer *args)
 {
 	struct vdla_file *vfile = file->driver_priv;
+	bool own = ch->owner == vfile;
 
 	for (u32 b = 0; b < port->count; b++) {
 		struct vdla_port_buffer *buf = &port->buffers[b];
@@ -260,13 +279,17 @@ static int take(struct drm_file *file, struct vdla_port *port, struct drm_vdla_p
 
 		if (buf->taker)
 			continue;
-		ret = vdla_mapping_handle_create(file, buf->obj, !port->read_only,
-						 &buf->taker_handle);
+		if (own)
+			ret = take_own(file, buf);
+		else
+			ret = vdla_mapping_handle_create(file, buf->obj, !port->read_only,
+							 &buf->taker_handle);
 		if (ret)
 			return ret;
 		buf->taker = vfile;
 		vdla_file_get(vfile);
-		args->handle = buf->taker_handle;
+		args->handle = own ? buf->owner_handle : buf->taker_handle;
+		args->flags = own ? DRM_VDLA_PORT_TAKEN_OWN : 0;
 		args->index = b;
 		return 0;
 	}
@@ -304,7 +327,7 @@ int vdla_port_buffer(struct drm_file *file, struct vdla_pipeline *p,
 	case DRM_VDLA_PORT_OP_ATTACH:
 		return attach(file, ch, port, args);
 	case DRM_VDLA_PORT_OP_TAKE:
-		return take(file, port, args);
+		return take(file, ch, port, args);
 	default:
 		return give(file, port, args);
 	}

@@ -22,8 +22,10 @@ struct vdla_port_buffer {
 	struct drm_gem_object *obj;
 	/** @taker: the file that took it (with a reference), or NULL while free. */
 	struct vdla_file *taker;
-	/** @taker_handle: the taker's handle, which RETURN closes. */
+	/** @taker_handle: the taker's handle, which RETURN closes; 0 for the owner's own. */
 	u32 taker_handle;
+	/** @owner_handle: the owner's handle at ATTACH, which the owner takes the buffer by. */
+	u32 owner_handle;
 };
 
 /** struct vdla_port - the buffers a channel lends through one port */

@@ -370,12 +370,23 @@ TEST_F(PipelineTest, APortBufferIsReturnedByTheFileThatTookIt)
 	EXPECT_EQ(boInfo(third.fd(), handle, &info), ENOENT);
 	EXPECT_EQ(portTake(otherFd(), ref, channel, 0, &handle, &index), 0);
 
-	/* A file holding the BO already is refused rather than given a second access. */
+	/* The owner takes its own buffer (to fill it) by its handle, which returning leaves open. */
 	uint32_t writable;
 	ASSERT_EQ(channelCreate(fd(), pipeline_, 0, kAttrs, &writable), 0);
 	Bo shared(fd(), 4096);
 	ASSERT_EQ(portAttach(fd(), pipeline_, writable, 1, shared.handle()), 0);
-	EXPECT_EQ(portTake(fd(), pipeline_, writable, 1, &handle, &index), EBUSY);
+	drm_vdla_port_buffer own = {};
+	own.pipeline = pipeline_;
+	own.channel_id = writable;
+	own.port = 1;
+	own.op = DRM_VDLA_PORT_OP_TAKE;
+	ASSERT_EQ(ioctlError(fd(), DRM_IOCTL_VDLA_PORT_BUFFER, &own), 0);
+	EXPECT_EQ(own.handle, shared.handle());
+	EXPECT_EQ(own.flags, uint32_t(DRM_VDLA_PORT_TAKEN_OWN));
+	EXPECT_EQ(portTake(otherFd(), ref, writable, 1, &handle, &index), EAGAIN)
+		<< "the owner's taking did not hold the buffer";
+	ASSERT_EQ(portReturn(fd(), pipeline_, writable, 1, own.index), 0);
+	EXPECT_EQ(boInfo(fd(), shared.handle(), &info), 0) << "returning closed the owner's handle";
 	ASSERT_EQ(portTake(otherFd(), ref, writable, 1, &handle, &index), 0);
 	ASSERT_EQ(boInfo(otherFd(), handle, &info), 0);
 	EXPECT_EQ(info.access, uint32_t(DRM_VDLA_BO_ACCESS_READ | DRM_VDLA_BO_ACCESS_WRITE));
@@ -393,6 +404,10 @@ TEST_F(PipelineTest, APortBufferIsReturnedByTheFileThatTookIt)
 	EXPECT_EQ(portAttach(fourth.fd(), ref4, its, 0, readOnly.handle()), EACCES);
 	EXPECT_EQ(portAttach(fourth.fd(), ref4, its, 0, readOnly.handle(), DRM_VDLA_PORT_READ_ONLY),
 		  0);
+
+	/* A file holding the BO already is refused rather than given a second access. */
+	ASSERT_EQ(portReturn(otherFd(), ref, writable, 1, index), 0);
+	EXPECT_EQ(portTake(fourth.fd(), ref4, writable, 1, &handle, &index), EBUSY);
 }
 
 TEST_F(PipelineTest, LimitsAreEagain)

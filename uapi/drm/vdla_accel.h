@@ -1409,9 +1409,15 @@ struct drm_vdla_channel_attr {
 #define DRM_VDLA_PORT_OP_TAKE		1	/* take a free buffer: @handle, @index out */
 #define DRM_VDLA_PORT_OP_RETURN		2	/* give buffer @index back */
 
-/** DRM_VDLA_PORT_READ_ONLY: ATTACH: takers get the buffer read-only. */
+/** DRM_VDLA_PORT_READ_ONLY: ATTACH, in: takers get the buffer read-only. */
 #define DRM_VDLA_PORT_READ_ONLY		(1u << 0)
 #define DRM_VDLA_PORT_FLAGS		DRM_VDLA_PORT_READ_ONLY
+/**
+ * DRM_VDLA_PORT_TAKEN_OWN: TAKE, out: the caller is the channel's owner,
+ * and @handle is the handle it attached the buffer with, with the access
+ * it has; RETURN leaves that handle open.
+ */
+#define DRM_VDLA_PORT_TAKEN_OWN		(1u << 1)
 
 /**
  * struct drm_vdla_port_buffer - argument of DRM_IOCTL_VDLA_PORT_BUFFER
@@ -1420,13 +1426,16 @@ struct drm_vdla_channel_attr {
  * BO of its own, or a shared buffer it imported). Any file with the
  * pipeline open TAKEs a free one: it gets a handle to it in its own file,
  * read-only if the port was attached so, and the same file RETURNs it,
- * which closes that handle. A file's taken buffers are returned when it
- * closes the pipeline or itself. Errors: EINVAL (op, flags, pad, port),
- * ENOENT (no such pipeline handle, channel, BO or buffer), EPERM (ATTACH
+ * which closes that handle. The channel's owner takes its own buffers too
+ * (to fill them, say): by the handle it attached them with
+ * (DRM_VDLA_PORT_TAKEN_OWN), which RETURN leaves open. A file's taken
+ * buffers are returned when it closes the pipeline or itself. Errors: EINVAL (op, flags, pad, port),
+ * ENOENT (no such pipeline handle, channel, BO or buffer; TAKE by the
+ * owner: it closed the handle it attached the buffer with), EPERM (ATTACH
  * by another file than the channel's owner; RETURN of a buffer another
  * file took: @owner is the one that holds it), EAGAIN (ATTACH: the port
- * is full; TAKE: no buffer free), EBUSY (TAKE: the caller holds the BO
- * with another access already; RETURN: not taken), EACCES (ATTACH of a
+ * is full; TAKE: no buffer free), EBUSY (TAKE: the caller, not the
+ * owner, holds the BO already), EACCES (ATTACH of a
  * BO the owner may not write, without READ_ONLY), ECANCELED.
  */
 struct drm_vdla_port_buffer {
@@ -1438,7 +1447,7 @@ struct drm_vdla_port_buffer {
 	__u32 port;
 	/** @op: in, DRM_VDLA_PORT_OP_*. */
 	__u32 op;
-	/** @flags: in, ATTACH: DRM_VDLA_PORT_* bits; else 0. */
+	/** @flags: in, ATTACH: DRM_VDLA_PORT_FLAGS bits, else 0; out, TAKE: DRM_VDLA_PORT_TAKEN_OWN. */
 	__u32 flags;
 	/** @handle: in, ATTACH: the caller's BO; out, TAKE: the caller's new handle. */
 	__u32 handle;
