@@ -272,10 +272,10 @@ static int take(struct drm_file *file, struct vdla_channel *ch, struct vdla_port
 {
 	struct vdla_file *vfile = file->driver_priv;
 	bool own = ch->owner == vfile;
+	int ret = -EAGAIN;
 
 	for (u32 b = 0; b < port->count; b++) {
 		struct vdla_port_buffer *buf = &port->buffers[b];
-		int ret;
 
 		if (buf->taker)
 			continue;
@@ -284,6 +284,9 @@ static int take(struct drm_file *file, struct vdla_channel *ch, struct vdla_port
 		else
 			ret = vdla_mapping_handle_create(file, buf->obj, !port->read_only,
 							 &buf->taker_handle);
+		/* One the caller holds already (EBUSY): another free one may do. */
+		if (ret == -EBUSY)
+			continue;
 		if (ret)
 			return ret;
 		buf->taker = vfile;
@@ -293,7 +296,7 @@ static int take(struct drm_file *file, struct vdla_channel *ch, struct vdla_port
 		args->index = b;
 		return 0;
 	}
-	return -EAGAIN;
+	return ret;
 }
 
 static int give(struct drm_file *file, struct vdla_port *port, struct drm_vdla_port_buffer *args)

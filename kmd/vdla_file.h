@@ -53,6 +53,8 @@ struct vdla_file {
 	u64 last_start;
 	/** @pipelines: the file's pipeline handles (vdla_pipeline.c), under its lock. */
 	struct xarray pipelines;
+	/** @next_pipeline_handle: where the search for a free handle starts (xa_alloc_cyclic). */
+	u32 next_pipeline_handle;
 	/** @pid: the opening process, for debugfs. */
 	pid_t pid;
 	/** @tgid: the same, to report it in each reader's pid namespace. */

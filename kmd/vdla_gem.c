@@ -101,9 +101,20 @@ bool vdla_gem_read_only(struct drm_gem_object *obj)
  * dma-buf cannot be mapped for writing through this node either (its pages
  * are the exporter's), now or later by mprotect.
  */
+/*
+ * The CPU gets no more access than the device has in the mapping file's
+ * address space: a read-only import, or a buffer taken from a read-only
+ * port, is mapped read-only, and mprotect() cannot make it writable.
+ */
 static int vdla_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {
-	if (vdla_gem_read_only(obj)) {
+	struct drm_file *file = NULL;
+
+	/* Mapped through the node (not an exported dma-buf): the file is a drm_file. */
+	if (vma->vm_file && vma->vm_file->f_op == obj->dev->driver->fops)
+		file = vma->vm_file->private_data;
+
+	if (vdla_gem_read_only(obj) || (file && !vdla_mapping_file_may_write(file, obj))) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EACCES;
 		vm_flags_clear(vma, VM_MAYWRITE);

@@ -235,3 +235,17 @@ int vdla_mapping_handle_create(struct drm_file *file, struct drm_gem_object *obj
 	vdla_mapping_put(m); /* not the handle's: it failed, or was closed already */
 	return ret;
 }
+
+bool vdla_mapping_file_may_write(struct drm_file *file, struct drm_gem_object *obj)
+{
+	struct vdla_file *vfile = file->driver_priv;
+	struct vdla_bo *bo = vdla_bo_of(obj);
+	struct vdla_mapping *m;
+	bool writable;
+
+	mutex_lock(&bo->mappings_lock);
+	m = find_mapping(bo, vfile->as);
+	writable = !m || m->writable;
+	mutex_unlock(&bo->mappings_lock);
+	return writable;
+}

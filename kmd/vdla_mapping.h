@@ -68,6 +68,8 @@ void vdla_mapping_drop_handle(struct vdla_bo *bo, struct drm_file *file);
  */
 int vdla_mapping_handle_create(struct drm_file *file, struct drm_gem_object *obj, bool writable,
 			       u32 *handle);
+/* Whether @file's handle to @obj lets the device write it (true if it has no mapping yet). */
+bool vdla_mapping_file_may_write(struct drm_file *file, struct drm_gem_object *obj);
 void vdla_mapping_put(struct vdla_mapping *m);
 /* The device address of the BO's start in the mapping's address space. */
 u64 vdla_mapping_address(const struct vdla_mapping *m);

@@ -131,8 +131,10 @@ static struct vdla_pipeline_ref *new_ref(struct drm_file *file, struct vdla_pipe
 	ref->vfile = vfile;
 	ref->file = file;
 	ref->owner = owner;
-	ret = xa_alloc(&vfile->pipelines, &ref->handle, ref, xa_limit_32b, GFP_KERNEL);
-	if (ret) {
+	/* Not the number of a handle just closed: a late event would name the wrong one. */
+	ret = xa_alloc_cyclic(&vfile->pipelines, &ref->handle, ref, xa_limit_32b,
+			      &vfile->next_pipeline_handle, GFP_KERNEL);
+	if (ret < 0) {
 		kfree(ref);
 		return ERR_PTR(ret);
 	}

@@ -354,7 +354,14 @@ TEST_F(PipelineTest, APortBufferIsReturnedByTheFileThatTookIt)
 	void *cpu = ::mmap(nullptr, info.size, PROT_READ, MAP_SHARED, otherFd(), info.mmap_offset);
 	ASSERT_NE(cpu, MAP_FAILED);
 	EXPECT_EQ(static_cast<uint8_t *>(cpu)[4096], 0x5a);
+	EXPECT_NE(::mprotect(cpu, info.size, PROT_READ | PROT_WRITE), 0)
+		<< "the CPU may write what the port lends read-only";
 	::munmap(cpu, info.size);
+	EXPECT_EQ(::mmap(nullptr, info.size, PROT_READ | PROT_WRITE, MAP_SHARED, otherFd(),
+			 info.mmap_offset),
+		  MAP_FAILED)
+		<< "the CPU may write what the port lends read-only";
+	EXPECT_EQ(errno, EACCES);
 	uint32_t none;
 	EXPECT_EQ(portTake(third.fd(), ref3, channel, 0, &none, &index), EAGAIN) << "none is free";
 	who = {};

@@ -1170,8 +1170,9 @@ struct drm_vdla_pipeline_create {
  * CLOSE (or by closing the file). @params comes back as the creator's;
  * @params_differ says whether they differed from the caller's. One handle
  * per pipeline and file. Errors: EINVAL (flags, pad, name), ENOENT (no
- * such pipeline), EEXIST (the caller has it open, or owns it, already;
- * with EXACT: the parameters differ, nothing opened), EAGAIN
+ * such pipeline), EEXIST (the caller has it open, or owns it, already,
+ * @params_differ 0; with EXACT: the parameters differ, @params_differ 1,
+ * nothing opened), EAGAIN
  * (DRM_VDLA_MAX_PIPELINE_HANDLES, no room for the pipeline's events),
  * ENOMEM.
  */
@@ -1224,9 +1225,11 @@ struct drm_vdla_pipeline_destroy {
  * struct drm_vdla_pipeline_close - argument of DRM_IOCTL_VDLA_PIPELINE_CLOSE
  *
  * Drops the caller's reference: its channel handles are destroyed and the
- * port buffers it took are returned, as when its file is closed; the last
- * reference of a file other than the owner's runs the exit action. Also
- * forgets the handle of a pipeline that is gone. Errors: EINVAL (flags;
+ * port buffers it took are returned (their handles closed), as when its
+ * file is closed; the last reference of a file other than the owner's
+ * runs the exit action. Also forgets the handle of a pipeline that is
+ * gone: the buffers taken through it before it went stay with the caller,
+ * whose handles hold them until it closes them. Errors: EINVAL (flags;
  * the owner's handle, which only DESTROY ends), ENOENT.
  */
 struct drm_vdla_pipeline_close {
@@ -1287,9 +1290,12 @@ struct drm_vdla_pipeline_query {
  * driver does itself when the last reference of a file other than the
  * owner's goes (CLOSE, or its file closed: the process exited or was
  * killed). The driver runs it in the closing file's context, whether or
- * not the owner is scheduled. Errors: EINVAL (flags, unknown actions),
- * ENOENT, EPERM (not the owner), ECANCELED, EAGAIN (NOTIFY without room
- * for the event: read the node's events).
+ * not the owner is scheduled. With NOTIFY the IDLE event is reserved here
+ * and again after each one is sent; if the owner's event space is full
+ * then, the next run is not told, only counted (QUERY's @exit_runs).
+ * Errors: EINVAL (flags, unknown actions), ENOENT, EPERM (not the owner),
+ * ECANCELED, EAGAIN (NOTIFY without room for the event: read the node's
+ * events).
  */
 struct drm_vdla_pipeline_set_exit {
 	/** @handle: in. */
@@ -1309,8 +1315,8 @@ struct drm_vdla_pipeline_set_exit {
  * owns it and is the only one that may dup it out or, with its own handle,
  * destroy it. The channel's work is the jobs of @ctx_id (0: none), a
  * context of the caller: stopping the channel cancels those not started.
- * It starts started. Errors: EINVAL (flags, pad), ENOENT (no such handle
- * or context), EAGAIN (DRM_VDLA_MAX_CHANNELS), ECANCELED, ENOMEM.
+ * It starts started. Errors: EINVAL (flags), ENOENT (no such handle or
+ * context), EAGAIN (DRM_VDLA_MAX_CHANNELS), ECANCELED, ENOMEM.
  */
 struct drm_vdla_channel_create {
 	/** @pipeline: in, a pipeline handle of the caller. */
@@ -1422,21 +1428,25 @@ struct drm_vdla_channel_attr {
 /**
  * struct drm_vdla_port_buffer - argument of DRM_IOCTL_VDLA_PORT_BUFFER
  *
- * A port is a set of buffers a channel lends. Its owner ATTACHes them (a
- * BO of its own, or a shared buffer it imported). Any file with the
- * pipeline open TAKEs a free one: it gets a handle to it in its own file,
- * read-only if the port was attached so, and the same file RETURNs it,
- * which closes that handle. The channel's owner takes its own buffers too
- * (to fill them, say): by the handle it attached them with
- * (DRM_VDLA_PORT_TAKEN_OWN), which RETURN leaves open. A file's taken
- * buffers are returned when it closes the pipeline or itself. Errors: EINVAL (op, flags, pad, port),
- * ENOENT (no such pipeline handle, channel, BO or buffer; TAKE by the
- * owner: it closed the handle it attached the buffer with), EPERM (ATTACH
- * by another file than the channel's owner; RETURN of a buffer another
- * file took: @owner is the one that holds it), EAGAIN (ATTACH: the port
- * is full; TAKE: no buffer free), EBUSY (TAKE: the caller, not the
- * owner, holds the BO already), EACCES (ATTACH of a
- * BO the owner may not write, without READ_ONLY), ECANCELED.
+ * A port is a set of buffers a channel lends, all alike: read-only or
+ * not. Its owner ATTACHes them (a BO of its own, or a shared buffer it
+ * imported). Any file with the pipeline open TAKEs a free one: it gets a
+ * handle to it in its own file, read-only (for the device and the CPU) if
+ * the port lends so, and the same file RETURNs it, which closes that
+ * handle. The channel's owner takes its own buffers too (to fill them,
+ * say): by the handle it attached them with (DRM_VDLA_PORT_TAKEN_OWN),
+ * which RETURN leaves open. A file's taken buffers are returned when it
+ * closes the pipeline or itself.
+ *
+ * Errors: EINVAL (op, flags, pad, port; ATTACH of a buffer unlike the
+ * port's others), ENOENT (no such pipeline handle, channel, BO or taken
+ * buffer; TAKE by the owner: it closed the handle it attached the buffer
+ * with), EPERM (ATTACH by another file than the channel's owner; RETURN
+ * of a buffer another file took: @owner is the one that holds it), EEXIST
+ * (ATTACH: the BO is in the port already), EAGAIN (ATTACH: the port is
+ * full; TAKE: no buffer free), EBUSY (TAKE: the caller, not the owner,
+ * holds every free buffer's BO already), EACCES (ATTACH of a BO the
+ * owner may not write, without READ_ONLY), ECANCELED.
  */
 struct drm_vdla_port_buffer {
 	/** @pipeline: in. */

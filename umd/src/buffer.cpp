@@ -123,6 +123,8 @@ public:
 	Access access = Access::ReadWrite;
 	bool imported = false;
 	Placement placement = Placement::Memory;
+	/* False for borrowed(): the handle is someone else's to close. */
+	bool closesHandle = true;
 	uint8_t *map = nullptr;
 	/* The dma-buf the member begin/endCpuAccess sync on, once exported. */
 	UniqueFd dmabuf;
@@ -156,7 +158,8 @@ Buffer::Buffer(std::unique_ptr<Private> d) : d_(std::move(d))
 Buffer::~Buffer()
 {
 	unmap();
-	handleTable().release(d_->device->fd(), d_->handle);
+	if (d_->closesHandle)
+		handleTable().release(d_->device->fd(), d_->handle);
 }
 
 std::unique_ptr<Buffer> Buffer::created(Device &device, const void *createArgs, Placement placement)
@@ -246,6 +249,26 @@ Result<std::unique_ptr<Buffer>> Buffer::import(Device &device, int dmabufFd, Acc
 	d->mmapOffset = info.mmap_offset;
 	d->access = (args.access & DRM_VDLA_BO_ACCESS_WRITE) ? Access::ReadWrite : Access::ReadOnly;
 	d->imported = info.imported != 0;
+	return std::unique_ptr<Buffer>(new Buffer(std::move(d)));
+}
+
+Result<std::unique_ptr<Buffer>> Buffer::borrowed(Device &device, uint32_t handle)
+{
+	drm_vdla_bo_info info = {};
+	info.handle = handle;
+	if (drmIoctl(device.fd(), DRM_IOCTL_VDLA_BO_INFO, &info))
+		return Error(errno, "cannot describe buffer handle " + std::to_string(handle));
+
+	/* Not in the handle table, which would close the handle with its last Buffer. */
+	auto d = std::make_unique<Private>();
+	d->device = &device;
+	d->handle = handle;
+	d->size = info.size;
+	d->deviceAddress = info.device_address;
+	d->mmapOffset = info.mmap_offset;
+	d->access = (info.access & DRM_VDLA_BO_ACCESS_WRITE) ? Access::ReadWrite : Access::ReadOnly;
+	d->imported = info.imported != 0;
+	d->closesHandle = false;
 	return std::unique_ptr<Buffer>(new Buffer(std::move(d)));
 }
 

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <vdla/lease.h>
 
-#include <poll.h>
 #include <sys/ioctl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -17,6 +15,7 @@
 
 #include <vdla/device.h>
 
+#include "device_events.h"
 #include "query.h"
 
 namespace vdla {
@@ -103,10 +102,13 @@ Result<TimeShares> timeShares(const Device &device)
 
 ResourceManager::ResourceManager(Device &device) : device_(device)
 {
+	/* The file's lease events that a Pipeline's dispatch() reads are kept for us. */
+	DeviceEvents::subscribe(device_, DeviceEvents::Kind::Lease);
 }
 
 ResourceManager::~ResourceManager()
 {
+	DeviceEvents::unsubscribe(device_, DeviceEvents::Kind::Lease);
 	std::lock_guard<std::recursive_mutex> guard(lock_);
 	/* Leases left behind are released; they only wait for their destructor now. */
 	for (auto &[id, lease] : leases_) {
@@ -203,29 +205,17 @@ Result<unsigned> ResourceManager::dispatch(std::chrono::milliseconds timeout)
 		std::copy_if(early_.begin(), early_.end(), std::back_inserter(events), registered);
 		early_.erase(std::remove_if(early_.begin(), early_.end(), registered), early_.end());
 	}
-	pollfd p = { device_.fd(), POLLIN, 0 };
-	int wait = events.empty() ? int(std::min<int64_t>(timeout.count(), INT32_MAX)) : 0;
-	int ready = ::poll(&p, 1, wait);
-	if (ready < 0 && errno != EINTR)
-		return Error(errno, "cannot poll the device file for lease events");
-	/* read() returns whole events; the file's event space is 4 KiB. */
-	alignas(8) uint8_t buf[4096];
-	ssize_t n = ready > 0 ? ::read(device_.fd(), buf, sizeof(buf)) : 0;
-	if (n < 0 && errno != EAGAIN && errno != EINTR)
-		return Error(errno, "cannot read the device file's events");
-	for (size_t at = 0; n > 0 && at + sizeof(drm_event) <= size_t(n);) {
-		drm_event head;
-		std::memcpy(&head, buf + at, sizeof(head));
-		if (head.length < sizeof(head) || at + head.length > size_t(n))
-			break;
-		if (head.type >= DRM_VDLA_EVENT_LEASE_GRANTED && head.type <= DRM_VDLA_EVENT_LEASE_REVOKED
-		    && head.length == sizeof(drm_vdla_event_lease)) {
-			drm_vdla_event_lease e;
-			std::memcpy(&e, buf + at, sizeof(e));
-			events.push_back(e);
-		}
-		at += head.length;
-	}
+	/*
+	 * Lease events alone: those of the Device's pipelines that come with
+	 * them are kept for Pipeline::dispatch(), and this takes the lease
+	 * events its reads kept for us.
+	 */
+	auto read = DeviceEvents::take(device_, DeviceEvents::Kind::Lease,
+				       events.empty() ? timeout : std::chrono::milliseconds(0));
+	if (!read)
+		return read.error();
+	for (const DeviceEvent &e : *read)
+		events.push_back(e.lease);
 
 	unsigned dispatched = 0;
 	std::lock_guard<std::recursive_mutex> guard(lock_);

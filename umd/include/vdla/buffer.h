@@ -151,7 +151,17 @@ public:
 
 private:
 	class Private;
+	/* Channel::take() makes the Buffer of a port buffer with borrowed(). */
+	friend class Channel;
+
 	explicit Buffer(std::unique_ptr<Private> d);
+	/*
+	 * A Buffer of @handle, which someone else closes: its destructor
+	 * unmaps it but leaves the handle open. A port buffer's (TAKE made
+	 * the handle, and its RETURN closes it in the kernel: closing it here
+	 * as well would close whatever BO the number names by then).
+	 */
+	static Result<std::unique_ptr<Buffer>> borrowed(Device &device, uint32_t handle);
 	/* The Buffer of the BO a BO_CREATE just made, its handle counted. */
 	static std::unique_ptr<Buffer> created(Device &device, const void *createArgs,
 					       Placement placement);
