@@ -28,12 +28,15 @@ userspace: deps
 			-DVDLA_GUEST_BIN_DIR=$(GUEST_BIN) >/dev/null
 	ninja -C $(CMAKE_BUILD)
 
-# Boots the emulated machine with two vDLAs, loads the driver, lists the
-# devices and runs the demo: a LeNet-style OpenVX graph on the DLA with a
-# user kernel on the CPU, checked against the same graph all on the CPU
-# (umd/examples/lenet_demo.cpp, docs/openvx.md "Demo").
+# Boots the emulated machine with two vDLAs, loads the driver, starts the
+# pipeline daemon, lists the devices and runs the demos: a LeNet-style
+# OpenVX graph on the DLA with a user kernel on the CPU, checked against the
+# same graph all on the CPU (umd/examples/lenet_demo.cpp, docs/openvx.md
+# "Demo"), then two applications attached to the daemon's pipeline
+# (umd/examples/pipeline_demo.sh, docs/ownership.md "Example").
 run: all
-	scripts/guest-run --devices 2 -- sh -c 'vdla-info && vdla-demo'
+	scripts/guest-run --devices 2 --pipelined umd/tools/pipelined/pipelined.conf -- \
+		sh -c 'vdla-info && vdla-demo && vdla-pipeline-demo'
 
 test: all
 	tests/run-all
