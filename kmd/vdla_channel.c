@@ -23,6 +23,7 @@
 #include "vdla_mapping.h"
 #include "vdla_pipeline.h"
 #include "vdla_sched.h"
+#include "vdla_sram_bo.h"
 
 static struct vdla_channel *lookup(struct vdla_pipeline *p, u32 channel_id)
 {
@@ -39,7 +40,7 @@ static void stop(struct vdla_channel *ch)
 		return;
 	mutex_lock(&ctx->submit_lock);
 	if (!ctx->destroyed)
-		vdla_sched_cut(ctx, true);
+		vdla_sched_cancel_queued(ctx);
 	mutex_unlock(&ctx->submit_lock);
 }
 
@@ -208,6 +209,25 @@ int vdla_channel_attr(struct vdla_pipeline *p, struct drm_vdla_channel_attr *arg
 	return 0;
 }
 
+/* Whether @vfile holds @obj as a buffer it took from a port of @p. */
+static bool taken_by(struct vdla_pipeline *p, struct drm_gem_object *obj, struct vdla_file *vfile)
+{
+	struct vdla_channel *ch;
+	unsigned long id;
+
+	xa_for_each(&p->channels, id, ch) {
+		for (u32 i = 0; i < DRM_VDLA_CHANNEL_PORTS; i++) {
+			for (u32 b = 0; b < ch->ports[i].count; b++) {
+				const struct vdla_port_buffer *buf = &ch->ports[i].buffers[b];
+
+				if (buf->obj == obj && buf->taker == vfile && buf->taker_handle)
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
 static int attach(struct drm_file *file, struct vdla_channel *ch, struct vdla_port *port,
 		  struct drm_vdla_port_buffer *args)
 {
@@ -227,6 +247,16 @@ static int attach(struct drm_file *file, struct vdla_channel *ch, struct vdla_po
 	obj = drm_gem_object_lookup(file, args->handle);
 	if (!obj)
 		return -ENOENT;
+	/* An SRAM block never leaves its file (vdla_sram_bo.c). */
+	if (vdla_sram_bo_is(obj)) {
+		drm_gem_object_put(obj);
+		return -EINVAL;
+	}
+	/* A borrowed buffer is not lent on: it would stay lent after its return. */
+	if (taken_by(ch->pipeline, obj, file->driver_priv)) {
+		drm_gem_object_put(obj);
+		return -EACCES;
+	}
 	for (u32 b = 0; b < port->count; b++) {
 		if (port->buffers[b].obj == obj) {
 			drm_gem_object_put(obj);
@@ -284,8 +314,11 @@ static int take(struct drm_file *file, struct vdla_channel *ch, struct vdla_port
 		else
 			ret = vdla_mapping_handle_create(file, buf->obj, !port->read_only,
 							 &buf->taker_handle);
-		/* One the caller holds already (EBUSY): another free one may do. */
-		if (ret == -EBUSY)
+		/*
+		 * One the caller holds already (EBUSY), or, for the owner, one
+		 * whose handle it closed (ENOENT): another free one may do.
+		 */
+		if (ret == -EBUSY || ret == -ENOENT)
 			continue;
 		if (ret)
 			return ret;

@@ -24,6 +24,7 @@
 
 #include "vdla_core_ioctls.h"
 #include "vdla_gem.h"
+#include "vdla_mapping.h"
 
 static bool core_ioctl_allowed(unsigned int nr)
 {
@@ -112,7 +113,8 @@ static int check_core_ioctl(struct file *filp, unsigned int cmd, void __user *ar
  * PRIME_HANDLE_TO_FD: an export's permission is its own. Without DRM_RDWR
  * the driver makes a new read-only dma-buf (the core would hand out the
  * object's one dma-buf, whose mode the first export fixed); with it, the
- * core's read-write one, unless the caller holds the object read-only
+ * core's read-write one, unless the caller holds the object read-only: a
+ * read-only import, or a read-only BO_IMPORT or port buffer of its file
  * (EACCES: never a quiet downgrade). Returns 1 to let the core serve it.
  */
 static int prime_handle_to_fd(struct file *filp, unsigned int cmd, void __user *arg)
@@ -130,7 +132,7 @@ static int prime_handle_to_fd(struct file *filp, unsigned int cmd, void __user *
 	if (!obj)
 		return -ENOENT;
 	if (args.flags & DRM_RDWR) {
-		if (vdla_gem_read_only(obj)) {
+		if (vdla_gem_read_only(obj) || !vdla_mapping_file_may_write(file, obj)) {
 			drm_dbg_core(file->minor->dev,
 				     "PRIME_HANDLE_TO_FD: BO %u is held read-only\n", args.handle);
 			ret = -EACCES;

@@ -70,6 +70,11 @@ struct vdla_ctx {
 	u64 ended_seqno;
 	u64 cut_after;
 	bool cut_at_frame_end;
+	/*
+	 * @cut_limit: the last job the pending cut cancels (a channel's stop,
+	 * vdla_sched_cancel_queued()), or 0 for every job not started.
+	 */
+	u64 cut_limit;
 	/** @reservations: engine leases the context holds (vdla_sched_reserve()); under fw_lock. */
 	u32 reservations;
 	/**

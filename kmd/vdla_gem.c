@@ -98,13 +98,11 @@ bool vdla_gem_read_only(struct drm_gem_object *obj)
 
 /*
  * The CPU's view follows the device's: an object imported from a read-only
- * dma-buf cannot be mapped for writing through this node either (its pages
- * are the exporter's), now or later by mprotect.
- */
-/*
- * The CPU gets no more access than the device has in the mapping file's
- * address space: a read-only import, or a buffer taken from a read-only
- * port, is mapped read-only, and mprotect() cannot make it writable.
+ * dma-buf (its pages are the exporter's), or held read-only by the mapping
+ * file (a read-only BO_IMPORT, a buffer taken from a read-only port), is
+ * mapped read-only, and mprotect() cannot make it writable later. A
+ * mapping of an exported dma-buf has no DRM file: the export itself
+ * carries the permission (vdla_core_ioctls.c).
  */
 static int vdla_gem_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
 {

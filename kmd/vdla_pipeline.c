@@ -44,16 +44,27 @@ void vdla_pipeline_owner_of(const struct vdla_file *holder, struct drm_vdla_owne
 {
 	memset(who, 0, sizeof(*who));
 	who->pid = pid_nr_ns(holder->tgid, task_active_pid_ns(current));
-	strscpy(who->comm, holder->comm);
+	/* Nothing of a process the caller's pid namespace does not see. */
+	if (who->pid)
+		strscpy(who->comm, holder->comm);
 }
 
+/*
+ * The group is a gid of the initial user namespace, as the administrator
+ * who sets the parameter means it: a process must not map some gid of its
+ * own user namespace onto it.
+ */
 static bool may_create(void)
 {
 	int gid = READ_ONCE(pipeline_group);
+	kgid_t group;
 
 	if (capable(CAP_SYS_ADMIN))
 		return true;
-	return gid >= 0 && in_group_p(make_kgid(current_user_ns(), gid));
+	if (gid < 0)
+		return false;
+	group = make_kgid(&init_user_ns, gid);
+	return gid_valid(group) && in_group_p(group);
 }
 
 static struct vdla_pipeline *find_by_name(struct vdla_device *vdev, const char *name)
@@ -406,7 +417,7 @@ int vdla_pipeline_query(struct vdla_file *vfile, struct drm_vdla_pipeline_query 
 		return -ENOENT;
 	}
 	p = ref->pipeline;
-	strscpy(args->name, p->name);
+	strscpy_pad(args->name, p->name);
 	memcpy(args->params, p->params, sizeof(args->params));
 	args->state = p->gone ? DRM_VDLA_PIPELINE_STATE_GONE : DRM_VDLA_PIPELINE_STATE_LIVE;
 	args->is_owner = ref->owner;

@@ -193,6 +193,14 @@ static bool job_of_ctx(const struct vdla_job *job, const void *ctx)
 	return job->ctx == ctx;
 }
 
+/* A job of @ctx that a cut cancels: all of them, or those up to the cut's limit. */
+static bool job_to_cut(const struct vdla_job *job, const void *ctx)
+{
+	const struct vdla_ctx *c = ctx;
+
+	return job->ctx == c && (!c->cut_limit || job->seqno <= c->cut_limit);
+}
+
 static bool job_of_file(const struct vdla_job *job, const void *file)
 {
 	return job->file == file;
@@ -205,6 +213,8 @@ static bool any_job(const struct vdla_job *job, const void *unused)
 
 static void make_ready(struct vdla_device *vdev, struct vdla_job *job);
 static void cancel_waiting(struct vdla_device *vdev, struct vdla_ctx *ctx, int error);
+static void cancel_waiting_upto(struct vdla_device *vdev, struct vdla_ctx *ctx, int error,
+				u64 upto);
 
 /* Whether @job is the one a lease's cut of its context waits for (vdla_sched_cut()). */
 static bool cut_due(const struct vdla_job *job)
@@ -222,9 +232,10 @@ static void cut(struct vdla_device *vdev, struct vdla_ctx *ctx)
 	LIST_HEAD(cancelled);
 
 	ctx->cut_after = 0;
-	take_queued(vdev, job_of_ctx, ctx, &cancelled);
+	take_queued(vdev, job_to_cut, ctx, &cancelled);
 	signal_list(vdev, &cancelled, -ECANCELED);
-	cancel_waiting(vdev, ctx, -ECANCELED);
+	cancel_waiting_upto(vdev, ctx, -ECANCELED, ctx->cut_limit ?: U64_MAX);
+	ctx->cut_limit = 0;
 }
 
 /*
@@ -234,10 +245,19 @@ static void cut(struct vdla_device *vdev, struct vdla_ctx *ctx)
  */
 static void cancel_waiting(struct vdla_device *vdev, struct vdla_ctx *ctx, int error)
 {
+	cancel_waiting_upto(vdev, ctx, error, U64_MAX);
+}
+
+/* cancel_waiting() of the jobs up to seqno @upto (the list is in submission order). */
+static void cancel_waiting_upto(struct vdla_device *vdev, struct vdla_ctx *ctx, int error,
+				u64 upto)
+{
 	struct vdla_sched *s = sched_of(vdev);
 	struct vdla_job *job, *next;
 
 	list_for_each_entry_safe(job, next, &ctx->waiting, link) {
+		if (job->seqno > upto)
+			break;
 		list_del_init(&job->link);
 		s->waiting--;
 		vdla_deps_disarm(job);
@@ -1072,15 +1092,22 @@ void vdla_sched_query_shares(struct vdla_device *vdev, struct drm_vdla_query_tim
 	mutex_unlock(&vdev->fw_lock);
 }
 
-bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame)
+/*
+ * The cut of vdla_sched_cut(), of the jobs up to seqno @limit only (0: all,
+ * those submitted later too, until the cut happens).
+ */
+static bool cut_ctx(struct vdla_ctx *ctx, bool ignore_frame, u64 limit)
 {
 	struct vdla_device *vdev = ctx->vdev;
 	struct vdla_sched *s = sched_of(vdev);
-	bool frame_started, pending = false;
+	bool frame_started, pending = false, limited;
 	u64 keep;
 
 	lockdep_assert_held(&ctx->submit_lock);
 	mutex_lock(&vdev->fw_lock);
+	/* A cut already pending without a limit (a lease's) keeps taking all. */
+	limited = ctx->cut_after || ctx->cut_at_frame_end ? ctx->cut_limit && limit : limit;
+	ctx->cut_limit = limited ? max(ctx->cut_limit, limit) : 0;
 	/* A job started (running, or stopped to resume later) finishes: a job is a frame. */
 	keep = s->running && s->running->ctx == ctx ? s->running->seqno : stopped_seqno(s, ctx);
 	frame_started = ctx->frame_begin_seqno && ctx->frame_begin_seqno <= ctx->last_started;
@@ -1102,6 +1129,18 @@ bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame)
 	}
 	mutex_unlock(&vdev->fw_lock);
 	return pending;
+}
+
+bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame)
+{
+	return cut_ctx(ctx, ignore_frame, 0);
+}
+
+void vdla_sched_cancel_queued(struct vdla_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->submit_lock);
+	if (ctx->seqno)
+		cut_ctx(ctx, true, ctx->seqno);
 }
 
 int vdla_sched_pause(struct vdla_device *vdev)

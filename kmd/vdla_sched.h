@@ -134,6 +134,12 @@ void vdla_sched_query_shares(struct vdla_device *vdev, struct drm_vdla_query_tim
  * that job, once it comes. Called with ctx->submit_lock held.
  */
 bool vdla_sched_cut(struct vdla_ctx *ctx, bool ignore_frame);
+/*
+ * Cancels the jobs of @ctx submitted so far that have not started
+ * (ECANCELED), as vdla_sched_cut() at a job boundary, but not those
+ * submitted afterwards (a channel's stop); submit_lock held.
+ */
+void vdla_sched_cancel_queued(struct vdla_ctx *ctx);
 
 /* Waits until no job runs and keeps jobs from starting, for TEST_BDMA. */
 int vdla_sched_pause(struct vdla_device *vdev);

@@ -56,7 +56,7 @@ TEST_F(QueryIoctl, DeviceQueryFillsEveryField)
 	EXPECT_EQ(info_.hw_caps, uint32_t(VDLA_CAPS_V2));
 	EXPECT_EQ(info_.irq_vectors, uint32_t(VDLA_MSIX_VECTORS));
 	EXPECT_EQ(info_.driver_major, 1u);
-	EXPECT_EQ(info_.driver_minor, 11u);
+	EXPECT_EQ(info_.driver_minor, 12u);
 	EXPECT_EQ(info_.pad0[0] | info_.pad0[1] | info_.pad0[2], 0);
 
 	/* The PCI address is the one sysfs gives the node's device. */

@@ -96,7 +96,7 @@ private:
 
 	void step()
 	{
-		switch (rng_() % 18) {
+		switch (rng_() % 20) {
 		case 0: {
 			drm_vdla_bo_create a = {};
 			/*
@@ -215,6 +215,10 @@ private:
 		case 15:
 			leases();
 			break;
+		case 16:
+		case 17:
+			pipelines();
+			break;
 		case 13: {
 			drm_vdla_test_irq a = {};
 			a.flags = rng_() % 2;
@@ -225,6 +229,106 @@ private:
 		default:
 			coreIoctl();
 			break;
+		}
+	}
+
+	/*
+	 * Pipelines, channels and ports (docs/ownership.md) under four names
+	 * that every fuzzer shares, so that files create, open, duplicate,
+	 * take and destroy each other's: guessed handles, ids and indices,
+	 * mutated flags, ops and keys; forced destroys while others hold.
+	 */
+	void pipelines()
+	{
+		static const char *const names[] = { "f0", "f1", "f2", "f3" };
+		const char *name = names[rng_() % 4];
+		switch (rng_() % 11) {
+		case 0: {
+			drm_vdla_pipeline_create a = {};
+			std::strcpy(a.name, rng_() % 16 ? name : "bad name");
+			a.params[0] = uint32_t(rng_() % 3);
+			a.flags = rng_() % 8 ? 0 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_PIPELINE_CREATE, &a);
+			break;
+		}
+		case 1:
+		case 2: {
+			drm_vdla_pipeline_open a = {};
+			std::strcpy(a.name, name);
+			a.params[0] = uint32_t(rng_() % 3);
+			a.flags = rng_() % 8 ? rng_() % 2 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_PIPELINE_OPEN, &a);
+			break;
+		}
+		case 3: {
+			drm_vdla_pipeline_destroy a = {};
+			a.handle = small();
+			a.flags = rng_() % 8 ? rng_() % 2 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_PIPELINE_DESTROY, &a);
+			break;
+		}
+		case 4: {
+			drm_vdla_pipeline_close a = {};
+			a.handle = small();
+			a.flags = rng_() % 8 ? 0 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_PIPELINE_CLOSE, &a);
+			break;
+		}
+		case 5: {
+			drm_vdla_pipeline_query q = {};
+			q.handle = small();
+			ioctlError(fd_, DRM_IOCTL_VDLA_PIPELINE_QUERY, &q);
+			drm_vdla_pipeline_set_exit a = {};
+			a.handle = small();
+			a.actions = rng_() % 8 ? uint32_t(rng_() % 8) : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_PIPELINE_SET_EXIT, &a);
+			break;
+		}
+		case 6: {
+			drm_vdla_channel_create a = {};
+			a.pipeline = small();
+			a.ctx_id = rng_() % 2 ? 0 : small();
+			a.flags = rng_() % 8 ? 0 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_CHANNEL_CREATE, &a);
+			break;
+		}
+		case 7: {
+			drm_vdla_channel_dup a = {};
+			a.pipeline = small();
+			a.channel_id = small();
+			a.pad = rng_() % 8 ? 0 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_CHANNEL_DUP, &a);
+			break;
+		}
+		case 8: {
+			drm_vdla_channel_destroy a = {};
+			a.pipeline = small();
+			a.channel_id = small();
+			ioctlError(fd_, DRM_IOCTL_VDLA_CHANNEL_DESTROY, &a);
+			break;
+		}
+		case 9: {
+			drm_vdla_channel_attr a = {};
+			a.pipeline = small();
+			a.channel_id = small();
+			a.op = rng_() % 8 ? rng_() % 4 : any32();
+			a.key = rng_() % 8 ? rng_() % 9 : any32();
+			a.value = rng_();
+			ioctlError(fd_, DRM_IOCTL_VDLA_CHANNEL_ATTR, &a);
+			break;
+		}
+		default: {
+			drm_vdla_port_buffer a = {};
+			a.pipeline = small();
+			a.channel_id = small();
+			a.port = rng_() % 8 ? rng_() % 4 : any32();
+			a.op = rng_() % 8 ? rng_() % 3 : any32();
+			a.flags = rng_() % 4 ? rng_() % 2 : any32();
+			a.handle = small();
+			a.index = rng_() % 8 ? rng_() % 8 : any32();
+			ioctlError(fd_, DRM_IOCTL_VDLA_PORT_BUFFER, &a);
+			break;
+		}
 		}
 	}
 

@@ -11,7 +11,10 @@
  */
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -77,6 +80,26 @@ TEST_F(PipelineTest, CreatingNeedsCapSysAdminOrTheConfiguredGroup)
 		EXPECT_EQ(asNobody(create("by-the-group")), 0) << "a member of the group may create";
 	}
 	EXPECT_EQ(asNobody(create("group-gone")), EACCES);
+	{
+		/*
+		 * The group is a gid of the initial user namespace: mapping a gid
+		 * of one's own namespace onto one's own gid does not make one a
+		 * member.
+		 */
+		ParamOverride group("pipeline_group", "65533");
+		ASSERT_EQ(group.error(), 0);
+		EXPECT_EQ(asNobody([node] {
+			/* Dumpable again after the change of credentials, or /proc/self is root's. */
+			if (::prctl(PR_SET_DUMPABLE, 1) || ::unshare(CLONE_NEWUSER))
+				return 200;
+			if (writeFile("/proc/self/setgroups", "deny") ||
+			    writeFile("/proc/self/gid_map", "65533 65534 1"))
+				return 201;
+			uint32_t handle;
+			return pipelineCreate(node, "from-a-user-namespace", kParams, &handle);
+		}),
+			  EACCES);
+	}
 
 	/* Names are 1 to 31 visible characters; one is taken once. */
 	uint32_t handle;
@@ -301,19 +324,21 @@ TEST_F(PipelineTest, AnyHolderSetsAttributesAndStopsAChannel)
 			      &state),
 		  0);
 	EXPECT_EQ(state, uint32_t(DRM_VDLA_CHANNEL_STATE_STOPPED));
-	EXPECT_TRUE(fenceSucceeds(d1)) << "the running job was cut short";
-	EXPECT_TRUE(first.check());
-	EXPECT_TRUE(fenceFails(d2, ECANCELED));
-	EXPECT_TRUE(fenceFails(d3, ECANCELED));
 	EXPECT_EQ(channelAttr(otherFd(), ref, channel, DRM_VDLA_CHANNEL_ATTR_OP_START, 0, nullptr,
 			      &state),
 		  0);
 	EXPECT_EQ(state, uint32_t(DRM_VDLA_CHANNEL_STATE_STARTED));
-	/* Started again, its context runs jobs. */
+	/* Started again while the first job still runs: a job submitted now runs. */
 	ChainJob later(fd(), 1, 4);
 	Syncobj d4(fd());
 	ASSERT_EQ(submit(fd(), later.submission(work.id(), d4.sync())), 0);
-	EXPECT_TRUE(fenceSucceeds(d4));
+	EXPECT_FALSE(d1.signalled()) << "the test is too slow to submit behind the running job";
+	EXPECT_TRUE(fenceSucceeds(d1)) << "the running job was cut short";
+	EXPECT_TRUE(first.check());
+	EXPECT_TRUE(fenceFails(d2, ECANCELED));
+	EXPECT_TRUE(fenceFails(d3, ECANCELED));
+	EXPECT_TRUE(fenceSucceeds(d4)) << "the stop cancelled a job submitted after it";
+	EXPECT_TRUE(later.check());
 }
 
 TEST_F(PipelineTest, APortBufferIsReturnedByTheFileThatTookIt)
@@ -342,6 +367,10 @@ TEST_F(PipelineTest, APortBufferIsReturnedByTheFileThatTookIt)
 	EXPECT_EQ(portAttach(fd(), pipeline_, channel, DRM_VDLA_CHANNEL_PORTS, frame.handle()),
 		  EINVAL);
 	EXPECT_EQ(portAttach(fd(), pipeline_, channel, 0, 4242, DRM_VDLA_PORT_READ_ONLY), ENOENT);
+	Bo sram(fd(), 4096, DRM_VDLA_BO_CREATE_SRAM);
+	ASSERT_EQ(sram.error(), 0);
+	EXPECT_EQ(portAttach(fd(), pipeline_, channel, 1, sram.handle()), EINVAL)
+		<< "an SRAM block left its file";
 
 	/* The taker gets a handle of its own, read-only, to the owner's data. */
 	uint32_t handle = 0;
@@ -362,6 +391,18 @@ TEST_F(PipelineTest, APortBufferIsReturnedByTheFileThatTookIt)
 		  MAP_FAILED)
 		<< "the CPU may write what the port lends read-only";
 	EXPECT_EQ(errno, EACCES);
+	drm_prime_handle rw = {};
+	rw.handle = handle;
+	rw.flags = DRM_RDWR | DRM_CLOEXEC;
+	rw.fd = -1;
+	EXPECT_EQ(ioctlError(otherFd(), DRM_IOCTL_PRIME_HANDLE_TO_FD, &rw), EACCES)
+		<< "a read-write export of a buffer lent read-only";
+	if (rw.fd >= 0)
+		::close(rw.fd);
+	/* A borrowed buffer is not lent on. */
+	uint32_t mine;
+	ASSERT_EQ(channelCreate(otherFd(), ref, 0, kAttrs, &mine), 0);
+	EXPECT_EQ(portAttach(otherFd(), ref, mine, 0, handle, DRM_VDLA_PORT_READ_ONLY), EACCES);
 	uint32_t none;
 	EXPECT_EQ(portTake(third.fd(), ref3, channel, 0, &none, &index), EAGAIN) << "none is free";
 	who = {};

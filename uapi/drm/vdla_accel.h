@@ -1129,7 +1129,8 @@ struct drm_vdla_event_lease {
  * struct drm_vdla_owner - who holds something, in errors and queries
  *
  * @pid is the process that opened the holding file, in the caller's pid
- * namespace (0 if not visible there); @comm its name then.
+ * namespace; @comm its name then. Both are 0 if that process is not
+ * visible in the caller's pid namespace.
  */
 struct drm_vdla_owner {
 	__s32 pid;
@@ -1141,7 +1142,8 @@ struct drm_vdla_owner {
  * struct drm_vdla_pipeline_create - argument of DRM_IOCTL_VDLA_PIPELINE_CREATE
  *
  * Creates a pipeline; the caller's file owns it. Needs CAP_SYS_ADMIN or
- * membership of the group vdla.pipeline_group. Errors: EINVAL (flags,
+ * membership of the group vdla.pipeline_group (a gid of the initial user
+ * namespace). Errors: EINVAL (flags,
  * pad, an empty or unterminated name), EACCES (no privilege), EEXIST (the
  * name is taken: @owner is its owner), EAGAIN (DRM_VDLA_MAX_PIPELINES, or
  * DRM_VDLA_MAX_PIPELINE_HANDLES), ENOMEM.
@@ -1314,7 +1316,9 @@ struct drm_vdla_pipeline_set_exit {
  * Creates a channel in a pipeline the caller has open; the caller's file
  * owns it and is the only one that may dup it out or, with its own handle,
  * destroy it. The channel's work is the jobs of @ctx_id (0: none), a
- * context of the caller: stopping the channel cancels those not started.
+ * context of the caller: stopping the channel cancels those submitted
+ * until then that have not started (not later ones: the state does not
+ * gate SUBMIT).
  * It starts started. Errors: EINVAL (flags), ENOENT (no such handle or
  * context), EAGAIN (DRM_VDLA_MAX_CHANNELS), ECANCELED, ENOMEM.
  */
@@ -1436,17 +1440,21 @@ struct drm_vdla_channel_attr {
  * handle. The channel's owner takes its own buffers too (to fill them,
  * say): by the handle it attached them with (DRM_VDLA_PORT_TAKEN_OWN),
  * which RETURN leaves open. A file's taken buffers are returned when it
- * closes the pipeline or itself.
+ * closes the pipeline or itself. A read-write port trusts its takers: a
+ * CPU mapping a taker made outlives the return (the kernel cannot revoke
+ * it); lend read-only to applications that are not trusted to write.
  *
  * Errors: EINVAL (op, flags, pad, port; ATTACH of a buffer unlike the
- * port's others), ENOENT (no such pipeline handle, channel, BO or taken
+ * port's others, or of an SRAM BO, which never leaves its file), ENOENT (no such pipeline handle, channel, BO or taken
  * buffer; TAKE by the owner: it closed the handle it attached the buffer
  * with), EPERM (ATTACH by another file than the channel's owner; RETURN
  * of a buffer another file took: @owner is the one that holds it), EEXIST
  * (ATTACH: the BO is in the port already), EAGAIN (ATTACH: the port is
  * full; TAKE: no buffer free), EBUSY (TAKE: the caller, not the owner,
  * holds every free buffer's BO already), EACCES (ATTACH of a BO the
- * owner may not write, without READ_ONLY), ECANCELED.
+ * owner may not write, without READ_ONLY; of a buffer the caller took
+ * from a port), ECANCELED. TAKE writes @flags: clear it before reusing
+ * the structure for another op.
  */
 struct drm_vdla_port_buffer {
 	/** @pipeline: in. */
