@@ -87,6 +87,7 @@ static void free_channel(struct vdla_channel *ch)
 	}
 	xa_erase(&p->channels, ch->id);
 	p->num_channels--;
+	p->others_channels -= ch->owner != p->owner;
 	atomic_dec(&p->vdev->counters.channels);
 	if (ch->ctx)
 		vdla_ctx_put(ch->ctx);
@@ -103,7 +104,9 @@ int vdla_channel_create(struct vdla_file *vfile, struct vdla_pipeline *p, u32 ct
 	struct vdla_channel *ch;
 	int ret;
 
-	if (p->num_channels >= DRM_VDLA_MAX_CHANNELS)
+	if (p->num_channels >= DRM_VDLA_MAX_CHANNELS ||
+	    (vfile != p->owner &&
+	     p->others_channels >= DRM_VDLA_MAX_CHANNELS - DRM_VDLA_OWNER_CHANNELS))
 		return -EAGAIN;
 	if (ctx_id) {
 		ctx = vdla_ctx_lookup(vfile, ctx_id);
@@ -127,6 +130,7 @@ int vdla_channel_create(struct vdla_file *vfile, struct vdla_pipeline *p, u32 ct
 	memcpy(ch->attrs, attrs, sizeof(ch->attrs));
 	memcpy(ch->initial_attrs, attrs, sizeof(ch->initial_attrs));
 	p->num_channels++;
+	p->others_channels += vfile != p->owner;
 	atomic_inc(&p->vdev->counters.channels);
 	*channel_id = ch->id;
 	return 0;

@@ -62,6 +62,8 @@ struct vdla_pipeline {
 	struct xarray channels;
 	u32 next_channel_id;
 	u32 num_channels;
+	/** @others_channels: of those, created by files other than the owner's. */
+	u32 others_channels;
 };
 
 /** struct vdla_pipeline_ref - a file's handle to a pipeline */

@@ -460,8 +460,15 @@ TEST_F(PipelineTest, APortBufferIsReturnedByTheFileThatTookIt)
 
 TEST_F(PipelineTest, LimitsAreEagain)
 {
-	uint32_t id;
-	for (unsigned i = 0; i < DRM_VDLA_MAX_CHANNELS; i++)
+	/* Others cannot take the slots the owner keeps. */
+	uint32_t ref, id;
+	ASSERT_EQ(pipelineOpen(otherFd(), name_, &ref), 0);
+	const unsigned others = DRM_VDLA_MAX_CHANNELS - DRM_VDLA_OWNER_CHANNELS;
+	for (unsigned i = 0; i < others; i++)
+		ASSERT_EQ(channelCreate(otherFd(), ref, 0, kAttrs, &id), 0) << i;
+	EXPECT_EQ(channelCreate(otherFd(), ref, 0, kAttrs, &id), EAGAIN)
+		<< "the other files took the owner's slots";
+	for (unsigned i = 0; i < DRM_VDLA_OWNER_CHANNELS; i++)
 		ASSERT_EQ(channelCreate(fd(), pipeline_, 0, kAttrs, &id), 0) << i;
 	EXPECT_EQ(channelCreate(fd(), pipeline_, 0, kAttrs, &id), EAGAIN);
 	std::vector<uint32_t> handles;

@@ -1120,6 +1120,12 @@ struct drm_vdla_event_lease {
 #define DRM_VDLA_MAX_PIPELINE_HANDLES		16
 /** DRM_VDLA_MAX_CHANNELS: channels of one pipeline. */
 #define DRM_VDLA_MAX_CHANNELS			32
+/**
+ * DRM_VDLA_OWNER_CHANNELS: of those, how many only the pipeline's owner
+ * creates: the other files cannot take every slot (and keep the owner
+ * from rebuilding its own channels).
+ */
+#define DRM_VDLA_OWNER_CHANNELS			8
 /** DRM_VDLA_CHANNEL_PORTS: ports of a channel. */
 #define DRM_VDLA_CHANNEL_PORTS			4
 /** DRM_VDLA_PORT_BUFFERS: buffers of one port. */
@@ -1320,7 +1326,9 @@ struct drm_vdla_pipeline_set_exit {
  * until then that have not started (not later ones: the state does not
  * gate SUBMIT).
  * It starts started. Errors: EINVAL (flags), ENOENT (no such handle or
- * context), EAGAIN (DRM_VDLA_MAX_CHANNELS), ECANCELED, ENOMEM.
+ * context), EAGAIN (DRM_VDLA_MAX_CHANNELS; for a file other than the
+ * owner's, DRM_VDLA_MAX_CHANNELS - DRM_VDLA_OWNER_CHANNELS created by
+ * such files), ECANCELED, ENOMEM.
  */
 struct drm_vdla_channel_create {
 	/** @pipeline: in, a pipeline handle of the caller. */
