@@ -93,25 +93,10 @@ uint32_t leaseState(int fd, uint32_t id)
 std::vector<drm_vdla_event_lease> readLeaseEvents(int fd, int timeoutMs)
 {
 	std::vector<drm_vdla_event_lease> events;
-	pollfd p = { fd, POLLIN, 0 };
-	if (::poll(&p, 1, timeoutMs) <= 0 || !(p.revents & POLLIN))
-		return events;
-	/* A read returns whole events only. */
-	alignas(8) uint8_t buf[4096];
-	ssize_t n = ::read(fd, buf, sizeof(buf));
-	for (size_t at = 0; n > 0 && at + sizeof(drm_event) <= size_t(n);) {
-		drm_event head;
-		std::memcpy(&head, buf + at, sizeof(head));
-		if (head.length < sizeof(head) || at + head.length > size_t(n))
-			break;
-		if (head.type >= DRM_VDLA_EVENT_LEASE_GRANTED &&
-		    head.type <= DRM_VDLA_EVENT_LEASE_REVOKED &&
-		    head.length == sizeof(drm_vdla_event_lease)) {
-			drm_vdla_event_lease e;
-			std::memcpy(&e, buf + at, sizeof(e));
-			events.push_back(e);
-		}
-		at += head.length;
+	for (const auto &raw : readDrmEvents(fd, timeoutMs, DRM_VDLA_EVENT_LEASE_GRANTED,
+					     DRM_VDLA_EVENT_LEASE_REVOKED, sizeof(drm_vdla_event_lease))) {
+		events.emplace_back();
+		std::memcpy(&events.back(), raw.data(), sizeof(drm_vdla_event_lease));
 	}
 	return events;
 }

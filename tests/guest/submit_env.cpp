@@ -4,6 +4,7 @@
 #include <climits>
 #include <fcntl.h>
 #include <linux/sync_file.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -697,6 +698,27 @@ int waitChild(pid_t pid, int timeoutMs)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return -1;
+}
+
+std::vector<std::vector<uint8_t>> readDrmEvents(int fd, int timeoutMs, uint32_t first,
+						uint32_t last, size_t size)
+{
+	std::vector<std::vector<uint8_t>> events;
+	pollfd p = { fd, POLLIN, 0 };
+	if (::poll(&p, 1, timeoutMs) <= 0 || !(p.revents & POLLIN))
+		return events;
+	alignas(8) uint8_t buf[4096];
+	ssize_t n = ::read(fd, buf, sizeof(buf));
+	for (size_t at = 0; n > 0 && at + sizeof(drm_event) <= size_t(n);) {
+		drm_event head;
+		std::memcpy(&head, buf + at, sizeof(head));
+		if (head.length < sizeof(head) || at + head.length > size_t(n))
+			break;
+		if (head.type >= first && head.type <= last && head.length == size)
+			events.emplace_back(buf + at, buf + at + size);
+		at += head.length;
+	}
+	return events;
 }
 
 std::map<std::string, long> objectCounts(int index)

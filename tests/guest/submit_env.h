@@ -294,6 +294,14 @@ private:
 	int error_ = 0;
 };
 
+/*
+ * The DRM events read from @fd within @timeoutMs (one read: whole events
+ * only) whose type is @first to @last and whose length is @size; the raw
+ * bytes of each, others dropped.
+ */
+std::vector<std::vector<uint8_t>> readDrmEvents(int fd, int timeoutMs, uint32_t first,
+						uint32_t last, size_t size);
+
 /* Polls @done every @stepMs until it is true or @timeoutMs passed. */
 bool waitUntil(const std::function<bool()> &done, int timeoutMs, int stepMs = 10);
 
