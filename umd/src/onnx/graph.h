@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runtime's graph of an imported ONNX model: operators in an order that
+ * runs every producer before its consumers, their attributes decoded, and the
+ * constant tensors (initialisers, Constant nodes, folded subgraphs) by name.
+ * Nothing here refers to protobuf: graph_import.cpp is the only reader of
+ * the ModelProto.
+ */
+#pragma once
+
+#include <vdla/onnx.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vdla::onnx {
+
+struct Attribute {
+	enum class Kind { Float, Int, String, Tensor, Floats, Ints, Strings, Graph };
+
+	Kind kind;
+	float f = 0;
+	int64_t i = 0;
+	std::string s;
+	Tensor t;
+	std::vector<float> floats;
+	std::vector<int64_t> ints;
+	std::vector<std::string> strings;
+};
+
+struct Node {
+	std::string name;
+	std::string opType;
+	/* "" for the default domain ai.onnx. */
+	std::string domain;
+	/* "" for an optional input or output left out. */
+	std::vector<std::string> inputs;
+	std::vector<std::string> outputs;
+	std::map<std::string, Attribute> attributes;
+
+	const Attribute *attribute(const std::string &attrName) const;
+};
+
+class Graph
+{
+public:
+	/* The opset of the default domain the model imports. */
+	int64_t opset = 0;
+	std::vector<Node> nodes;
+	/* Values known before any run: initialisers and folded outputs. */
+	std::map<std::string, Tensor> constants;
+	std::vector<ValueInfo> inputs;
+	std::vector<ValueInfo> outputs;
+};
+
+/* Reads and checks a model file into a Graph (graph_import.cpp). */
+Result<std::unique_ptr<Graph>> importModel(const std::string &path);
+
+/*
+ * Runs every node whose inputs are all constants once, and keeps its
+ * outputs as constants (graph_fold.cpp): Constant nodes, shape arithmetic
+ * on initialisers, weights transposed or reshaped in the graph.
+ */
+Result<void> foldConstants(Graph &graph);
+
+} /* namespace vdla::onnx */

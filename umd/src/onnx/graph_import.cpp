@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The only reader of onnx::ModelProto: parses the file, runs ONNX's own
+ * checker and shape inference on it (libonnx), and copies what the runtime
+ * needs into a Graph.
+ */
+
+#include "graph.h"
+#include "tensor_proto.h"
+
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <cerrno>
+#include <fstream>
+#include <set>
+
+namespace vdla::onnx {
+
+const Attribute *Node::attribute(const std::string &attrName) const
+{
+	auto it = attributes.find(attrName);
+	return it == attributes.end() ? nullptr : &it->second;
+}
+
+static ValueInfo valueInfo(const ::onnx::ValueInfoProto &proto)
+{
+	ValueInfo info{ proto.name(), DataType::Undefined, {} };
+	if (!proto.type().has_tensor_type())
+		return info;
+	const ::onnx::TypeProto::Tensor &tensorType = proto.type().tensor_type();
+	info.type = static_cast<DataType>(tensorType.elem_type());
+	for (const ::onnx::TensorShapeProto::Dimension &dim : tensorType.shape().dim())
+		info.shape.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+	return info;
+}
+
+static Result<Attribute> convertAttribute(const ::onnx::AttributeProto &proto)
+{
+	Attribute attr{};
+	switch (proto.type()) {
+	case ::onnx::AttributeProto::FLOAT:
+		attr.kind = Attribute::Kind::Float;
+		attr.f = proto.f();
+		break;
+	case ::onnx::AttributeProto::INT:
+		attr.kind = Attribute::Kind::Int;
+		attr.i = proto.i();
+		break;
+	case ::onnx::AttributeProto::STRING:
+		attr.kind = Attribute::Kind::String;
+		attr.s = proto.s();
+		break;
+	case ::onnx::AttributeProto::TENSOR: {
+		attr.kind = Attribute::Kind::Tensor;
+		Result<Tensor> tensor = fromTensorProto(proto.t());
+		if (!tensor)
+			return tensor.error();
+		attr.t = std::move(*tensor);
+		break;
+	}
+	case ::onnx::AttributeProto::FLOATS:
+		attr.kind = Attribute::Kind::Floats;
+		attr.floats.assign(proto.floats().begin(), proto.floats().end());
+		break;
+	case ::onnx::AttributeProto::INTS:
+		attr.kind = Attribute::Kind::Ints;
+		attr.ints.assign(proto.ints().begin(), proto.ints().end());
+		break;
+	case ::onnx::AttributeProto::STRINGS:
+		attr.kind = Attribute::Kind::Strings;
+		attr.strings.assign(proto.strings().begin(), proto.strings().end());
+		break;
+	case ::onnx::AttributeProto::GRAPH:
+	case ::onnx::AttributeProto::GRAPHS:
+		/* Control flow: kept as a marker, no kernel takes it. */
+		attr.kind = Attribute::Kind::Graph;
+		break;
+	default:
+		return Error(ENOTSUP, "attribute '" + proto.name() + "' has a type libvdla does not read");
+	}
+	return attr;
+}
+
+static Result<void> importNodes(const ::onnx::GraphProto &proto, Graph &graph)
+{
+	for (const ::onnx::NodeProto &nodeProto : proto.node()) {
+		Node node;
+		node.name = nodeProto.name();
+		node.opType = nodeProto.op_type();
+		node.domain = nodeProto.domain() == "ai.onnx" ? "" : nodeProto.domain();
+		node.inputs.assign(nodeProto.input().begin(), nodeProto.input().end());
+		node.outputs.assign(nodeProto.output().begin(), nodeProto.output().end());
+		if (node.name.empty())
+			node.name = node.opType + "_" + std::to_string(graph.nodes.size());
+		for (const ::onnx::AttributeProto &attrProto : nodeProto.attribute()) {
+			Result<Attribute> attr = convertAttribute(attrProto);
+			if (!attr)
+				return Error(attr.error().code(), "node '" + node.name + "': " +
+									 attr.error().reason());
+			node.attributes.emplace(attrProto.name(), std::move(*attr));
+		}
+		graph.nodes.push_back(std::move(node));
+	}
+	return {};
+}
+
+Result<std::unique_ptr<Graph>> importModel(const std::string &path)
+{
+	std::ifstream file(path, std::ios::binary);
+	if (!file)
+		return Error(errno ? errno : ENOENT, "cannot open " + path);
+	::onnx::ModelProto model;
+	if (!model.ParseFromIstream(&file))
+		return Error(EINVAL, path + " is not an ONNX model (no ModelProto parses from it)");
+
+	try {
+		::onnx::checker::check_model(model);
+		::onnx::shape_inference::InferShapes(model);
+	} catch (const std::exception &e) {
+		return Error(EINVAL, path + " fails ONNX's model checker: " + e.what());
+	}
+
+	auto graph = std::make_unique<Graph>();
+	for (const ::onnx::OperatorSetIdProto &opset : model.opset_import())
+		if (opset.domain().empty() || opset.domain() == "ai.onnx")
+			graph->opset = opset.version();
+
+	const ::onnx::GraphProto &proto = model.graph();
+	for (const ::onnx::TensorProto &init : proto.initializer()) {
+		Result<Tensor> tensor = fromTensorProto(init);
+		if (!tensor)
+			return Error(tensor.error().code(), path + ": initialiser " + init.name() +
+								    ": " + tensor.error().reason());
+		graph->constants.emplace(init.name(), std::move(*tensor));
+	}
+	/* Inputs with an initialiser are defaults a run does not bind. */
+	for (const ::onnx::ValueInfoProto &input : proto.input())
+		if (!graph->constants.count(input.name()))
+			graph->inputs.push_back(valueInfo(input));
+	for (const ::onnx::ValueInfoProto &output : proto.output())
+		graph->outputs.push_back(valueInfo(output));
+	for (const ValueInfo &info : graph->inputs)
+		if (!dataTypeSize(info.type))
+			return Error(ENOTSUP, path + ": input '" + info.name + "' is of a type libvdla "
+						      "does not hold (" + std::to_string(int(info.type)) + ")");
+
+	Result<void> nodes = importNodes(proto, *graph);
+	if (!nodes)
+		return Error(nodes.error().code(), path + ": " + nodes.error().reason());
+	return graph;
+}
+
+} /* namespace vdla::onnx */

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/* vdla::onnx::Model: import once, run many times. */
+
+#include <vdla/onnx.h>
+
+#include "cpu_executor.h"
+#include "graph.h"
+
+#include <cerrno>
+#include <chrono>
+#include <set>
+
+namespace vdla::onnx {
+
+Model::Model(std::unique_ptr<Graph> graph)
+	: graph_(std::move(graph))
+{
+}
+
+Model::~Model() = default;
+
+Result<std::unique_ptr<Model>> Model::load(const std::string &path)
+{
+	Result<std::unique_ptr<Graph>> graph = importModel(path);
+	if (!graph)
+		return graph.error();
+	Result<void> folded = foldConstants(**graph);
+	if (!folded)
+		return folded.error();
+	return std::unique_ptr<Model>(new Model(std::move(*graph)));
+}
+
+const std::vector<ValueInfo> &Model::inputs() const
+{
+	return graph_->inputs;
+}
+
+const std::vector<ValueInfo> &Model::outputs() const
+{
+	return graph_->outputs;
+}
+
+std::vector<std::string> Model::opTypes() const
+{
+	std::set<std::string> types;
+	for (const Node &node : graph_->nodes)
+		types.insert(node.opType);
+	return { types.begin(), types.end() };
+}
+
+static Result<void> checkInput(const ValueInfo &info, const Tensor &tensor)
+{
+	if (tensor.type() != info.type)
+		return Error(EINVAL, "input '" + info.name + "' must be " + dataTypeName(info.type) +
+					     ", not " + tensor.describe());
+	if (!info.shape.empty() || tensor.rank() == 0) {
+		bool fits = info.shape.size() == tensor.rank();
+		for (size_t i = 0; fits && i < info.shape.size(); i++)
+			fits = info.shape[i] < 0 || info.shape[i] == tensor.shape()[i];
+		if (!fits)
+			return Error(EINVAL, "input '" + info.name + "' has the shape " +
+						     tensor.describe() + ", which the model does not take");
+	}
+	return {};
+}
+
+Result<std::vector<Tensor>> Model::run(const std::vector<Tensor> &inputs, Target target,
+				       std::vector<NodeTiming> *timings) const
+{
+	if (inputs.size() != graph_->inputs.size())
+		return Error(EINVAL, "the model takes " + std::to_string(graph_->inputs.size()) +
+					     " inputs, " + std::to_string(inputs.size()) + " given");
+	std::map<std::string, Tensor> values;
+	for (size_t i = 0; i < inputs.size(); i++) {
+		Result<void> fits = checkInput(graph_->inputs[i], inputs[i]);
+		if (!fits)
+			return fits.error();
+		values[graph_->inputs[i].name] = inputs[i];
+	}
+
+	for (const Node &node : graph_->nodes) {
+		auto start = std::chrono::steady_clock::now();
+		Result<void> ran = runNodeOnCpu(*graph_, node, values);
+		if (!ran)
+			return ran.error();
+		if (timings) {
+			auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+				std::chrono::steady_clock::now() - start);
+			timings->push_back({ node.name, node.opType, target, uint64_t(ns.count()) });
+		}
+	}
+
+	std::vector<Tensor> outputs;
+	for (const ValueInfo &info : graph_->outputs) {
+		auto it = values.find(info.name);
+		if (it != values.end()) {
+			outputs.push_back(it->second);
+			continue;
+		}
+		auto constant = graph_->constants.find(info.name);
+		if (constant == graph_->constants.end())
+			return Error(EINVAL, "output '" + info.name + "' is not computed by any node");
+		outputs.push_back(constant->second);
+	}
+	return outputs;
+}
+
+} /* namespace vdla::onnx */
