@@ -5,6 +5,7 @@
  *
  *   vdla-onnx-run [--target cpu] [--placement] MODEL INPUT.pb... -o OUT_DIR
  *   vdla-onnx-run [--target cpu] --test CASE_DIR...
+ *   vdla-onnx-run --describe MODEL
  *   vdla-onnx-run --list-operators
  */
 
@@ -27,6 +28,7 @@ void usage()
 	std::fprintf(stderr,
 		     "usage: vdla-onnx-run [--target cpu] [--placement] MODEL INPUT.pb... -o OUT_DIR\n"
 		     "       vdla-onnx-run [--target cpu] --test CASE_DIR...\n"
+		     "       vdla-onnx-run --describe MODEL\n"
 		     "       vdla-onnx-run --list-operators\n");
 	std::exit(2);
 }
@@ -36,6 +38,7 @@ struct Options {
 	bool placement = false;
 	bool test = false;
 	bool listOperators = false;
+	bool describe = false;
 	std::string outDir;
 	std::vector<std::string> paths;
 };
@@ -56,6 +59,8 @@ Options parse(int argc, char **argv)
 			options.placement = true;
 		} else if (arg == "--test") {
 			options.test = true;
+		} else if (arg == "--describe") {
+			options.describe = true;
 		} else if (arg == "--list-operators") {
 			options.listOperators = true;
 		} else if (arg == "-o" && i + 1 < argc) {
@@ -94,6 +99,33 @@ int runTests(const Options &options)
 	}
 	std::printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
+}
+
+void printValues(const char *what, const std::vector<ValueInfo> &values)
+{
+	for (const ValueInfo &info : values) {
+		std::printf("%s %s %s[", what, info.name.c_str(), dataTypeName(info.type));
+		for (size_t i = 0; i < info.shape.size(); i++)
+			std::printf(i ? ",%lld" : "%lld", (long long)info.shape[i]);
+		std::printf("]\n");
+	}
+}
+
+/* The model's interface and the operators left after import and folding. */
+int describe(const Options &options)
+{
+	if (options.paths.size() != 1)
+		usage();
+	auto model = Model::load(options.paths[0]);
+	if (!model) {
+		std::fprintf(stderr, "vdla-onnx-run: %s\n", model.error().message().c_str());
+		return 1;
+	}
+	printValues("input", (*model)->inputs());
+	printValues("output", (*model)->outputs());
+	for (const std::string &op : (*model)->opTypes())
+		std::printf("operator %s\n", op.c_str());
+	return 0;
 }
 
 int runModel(const Options &options)
@@ -152,6 +184,8 @@ int main(int argc, char **argv)
 			std::printf("%s\n", op.c_str());
 		return 0;
 	}
+	if (options.describe)
+		return describe(options);
 	if (options.test) {
 		if (options.paths.empty())
 			usage();
