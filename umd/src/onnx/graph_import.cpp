@@ -24,6 +24,26 @@ const Attribute *Node::attribute(const std::string &attrName) const
 	return it == attributes.end() ? nullptr : &it->second;
 }
 
+/* What a value that is not a tensor libvdla holds is, for the error. */
+static std::string unsupportedType(const ::onnx::TypeProto &type)
+{
+	if (type.has_sequence_type())
+		return "a sequence";
+	if (type.has_optional_type())
+		return "an optional";
+	if (type.has_map_type())
+		return "a map";
+	if (!type.has_tensor_type())
+		return "not a tensor";
+	switch (type.tensor_type().elem_type()) {
+	case ::onnx::TensorProto::STRING: return "string tensor";
+	case ::onnx::TensorProto::BFLOAT16: return "bfloat16 tensor";
+	case ::onnx::TensorProto::COMPLEX64:
+	case ::onnx::TensorProto::COMPLEX128: return "complex tensor";
+	default: return "tensor of element type " + std::to_string(type.tensor_type().elem_type());
+	}
+}
+
 static ValueInfo valueInfo(const ::onnx::ValueInfoProto &proto)
 {
 	ValueInfo info{ proto.name(), DataType::Undefined, {} };
@@ -141,10 +161,16 @@ Result<std::unique_ptr<Graph>> importModel(const std::string &path)
 			graph->inputs.push_back(valueInfo(input));
 	for (const ::onnx::ValueInfoProto &output : proto.output())
 		graph->outputs.push_back(valueInfo(output));
-	for (const ValueInfo &info : graph->inputs)
-		if (!dataTypeSize(info.type))
-			return Error(ENOTSUP, path + ": input '" + info.name + "' is of a type libvdla "
-						      "does not hold (" + std::to_string(int(info.type)) + ")");
+	for (const ::onnx::ValueInfoProto &value : proto.input())
+		if (!graph->constants.count(value.name()) && !dataTypeSize(valueInfo(value).type))
+			return Error(ENOTSUP, path + ": input '" + value.name() + "' is " +
+						      unsupportedType(value.type()) +
+						      ", which libvdla does not hold");
+	for (const ::onnx::ValueInfoProto &value : proto.output())
+		if (!dataTypeSize(valueInfo(value).type))
+			return Error(ENOTSUP, path + ": output '" + value.name() + "' is " +
+						      unsupportedType(value.type()) +
+						      ", which libvdla does not hold");
 
 	Result<void> nodes = importNodes(proto, *graph);
 	if (!nodes)

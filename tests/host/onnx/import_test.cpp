@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The import rules of docs/onnx.md on models written here: what loads,
+ * what is refused and with which errno and reason, what folding removes,
+ * and the tensor file format.
+ */
+
+#include "model_builder.h"
+
+#include <vdla/onnx.h>
+
+#include "../../../umd/tools/onnx_run/case_runner.h"
+
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace vdla::onnx {
+namespace {
+
+using test::ModelBuilder;
+
+/* A model file removed at the end of the test. */
+struct SavedModel {
+	explicit SavedModel(ModelBuilder &builder) : path(builder.save()) {}
+	~SavedModel() { unlink(path.c_str()); }
+	std::string path;
+};
+
+Tensor floatTensor(std::vector<int64_t> shape, std::vector<float> values)
+{
+	Tensor t(DataType::Float, std::move(shape));
+	std::copy(values.begin(), values.end(), t.data<float>());
+	return t;
+}
+
+/* y = x + b, b a [3] initialiser broadcast over x [2,3]. */
+ModelBuilder addBiasModel()
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2, 3 });
+	b.initializer("b", { 3 }, { 10, 20, 30 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 2, 3 });
+	b.node("Add", { "x", "b" }, { "y" });
+	return b;
+}
+
+TEST(OnnxImport, RunsAModelWithABroadcastInitialiser)
+{
+	ModelBuilder builder = addBiasModel();
+	SavedModel file(builder);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	ASSERT_EQ((*model)->inputs().size(), 1u);
+	EXPECT_EQ((*model)->inputs()[0].name, "x");
+	EXPECT_EQ((*model)->inputs()[0].shape, (std::vector<int64_t>{ 2, 3 }));
+
+	auto out = (*model)->run({ floatTensor({ 2, 3 }, { 1, 2, 3, 4, 5, 6 }) }, Target::Cpu);
+	ASSERT_TRUE(out) << out.error().message();
+	ASSERT_EQ(out->size(), 1u);
+	const float *y = (*out)[0].data<float>();
+	const float expected[] = { 11, 22, 33, 14, 25, 36 };
+	for (int i = 0; i < 6; i++)
+		EXPECT_EQ(y[i], expected[i]) << i;
+}
+
+TEST(OnnxImport, AMissingFileIsENOENT)
+{
+	auto model = Model::load("/nonexistent/model.onnx");
+	ASSERT_FALSE(model);
+	EXPECT_EQ(model.error().code(), ENOENT);
+}
+
+TEST(OnnxImport, AFileThatIsNotAModelIsEINVAL)
+{
+	char path[] = "/tmp/vdla-onnx-garbage-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, "\xff\xff\xff\xff garbage", 12), 12);
+	close(fd);
+	auto model = Model::load(path);
+	unlink(path);
+	ASSERT_FALSE(model);
+	EXPECT_EQ(model.error().code(), EINVAL);
+}
+
+TEST(OnnxImport, TheCheckerRefusesAnUndefinedInput)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 2 });
+	b.node("Add", { "x", "nowhere" }, { "y" });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_FALSE(model);
+	EXPECT_EQ(model.error().code(), EINVAL);
+	EXPECT_NE(model.error().reason().find("checker"), std::string::npos) << model.error().reason();
+}
+
+TEST(OnnxImport, AnOperatorWithoutAKernelNamesTheNode)
+{
+	ModelBuilder b;
+	b.importDomain("com.example", 1);
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 2 });
+	b.node("Frobnicate", { "x" }, { "y" }, "com.example").set_name("frob");
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	auto out = (*model)->run({ floatTensor({ 2 }, { 1, 2 }) }, Target::Cpu);
+	ASSERT_FALSE(out);
+	EXPECT_EQ(out.error().code(), ENOTSUP);
+	EXPECT_NE(out.error().reason().find("'frob'"), std::string::npos) << out.error().reason();
+	EXPECT_NE(out.error().reason().find("com.example"), std::string::npos) << out.error().reason();
+}
+
+TEST(OnnxImport, InputsAreCheckedAgainstTheDeclaredTypeAndShape)
+{
+	ModelBuilder builder = addBiasModel();
+	SavedModel file(builder);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model);
+
+	auto wrongShape = (*model)->run({ floatTensor({ 3, 2 }, { 1, 2, 3, 4, 5, 6 }) }, Target::Cpu);
+	ASSERT_FALSE(wrongShape);
+	EXPECT_EQ(wrongShape.error().code(), EINVAL);
+	EXPECT_NE(wrongShape.error().reason().find("'x'"), std::string::npos);
+
+	auto wrongType = (*model)->run({ Tensor(DataType::Int32, { 2, 3 }) }, Target::Cpu);
+	ASSERT_FALSE(wrongType);
+	EXPECT_EQ(wrongType.error().code(), EINVAL);
+
+	auto wrongCount = (*model)->run({}, Target::Cpu);
+	ASSERT_FALSE(wrongCount);
+	EXPECT_EQ(wrongCount.error().code(), EINVAL);
+}
+
+TEST(OnnxImport, AFreeDimensionTakesAnySize)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { -1, 3 });
+	b.initializer("b", { 3 }, { 1, 1, 1 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { -1, 3 });
+	b.node("Add", { "x", "b" }, { "y" });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	EXPECT_EQ((*model)->inputs()[0].shape, (std::vector<int64_t>{ -1, 3 }));
+	auto out = (*model)->run({ floatTensor({ 1, 3 }, { 1, 2, 3 }) }, Target::Cpu);
+	ASSERT_TRUE(out) << out.error().message();
+	EXPECT_EQ((*out)[0].shape(), (std::vector<int64_t>{ 1, 3 }));
+}
+
+TEST(OnnxImport, NodesOnConstantsAreFoldedAtLoad)
+{
+	/* y = x + (b + c): the inner Add has only initialisers and goes. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2 });
+	b.initializer("b", { 2 }, { 1, 2 });
+	b.initializer("c", { 2 }, { 10, 20 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 2 });
+	b.node("Add", { "b", "c" }, { "bc" });
+	b.node("Relu", { "x" }, { "rx" });
+	b.node("Add", { "rx", "bc" }, { "y" });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+
+	std::vector<NodeTiming> timings;
+	auto out = (*model)->run({ floatTensor({ 2 }, { -5, 5 }) }, Target::Cpu, &timings);
+	ASSERT_TRUE(out) << out.error().message();
+	EXPECT_EQ((*out)[0].data<float>()[0], 11.0f);
+	EXPECT_EQ((*out)[0].data<float>()[1], 27.0f);
+	/* Relu and the outer Add run; the folded Add does not. */
+	ASSERT_EQ(timings.size(), 2u);
+	EXPECT_EQ(timings[0].opType, "Relu");
+	EXPECT_EQ(timings[1].opType, "Add");
+}
+
+TEST(OnnxTensorFile, WritesAndReadsBackTheSameTensor)
+{
+	Tensor t(DataType::Int64, { 2, 2 });
+	int64_t *p = t.data<int64_t>();
+	p[0] = -1;
+	p[1] = INT64_MAX;
+	p[2] = INT64_MIN;
+	p[3] = 7;
+	char path[] = "/tmp/vdla-onnx-tensor-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ASSERT_TRUE(writeTensorFile(path, t, "answer"));
+	std::string name;
+	auto back = readTensorFile(path, &name);
+	unlink(path);
+	ASSERT_TRUE(back) << back.error().message();
+	EXPECT_EQ(name, "answer");
+	EXPECT_EQ(back->shape(), t.shape());
+	EXPECT_EQ(compareTensors(t, *back), "");
+}
+
+TEST(OnnxTensorFile, ATensorWithTheWrongAmountOfDataIsEINVAL)
+{
+	::onnx::TensorProto proto;
+	proto.set_data_type(::onnx::TensorProto::FLOAT);
+	proto.add_dims(4);
+	proto.set_raw_data(std::string(12, '\0'));
+	char path[] = "/tmp/vdla-onnx-tensor-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	ASSERT_TRUE(proto.SerializeToFileDescriptor(fd));
+	close(fd);
+	auto tensor = readTensorFile(path);
+	unlink(path);
+	ASSERT_FALSE(tensor);
+	EXPECT_EQ(tensor.error().code(), EINVAL);
+}
+
+TEST(OnnxCompare, FollowsTheBackendTestsTolerance)
+{
+	/* |actual - expected| <= 1e-7 + 1e-3 * |expected| */
+	Tensor expected = floatTensor({ 3 }, { 1000.0f, 0.0f, NAN });
+	EXPECT_EQ(compareTensors(expected, floatTensor({ 3 }, { 1000.99f, 0.0f, NAN })), "");
+	EXPECT_NE(compareTensors(expected, floatTensor({ 3 }, { 1001.01f, 0.0f, NAN })), "");
+	EXPECT_NE(compareTensors(expected, floatTensor({ 3 }, { 1000.0f, 1e-6f, NAN })), "");
+	EXPECT_NE(compareTensors(expected, floatTensor({ 3 }, { 1000.0f, 0.0f, 0.0f })), "");
+	EXPECT_NE(compareTensors(expected, floatTensor({ 1, 3 }, { 1000.0f, 0.0f, NAN })), "");
+
+	Tensor ints(DataType::Int32, { 1 });
+	Tensor other(DataType::Int32, { 1 });
+	other.data<int32_t>()[0] = 1;
+	EXPECT_NE(compareTensors(ints, other), "") << "integers compare exactly";
+}
+
+} /* namespace */
+} /* namespace vdla::onnx */

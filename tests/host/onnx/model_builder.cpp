@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+
+#include "model_builder.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace vdla::onnx::test {
+
+ModelBuilder::ModelBuilder(int64_t opset)
+{
+	model_.set_ir_version(8);
+	model_.set_producer_name("vdla-onnx-tests");
+	::onnx::OperatorSetIdProto *op = model_.add_opset_import();
+	op->set_domain("");
+	op->set_version(opset);
+	model_.mutable_graph()->set_name("test");
+}
+
+static void fillValueInfo(::onnx::ValueInfoProto *info, const std::string &name, int32_t type,
+			  const std::vector<int64_t> &shape)
+{
+	info->set_name(name);
+	::onnx::TypeProto::Tensor *tensor = info->mutable_type()->mutable_tensor_type();
+	tensor->set_elem_type(type);
+	::onnx::TensorShapeProto *dims = tensor->mutable_shape();
+	for (int64_t d : shape) {
+		if (d < 0)
+			dims->add_dim()->set_dim_param("N");
+		else
+			dims->add_dim()->set_dim_value(d);
+	}
+}
+
+void ModelBuilder::input(const std::string &name, int32_t type, const std::vector<int64_t> &shape)
+{
+	fillValueInfo(model_.mutable_graph()->add_input(), name, type, shape);
+}
+
+void ModelBuilder::output(const std::string &name, int32_t type, const std::vector<int64_t> &shape)
+{
+	fillValueInfo(model_.mutable_graph()->add_output(), name, type, shape);
+}
+
+void ModelBuilder::initializer(const std::string &name, const std::vector<int64_t> &shape,
+			       const std::vector<float> &values)
+{
+	::onnx::TensorProto *tensor = model_.mutable_graph()->add_initializer();
+	tensor->set_name(name);
+	tensor->set_data_type(::onnx::TensorProto::FLOAT);
+	for (int64_t d : shape)
+		tensor->add_dims(d);
+	for (float v : values)
+		tensor->add_float_data(v);
+}
+
+::onnx::NodeProto &ModelBuilder::node(const std::string &opType, const std::vector<std::string> &inputs,
+				      const std::vector<std::string> &outputs, const std::string &domain)
+{
+	::onnx::NodeProto *node = model_.mutable_graph()->add_node();
+	node->set_op_type(opType);
+	node->set_domain(domain);
+	for (const std::string &in : inputs)
+		node->add_input(in);
+	for (const std::string &out : outputs)
+		node->add_output(out);
+	return *node;
+}
+
+void ModelBuilder::importDomain(const std::string &domain, int64_t version)
+{
+	::onnx::OperatorSetIdProto *op = model_.add_opset_import();
+	op->set_domain(domain);
+	op->set_version(version);
+}
+
+std::string ModelBuilder::save()
+{
+	const char *tmp = std::getenv("TMPDIR");
+	std::string path = std::string(tmp ? tmp : "/tmp") + "/vdla-onnx-test-XXXXXX";
+	int fd = mkstemp(path.data());
+	if (fd < 0)
+		throw std::runtime_error("mkstemp failed");
+	close(fd);
+	std::ofstream file(path, std::ios::binary | std::ios::trunc);
+	if (!model_.SerializeToOstream(&file))
+		throw std::runtime_error("cannot write " + path);
+	return path;
+}
+
+} /* namespace vdla::onnx::test */

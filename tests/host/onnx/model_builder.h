@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small ONNX models written in the test, with libonnx's own protobuf
+ * classes, so that each import rule is checked on a model whose every byte
+ * the test chose.
+ */
+#pragma once
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+namespace vdla::onnx::test {
+
+class ModelBuilder
+{
+public:
+	explicit ModelBuilder(int64_t opset = 13);
+
+	void input(const std::string &name, int32_t type, const std::vector<int64_t> &shape);
+	void output(const std::string &name, int32_t type, const std::vector<int64_t> &shape);
+	void initializer(const std::string &name, const std::vector<int64_t> &shape,
+			 const std::vector<float> &values);
+	::onnx::NodeProto &node(const std::string &opType, const std::vector<std::string> &inputs,
+				const std::vector<std::string> &outputs, const std::string &domain = "");
+	void importDomain(const std::string &domain, int64_t version);
+
+	/* Writes the model to a fresh file under $TMPDIR; returns its path. */
+	std::string save();
+	::onnx::ModelProto &proto() { return model_; }
+
+private:
+	::onnx::ModelProto model_;
+};
+
+} /* namespace vdla::onnx::test */
