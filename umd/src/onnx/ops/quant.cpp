@@ -273,6 +273,9 @@ void registerQuantOps(OpRegistry &registry)
 	registerQuantConvOps(registry);
 	registerQuantMatMulOps(registry);
 	registerResizeOps(registry);
+	registerSamplingOps(registry);
+	registerDetectionOps(registry);
+	registerDetUniqueOps(registry);
 }
 
 } /* namespace vdla::onnx */

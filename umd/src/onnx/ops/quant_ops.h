@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The quantisation family (ops/quant*.cpp, ops/resize.cpp): the register
- * functions of its files, and the integer rules its kernels share. These
+ * The quantisation and resampling family (ops/quant*.cpp, resize.cpp,
+ * sampling.cpp, detection.cpp, det_unique.cpp): the register functions of
+ * its files, and the integer rules its kernels share. These
  * rules are the ones the accelerator must reproduce bit for bit
  * (docs/onnx.md, "Integer rules of the quantised operators").
  */
@@ -18,6 +19,9 @@ void registerQuantLinearOps(OpRegistry &registry);
 void registerQuantConvOps(OpRegistry &registry);
 void registerQuantMatMulOps(OpRegistry &registry);
 void registerResizeOps(OpRegistry &registry);
+void registerDetectionOps(OpRegistry &registry);
+void registerDetUniqueOps(OpRegistry &registry);
+void registerSamplingOps(OpRegistry &registry);
 
 /*
  * Rounds to the nearest integer, a tie (a fraction of exactly .5) to the
