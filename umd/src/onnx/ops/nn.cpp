@@ -1,14 +1,81 @@
 /* SPDX-License-Identifier: MIT */
-/* Neural-network operators: convolution, pooling, matrix products, normalisations. */
+/*
+ * Neural-network operators: convolution, pooling, matrix products,
+ * normalisations, softmax, top-k and the recurrent layers. Each concern has
+ * its file (nn_ops.h); this one registers them all.
+ */
 
-#include "../conv_geometry.h"
-#include "../tensor_util.h"
+#include "nn_ops.h"
 
 namespace vdla::onnx {
 
+std::string shapeString(const std::vector<int64_t> &shape)
+{
+	std::string text = "[";
+	for (size_t i = 0; i < shape.size(); i++)
+		text += (i ? "," : "") + std::to_string(shape[i]);
+	return text + "]";
+}
+
+bool nextPosition(std::vector<int64_t> &position, const std::vector<int64_t> &dims)
+{
+	for (size_t i = position.size(); i-- > 0;) {
+		if (++position[i] < dims[i])
+			return true;
+		position[i] = 0;
+	}
+	return false;
+}
+
+WindowTable windowTable(const ConvGeometry &g)
+{
+	const size_t axes = g.kernel.size();
+	WindowTable table;
+	table.kernelSize = shapeProduct(g.kernel, 0, axes);
+	table.outputSize = shapeProduct(g.outputSize, 0, axes);
+	table.inputSize = shapeProduct(g.inputSize, 0, axes);
+	table.offsets.resize(table.kernelSize * table.outputSize);
+
+	if (!table.offsets.size())
+		return table;
+
+	const std::vector<int64_t> inputStrides = stridesOf(g.inputSize);
+	std::vector<int64_t> k(axes, 0);
+	int64_t *offset = table.offsets.data();
+	do {
+		std::vector<int64_t> o(axes, 0);
+		do {
+			bool inPadding = false;
+			bool beyondPadding = false;
+			int64_t at = 0;
+			for (size_t i = 0; i < axes; i++) {
+				int64_t x = o[i] * g.strides[i] - g.padBegin[i] + k[i] * g.dilations[i];
+				if (x < -g.padBegin[i] || x >= g.inputSize[i] + g.padEnd[i])
+					beyondPadding = true;
+				else if (x < 0 || x >= g.inputSize[i])
+					inPadding = true;
+				else
+					at += x * inputStrides[i];
+			}
+			*offset++ = beyondPadding ? WindowTable::kBeyondPadding
+				    : inPadding	  ? WindowTable::kInPadding
+						  : at;
+		} while (nextPosition(o, g.outputSize));
+	} while (nextPosition(k, g.kernel));
+	return table;
+}
+
 void registerNnOps(OpRegistry &registry)
 {
-	(void)registry;
+	registerConvOps(registry);
+	registerConvTransposeOps(registry);
+	registerPoolOps(registry);
+	registerMatMulOps(registry);
+	registerEinsumOps(registry);
+	registerNormOps(registry);
+	registerSoftmaxOps(registry);
+	registerTopKOps(registry);
+	registerRnnOps(registry);
 }
 
 } /* namespace vdla::onnx */

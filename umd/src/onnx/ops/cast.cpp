@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/* Cast and CastLike: element type conversions between the numeric types and bool. */
+
+#include "elementwise_ops.h"
+
+namespace vdla::onnx {
+
+namespace {
+
+/* Like dispatchNumeric, with bool as well: the types Cast converts between. */
+template<typename Fn>
+void dispatchCastable(const OpContext &ctx, DataType type, const char *role, Fn &&fn)
+{
+	switch (type) {
+	case DataType::Bool: fn(bool{}); return;
+	case DataType::Float: fn(float{}); return;
+	case DataType::Double: fn(double{}); return;
+	case DataType::Int8: fn(int8_t{}); return;
+	case DataType::Uint8: fn(uint8_t{}); return;
+	case DataType::Int16: fn(int16_t{}); return;
+	case DataType::Uint16: fn(uint16_t{}); return;
+	case DataType::Int32: fn(int32_t{}); return;
+	case DataType::Uint32: fn(uint32_t{}); return;
+	case DataType::Int64: fn(int64_t{}); return;
+	case DataType::Uint64: fn(uint64_t{}); return;
+	default:
+		throw OpError(ENOTSUP, ctx.node().opType + ": " + role + " type " +
+					       std::to_string(int(type)) + " (" + dataTypeName(type) +
+					       ") is not supported");
+	}
+}
+
+/*
+ * One element converted as C converts: anything to bool is "not zero",
+ * floating point to integer truncates toward zero, integers to narrower
+ * integers keep the low bits.
+ */
+template<typename To, typename From>
+To convert(From value)
+{
+	if constexpr (std::is_same_v<To, bool>)
+		return value != From(0);
+	else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>)
+		return truncateToInteger<To>(value);
+	else
+		return static_cast<To>(value);
+}
+
+Tensor castTensor(const OpContext &ctx, const Tensor &x, DataType to)
+{
+	Tensor out;
+	dispatchCastable(ctx, x.type(), "input", [&](auto fromZero) {
+		using From = decltype(fromZero);
+		dispatchCastable(ctx, to, "target", [&](auto toZero) {
+			using To = decltype(toZero);
+			out = mapElements<From, To>(x, to, convert<To, From>);
+		});
+	});
+	return out;
+}
+
+void cast(OpContext &ctx)
+{
+	const int64_t to = ctx.intAttribute("to");
+	/* TensorProto.DataType runs from 1 (float) to 16 (bfloat16). */
+	ctx.require(to >= 1 && to <= 16,
+		    "Cast: attribute 'to' (" + std::to_string(to) + ") is not an ONNX type");
+	ctx.setOutput(0, castTensor(ctx, ctx.input(0), static_cast<DataType>(to)));
+}
+
+/* CastLike: the target type is that of input 1, whose elements are not read. */
+void castLike(OpContext &ctx)
+{
+	ctx.setOutput(0, castTensor(ctx, ctx.input(0), ctx.input(1).type()));
+}
+
+} /* namespace */
+
+void registerCastOps(OpRegistry &registry)
+{
+	registry.add("Cast", cast);
+	registry.add("CastLike", castLike);
+}
+
+} /* namespace vdla::onnx */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The operators that move, select or reshape data (ops/shape.cpp and its
+ * sibling files), and the helpers they share. These kernels copy elements
+ * as bytes, whatever their type, so that every element type works alike.
+ */
+#pragma once
+
+#include "../tensor_util.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vdla::onnx {
+
+/* "[2,3,4]". */
+std::string shapeString(const std::vector<int64_t> &shape);
+
+/*
+ * The element count of a shape the kernel is about to create; OpError
+ * (EINVAL) naming `what` for a negative dimension or a count that overflows.
+ */
+int64_t checkedElements(const OpContext &ctx, const std::vector<int64_t> &shape,
+			const std::string &what);
+
+/*
+ * Fills `out` in row-major order of `view`, a shape of as many elements as
+ * `out`: the element at position p of the view is element
+ * base + sum(p[i] * strides[i]) of `in`. Strides may be zero (repeat) or
+ * negative (reverse). Transpose, Slice, Expand, Tile and the depth/space
+ * rearrangements are all such views. OpError if the view leaves `in`.
+ */
+void copyView(const OpContext &ctx, const Tensor &in, Tensor &out,
+	      const std::vector<int64_t> &view, const std::vector<int64_t> &strides,
+	      int64_t base = 0);
+
+/* An axis in [-rank, rank] made non-negative (Flatten, Unsqueeze, OneHot). */
+int64_t normaliseInsertAxis(const OpContext &ctx, int64_t axis, int64_t rank);
+
+/*
+ * The integers of an optional input (int32 or int64) from opset `since`, or
+ * of the attribute of the same role before it. `present` tells whether
+ * either was given.
+ */
+std::vector<int64_t> intsInputOrAttribute(const OpContext &ctx, size_t input,
+					  int64_t since, const char *attribute,
+					  bool *present = nullptr);
+
+/* Registered from registerShapeOps(). */
+void registerReshapeOps(OpRegistry &registry);
+void registerSlicePadOps(OpRegistry &registry);
+void registerGatherScatterOps(OpRegistry &registry);
+void registerSelectOps(OpRegistry &registry);
+void registerGenerateOps(OpRegistry &registry);
+
+} /* namespace vdla::onnx */
