@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CPU kernels of the ONNX operators: one function per operator type,
- * registered by family (ops/*.cpp), looked up by the executor. A kernel
+ * registered by family (the ops/ files), looked up by the executor. A kernel
  * reads its inputs and attributes from an OpContext, checks them, and
  * fills every output it is asked for. A kernel that meets something it
  * cannot do throws OpError with a reason naming the attribute or input;
@@ -85,7 +85,7 @@ using OpKernel = std::function<void(OpContext &)>;
 class OpRegistry
 {
 public:
-	/* Every kernel of ops/*.cpp. */
+	/* Every kernel of the ops/ files. */
 	static const OpRegistry &cpu();
 
 	void add(const std::string &opType, OpKernel kernel);
@@ -98,7 +98,7 @@ private:
 };
 
 /*
- * Each family adds its kernels (ops/*.cpp). A new family is one more line in
+ * Each family adds its kernels (the ops/ files). A new family is one more line in
  * OpRegistry::cpu().
  */
 void registerElementwiseOps(OpRegistry &registry);

@@ -58,7 +58,8 @@ Result<Tensor> fromTensorProto(const ::onnx::TensorProto &proto)
 		if (proto.raw_data().size() != tensor.bytes())
 			return Error(EINVAL, name + " has " + std::to_string(proto.raw_data().size()) +
 					     " bytes of data for " + tensor.describe());
-		std::memcpy(tensor.raw(), proto.raw_data().data(), tensor.bytes());
+		if (tensor.bytes())
+			std::memcpy(tensor.raw(), proto.raw_data().data(), tensor.bytes());
 		return tensor;
 	}
 	if (typedFieldSize(proto, type) != static_cast<size_t>(tensor.elements()))

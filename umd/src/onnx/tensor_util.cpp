@@ -17,7 +17,7 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape)
 	return strides;
 }
 
-static std::string shapeText(const std::vector<int64_t> &shape)
+std::string shapeString(const std::vector<int64_t> &shape)
 {
 	std::string text = "[";
 	for (size_t i = 0; i < shape.size(); i++)
@@ -33,7 +33,7 @@ std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a, const std::v
 		int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
 		int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
 		if (da != db && da != 1 && db != 1)
-			throw OpError(EINVAL, "shapes " + shapeText(a) + " and " + shapeText(b) +
+			throw OpError(EINVAL, "shapes " + shapeString(a) + " and " + shapeString(b) +
 						      " do not broadcast");
 		out[i] = da == 1 ? db : da;
 	}

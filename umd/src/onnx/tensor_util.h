@@ -11,6 +11,9 @@
 
 namespace vdla::onnx {
 
+/* "[2,3,4]". */
+std::string shapeString(const std::vector<int64_t> &shape);
+
 /* Row-major strides of a shape, in elements. */
 std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);
 

@@ -230,7 +230,7 @@ void roiAlign(OpContext &ctx)
 						}
 					}
 					double value = mode == "avg" ? sum / samples
-								     : (gridY * gridX ? best : 0);
+								     : (gridY > 0 && gridX > 0 ? best : 0);
 					out[((r * channels + c) * outHeight + ph) * outWidth + pw] = float(value);
 				}
 			}

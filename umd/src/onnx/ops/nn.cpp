@@ -9,14 +9,6 @@
 
 namespace vdla::onnx {
 
-std::string shapeString(const std::vector<int64_t> &shape)
-{
-	std::string text = "[";
-	for (size_t i = 0; i < shape.size(); i++)
-		text += (i ? "," : "") + std::to_string(shape[i]);
-	return text + "]";
-}
-
 bool nextPosition(std::vector<int64_t> &position, const std::vector<int64_t> &dims)
 {
 	for (size_t i = position.size(); i-- > 0;) {

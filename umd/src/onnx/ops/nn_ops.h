@@ -49,8 +49,6 @@ inline int64_t shapeProduct(const std::vector<int64_t> &shape, size_t begin, siz
 	return product;
 }
 
-/* "[1,3,224,224]" for error messages. */
-std::string shapeString(const std::vector<int64_t> &shape);
 
 /*
  * Steps a row-major position over dims by one (the last axis fastest);

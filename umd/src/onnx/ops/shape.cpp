@@ -13,14 +13,6 @@
 
 namespace vdla::onnx {
 
-std::string shapeString(const std::vector<int64_t> &shape)
-{
-	std::string text = "[";
-	for (size_t i = 0; i < shape.size(); i++)
-		text += (i ? "," : "") + std::to_string(shape[i]);
-	return text + "]";
-}
-
 int64_t checkedElements(const OpContext &ctx, const std::vector<int64_t> &shape,
 			const std::string &what)
 {

@@ -14,8 +14,6 @@
 
 namespace vdla::onnx {
 
-/* "[2,3,4]". */
-std::string shapeString(const std::vector<int64_t> &shape);
 
 /*
  * The element count of a shape the kernel is about to create; OpError
