@@ -44,6 +44,12 @@ std::vector<BackendCase> discover(const std::string &set)
 	return cases;
 }
 
+/* googletest prints a failing case by this, instead of its bytes. */
+void PrintTo(const BackendCase &c, std::ostream *os)
+{
+	*os << c.set << "/" << c.name;
+}
+
 class BackendCaseTest : public testing::TestWithParam<BackendCase>
 {
 };

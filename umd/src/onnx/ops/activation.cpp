@@ -136,11 +136,22 @@ void shrink(OpContext &ctx)
 	});
 }
 
-/* The slope broadcasts to the input's shape (unidirectionally): never the reverse. */
+/*
+ * The slope broadcasts to the input's shape (unidirectionally): never the
+ * reverse. Before opset 7 a slope is per channel ("of size 1, the value is
+ * shared across different channels"): a 1-D slope of X's channel count
+ * applies along axis 1, as PyTorch's exporter of that time wrote it.
+ */
 void prelu(OpContext &ctx)
 {
 	const Tensor &x = ctx.input(0);
-	const Tensor &slope = ctx.input(1);
+	Tensor slope = ctx.input(1);
+	if (ctx.opset() < 7 && x.rank() >= 2 && slope.rank() == 1 && slope.shape()[0] == x.shape()[1] &&
+	    slope.shape()[0] != 1) {
+		std::vector<int64_t> perChannel(x.rank() - 1, 1);
+		perChannel[0] = slope.shape()[0];
+		slope = slope.reshaped(perChannel);
+	}
 	ctx.require(x.type() == slope.type(),
 		    "PRelu: slope " + slope.describe() + " is not of the type of X " + x.describe());
 	ctx.require(broadcastShapes(x.shape(), slope.shape()) == x.shape(),
