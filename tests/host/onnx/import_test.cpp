@@ -217,6 +217,58 @@ TEST(OnnxTensorFile, ATensorWithTheWrongAmountOfDataIsEINVAL)
 	EXPECT_EQ(tensor.error().code(), EINVAL);
 }
 
+/* A TensorProto of the given dimensions and no data, written to a file. */
+Result<Tensor> readTensorOfDims(const std::vector<int64_t> &dims)
+{
+	::onnx::TensorProto proto;
+	proto.set_data_type(::onnx::TensorProto::FLOAT);
+	for (int64_t d : dims)
+		proto.add_dims(d);
+	char path[] = "/tmp/vdla-onnx-tensor-XXXXXX";
+	int fd = mkstemp(path);
+	EXPECT_GE(fd, 0);
+	EXPECT_TRUE(proto.SerializeToFileDescriptor(fd));
+	close(fd);
+	auto tensor = readTensorFile(path);
+	unlink(path);
+	return tensor;
+}
+
+TEST(OnnxTensorFile, DimensionsWhoseProductOverflowAreEINVAL)
+{
+	auto tensor = readTensorOfDims({ int64_t(1) << 40, int64_t(1) << 40 });
+	ASSERT_FALSE(tensor);
+	EXPECT_EQ(tensor.error().code(), EINVAL) << tensor.error().reason();
+}
+
+TEST(OnnxTensorFile, ATensorAboveTheSizeLimitIsEAGAINAndNotAllocated)
+{
+	/* 2^31 x 4 floats: 32 GiB, which would be zero-filled if it were allocated. */
+	auto tensor = readTensorOfDims({ int64_t(1) << 31, 4 });
+	ASSERT_FALSE(tensor);
+	EXPECT_EQ(tensor.error().code(), EAGAIN) << tensor.error().reason();
+	EXPECT_NE(tensor.error().reason().find("4 GiB"), std::string::npos);
+}
+
+TEST(OnnxImport, ANodeAskingForAHugeTensorIsRefusedByName)
+{
+	/* ConstantOfShape of a shape the model computes from its input. */
+	ModelBuilder b;
+	b.input("shape", ::onnx::TensorProto::INT64, { 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { -1, -1 });
+	b.node("ConstantOfShape", { "shape" }, { "y" }).set_name("huge");
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor shape(DataType::Int64, { 2 });
+	shape.data<int64_t>()[0] = int64_t(1) << 30;
+	shape.data<int64_t>()[1] = int64_t(1) << 30;
+	auto out = (*model)->run({ shape }, Target::Cpu);
+	ASSERT_FALSE(out);
+	EXPECT_EQ(out.error().code(), EAGAIN) << out.error().reason();
+	EXPECT_NE(out.error().reason().find("'huge'"), std::string::npos) << out.error().reason();
+}
+
 TEST(OnnxCompare, FollowsTheBackendTestsTolerance)
 {
 	/* |actual - expected| <= 1e-7 + 1e-3 * |expected| */

@@ -49,6 +49,11 @@ Result<void> runNodeOnCpu(const Graph &graph, const Node &node, std::map<std::st
 		(*kernel)(ctx);
 	} catch (const OpError &e) {
 		return Error(e.code(), nodeLabel(node) + ": " + e.what());
+	} catch (const std::length_error &e) {
+		/* The size limit of one tensor (tensor.cpp). */
+		return Error(EAGAIN, nodeLabel(node) + ": " + e.what());
+	} catch (const std::bad_alloc &) {
+		return Error(ENOMEM, nodeLabel(node) + ": out of memory");
 	} catch (const std::exception &e) {
 		return Error(EINVAL, nodeLabel(node) + ": " + e.what());
 	}

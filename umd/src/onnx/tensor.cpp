@@ -46,13 +46,21 @@ const char *dataTypeName(DataType type)
 	}
 }
 
+/*
+ * The largest tensor libvdla allocates. Shapes come from model files, which
+ * are untrusted: a product that overflows, or a size that would be zero-filled
+ * until the OOM killer ends the process, is refused instead.
+ */
+static constexpr int64_t kMaxTensorBytes = int64_t(1) << 32;
+
 static int64_t countElements(const std::vector<int64_t> &shape)
 {
 	int64_t n = 1;
 	for (int64_t d : shape) {
 		if (d < 0)
 			throw std::invalid_argument("negative dimension");
-		n *= d;
+		if (__builtin_mul_overflow(n, d, &n))
+			throw std::invalid_argument("a tensor of more than 2^63 elements");
 	}
 	return n;
 }
@@ -60,10 +68,14 @@ static int64_t countElements(const std::vector<int64_t> &shape)
 Tensor::Tensor(DataType type, std::vector<int64_t> shape)
 	: type_(type), shape_(std::move(shape))
 {
-	size_t size = dataTypeSize(type);
+	const int64_t size = int64_t(dataTypeSize(type));
 	if (!size)
 		throw std::invalid_argument("tensor of an unsupported element type");
-	data_.assign(countElements(shape_) * size, 0);
+	int64_t bytes;
+	if (__builtin_mul_overflow(countElements(shape_), size, &bytes) || bytes > kMaxTensorBytes)
+		throw std::length_error("a tensor of " + describe() + " is larger than the 4 GiB "
+					"libvdla allocates for one tensor");
+	data_.assign(size_t(bytes), 0);
 }
 
 int64_t Tensor::elements() const

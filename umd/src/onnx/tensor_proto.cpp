@@ -52,7 +52,14 @@ Result<Tensor> fromTensorProto(const ::onnx::TensorProto &proto)
 	for (int64_t d : shape)
 		if (d < 0)
 			return Error(EINVAL, name + " has a negative dimension");
-	Tensor tensor(type, shape);
+	Tensor tensor;
+	try {
+		tensor = Tensor(type, shape);
+	} catch (const std::length_error &e) {
+		return Error(EAGAIN, name + ": " + e.what());
+	} catch (const std::exception &e) {
+		return Error(EINVAL, name + ": " + e.what());
+	}
 
 	if (proto.has_raw_data()) {
 		if (proto.raw_data().size() != tensor.bytes())
