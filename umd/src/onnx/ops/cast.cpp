@@ -7,6 +7,18 @@ namespace vdla::onnx {
 
 namespace {
 
+/* The name of a type Cast may be asked for but libvdla does not hold. */
+std::string typeLabel(DataType type)
+{
+	switch (static_cast<int>(type)) {
+	case 8: return "string";
+	case 14: return "complex64";
+	case 15: return "complex128";
+	case 16: return "bfloat16";
+	default: return dataTypeName(type);
+	}
+}
+
 /* Like dispatchNumeric, with bool as well: the types Cast converts between. */
 template<typename Fn>
 void dispatchCastable(const OpContext &ctx, DataType type, const char *role, Fn &&fn)
@@ -25,8 +37,7 @@ void dispatchCastable(const OpContext &ctx, DataType type, const char *role, Fn 
 	case DataType::Uint64: fn(uint64_t{}); return;
 	default:
 		throw OpError(ENOTSUP, ctx.node().opType + ": " + role + " type " +
-					       std::to_string(int(type)) + " (" + dataTypeName(type) +
-					       ") is not supported");
+					       typeLabel(type) + " is not supported");
 	}
 }
 

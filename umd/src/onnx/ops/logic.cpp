@@ -35,7 +35,9 @@ OpKernel comparison(Compare compare, bool takesBool)
 		const Tensor &b = ctx.input(1);
 		ctx.require(a.type() == b.type(), ctx.node().opType + " of " + a.describe() +
 							  " and " + b.describe() + ": the types differ");
-		if (takesBool && a.type() == DataType::Bool) {
+		ctx.require(takesBool || a.type() != DataType::Bool,
+			    ctx.node().opType + " does not compare bool tensors");
+		if (a.type() == DataType::Bool) {
 			ctx.setOutput(0, zipBroadcast<bool, bool, bool>(a, b, DataType::Bool, compare));
 			return;
 		}

@@ -135,6 +135,7 @@ ChannelLayout channelLayout(const OpContext &ctx, const Tensor &x, size_t scaleI
 	ctx.require(ctx.opset() >= 13, "a per-axis scale needs opset 13");
 	ctx.require(scale.rank() == 1, "the scale must be a scalar or a 1-D tensor, not " +
 					       scale.describe());
+	ctx.require(x.rank() >= 1, "a per-axis scale needs an input with an axis");
 	int64_t axis = normaliseAxis(ctx, ctx.intAttribute("axis", 1), int64_t(x.rank()));
 	ctx.require(scale.elements() == x.shape()[axis],
 		    "the scale has " + std::to_string(scale.elements()) +

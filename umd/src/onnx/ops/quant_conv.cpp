@@ -63,6 +63,8 @@ IntConv prepareConv(const OpContext &ctx, size_t xInput, size_t xZeroPointInput,
 
 	std::vector<int64_t> input(x.shape().begin() + 2, x.shape().end());
 	std::vector<int64_t> kernel(w.shape().begin() + 2, w.shape().end());
+	for (int64_t k : kernel)
+		ctx.require(k >= 1, "w " + w.describe() + " has an empty kernel");
 	if (ctx.hasAttribute("kernel_shape"))
 		ctx.require(ctx.intsAttribute("kernel_shape") == kernel,
 			    "attribute 'kernel_shape' does not match w " + w.describe());

@@ -65,10 +65,11 @@ std::vector<int64_t> paramIndex(const OpContext &ctx, const Operand &op, size_t 
 	/* A 1-D per-row vector of a is a column [M, 1]. */
 	if (isLeft && shape.size() == 1)
 		shape.push_back(1);
+	/* It must broadcast to paramShape without enlarging it. */
 	bool fits = shape.size() <= op.paramShape.size();
-	if (fits) {
-		std::vector<int64_t> joint = broadcastShapes(shape, op.paramShape);
-		fits = joint == op.paramShape;
+	for (size_t i = 0; fits && i < shape.size(); i++) {
+		int64_t target = op.paramShape[op.paramShape.size() - shape.size() + i];
+		fits = shape[i] == target || shape[i] == 1;
 	}
 	ctx.require(fits, std::string(what) + " " + ctx.input(input).describe() +
 				  " is neither a single value nor one per " +

@@ -379,6 +379,8 @@ void resize(OpContext &ctx)
 		ctx.require(size_t(r.elements()) == 2 * x.rank(),
 			    "'roi' needs 2 values per axis, not " + r.describe());
 		roi = doubles(r);
+		for (double v : roi)
+			ctx.require(std::isfinite(v), "'roi' holds a value that is not finite");
 	}
 	if (given(2)) {
 		std::vector<double> scales = floatScales(ctx, ctx.input(2), x.rank());
