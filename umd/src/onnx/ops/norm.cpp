@@ -79,6 +79,8 @@ void batchNormalization(OpContext &ctx)
 	if (opset < 14 && (ctx.wantsOutput(1) || ctx.wantsOutput(2)))
 		throw OpError(ENOTSUP, "the training outputs of BatchNormalization before opset 14 "
 				       "are not built");
+	ctx.require(training || !(ctx.wantsOutput(1) || ctx.wantsOutput(2)),
+		    "outputs running_mean and running_var need training_mode 1");
 
 	/*
 	 * Opsets 6 and 7 have spatial = 0, where the parameters hold one value
