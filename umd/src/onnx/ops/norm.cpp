@@ -18,6 +18,8 @@ namespace {
 std::vector<double> parameter(const OpContext &ctx, size_t input, const char *name, int64_t count)
 {
 	const Tensor &t = ctx.input(input);
+	if (t.type() == DataType::Float16)
+		throw OpError(ENOTSUP, std::string("input ") + name + " of float16 is not built");
 	ctx.require(t.type() == DataType::Float || t.type() == DataType::Double,
 		    std::string("input ") + name + " " + t.describe() + " is not float or double");
 	ctx.require(t.elements() == count, std::string("input ") + name + " " + t.describe() +
