@@ -47,39 +47,71 @@ ConvShape convShape(const OpContext &ctx, const Tensor &x, const Tensor &w)
 	return s;
 }
 
+/*
+ * The geometry of the same convolution over the input padded beforehand,
+ * and where each input element lands in the padded plane: the windows then
+ * never leave the plane, and the inner loop needs no bounds check.
+ */
+ConvGeometry paddedGeometry(const ConvGeometry &g, std::vector<int64_t> &placement)
+{
+	ConvGeometry padded = g;
+	for (size_t i = 0; i < g.inputSize.size(); i++) {
+		padded.inputSize[i] += g.padBegin[i] + g.padEnd[i];
+		padded.padBegin[i] = 0;
+		padded.padEnd[i] = 0;
+	}
+	const std::vector<int64_t> strides = stridesOf(padded.inputSize);
+	placement.clear();
+	if (shapeProduct(g.inputSize, 0, g.inputSize.size()) == 0)
+		return padded;
+	std::vector<int64_t> position(g.inputSize.size(), 0);
+	do {
+		int64_t at = 0;
+		for (size_t i = 0; i < position.size(); i++)
+			at += (position[i] + g.padBegin[i]) * strides[i];
+		placement.push_back(at);
+	} while (nextPosition(position, g.inputSize));
+	return padded;
+}
+
 template<typename T>
-void convolve(const ConvShape &s, const WindowTable &table, const Tensor &x, const Tensor &w,
+void convolve(const ConvShape &s, const ConvGeometry &geometry, const Tensor &x, const Tensor &w,
 	      const Tensor *bias, Tensor &y)
 {
-	const int64_t inputSize = table.inputSize;
+	std::vector<int64_t> placement;
+	const WindowTable table = windowTable(paddedGeometry(geometry, placement));
 	const int64_t outputSize = table.outputSize;
 	const int64_t kernelSize = table.kernelSize;
 	const int64_t groupChannels = s.channels / s.group;
 	const int64_t groupMaps = s.maps / s.group;
-	const T *in = x.data<T>();
 	const T *weight = w.data<T>();
-	T *out = y.data<T>();
-	std::vector<double> sum(outputSize);
+	std::vector<double> plane(table.inputSize, 0.0);
+	std::vector<double> sum(s.maps * outputSize);
 
 	for (int64_t n = 0; n < s.batch; n++) {
-		for (int64_t m = 0; m < s.maps; m++) {
-			const int64_t firstChannel = m / groupMaps * groupChannels;
-			std::fill(sum.begin(), sum.end(), bias ? double(bias->data<T>()[m]) : 0.0);
-			for (int64_t c = 0; c < groupChannels; c++) {
-				const T *plane = in + (n * s.channels + firstChannel + c) * inputSize;
-				const T *kernel = weight + (m * groupChannels + c) * kernelSize;
+		for (int64_t m = 0; m < s.maps; m++)
+			std::fill(&sum[m * outputSize], &sum[m * outputSize] + outputSize,
+				  bias ? double(bias->data<T>()[m]) : 0.0);
+		for (int64_t c = 0; c < s.channels; c++) {
+			/* The padding stays zero: only the input's places are rewritten. */
+			const T *in = x.data<T>() + (n * s.channels + c) * placement.size();
+			for (size_t i = 0; i < placement.size(); i++)
+				plane[placement[i]] = in[i];
+			const int64_t firstMap = c / groupChannels * groupMaps;
+			for (int64_t m = firstMap; m < firstMap + groupMaps; m++) {
+				const T *kernel = weight + (m * groupChannels + c % groupChannels) * kernelSize;
+				double *dst = &sum[m * outputSize];
 				for (int64_t k = 0; k < kernelSize; k++) {
 					const double wk = kernel[k];
 					const int64_t *offset = &table.offsets[k * outputSize];
 					for (int64_t o = 0; o < outputSize; o++)
-						if (offset[o] >= 0)
-							sum[o] += wk * plane[offset[o]];
+						dst[o] += wk * plane[offset[o]];
 				}
 			}
-			T *dst = out + (n * s.maps + m) * outputSize;
-			for (int64_t o = 0; o < outputSize; o++)
-				dst[o] = T(sum[o]);
 		}
+		T *out = y.data<T>() + n * s.maps * outputSize;
+		for (int64_t i = 0; i < s.maps * outputSize; i++)
+			out[i] = T(sum[i]);
 	}
 }
 
@@ -98,9 +130,8 @@ void conv(OpContext &ctx)
 	std::vector<int64_t> shape = { s.batch, s.maps };
 	shape.insert(shape.end(), geometry.outputSize.begin(), geometry.outputSize.end());
 	Tensor y(x.type(), shape);
-	const WindowTable table = windowTable(geometry);
 	dispatchFloat(ctx, x.type(), [&](auto zero) {
-		convolve<decltype(zero)>(s, table, x, w, bias, y);
+		convolve<decltype(zero)>(s, geometry, x, w, bias, y);
 	});
 	ctx.setOutput(0, std::move(y));
 }

@@ -18,6 +18,8 @@ namespace {
 std::vector<double> parameter(const OpContext &ctx, size_t input, const char *name, int64_t count)
 {
 	const Tensor &t = ctx.input(input);
+	if (t.type() == DataType::Float16)
+		throw OpError(ENOTSUP, std::string("input ") + name + " of float16 is not built");
 	ctx.require(t.type() == DataType::Float || t.type() == DataType::Double,
 		    std::string("input ") + name + " " + t.describe() + " is not float or double");
 	ctx.require(t.elements() == count, std::string("input ") + name + " " + t.describe() +
@@ -79,6 +81,8 @@ void batchNormalization(OpContext &ctx)
 	if (opset < 14 && (ctx.wantsOutput(1) || ctx.wantsOutput(2)))
 		throw OpError(ENOTSUP, "the training outputs of BatchNormalization before opset 14 "
 				       "are not built");
+	ctx.require(training || !(ctx.wantsOutput(1) || ctx.wantsOutput(2)),
+		    "outputs running_mean and running_var need training_mode 1");
 
 	/*
 	 * Opsets 6 and 7 have spatial = 0, where the parameters hold one value

@@ -183,7 +183,7 @@ void lpPool(OpContext &ctx)
 {
 	const Tensor &x = ctx.input(0);
 	const double power = lpNorm(ctx);
-	const Pooling p = pooling(ctx, x, false);
+	const Pooling p = pooling(ctx, x, ceilMode(ctx));
 	Tensor y(x.type(), p.outputShape);
 	dispatchFloat(ctx, x.type(), [&](auto zero) {
 		sumPlanes<decltype(zero)>(p, x, y, false, power);
