@@ -269,6 +269,30 @@ TEST(OnnxImport, ANodeAskingForAHugeTensorIsRefusedByName)
 	EXPECT_NE(out.error().reason().find("'huge'"), std::string::npos) << out.error().reason();
 }
 
+TEST(OnnxImport, AZeroStrideIsARefusalNotACrash)
+{
+	/* libonnx's shape inference divides by it (SIGFPE); the import must not. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 4, 4 });
+	b.initializer("w", { 1, 1, 2, 2 }, { 1, 1, 1, 1 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 3, 3 });
+	::onnx::NodeProto &conv = b.node("Conv", { "x", "w" }, { "y" });
+	conv.set_name("conv");
+	::onnx::AttributeProto *strides = conv.add_attribute();
+	strides->set_name("strides");
+	strides->set_type(::onnx::AttributeProto::INTS);
+	strides->add_ints(0);
+	strides->add_ints(0);
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	auto out = (*model)->run({ floatTensor({ 1, 1, 4, 4 }, std::vector<float>(16, 1)) },
+				 Target::Cpu);
+	ASSERT_FALSE(out);
+	EXPECT_EQ(out.error().code(), EINVAL);
+	EXPECT_NE(out.error().reason().find("strides"), std::string::npos) << out.error().reason();
+}
+
 TEST(OnnxCompare, FollowsTheBackendTestsTolerance)
 {
 	/* |actual - expected| <= 1e-7 + 1e-3 * |expected| */
