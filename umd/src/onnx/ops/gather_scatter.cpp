@@ -14,14 +14,6 @@ namespace vdla::onnx {
 
 namespace {
 
-int64_t product(const std::vector<int64_t> &dims, size_t from, size_t to)
-{
-	int64_t count = 1;
-	for (size_t i = from; i < to; i++)
-		count *= dims[i];
-	return count;
-}
-
 /* An index into `dim` elements, negative from the end; OpError if out of range. */
 int64_t checkedIndex(const OpContext &ctx, int64_t index, int64_t dim)
 {
@@ -48,9 +40,13 @@ void gather(OpContext &ctx)
 	shape.insert(shape.end(), indicesInput.shape().begin(), indicesInput.shape().end());
 	shape.insert(shape.end(), data.shape().begin() + axis + 1, data.shape().end());
 	Tensor out(data.type(), shape);
+	if (!out.elements()) {
+		ctx.setOutput(0, std::move(out));
+		return;
+	}
 
-	const int64_t outer = product(data.shape(), 0, axis);
-	const size_t inner = product(data.shape(), axis + 1, rank) * dataTypeSize(data.type());
+	const int64_t outer = dimsProduct(data.shape(), 0, axis);
+	const size_t inner = dimsProduct(data.shape(), axis + 1, rank) * dataTypeSize(data.type());
 	const uint8_t *src = static_cast<const uint8_t *>(data.raw());
 	uint8_t *dst = static_cast<uint8_t *>(out.raw());
 	for (int64_t o = 0; o < outer; o++) {
@@ -146,9 +142,9 @@ std::vector<int64_t> tupleTargets(const OpContext &ctx, const Tensor &data,
 
 	std::vector<int64_t> indices = toInt64s(ctx, indicesInput);
 	const std::vector<int64_t> strides = stridesOf(data.shape());
-	const int64_t batchStride = product(data.shape(), batchDims, rank);
-	const int64_t perBatch = product(ishape, batchDims, irank - 1);
-	std::vector<int64_t> targets(product(ishape, 0, irank - 1));
+	const int64_t batchStride = dimsProduct(data.shape(), batchDims, rank);
+	const int64_t perBatch = dimsProduct(ishape, batchDims, irank - 1);
+	std::vector<int64_t> targets(dimsProduct(ishape, 0, irank - 1));
 	for (size_t t = 0; t < targets.size(); t++) {
 		int64_t at = (t / perBatch) * batchStride;
 		for (int64_t j = 0; j < k; j++)
@@ -170,12 +166,12 @@ void gatherND(OpContext &ctx)
 	std::vector<int64_t> shape(indices.shape().begin(), indices.shape().end() - 1);
 	shape.insert(shape.end(), data.shape().begin() + batchDims + k, data.shape().end());
 	Tensor out(data.type(), shape);
-	const size_t slice = product(data.shape(), batchDims + k, data.rank()) *
+	const size_t slice = dimsProduct(data.shape(), batchDims + k, data.rank()) *
 			     dataTypeSize(data.type());
 	const size_t size = dataTypeSize(data.type());
 	const uint8_t *src = static_cast<const uint8_t *>(data.raw());
 	uint8_t *dst = static_cast<uint8_t *>(out.raw());
-	for (size_t t = 0; t < targets.size(); t++)
+	for (size_t t = 0; t < targets.size() && slice; t++)
 		std::memcpy(dst + t * slice, src + targets[t] * size, slice);
 	ctx.setOutput(0, std::move(out));
 }
@@ -262,10 +258,10 @@ void scatterND(OpContext &ctx)
 
 	Tensor out = data;
 	const size_t size = dataTypeSize(data.type());
-	const size_t slice = product(data.shape(), k, data.rank());
+	const size_t slice = dimsProduct(data.shape(), k, data.rank());
 	const uint8_t *src = static_cast<const uint8_t *>(updates.raw());
 	uint8_t *dst = static_cast<uint8_t *>(out.raw());
-	for (size_t t = 0; t < targets.size(); t++)
+	for (size_t t = 0; t < targets.size() && slice; t++)
 		combine(dst + targets[t] * size, src + t * slice * size,
 			byBytes ? slice * size : slice);
 	ctx.setOutput(0, std::move(out));

@@ -155,6 +155,15 @@ std::vector<int64_t> integersOf(const OpContext &ctx, const Tensor &tensor)
 	return values;
 }
 
+/* OneHot's axis, a position in the output: in [-rank - 1, rank], made non-negative. */
+int64_t normaliseNewAxis(const OpContext &ctx, int64_t axis, int64_t rank)
+{
+	ctx.require(axis >= -rank - 1 && axis <= rank, "OneHot: axis " + std::to_string(axis) +
+							       " is out of range for indices of rank " +
+							       std::to_string(rank));
+	return axis < 0 ? axis + rank + 1 : axis;
+}
+
 /*
  * OneHot: a new axis of `depth` entries, values[1] where the index (negative
  * counted from depth) is the position on that axis, values[0] elsewhere.
@@ -172,7 +181,7 @@ void oneHot(OpContext &ctx)
 	const int64_t depth = depths[0];
 	std::vector<int64_t> indices = integersOf(ctx, indicesInput);
 	const int64_t rank = indicesInput.rank();
-	const int64_t axis = normaliseInsertAxis(ctx, ctx.intAttribute("axis", -1), rank);
+	const int64_t axis = normaliseNewAxis(ctx, ctx.intAttribute("axis", -1), rank);
 
 	std::vector<int64_t> shape = indicesInput.shape();
 	shape.insert(shape.begin() + axis, depth);
@@ -184,10 +193,8 @@ void oneHot(OpContext &ctx)
 	uint8_t *dst = static_cast<uint8_t *>(out.raw());
 
 	/* Output [outer, depth, inner] against indices [outer, inner]. */
-	int64_t inner = 1;
-	for (int64_t d = axis; d < rank; d++)
-		inner *= indicesInput.shape()[d];
-	const int64_t outer = inner ? int64_t(indices.size()) / inner : 0;
+	const int64_t outer = dimsProduct(indicesInput.shape(), 0, axis);
+	const int64_t inner = dimsProduct(indicesInput.shape(), axis, rank);
 	for (int64_t o = 0; o < outer; o++) {
 		for (int64_t d = 0; d < depth; d++) {
 			for (int64_t i = 0; i < inner; i++, dst += size) {

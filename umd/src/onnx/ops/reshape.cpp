@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 
 namespace vdla::onnx {
 
@@ -77,13 +78,8 @@ void flatten(OpContext &ctx)
 							   std::to_string(rank));
 	if (axis < 0)
 		axis += rank;
-	int64_t outer = 1;
-	for (int64_t i = 0; i < axis; i++)
-		outer *= data.shape()[i];
-	int64_t inner = 1;
-	for (int64_t i = axis; i < rank; i++)
-		inner *= data.shape()[i];
-	ctx.setOutput(0, data.reshaped({ outer, inner }));
+	ctx.setOutput(0, data.reshaped({ dimsProduct(data.shape(), 0, axis),
+					 dimsProduct(data.shape(), axis, rank) }));
 }
 
 /* The axes, made non-negative, each at most once. */
@@ -187,21 +183,40 @@ void expand(OpContext &ctx)
 	ctx.setOutput(0, std::move(out));
 }
 
+/* Tile's repeats per axis: input 1 from opset 6, tiles copies along axis before. */
+std::vector<int64_t> tileRepeats(const OpContext &ctx, const Tensor &data)
+{
+	if (ctx.opset() >= 6) {
+		const Tensor &repeatsInput = ctx.input(1);
+		std::vector<int64_t> repeats = toInt64s(ctx, repeatsInput);
+		ctx.require(repeatsInput.rank() == 1 && repeats.size() == data.rank(),
+			    "Tile: repeats " + repeatsInput.describe() + " does not fit " +
+				    data.describe());
+		return repeats;
+	}
+	const Tensor &tiles = ctx.input(1);
+	const Tensor &axisInput = ctx.input(2);
+	ctx.require(tiles.elements() == 1 && axisInput.elements() == 1 &&
+			    tiles.type() != DataType::Float16 && axisInput.type() != DataType::Float16,
+		    "Tile: tiles and axis must be one number each");
+	std::vector<int64_t> repeats(data.rank(), 1);
+	const double axis = elementAsDouble(axisInput, 0);
+	const double count = elementAsDouble(tiles, 0);
+	ctx.require(data.rank() > 0 && axis == std::trunc(axis) && std::fabs(axis) < 4e18 &&
+			    count == std::trunc(count) && std::fabs(count) < 4e18,
+		    "Tile: tiles and axis must be integers, and the input not a scalar");
+	repeats[normaliseAxis(ctx, int64_t(axis), data.rank())] = int64_t(count);
+	return repeats;
+}
+
 /*
  * Tile: the output, of dimensions repeats[i] * d[i], is read as the view
  * [repeats[0], d[0], repeats[1], d[1], ...] where each repeat has stride 0.
  */
 void tile(OpContext &ctx)
 {
-	if (ctx.opset() < 6)
-		throw OpError(ENOTSUP, "Tile of opset " + std::to_string(ctx.opset()) +
-					       " (tiles and axis inputs) is not supported");
 	const Tensor &data = ctx.input(0);
-	const Tensor &repeatsInput = ctx.input(1);
-	std::vector<int64_t> repeats = toInt64s(ctx, repeatsInput);
-	ctx.require(repeatsInput.rank() == 1 && repeats.size() == data.rank(),
-		    "Tile: repeats " + repeatsInput.describe() + " does not fit " +
-			    data.describe());
+	std::vector<int64_t> repeats = tileRepeats(ctx, data);
 	std::vector<int64_t> inStrides = stridesOf(data.shape());
 	std::vector<int64_t> shape, view, strides;
 	for (size_t i = 0; i < data.rank(); i++) {

@@ -13,14 +13,6 @@ namespace vdla::onnx {
 
 namespace {
 
-int64_t product(const std::vector<int64_t> &dims, size_t from, size_t to)
-{
-	int64_t count = 1;
-	for (size_t i = from; i < to; i++)
-		count *= dims[i];
-	return count;
-}
-
 /*
  * Compress: the slices along axis whose condition is true (the flattened
  * input without an axis). The condition may be shorter than the axis; a
@@ -52,8 +44,12 @@ void compress(OpContext &ctx)
 	std::vector<int64_t> shape = data.shape();
 	shape[axis] = kept.size();
 	Tensor out(data.type(), shape);
-	const int64_t outer = product(shape, 0, axis);
-	const size_t inner = product(shape, axis + 1, rank) * dataTypeSize(data.type());
+	if (!out.elements()) {
+		ctx.setOutput(0, std::move(out));
+		return;
+	}
+	const int64_t outer = dimsProduct(shape, 0, axis);
+	const size_t inner = dimsProduct(shape, axis + 1, rank) * dataTypeSize(data.type());
 	const uint8_t *src = static_cast<const uint8_t *>(data.raw());
 	uint8_t *dst = static_cast<uint8_t *>(out.raw());
 	for (int64_t o = 0; o < outer; o++) {
@@ -133,6 +129,10 @@ void reverseSequence(OpContext &ctx)
 			    " does not fit the batch of " + input.describe());
 
 	Tensor out = input;
+	if (!input.elements()) {
+		ctx.setOutput(0, std::move(out));
+		return;
+	}
 	const std::vector<int64_t> strides = stridesOf(input.shape());
 	const size_t size = dataTypeSize(input.type());
 	const size_t inner = strides[1] * size;
@@ -170,7 +170,7 @@ void trilu(OpContext &ctx)
 	const bool upper = ctx.intAttribute("upper", 1) != 0;
 	const int64_t rows = input.shape()[rank - 2];
 	const int64_t cols = input.shape()[rank - 1];
-	const int64_t matrices = product(input.shape(), 0, rank - 2);
+	const int64_t matrices = dimsProduct(input.shape(), 0, rank - 2);
 	const size_t size = dataTypeSize(input.type());
 
 	Tensor out = input;

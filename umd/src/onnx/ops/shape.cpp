@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 namespace vdla::onnx {
 
@@ -84,12 +85,12 @@ void copyView(const OpContext &ctx, const Tensor &in, Tensor &out,
 	}
 }
 
-int64_t normaliseInsertAxis(const OpContext &ctx, int64_t axis, int64_t rank)
+int64_t dimsProduct(const std::vector<int64_t> &dims, size_t from, size_t to)
 {
-	if (axis < -rank - 1 || axis > rank)
-		throw OpError(EINVAL, ctx.node().opType + ": axis " + std::to_string(axis) +
-					      " is out of range for rank " + std::to_string(rank));
-	return axis < 0 ? axis + rank + 1 : axis;
+	int64_t count = 1;
+	for (size_t i = from; i < to; i++)
+		count *= dims[i];
+	return count;
 }
 
 std::vector<int64_t> intsInputOrAttribute(const OpContext &ctx, size_t input, int64_t since,
@@ -210,7 +211,7 @@ void constant(OpContext &ctx)
 			? std::vector<float>{ ctx.floatAttribute("value_float", 0) }
 			: ctx.floatsAttribute("value_floats");
 		Tensor out = scalarOrVector(DataType::Float, values.size(), scalar);
-		std::memcpy(out.raw(), values.data(), values.size() * sizeof(float));
+		std::copy(values.begin(), values.end(), out.data<float>());
 		ctx.setOutput(0, std::move(out));
 	} else {
 		bool scalar = ctx.hasAttribute("value_int");
@@ -218,7 +219,7 @@ void constant(OpContext &ctx)
 			? std::vector<int64_t>{ ctx.intAttribute("value_int") }
 			: ctx.intsAttribute("value_ints");
 		Tensor out = scalarOrVector(DataType::Int64, values.size(), scalar);
-		std::memcpy(out.raw(), values.data(), values.size() * sizeof(int64_t));
+		std::copy(values.begin(), values.end(), out.data<int64_t>());
 		ctx.setOutput(0, std::move(out));
 	}
 }

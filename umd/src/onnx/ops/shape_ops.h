@@ -33,8 +33,8 @@ void copyView(const OpContext &ctx, const Tensor &in, Tensor &out,
 	      const std::vector<int64_t> &view, const std::vector<int64_t> &strides,
 	      int64_t base = 0);
 
-/* An axis in [-rank, rank] made non-negative (Flatten, Unsqueeze, OneHot). */
-int64_t normaliseInsertAxis(const OpContext &ctx, int64_t axis, int64_t rank);
+/* The product of dims [from, to): elements per index of an axis, or before it. */
+int64_t dimsProduct(const std::vector<int64_t> &dims, size_t from, size_t to);
 
 /*
  * The integers of an optional input (int32 or int64) from opset `since`, or

@@ -8,20 +8,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 namespace vdla::onnx {
 
 namespace {
-
-/* The product of dims [from, to). */
-int64_t product(const std::vector<int64_t> &dims, size_t from, size_t to)
-{
-	int64_t count = 1;
-	for (size_t i = from; i < to; i++)
-		count *= dims[i];
-	return count;
-}
 
 /* Concat: every input of the same rank and dimensions but along axis. */
 void concat(OpContext &ctx)
@@ -48,14 +40,15 @@ void concat(OpContext &ctx)
 	}
 
 	Tensor out(first.type(), shape);
-	const int64_t outer = product(shape, 0, axis);
-	const size_t inner = product(shape, axis + 1, rank) * dataTypeSize(first.type());
+	const int64_t outer = dimsProduct(shape, 0, axis);
+	const size_t inner = dimsProduct(shape, axis + 1, rank) * dataTypeSize(first.type());
 	uint8_t *dst = static_cast<uint8_t *>(out.raw());
 	for (int64_t o = 0; o < outer; o++) {
 		for (size_t k = 0; k < ctx.inputCount(); k++) {
 			const Tensor &in = ctx.input(k);
 			const size_t block = in.shape()[axis] * inner;
-			std::memcpy(dst, static_cast<const uint8_t *>(in.raw()) + o * block, block);
+			if (block)
+				std::memcpy(dst, static_cast<const uint8_t *>(in.raw()) + o * block, block);
 			dst += block;
 		}
 	}
@@ -101,8 +94,8 @@ void split(OpContext &ctx)
 	const int64_t axis = normaliseAxis(ctx, ctx.intAttribute("axis", 0), rank);
 	std::vector<int64_t> sizes = splitSizes(ctx, data.shape()[axis]);
 
-	const int64_t outer = product(data.shape(), 0, axis);
-	const size_t inner = product(data.shape(), axis + 1, rank) * dataTypeSize(data.type());
+	const int64_t outer = dimsProduct(data.shape(), 0, axis);
+	const size_t inner = dimsProduct(data.shape(), axis + 1, rank) * dataTypeSize(data.type());
 	const size_t row = data.shape()[axis] * inner;
 	const uint8_t *src = static_cast<const uint8_t *>(data.raw());
 	size_t offset = 0;
@@ -112,7 +105,7 @@ void split(OpContext &ctx)
 		Tensor out(data.type(), shape);
 		const size_t block = sizes[k] * inner;
 		uint8_t *dst = static_cast<uint8_t *>(out.raw());
-		for (int64_t o = 0; o < outer; o++)
+		for (int64_t o = 0; o < outer && block; o++)
 			std::memcpy(dst + o * block, src + o * row + offset, block);
 		offset += block;
 		ctx.setOutput(k, std::move(out));
@@ -219,8 +212,10 @@ std::vector<uint8_t> padValue(const OpContext &ctx, const Tensor &data)
 			return bytes;
 		ctx.require(data.type() != DataType::Float16,
 			    "Pad: a float16 tensor with a non-zero value");
+		/* Converted as a C cast would: truncated for an integer tensor. */
+		const bool floating = data.type() == DataType::Float || data.type() == DataType::Double;
 		Tensor one(data.type(), {});
-		storeFromDouble(one, 0, value);
+		storeFromDouble(one, 0, floating ? value : std::trunc(value));
 		std::memcpy(bytes.data(), one.raw(), size);
 	} else if (ctx.hasInput(2)) {
 		const Tensor &value = ctx.input(2);
@@ -283,6 +278,8 @@ void pad(OpContext &ctx)
 		pads = ctx.intsAttribute(name);
 	} else {
 		pads = toInt64s(ctx, ctx.input(1));
+		if (ctx.hasInput(3))
+			throw OpError(ENOTSUP, "Pad: the axes input (opset 18) is not supported");
 	}
 	ctx.require(pads.size() == 2 * rank, "Pad: pads " + shapeString(pads) + " do not fit " +
 						     data.describe());
