@@ -96,9 +96,10 @@ void mod(OpContext &ctx)
 	const int64_t fmod = ctx.intAttribute("fmod", 0);
 	ctx.require(fmod == 0 || fmod == 1, "Mod: attribute 'fmod' must be 0 or 1");
 	/*
-	 * float16 in float: fmod is exact (the remainder of two values is
-	 * representable in their format), so the float remainder of two
-	 * binary16 values is a binary16 value and its rounding changes nothing.
+	 * float16 is computed in float and rounded back once. That is exact:
+	 * fmod's remainder is never rounded (it is a multiple of the finer of
+	 * the two operands' units, no larger than either), so the float
+	 * remainder of two binary16 values is itself a binary16 value.
 	 */
 	if (a.type() == DataType::Float16)
 		ctx.setOutput(0, float16FromTensor(remainders(ctx, float16ToFloatTensor(a),
