@@ -129,6 +129,7 @@ const OpRegistry &OpRegistry::cpu()
 		registerNnOps(r);
 		registerShapeOps(r);
 		registerQuantOps(r);
+		registerSignalOps(r);
 		return r;
 	}();
 	return registry;

@@ -105,5 +105,6 @@ void registerElementwiseOps(OpRegistry &registry);
 void registerNnOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerQuantOps(OpRegistry &registry);
+void registerSignalOps(OpRegistry &registry);
 
 } /* namespace vdla::onnx */

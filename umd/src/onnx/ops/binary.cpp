@@ -5,6 +5,7 @@
  */
 
 #include "elementwise_ops.h"
+#include "float16.h"
 
 namespace vdla::onnx {
 
@@ -73,6 +74,20 @@ T remainder(T a, T b, bool cStyle)
 	}
 }
 
+Tensor remainders(const OpContext &ctx, const Tensor &a, const Tensor &b, int64_t fmod)
+{
+	Tensor out;
+	dispatchNumeric(ctx, a.type(), [&](auto zero) {
+		using T = decltype(zero);
+		ctx.require(std::is_integral_v<T> || fmod == 1,
+			    "Mod: attribute 'fmod' must be 1 for floating-point inputs");
+		out = zipBroadcast<T, T, T>(a, b, a.type(), [&](T x, T y) {
+			return remainder(x, y, fmod == 1);
+		});
+	});
+	return out;
+}
+
 void mod(OpContext &ctx)
 {
 	const Tensor &a = ctx.input(0);
@@ -80,14 +95,17 @@ void mod(OpContext &ctx)
 	requireSameType(ctx, a, b);
 	const int64_t fmod = ctx.intAttribute("fmod", 0);
 	ctx.require(fmod == 0 || fmod == 1, "Mod: attribute 'fmod' must be 0 or 1");
-	dispatchNumeric(ctx, a.type(), [&](auto zero) {
-		using T = decltype(zero);
-		ctx.require(std::is_integral_v<T> || fmod == 1,
-			    "Mod: attribute 'fmod' must be 1 for floating-point inputs");
-		ctx.setOutput(0, zipBroadcast<T, T, T>(a, b, a.type(), [&](T x, T y) {
-			return remainder(x, y, fmod == 1);
-		}));
-	});
+	/*
+	 * float16 is computed in float and rounded back once. That is exact:
+	 * fmod's remainder is never rounded (it is a multiple of the finer of
+	 * the two operands' units, no larger than either), so the float
+	 * remainder of two binary16 values is itself a binary16 value.
+	 */
+	if (a.type() == DataType::Float16)
+		ctx.setOutput(0, float16FromTensor(remainders(ctx, float16ToFloatTensor(a),
+							      float16ToFloatTensor(b), fmod)));
+	else
+		ctx.setOutput(0, remainders(ctx, a, b, fmod));
 }
 
 /* base^exponent for integers by repeated squaring, wrapping as integer products do. */
@@ -180,26 +198,27 @@ T larger(T a, T b)
 }
 
 /*
- * Folds combine over any number (>= 1) of inputs of one type broadcast
+ * Folds combine over any number (>= 1) of tensors of one type broadcast
  * together: the first input broadcast to the output, then each other input
  * combined into it.
  */
 template<typename T, typename Combine>
-Tensor foldInputs(const OpContext &ctx, Combine combine)
+Tensor foldTensors(const OpContext &ctx, const std::vector<const Tensor *> &inputs,
+		   Combine combine)
 {
-	const Tensor &first = ctx.input(0);
+	const Tensor &first = *inputs[0];
 	std::vector<int64_t> shape = first.shape();
-	for (size_t j = 1; j < ctx.inputCount(); j++) {
-		requireSameType(ctx, first, ctx.input(j));
-		shape = broadcastShapes(shape, ctx.input(j).shape());
+	for (size_t j = 1; j < inputs.size(); j++) {
+		requireSameType(ctx, first, *inputs[j]);
+		shape = broadcastShapes(shape, inputs[j]->shape());
 	}
 	Tensor out(first.type(), shape);
 	T *o = out.data<T>();
 	std::vector<int64_t> index = broadcastIndex(first.shape(), shape);
 	for (size_t i = 0; i < index.size(); i++)
 		o[i] = first.data<T>()[index[i]];
-	for (size_t j = 1; j < ctx.inputCount(); j++) {
-		const Tensor &in = ctx.input(j);
+	for (size_t j = 1; j < inputs.size(); j++) {
+		const Tensor &in = *inputs[j];
 		const T *p = in.data<T>();
 		index = broadcastIndex(in.shape(), shape);
 		for (size_t i = 0; i < index.size(); i++)
@@ -208,20 +227,50 @@ Tensor foldInputs(const OpContext &ctx, Combine combine)
 	return out;
 }
 
+template<typename T, typename Combine>
+Tensor foldInputs(const OpContext &ctx, Combine combine)
+{
+	std::vector<const Tensor *> inputs;
+	for (size_t j = 0; j < ctx.inputCount(); j++)
+		inputs.push_back(&ctx.input(j));
+	return foldTensors<T>(ctx, inputs, combine);
+}
+
+/*
+ * Min and Max: choose(a, b) picks one of two values. float16 inputs are
+ * compared in float, which holds every binary16 value, so that rounding the
+ * result back to binary16 is exact.
+ */
+template<typename Choose>
+void chooseElements(OpContext &ctx, Choose choose)
+{
+	const Tensor &first = ctx.input(0);
+	if (first.type() == DataType::Float16) {
+		std::vector<Tensor> widened;
+		widened.reserve(ctx.inputCount());
+		std::vector<const Tensor *> inputs;
+		for (size_t j = 0; j < ctx.inputCount(); j++) {
+			requireSameType(ctx, first, ctx.input(j));
+			widened.push_back(float16ToFloatTensor(ctx.input(j)));
+			inputs.push_back(&widened.back());
+		}
+		ctx.setOutput(0, float16FromTensor(foldTensors<float>(ctx, inputs, choose)));
+		return;
+	}
+	dispatchNumeric(ctx, first.type(), [&](auto zero) {
+		using T = decltype(zero);
+		ctx.setOutput(0, foldInputs<T>(ctx, choose));
+	});
+}
+
 void min(OpContext &ctx)
 {
-	dispatchNumeric(ctx, ctx.input(0).type(), [&](auto zero) {
-		using T = decltype(zero);
-		ctx.setOutput(0, foldInputs<T>(ctx, smaller<T>));
-	});
+	chooseElements(ctx, [](auto a, auto b) { return smaller(a, b); });
 }
 
 void max(OpContext &ctx)
 {
-	dispatchNumeric(ctx, ctx.input(0).type(), [&](auto zero) {
-		using T = decltype(zero);
-		ctx.setOutput(0, foldInputs<T>(ctx, larger<T>));
-	});
+	chooseElements(ctx, [](auto a, auto b) { return larger(a, b); });
 }
 
 void sum(OpContext &ctx)

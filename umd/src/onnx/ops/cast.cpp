@@ -2,6 +2,7 @@
 /* Cast and CastLike: element type conversions between the numeric types and bool. */
 
 #include "elementwise_ops.h"
+#include "float16.h"
 
 namespace vdla::onnx {
 
@@ -59,6 +60,17 @@ To convert(From value)
 
 Tensor castTensor(const OpContext &ctx, const Tensor &x, DataType to)
 {
+	/*
+	 * float16, which has no C++ type, goes through float, which holds every
+	 * binary16 value, and comes from double, rounded once: double holds
+	 * every value of the other types exactly but for 64-bit integers beyond
+	 * 2^53, which overflow binary16 either way.
+	 */
+	if (x.type() == DataType::Float16)
+		return castTensor(ctx, float16ToFloatTensor(x), to);
+	if (to == DataType::Float16)
+		return float16FromTensor(castTensor(ctx, x, DataType::Double));
+
 	Tensor out;
 	dispatchCastable(ctx, x.type(), "input", [&](auto fromZero) {
 		using From = decltype(fromZero);
