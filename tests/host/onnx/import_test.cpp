@@ -303,6 +303,14 @@ TEST(OnnxCompare, FollowsTheBackendTestsTolerance)
 	EXPECT_NE(compareTensors(expected, floatTensor({ 3 }, { 1000.0f, 0.0f, 0.0f })), "");
 	EXPECT_NE(compareTensors(expected, floatTensor({ 1, 3 }, { 1000.0f, 0.0f, NAN })), "");
 
+	/* float16 compares by value: 0x3c00 is 1.0, 0x3c02 is 1 + 2^-9 (outside 1e-3). */
+	Tensor half(DataType::Float16, { 1 });
+	Tensor otherHalf(DataType::Float16, { 1 });
+	static_cast<uint16_t *>(half.raw())[0] = 0x3c00;
+	static_cast<uint16_t *>(otherHalf.raw())[0] = 0x3c02;
+	EXPECT_NE(compareTensors(half, otherHalf), "") << "float16 values are compared";
+	EXPECT_EQ(compareTensors(half, half), "");
+
 	Tensor ints(DataType::Int32, { 1 });
 	Tensor other(DataType::Int32, { 1 });
 	other.data<int32_t>()[0] = 1;

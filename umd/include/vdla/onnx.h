@@ -92,9 +92,14 @@ struct ValueInfo {
 	std::vector<int64_t> shape;
 };
 
-/* Where the operators of a run execute. */
+/* Where the operators of a run execute (docs/onnx.md, "Targets"). */
 enum class Target {
+	/* Every node on the CPU kernels. */
 	Cpu,
+	/* Every node on the vDLA; a node it cannot run fails the run (ENOTSUP, with why). */
+	Dla,
+	/* Each node on the vDLA where it can, the others on the CPU. */
+	Any,
 };
 
 struct NodeTiming {
@@ -105,6 +110,7 @@ struct NodeTiming {
 };
 
 class Graph;
+class DlaRuntime;
 
 class Model
 {
@@ -124,7 +130,11 @@ public:
 
 	/*
 	 * Runs the graph with the inputs in the order of inputs(). Inputs are
-	 * checked against the declared types and fixed dimensions.
+	 * checked against the declared types and fixed dimensions. With the DLA,
+	 * the first run of each set of input shapes also runs the graph on the
+	 * CPU once, to learn every value's shape, and prepares the DLA's part;
+	 * later runs of those shapes only execute. The DLA is the first vdla
+	 * device, or the one VDLA_VX_DEVICE names.
 	 */
 	Result<std::vector<Tensor>> run(const std::vector<Tensor> &inputs, Target target,
 					std::vector<NodeTiming> *timings = nullptr) const;
@@ -132,6 +142,7 @@ public:
 private:
 	explicit Model(std::unique_ptr<Graph> graph);
 	std::unique_ptr<Graph> graph_;
+	std::unique_ptr<DlaRuntime> dla_;
 };
 
 /* The operator types the CPU runs, sorted. */

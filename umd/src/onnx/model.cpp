@@ -5,19 +5,68 @@
 
 #include "cpu_executor.h"
 #include "graph.h"
+#include "run_plan.h"
 
 #include <cerrno>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <set>
 
 namespace vdla::onnx {
 
+/* The model's OpenVX context and its plans, one per target and input shapes. */
+class DlaRuntime
+{
+public:
+	~DlaRuntime()
+	{
+		plans.clear();
+		if (context)
+			vxReleaseContext(&context);
+	}
+
+	std::mutex lock;
+	vx_context context = nullptr;
+	std::map<std::pair<Target, std::vector<std::vector<int64_t>>>,
+		 std::unique_ptr<ExecutionPlan>> plans;
+};
+
 Model::Model(std::unique_ptr<Graph> graph)
-	: graph_(std::move(graph))
+	: graph_(std::move(graph)), dla_(std::make_unique<DlaRuntime>())
 {
 }
 
 Model::~Model() = default;
+
+/* The plan for these inputs, made the first time they are seen. */
+static Result<ExecutionPlan *> planFor(DlaRuntime &dla, const Graph &graph, Target target,
+				       const std::map<std::string, Tensor> &inputs)
+{
+	std::vector<std::vector<int64_t>> shapes;
+	for (const ValueInfo &info : graph.inputs)
+		shapes.push_back(inputs.at(info.name).shape());
+	std::lock_guard<std::mutex> guard(dla.lock);
+	auto &plan = dla.plans[{ target, shapes }];
+	if (plan)
+		return plan.get();
+	if (!dla.context) {
+		dla.context = vxCreateContext();
+		if (!dla.context || vxGetStatus(reinterpret_cast<vx_reference>(dla.context)) !=
+					    VX_SUCCESS) {
+			dla.context = nullptr;
+			return Error(ENODEV, "cannot create the OpenVX context of the DLA");
+		}
+	}
+	Result<ShapeMap> known = shapesForInputs(graph, inputs);
+	if (!known)
+		return known.error();
+	auto made = ExecutionPlan::make(dla.context, graph, *known, target);
+	if (!made)
+		return made.error();
+	plan = std::move(*made);
+	return plan.get();
+}
 
 Result<std::unique_ptr<Model>> Model::load(const std::string &path)
 {
@@ -78,16 +127,25 @@ Result<std::vector<Tensor>> Model::run(const std::vector<Tensor> &inputs, Target
 		values[graph_->inputs[i].name] = inputs[i];
 	}
 
-	for (const Node &node : graph_->nodes) {
-		auto start = std::chrono::steady_clock::now();
-		Result<void> ran = runNodeOnCpu(*graph_, node, values);
+	if (target == Target::Cpu) {
+		for (const Node &node : graph_->nodes) {
+			auto start = std::chrono::steady_clock::now();
+			Result<void> ran = runNodeOnCpu(*graph_, node, values);
+			if (!ran)
+				return ran.error();
+			if (timings) {
+				auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+					std::chrono::steady_clock::now() - start);
+				timings->push_back({ node.name, node.opType, target, uint64_t(ns.count()) });
+			}
+		}
+	} else {
+		Result<ExecutionPlan *> plan = planFor(*dla_, *graph_, target, values);
+		if (!plan)
+			return plan.error();
+		Result<void> ran = (*plan)->run(*graph_, values, timings);
 		if (!ran)
 			return ran.error();
-		if (timings) {
-			auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-				std::chrono::steady_clock::now() - start);
-			timings->push_back({ node.name, node.opType, target, uint64_t(ns.count()) });
-		}
 	}
 
 	std::vector<Tensor> outputs;

@@ -3,15 +3,30 @@
 #include "case_runner.h"
 
 #include <cmath>
+#include <stdexcept>
 #include <dirent.h>
 #include <sstream>
 #include <sys/stat.h>
 
 namespace vdla::onnx {
 
+/* IEEE binary16 to double, exactly (its own code: the comparison is the reference). */
+static double halfToDouble(uint16_t bits)
+{
+	const int exponent = (bits >> 10) & 0x1f;
+	const int mantissa = bits & 0x3ff;
+	const double sign = bits & 0x8000 ? -1.0 : 1.0;
+	if (exponent == 0x1f)
+		return mantissa ? NAN : sign * INFINITY;
+	if (exponent == 0)
+		return sign * std::ldexp(mantissa, -24);
+	return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
 static double element(const Tensor &t, int64_t i)
 {
 	switch (t.type()) {
+	case DataType::Float16: return halfToDouble(static_cast<const uint16_t *>(t.raw())[i]);
 	case DataType::Float: return t.data<float>()[i];
 	case DataType::Double: return t.data<double>()[i];
 	case DataType::Int8: return t.data<int8_t>()[i];
@@ -21,7 +36,7 @@ static double element(const Tensor &t, int64_t i)
 	case DataType::Int32: return t.data<int32_t>()[i];
 	case DataType::Uint32: return t.data<uint32_t>()[i];
 	case DataType::Bool: return t.data<bool>()[i];
-	default: return 0;
+	default: throw std::logic_error(std::string("no comparison for ") + dataTypeName(t.type()));
 	}
 }
 
@@ -29,7 +44,8 @@ std::string compareTensors(const Tensor &expected, const Tensor &actual, double 
 {
 	if (expected.type() != actual.type() || expected.shape() != actual.shape())
 		return "expected " + expected.describe() + ", got " + actual.describe();
-	const bool exact = expected.type() != DataType::Float && expected.type() != DataType::Double;
+	const bool exact = expected.type() != DataType::Float && expected.type() != DataType::Double &&
+			   expected.type() != DataType::Float16;
 	for (int64_t i = 0; i < expected.elements(); i++) {
 		bool equal;
 		std::ostringstream detail;

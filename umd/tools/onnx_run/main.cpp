@@ -3,8 +3,8 @@
  * vdla-onnx-run: runs an ONNX model (docs/onnx.md), in the manner of
  * onnxruntime's onnx_test_runner.
  *
- *   vdla-onnx-run [--target cpu] [--placement] MODEL INPUT.pb... -o OUT_DIR
- *   vdla-onnx-run [--target cpu] --test CASE_DIR...
+ *   vdla-onnx-run [--target cpu|dla|any] [--device N] [--placement] MODEL INPUT.pb... -o OUT_DIR
+ *   vdla-onnx-run [--target cpu|dla|any] [--device N] --test CASE_DIR...
  *   vdla-onnx-run --describe MODEL
  *   vdla-onnx-run --list-operators
  */
@@ -14,6 +14,7 @@
 #include <vdla/onnx.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <sys/stat.h>
@@ -26,8 +27,8 @@ namespace {
 void usage()
 {
 	std::fprintf(stderr,
-		     "usage: vdla-onnx-run [--target cpu] [--placement] MODEL INPUT.pb... -o OUT_DIR\n"
-		     "       vdla-onnx-run [--target cpu] --test CASE_DIR...\n"
+		     "usage: vdla-onnx-run [--target cpu|dla|any] [--device N] [--placement] MODEL INPUT.pb... -o OUT_DIR\n"
+		     "       vdla-onnx-run [--target cpu|dla|any] [--device N] --test CASE_DIR...\n"
 		     "       vdla-onnx-run --describe MODEL\n"
 		     "       vdla-onnx-run --list-operators\n");
 	std::exit(2);
@@ -50,11 +51,21 @@ Options parse(int argc, char **argv)
 		std::string arg = argv[i];
 		if (arg == "--target" && i + 1 < argc) {
 			std::string target = argv[++i];
-			if (target != "cpu") {
-				std::fprintf(stderr, "vdla-onnx-run: unknown target '%s' (this build "
-						     "runs models on: cpu)\n", target.c_str());
+			if (target == "cpu") {
+				options.target = Target::Cpu;
+			} else if (target == "dla") {
+				options.target = Target::Dla;
+			} else if (target == "any") {
+				options.target = Target::Any;
+			} else {
+				std::fprintf(stderr, "vdla-onnx-run: unknown target '%s' (cpu, dla "
+						     "or any)\n", target.c_str());
 				std::exit(2);
 			}
+		} else if (arg == "--device" && i + 1 < argc) {
+			/* The DLA the OpenVX layer opens (docs/onnx.md, "Targets"). */
+			std::string node = std::string("/dev/accel/accel") + argv[++i];
+			setenv("VDLA_VX_DEVICE", node.c_str(), 1);
 		} else if (arg == "--placement") {
 			options.placement = true;
 		} else if (arg == "--test") {
@@ -78,6 +89,8 @@ const char *targetName(Target target)
 {
 	switch (target) {
 	case Target::Cpu: return "cpu";
+	case Target::Dla: return "dla";
+	case Target::Any: return "any";
 	}
 	return "?";
 }

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A run of consecutive DLA nodes as one graph of the runtime's graph engine
+ * (the OpenVX layers on target "dla"): verified once, so that placement,
+ * fusion (CONV -> SDP -> PDP), SRAM and the task are those of any OpenVX
+ * graph; each run copies the segment's inputs in, processes the graph and
+ * copies the values later nodes need out.
+ */
+#pragma once
+
+#include "dla_support.h"
+
+#include <VX/vx.h>
+
+#include <memory>
+#include <set>
+
+namespace vdla::onnx {
+
+class DlaSegment
+{
+public:
+	/*
+	 * @nodes: indices into graph.nodes, in order; @exported: the values of
+	 * the segment that nodes after it or the graph's outputs read.
+	 */
+	static Result<std::unique_ptr<DlaSegment>> build(vx_context context, const Graph &graph,
+							 const std::vector<size_t> &nodes,
+							 const ShapeMap &shapes,
+							 const std::set<std::string> &exported);
+	~DlaSegment();
+
+	/* Reads its inputs from @values (or the graph's constants), writes its exports there. */
+	Result<void> run(const Graph &graph, std::map<std::string, Tensor> &values) const;
+
+	/* "conv1 .. fc" for timings and placement. */
+	const std::string &label() const { return label_; }
+	const std::vector<size_t> &nodes() const { return nodes_; }
+
+private:
+	friend struct SegmentBuilder;
+	DlaSegment() = default;
+
+	vx_graph graph_ = nullptr;
+	std::vector<size_t> nodes_;
+	std::string label_;
+	/* ONNX value name -> its tensor in the segment (Flatten's output aliases its input). */
+	std::map<std::string, vx_tensor> tensors_;
+	/* Tensors the segment created, released with it. */
+	std::vector<vx_tensor> owned_;
+	std::vector<std::string> inputs_;
+	std::vector<std::pair<std::string, ValueShape>> exports_;
+};
+
+} /* namespace vdla::onnx */

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Today's DLA subset: FP32 Conv (2-D, one group, symmetric padding), Relu,
+ * MaxPool and AveragePool (2-D, symmetric padding, floor), Flatten before a
+ * Gemm, and Gemm as a fully connected layer with constant weights. The
+ * OpenVX layers infer a stride from the sizes (the smallest that fits), so a
+ * stride another, smaller one would also explain stays on the CPU.
+ */
+
+#include "dla_support.h"
+
+#include "conv_geometry.h"
+#include "op_kernel.h"
+
+#include <algorithm>
+#include <set>
+
+namespace vdla::onnx {
+
+namespace {
+
+const ValueShape *shapeOf(const ShapeMap &shapes, const std::string &name)
+{
+	auto it = shapes.find(name);
+	return it == shapes.end() ? nullptr : &it->second;
+}
+
+bool isConstant(const Graph &graph, const std::string &name)
+{
+	return graph.constants.count(name) > 0;
+}
+
+/* The OpenVX layers' rule: the smallest stride giving the output size. */
+bool strideIsInferable(const ConvGeometry &g)
+{
+	for (size_t i = 0; i < g.outputSize.size(); i++) {
+		const int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
+		const int64_t span = g.inputSize[i] + g.padBegin[i] + g.padEnd[i] - extent;
+		for (int64_t s = 1; s < g.strides[i]; s++)
+			if (span / s + 1 == g.outputSize[i])
+				return false;
+	}
+	return true;
+}
+
+std::string windowRefusal(const Node &node, const ValueShape &x, const std::vector<int64_t> &kernel,
+			  bool pool)
+{
+	if (x.shape.size() != 4)
+		return "only 2-D " + node.opType + " runs on the DLA";
+	OpContext ctx(node, 0, {});
+	ConvGeometry g;
+	try {
+		g = convGeometry(ctx, { x.shape[2], x.shape[3] }, kernel, false);
+	} catch (const std::exception &e) {
+		return e.what();
+	}
+	if (g.padBegin != g.padEnd)
+		return "asymmetric padding (the layer pads both sides alike)";
+	if (pool && (g.dilations[0] != 1 || g.dilations[1] != 1))
+		return "dilated pooling";
+	if (pool && (kernel[0] > 16 || kernel[1] > 16 || g.padBegin[0] >= kernel[1] ||
+		     g.padBegin[1] >= kernel[0]))
+		return "a pooling window above 16 or padding not below it";
+	if (!strideIsInferable(g))
+		return "a stride a smaller one would also explain (the layer infers strides)";
+	return "";
+}
+
+std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+{
+	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+	const ValueShape *w = node.inputs.size() > 1 ? shapeOf(shapes, node.inputs[1]) : nullptr;
+	if (!x || !w)
+		return "unknown shapes";
+	if (!isConstant(graph, node.inputs[1]) ||
+	    (node.inputs.size() > 2 && !node.inputs[2].empty() && !isConstant(graph, node.inputs[2])))
+		return "weights or bias computed in the graph";
+	const Attribute *group = node.attribute("group");
+	if (group && group->i != 1)
+		return "grouped convolution";
+	if (w->shape.size() != 4)
+		return "only 2-D Conv runs on the DLA";
+	return windowRefusal(node, *x, { w->shape[2], w->shape[3] }, false);
+}
+
+std::string poolRefusal(const Node &node, const ShapeMap &shapes)
+{
+	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+	if (!x)
+		return "unknown shapes";
+	if (node.outputs.size() > 1 && !node.outputs[1].empty())
+		return "MaxPool's Indices output";
+	const Attribute *ceil = node.attribute("ceil_mode");
+	if (ceil && ceil->i)
+		return "ceil_mode";
+	const Attribute *kernel = node.attribute("kernel_shape");
+	if (!kernel || kernel->ints.size() != 2)
+		return "only 2-D pooling runs on the DLA";
+	if (node.opType == "AveragePool") {
+		const Attribute *count = node.attribute("count_include_pad");
+		const Attribute *pads = node.attribute("pads");
+		bool padded = pads && std::any_of(pads->ints.begin(), pads->ints.end(),
+						  [](int64_t p) { return p != 0; });
+		if (padded && !(count && count->i))
+			return "AveragePool that leaves padding out of the count";
+	}
+	return windowRefusal(node, *x, kernel->ints, true);
+}
+
+std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+{
+	const ValueShape *a = shapeOf(shapes, node.inputs[0]);
+	const ValueShape *b = shapeOf(shapes, node.inputs[1]);
+	if (!a || !b || a->shape.size() != 2 || b->shape.size() != 2)
+		return "unknown shapes";
+	if (!isConstant(graph, node.inputs[1]))
+		return "weights computed in the graph";
+	const Attribute *transA = node.attribute("transA");
+	if (transA && transA->i)
+		return "transA";
+	for (const char *scale : { "alpha", "beta" }) {
+		const Attribute *attr = node.attribute(scale);
+		if (attr && attr->f != 1.0f)
+			return std::string(scale) + " other than 1";
+	}
+	if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
+		const Attribute *transB = node.attribute("transB");
+		const int64_t outputs = b->shape[transB && transB->i ? 0 : 1];
+		if (!isConstant(graph, node.inputs[2]) || !c || c->shape.size() > 1 ||
+		    (c->shape.size() == 1 && c->shape[0] != outputs))
+			return "C is not a constant bias of one value per output";
+	}
+	return "";
+}
+
+} /* namespace */
+
+std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+{
+	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
+							 "Flatten", "Gemm" };
+	if (!supported.count(node.opType))
+		return node.opType + " has no DLA lowering yet";
+	for (const std::string &name : node.inputs) {
+		const ValueShape *value = shapeOf(shapes, name);
+		if (!name.empty() && value && value->type != DataType::Float)
+			return "only float tensors run on the DLA today, not " +
+			       std::string(dataTypeName(value->type));
+	}
+	if (node.opType == "Conv")
+		return convRefusal(graph, node, shapes);
+	if (node.opType == "MaxPool" || node.opType == "AveragePool")
+		return poolRefusal(node, shapes);
+	if (node.opType == "Gemm")
+		return gemmRefusal(graph, node, shapes);
+	if (node.opType == "Flatten") {
+		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+		const Attribute *axis = node.attribute("axis");
+		if (!x || x->shape.size() != 4 || (axis && axis->i != 1))
+			return "only Flatten of [N, C, H, W] at axis 1 runs on the DLA";
+	}
+	return "";
+}
+
+} /* namespace vdla::onnx */
