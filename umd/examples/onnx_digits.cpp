@@ -2,14 +2,17 @@
 /*
  * vdla-onnx-digits: the trained digits CNN of scripts/models/digits.py, run
  * from ONNX (docs/onnx.md, "Example"). Prints the accuracy on the held-out
- * digits of the FP32 model and of its INT8 QDQ copy, and the time of each
- * operator of the INT8 run.
+ * digits of the FP32 model on the CPU and on the vDLA and of its INT8 QDQ
+ * copy on the CPU, how far the DLA's logits are from the CPU's, and the
+ * time of each operator.
  *
- *   vdla-onnx-digits [MODEL_DIR]     (default: umd/examples/models)
+ *   vdla-onnx-digits [--cpu-only] [MODEL_DIR]     (default: umd/examples/models)
  */
 
 #include <vdla/onnx.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -35,29 +38,64 @@ double accuracy(const Tensor &logits, const Tensor &labels)
 	return double(right) / double(images);
 }
 
-bool runModel(const std::string &path, const Tensor &images, const Tensor &labels,
-	      const char *label, std::vector<NodeTiming> *timings)
+/* The logits of @path on @target, with its accuracy printed; an undefined Tensor on error. */
+Tensor runModel(const std::string &path, Target target, const Tensor &images, const Tensor &labels,
+		const char *label, std::vector<NodeTiming> *timings)
 {
 	auto model = Model::load(path);
 	if (!model) {
 		std::fprintf(stderr, "vdla-onnx-digits: %s\n", model.error().message().c_str());
-		return false;
+		return Tensor();
 	}
-	auto outputs = (*model)->run({ images }, Target::Cpu, timings);
+	/* The first run of a shape on the DLA prepares it; the second is the one timed. */
+	if (target != Target::Cpu) {
+		auto prepared = (*model)->run({ images }, target);
+		if (!prepared) {
+			std::fprintf(stderr, "vdla-onnx-digits: %s: %s\n", label,
+				     prepared.error().message().c_str());
+			return Tensor();
+		}
+	}
+	auto outputs = (*model)->run({ images }, target, timings);
 	if (!outputs) {
 		std::fprintf(stderr, "vdla-onnx-digits: %s\n", outputs.error().message().c_str());
-		return false;
+		return Tensor();
 	}
-	std::printf("%-24s accuracy %.4f on %lld held-out digits\n", label,
+	std::printf("%-28s accuracy %.4f on %lld held-out digits\n", label,
 		    accuracy((*outputs)[0], labels), (long long)labels.elements());
-	return true;
+	return (*outputs)[0];
+}
+
+float largestDifference(const Tensor &a, const Tensor &b)
+{
+	float largest = 0;
+	for (int64_t i = 0; i < a.elements(); i++)
+		largest = std::max(largest, std::fabs(a.data<float>()[i] - b.data<float>()[i]));
+	return largest;
+}
+
+void printTimes(const char *title, const std::vector<NodeTiming> &timings)
+{
+	std::map<std::string, uint64_t> byOperator;
+	for (const NodeTiming &t : timings)
+		byOperator[t.opType + (t.target == Target::Cpu ? " (cpu)" : " (dla)")] += t.nanoseconds;
+	std::printf("\n%-24s %12s   (%s, all images)\n", "operator", "time (us)", title);
+	for (const auto &[op, ns] : byOperator)
+		std::printf("%-24s %12.1f\n", op.c_str(), ns / 1000.0);
 }
 
 } /* namespace */
 
 int main(int argc, char **argv)
 {
-	const std::string dir = argc > 1 ? argv[1] : "umd/examples/models";
+	bool withDla = true;
+	std::string dir = "umd/examples/models";
+	for (int i = 1; i < argc; i++) {
+		if (std::string(argv[i]) == "--cpu-only")
+			withDla = false;
+		else
+			dir = argv[i];
+	}
 	auto images = readTensorFile(dir + "/digits_test_images.pb");
 	auto labels = readTensorFile(dir + "/digits_test_labels.pb");
 	if (!images || !labels) {
@@ -66,16 +104,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	std::vector<NodeTiming> timings;
-	if (!runModel(dir + "/digits_fp32.onnx", *images, *labels, "fp32 on the CPU", nullptr) ||
-	    !runModel(dir + "/digits_int8_qdq.onnx", *images, *labels, "int8 QDQ on the CPU", &timings))
+	std::vector<NodeTiming> cpuTimes, dlaTimes;
+	const std::string fp32 = dir + "/digits_fp32.onnx";
+	Tensor cpu = runModel(fp32, Target::Cpu, *images, *labels, "fp32 on the CPU", &cpuTimes);
+	Tensor int8 = runModel(dir + "/digits_int8_qdq.onnx", Target::Cpu, *images, *labels,
+			       "int8 QDQ on the CPU", nullptr);
+	if (!cpu.defined() || !int8.defined())
 		return 1;
-
-	std::map<std::string, uint64_t> byOperator;
-	for (const NodeTiming &t : timings)
-		byOperator[t.opType] += t.nanoseconds;
-	std::printf("\n%-20s %12s   (int8 run, all images)\n", "operator", "time (us)");
-	for (const auto &[op, ns] : byOperator)
-		std::printf("%-20s %12.1f\n", op.c_str(), ns / 1000.0);
+	if (!withDla) {
+		printTimes("fp32 on the CPU", cpuTimes);
+		return 0;
+	}
+	Tensor dla = runModel(fp32, Target::Dla, *images, *labels, "fp32 on the DLA", &dlaTimes);
+	if (!dla.defined())
+		return 1;
+	std::printf("largest |DLA - CPU| logit difference: %g\n", largestDifference(dla, cpu));
+	printTimes("fp32 on the CPU", cpuTimes);
+	printTimes("fp32 on the DLA", dlaTimes);
 	return 0;
 }
