@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ONNX models on the vDLA, in the guest (docs/onnx.md, "Targets"): the
+ * backend cases of dla_cases.txt with --target dla against ONNX's outputs,
+ * the trained digits model against PyTorch's logits, and the refusals of
+ * --target dla.
+ */
+
+#include <vdla/onnx.h>
+
+#include "../../../umd/tools/onnx_run/case_runner.h"
+
+#include <cmath>
+#include <fstream>
+#include <gtest/gtest.h>
+
+namespace vdla::onnx {
+namespace {
+
+const std::string kModels = "/vdla/models";
+const std::string kCases = "/vdla/data/onnx-cases";
+
+std::vector<std::string> dlaCases()
+{
+	std::vector<std::string> cases;
+	std::ifstream list(kCases + "/dla_cases.txt");
+	for (std::string line; std::getline(list, line);)
+		if (!line.empty() && line[0] != '#')
+			cases.push_back(line);
+	return cases;
+}
+
+class DlaBackendCase : public testing::TestWithParam<std::string>
+{
+};
+
+TEST_P(DlaBackendCase, MatchesTheReferenceWithEveryNodeOnTheDla)
+{
+	CaseResult result = runCase(kCases + "/" + GetParam(), Target::Dla);
+	EXPECT_TRUE(result.passed) << result.reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Onnx, DlaBackendCase, testing::ValuesIn(dlaCases()),
+			 [](const testing::TestParamInfo<std::string> &info) {
+				 std::string name = info.param.substr(info.param.find('/') + 1);
+				 return name;
+			 });
+
+TEST(DlaBackendCases, AreInstalledInTheGuest)
+{
+	EXPECT_GE(dlaCases().size(), 10u) << "guest-run copies them to " << kCases;
+}
+
+Tensor load(const std::string &name)
+{
+	auto tensor = readTensorFile(kModels + "/" + name);
+	EXPECT_TRUE(tensor) << tensor.error().message();
+	return tensor ? *tensor : Tensor();
+}
+
+TEST(DigitsOnTheDla, Fp32LogitsMatchPyTorchAndTheCpu)
+{
+	auto model = Model::load(kModels + "/digits_fp32.onnx");
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor images = load("digits_test_images.pb");
+	Tensor expected = load("digits_expected_fp32.pb");
+
+	std::vector<NodeTiming> timings;
+	auto dla = (*model)->run({ images }, Target::Dla, &timings);
+	ASSERT_TRUE(dla) << dla.error().message();
+	for (const NodeTiming &t : timings)
+		EXPECT_EQ(t.target, Target::Dla) << t.node << " (" << t.opType << ") ran on the CPU";
+	auto cpu = (*model)->run({ images }, Target::Cpu);
+	ASSERT_TRUE(cpu) << cpu.error().message();
+	const Tensor &logits = (*dla)[0];
+	ASSERT_EQ(logits.shape(), expected.shape());
+	for (int64_t i = 0; i < logits.elements(); i++) {
+		ASSERT_NEAR(logits.data<float>()[i], expected.data<float>()[i], 1e-4) << "logit " << i;
+		ASSERT_NEAR(logits.data<float>()[i], (*cpu)[0].data<float>()[i], 1e-4) << "logit " << i;
+	}
+
+	/* A second run reuses the prepared DLA graph and gives the same logits. */
+	auto again = (*model)->run({ images }, Target::Dla);
+	ASSERT_TRUE(again) << again.error().message();
+	EXPECT_EQ(compareTensors(logits, (*again)[0], 0, 0), "");
+}
+
+TEST(DigitsOnTheDla, AnotherBatchSizeGetsItsOwnPlan)
+{
+	auto model = Model::load(kModels + "/digits_fp32.onnx");
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor images = load("digits_test_images.pb");
+	Tensor expected = load("digits_expected_fp32.pb");
+	/* The first 7 images only. */
+	Tensor seven = Tensor(DataType::Float, { 7, 1, 8, 8 });
+	std::copy_n(images.data<float>(), seven.elements(), seven.data<float>());
+	auto out = (*model)->run({ seven }, Target::Dla);
+	ASSERT_TRUE(out) << out.error().message();
+	ASSERT_EQ((*out)[0].shape(), (std::vector<int64_t>{ 7, 10 }));
+	for (int64_t i = 0; i < 70; i++)
+		ASSERT_NEAR((*out)[0].data<float>()[i], expected.data<float>()[i], 1e-4) << i;
+}
+
+TEST(DigitsOnTheDla, TargetDlaNamesTheFirstNodeItCannotRun)
+{
+	auto model = Model::load(kModels + "/digits_int8_qdq.onnx");
+	ASSERT_TRUE(model) << model.error().message();
+	auto out = (*model)->run({ load("digits_test_images.pb") }, Target::Dla);
+	ASSERT_FALSE(out);
+	EXPECT_EQ(out.error().code(), ENOTSUP);
+	EXPECT_NE(out.error().reason().find("QuantizeLinear"), std::string::npos) << out.error().reason();
+	EXPECT_NE(out.error().reason().find("cannot run on the DLA"), std::string::npos);
+}
+
+TEST(DigitsOnTheDla, TargetAnySplitsTheQuantisedModel)
+{
+	/*
+	 * Q/DQ on the CPU, the float layers between them on the DLA. A value on a
+	 * rounding tie may quantise one step apart after an FP32 sum in another
+	 * order: logits within one step, and the same accuracy within an image.
+	 */
+	auto model = Model::load(kModels + "/digits_int8_qdq.onnx");
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor images = load("digits_test_images.pb");
+	std::vector<NodeTiming> timings;
+	auto any = (*model)->run({ images }, Target::Any, &timings);
+	ASSERT_TRUE(any) << any.error().message();
+	int dlaSteps = 0, cpuSteps = 0;
+	for (const NodeTiming &t : timings)
+		(t.target == Target::Dla ? dlaSteps : cpuSteps)++;
+	EXPECT_GE(dlaSteps, 3) << "the two convolutions and the fully connected layer";
+	EXPECT_GE(cpuSteps, 1);
+	auto cpu = (*model)->run({ images }, Target::Cpu);
+	ASSERT_TRUE(cpu) << cpu.error().message();
+	Tensor expected = load("digits_expected_int8.pb");
+	float step = 1e30f;
+	for (int64_t i = 1; i < expected.elements(); i++) {
+		float d = std::fabs(expected.data<float>()[i] - expected.data<float>()[0]);
+		if (d > 0)
+			step = std::min(step, d);
+	}
+	int64_t differing = 0;
+	for (int64_t i = 0; i < expected.elements(); i++) {
+		float d = std::fabs((*any)[0].data<float>()[i] - (*cpu)[0].data<float>()[i]);
+		ASSERT_LE(d, step * 1.01f) << "logit " << i;
+		differing += d > 0;
+	}
+	EXPECT_LE(differing, expected.elements() / 100);
+}
+
+} /* namespace */
+} /* namespace vdla::onnx */
