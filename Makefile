@@ -32,11 +32,13 @@ userspace: deps
 # pipeline daemon, lists the devices and runs the demos: a LeNet-style
 # OpenVX graph on the DLA with a user kernel on the CPU, checked against the
 # same graph all on the CPU (umd/examples/lenet_demo.cpp, docs/openvx.md
-# "Demo"), then two applications attached to the daemon's pipeline
-# (umd/examples/pipeline_demo.sh, docs/ownership.md "Example").
+# "Demo"), the trained digits CNN from ONNX on the CPU and on the DLA
+# (umd/examples/onnx_digits.cpp, docs/onnx.md "Example"), then two
+# applications attached to the daemon's pipeline (umd/examples/pipeline_demo.sh,
+# docs/ownership.md "Example").
 run: all
 	scripts/guest-run --devices 2 --pipelined umd/tools/pipelined/pipelined.conf -- \
-		sh -c 'vdla-info && vdla-demo && vdla-pipeline-demo'
+		sh -c 'vdla-info && vdla-demo && vdla-onnx-digits /vdla/models && vdla-pipeline-demo'
 
 test: all
 	tests/run-all
