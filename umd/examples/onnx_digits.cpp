@@ -6,12 +6,16 @@
  * copy on the CPU, how far the DLA's logits are from the CPU's, and the
  * time of each operator.
  *
- *   vdla-onnx-digits [--cpu-only] [MODEL_DIR]     (default: umd/examples/models)
+ *   vdla-onnx-digits [--cpu-only] [--json] [MODEL_DIR]   (default: umd/examples/models)
+ *
+ * --json adds the figures of scripts/bench: import time, first DLA run, and
+ * the mean run time of the held-out images on each target.
  */
 
 #include <vdla/onnx.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -84,15 +88,55 @@ void printTimes(const char *title, const std::vector<NodeTiming> &timings)
 		std::printf("%-24s %12.1f\n", op.c_str(), ns / 1000.0);
 }
 
+double millisecondsSince(std::chrono::steady_clock::time_point start)
+{
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+		.count();
+}
+
+/*
+ * For scripts/bench: the import of the FP32 model, the first run on the DLA
+ * (which plans and verifies), and the mean of 5 later runs of the 360 images
+ * on each target.
+ */
+void printBenchmarks(const std::string &path, const Tensor &images)
+{
+	auto start = std::chrono::steady_clock::now();
+	auto model = Model::load(path);
+	const double loadMs = millisecondsSince(start);
+	if (!model)
+		return;
+	start = std::chrono::steady_clock::now();
+	if (!(*model)->run({ images }, Target::Dla))
+		return;
+	const double prepareMs = millisecondsSince(start);
+	std::printf("{\"bench\": \"onnx_load_ms\", \"value\": %.2f, \"unit\": \"ms\"}\n", loadMs);
+	std::printf("{\"bench\": \"onnx_digits_dla_first_run_ms\", \"value\": %.2f, \"unit\": \"ms\"}\n",
+		    prepareMs);
+	for (Target target : { Target::Cpu, Target::Dla }) {
+		start = std::chrono::steady_clock::now();
+		for (int i = 0; i < 5; i++)
+			if (!(*model)->run({ images }, target))
+				return;
+		std::printf("{\"bench\": \"onnx_digits_%s_ms\", \"value\": %.2f, \"unit\": \"ms\", "
+			    "\"images\": %lld}\n",
+			    target == Target::Cpu ? "cpu" : "dla", millisecondsSince(start) / 5,
+			    (long long)images.shape()[0]);
+	}
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
 {
 	bool withDla = true;
+	bool json = false;
 	std::string dir = "umd/examples/models";
 	for (int i = 1; i < argc; i++) {
 		if (std::string(argv[i]) == "--cpu-only")
 			withDla = false;
+		else if (std::string(argv[i]) == "--json")
+			json = true;
 		else
 			dir = argv[i];
 	}
@@ -121,5 +165,7 @@ int main(int argc, char **argv)
 	std::printf("largest |DLA - CPU| logit difference: %g\n", largestDifference(dla, cpu));
 	printTimes("fp32 on the CPU", cpuTimes);
 	printTimes("fp32 on the DLA", dlaTimes);
+	if (json)
+		printBenchmarks(fp32, *images);
 	return 0;
 }
