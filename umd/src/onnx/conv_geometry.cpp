@@ -3,6 +3,8 @@
 
 #include "conv_geometry.h"
 
+#include "tensor_util.h"
+
 #include <cerrno>
 
 namespace vdla::onnx {
@@ -17,6 +19,13 @@ static std::vector<int64_t> perAxis(const OpContext &ctx, const char *name, size
 	for (int64_t v : values)
 		ctx.require(v >= 1, std::string("attribute '") + name + "' must be positive");
 	return values;
+}
+
+/* (kernel - 1) * dilation + 1: the input a window spans; OpError if it overflows. */
+static int64_t kernelExtent(const OpContext &ctx, int64_t kernel, int64_t dilation)
+{
+	return checkedAdd(ctx, checkedMul(ctx, kernel - 1, dilation, "attribute 'dilations'"), 1,
+			  "attribute 'dilations'");
 }
 
 ConvGeometry convGeometry(const OpContext &ctx, const std::vector<int64_t> &input,
@@ -45,9 +54,13 @@ ConvGeometry convGeometry(const OpContext &ctx, const std::vector<int64_t> &inpu
 		}
 	} else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
 		for (size_t i = 0; i < axes; i++) {
-			int64_t out = (input[i] + g.strides[i] - 1) / g.strides[i];
-			int64_t extent = (kernel[i] - 1) * g.dilations[i] + 1;
-			int64_t total = std::max<int64_t>(0, (out - 1) * g.strides[i] + extent - input[i]);
+			/* ceil(input / stride), which cannot overflow. */
+			int64_t out = input[i] / g.strides[i] + (input[i] % g.strides[i] != 0);
+			int64_t extent = kernelExtent(ctx, kernel[i], g.dilations[i]);
+			int64_t reach = checkedAdd(ctx, checkedMul(ctx, out - 1, g.strides[i],
+								   "attribute 'strides'"),
+						   extent, "attribute 'dilations'");
+			int64_t total = std::max<int64_t>(0, reach - input[i]);
 			g.padBegin[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
 			g.padEnd[i] = total - g.padBegin[i];
 		}
@@ -57,16 +70,20 @@ ConvGeometry convGeometry(const OpContext &ctx, const std::vector<int64_t> &inpu
 	}
 
 	for (size_t i = 0; i < axes; i++) {
-		int64_t extent = (kernel[i] - 1) * g.dilations[i] + 1;
-		int64_t span = input[i] + g.padBegin[i] + g.padEnd[i] - extent;
+		int64_t extent = kernelExtent(ctx, kernel[i], g.dilations[i]);
+		int64_t padded = checkedAdd(ctx, checkedAdd(ctx, input[i], g.padBegin[i], "attribute 'pads'"),
+					    g.padEnd[i], "attribute 'pads'");
+		int64_t span = padded - extent;
 		ctx.require(span >= 0, "the kernel (" + std::to_string(extent) +
 					       " with dilation) is larger than the padded input (" +
-					       std::to_string(input[i] + g.padBegin[i] + g.padEnd[i]) + ")");
+					       std::to_string(padded) + ")");
 		int64_t out = span / g.strides[i] + 1;
 		if (ceilMode && span % g.strides[i]) {
 			out++;
 			/* The last window must start inside the input or its begin padding. */
-			if ((out - 1) * g.strides[i] >= input[i] + g.padBegin[i])
+			int64_t start;
+			if (__builtin_mul_overflow(out - 1, g.strides[i], &start) ||
+			    start >= input[i] + g.padBegin[i])
 				out--;
 		}
 		g.outputSize[i] = out;

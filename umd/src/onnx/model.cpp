@@ -124,7 +124,13 @@ Result<std::vector<Tensor>> Model::run(const std::vector<Tensor> &inputs, Target
 		Result<void> fits = checkInput(graph_->inputs[i], inputs[i]);
 		if (!fits)
 			return fits.error();
-		values[graph_->inputs[i].name] = inputs[i];
+		Tensor &value = values[graph_->inputs[i].name] = inputs[i];
+		/* The kernels read bools as C++ bool: a caller's byte other than 0 is true, 1. */
+		if (value.type() == DataType::Bool) {
+			uint8_t *bytes = static_cast<uint8_t *>(value.raw());
+			for (size_t b = 0; b < value.bytes(); b++)
+				bytes[b] = bytes[b] != 0;
+		}
 	}
 
 	if (target == Target::Cpu) {

@@ -3,6 +3,8 @@
 
 #include <vdla/onnx.h>
 
+#include "tensor_proto.h"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -65,17 +67,51 @@ static int64_t countElements(const std::vector<int64_t> &shape)
 	return n;
 }
 
-Tensor::Tensor(DataType type, std::vector<int64_t> shape)
-	: type_(type), shape_(std::move(shape))
+/*
+ * A tensor of no elements can still have huge other dimensions
+ * ([2^40, 2^20, 0]); kernels that loop over the dimensions before or after an
+ * axis would run for hours over them. The product of the non-zero
+ * dimensions is held to the element count of the largest tensor.
+ */
+static constexpr int64_t kMaxNonZeroProduct = int64_t(1) << 32;
+
+static std::string describeShape(DataType type, const std::vector<int64_t> &shape)
+{
+	std::ostringstream text;
+	text << dataTypeName(type) << '[';
+	for (size_t i = 0; i < shape.size(); i++)
+		text << (i ? "," : "") << shape[i];
+	text << ']';
+	return text.str();
+}
+
+static void checkNonZeroProduct(DataType type, const std::vector<int64_t> &shape)
+{
+	int64_t n = 1;
+	for (int64_t d : shape)
+		if (d > 0 && (__builtin_mul_overflow(n, d, &n) || n > kMaxNonZeroProduct))
+			throw std::length_error("a tensor of " + describeShape(type, shape) +
+						" has dimensions whose product exceeds the 2^32 "
+						"elements libvdla allocates");
+}
+
+int64_t tensorBytes(DataType type, const std::vector<int64_t> &shape)
 {
 	const int64_t size = int64_t(dataTypeSize(type));
 	if (!size)
 		throw std::invalid_argument("tensor of an unsupported element type");
 	int64_t bytes;
-	if (__builtin_mul_overflow(countElements(shape_), size, &bytes) || bytes > kMaxTensorBytes)
-		throw std::length_error("a tensor of " + describe() + " is larger than the 4 GiB "
-					"libvdla allocates for one tensor");
-	data_.assign(size_t(bytes), 0);
+	if (__builtin_mul_overflow(countElements(shape), size, &bytes) || bytes > kMaxTensorBytes)
+		throw std::length_error("a tensor of " + describeShape(type, shape) +
+					" is larger than the 4 GiB libvdla allocates for one tensor");
+	checkNonZeroProduct(type, shape);
+	return bytes;
+}
+
+Tensor::Tensor(DataType type, std::vector<int64_t> shape)
+	: type_(type), shape_(std::move(shape))
+{
+	data_.assign(size_t(tensorBytes(type_, shape_)), 0);
 }
 
 int64_t Tensor::elements() const
@@ -135,6 +171,7 @@ Tensor Tensor::reshaped(std::vector<int64_t> shape) const
 {
 	if (countElements(shape) != elements())
 		throw std::invalid_argument("reshape to a different element count");
+	checkNonZeroProduct(type_, shape);
 	Tensor out = *this;
 	out.shape_ = std::move(shape);
 	return out;
@@ -142,12 +179,7 @@ Tensor Tensor::reshaped(std::vector<int64_t> shape) const
 
 std::string Tensor::describe() const
 {
-	std::ostringstream text;
-	text << dataTypeName(type_) << '[';
-	for (size_t i = 0; i < shape_.size(); i++)
-		text << (i ? "," : "") << shape_[i];
-	text << ']';
-	return text.str();
+	return describeShape(type_, shape_);
 }
 
 } /* namespace vdla::onnx */

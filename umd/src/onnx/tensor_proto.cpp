@@ -25,6 +25,14 @@ static void copyField(Tensor &tensor, const Field &field)
 		out[i] = static_cast<T>(field.Get(i));
 }
 
+/* Every byte of a bool tensor made 0 or 1. */
+static void normaliseBools(Tensor &tensor)
+{
+	uint8_t *bytes = static_cast<uint8_t *>(tensor.raw());
+	for (size_t i = 0; i < tensor.bytes(); i++)
+		bytes[i] = bytes[i] != 0;
+}
+
 static size_t typedFieldSize(const ::onnx::TensorProto &proto, DataType type)
 {
 	switch (type) {
@@ -52,9 +60,38 @@ Result<Tensor> fromTensorProto(const ::onnx::TensorProto &proto)
 	for (int64_t d : shape)
 		if (d < 0)
 			return Error(EINVAL, name + " has a negative dimension");
+	/*
+	 * The size limits, then the data against the dimensions, before the
+	 * tensor is allocated: a few bytes of file must not make libvdla
+	 * zero-fill gigabytes first.
+	 */
+	int64_t bytes;
+	try {
+		bytes = tensorBytes(type, shape);
+	} catch (const std::length_error &e) {
+		return Error(EAGAIN, name + ": " + e.what());
+	} catch (const std::exception &e) {
+		return Error(EINVAL, name + ": " + e.what());
+	}
+	const uint64_t elements = uint64_t(bytes) / dataTypeSize(type);
+	std::string described = std::string(dataTypeName(type)) + "[";
+	for (size_t i = 0; i < shape.size(); i++)
+		described += (i ? "," : "") + std::to_string(shape[i]);
+	described += "]";
+	if (proto.has_raw_data()) {
+		if (proto.raw_data().size() != uint64_t(bytes))
+			return Error(EINVAL, name + " has " + std::to_string(proto.raw_data().size()) +
+					     " bytes of data for " + described);
+	} else if (typedFieldSize(proto, type) != elements) {
+		return Error(EINVAL, name + " has " + std::to_string(typedFieldSize(proto, type)) +
+				     " elements for " + described);
+	}
+
 	Tensor tensor;
 	try {
 		tensor = Tensor(type, shape);
+	} catch (const std::bad_alloc &) {
+		return Error(ENOMEM, name + ": out of memory for " + std::to_string(bytes) + " bytes");
 	} catch (const std::length_error &e) {
 		return Error(EAGAIN, name + ": " + e.what());
 	} catch (const std::exception &e) {
@@ -62,31 +99,37 @@ Result<Tensor> fromTensorProto(const ::onnx::TensorProto &proto)
 	}
 
 	if (proto.has_raw_data()) {
-		if (proto.raw_data().size() != tensor.bytes())
-			return Error(EINVAL, name + " has " + std::to_string(proto.raw_data().size()) +
-					     " bytes of data for " + tensor.describe());
 		if (tensor.bytes())
 			std::memcpy(tensor.raw(), proto.raw_data().data(), tensor.bytes());
-		return tensor;
+	} else {
+		switch (type) {
+		case DataType::Float: copyField<float>(tensor, proto.float_data()); break;
+		case DataType::Double: copyField<double>(tensor, proto.double_data()); break;
+		case DataType::Int64: copyField<int64_t>(tensor, proto.int64_data()); break;
+		case DataType::Uint32: copyField<uint32_t>(tensor, proto.uint64_data()); break;
+		case DataType::Uint64: copyField<uint64_t>(tensor, proto.uint64_data()); break;
+		case DataType::Int32: copyField<int32_t>(tensor, proto.int32_data()); break;
+		case DataType::Int16: copyField<int16_t>(tensor, proto.int32_data()); break;
+		case DataType::Uint16:
+		case DataType::Float16: copyField<uint16_t>(tensor, proto.int32_data()); break;
+		case DataType::Int8: copyField<int8_t>(tensor, proto.int32_data()); break;
+		case DataType::Uint8: copyField<uint8_t>(tensor, proto.int32_data()); break;
+		case DataType::Bool: {
+			/* Any non-zero int32 is true. */
+			uint8_t *out = static_cast<uint8_t *>(tensor.raw());
+			for (int i = 0; i < proto.int32_data_size(); i++)
+				out[i] = proto.int32_data(i) != 0;
+			break;
+		}
+		default: break;
+		}
 	}
-	if (typedFieldSize(proto, type) != static_cast<size_t>(tensor.elements()))
-		return Error(EINVAL, name + " has " + std::to_string(typedFieldSize(proto, type)) +
-				     " elements for " + tensor.describe());
-	switch (type) {
-	case DataType::Float: copyField<float>(tensor, proto.float_data()); break;
-	case DataType::Double: copyField<double>(tensor, proto.double_data()); break;
-	case DataType::Int64: copyField<int64_t>(tensor, proto.int64_data()); break;
-	case DataType::Uint32: copyField<uint32_t>(tensor, proto.uint64_data()); break;
-	case DataType::Uint64: copyField<uint64_t>(tensor, proto.uint64_data()); break;
-	case DataType::Int32: copyField<int32_t>(tensor, proto.int32_data()); break;
-	case DataType::Int16: copyField<int16_t>(tensor, proto.int32_data()); break;
-	case DataType::Uint16:
-	case DataType::Float16: copyField<uint16_t>(tensor, proto.int32_data()); break;
-	case DataType::Int8: copyField<int8_t>(tensor, proto.int32_data()); break;
-	case DataType::Uint8:
-	case DataType::Bool: copyField<uint8_t>(tensor, proto.int32_data()); break;
-	default: break;
-	}
+	/*
+	 * A bool is one byte, 0 or 1: the kernels read it as C++ bool, for
+	 * which any other byte is undefined. Other bytes of raw_data are true.
+	 */
+	if (type == DataType::Bool)
+		normaliseBools(tensor);
 	return tensor;
 }
 

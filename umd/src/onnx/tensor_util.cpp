@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace vdla::onnx {
 
@@ -69,12 +70,47 @@ std::vector<int64_t> broadcastIndex(const std::vector<int64_t> &in, const std::v
 	return index;
 }
 
-int64_t normaliseAxis(const OpContext &ctx, int64_t axis, int64_t rank)
+int64_t normaliseAxis(const OpContext &ctx, int64_t axis, int64_t rank, bool allowScalar)
 {
-	if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+	if (allowScalar && rank == 0 && (axis == 0 || axis == -1))
+		return 0;
+	if (axis < -rank || axis >= rank)
 		throw OpError(EINVAL, ctx.node().opType + ": axis " + std::to_string(axis) +
 					      " is out of range for rank " + std::to_string(rank));
 	return axis < 0 ? axis + rank : axis;
+}
+
+int64_t checkedMul(const OpContext &ctx, int64_t a, int64_t b, const std::string &what)
+{
+	int64_t product;
+	if (__builtin_mul_overflow(a, b, &product))
+		throw OpError(EINVAL, ctx.node().opType + ": " + what + " overflows (" +
+					      std::to_string(a) + " * " + std::to_string(b) + ")");
+	return product;
+}
+
+int64_t checkedAdd(const OpContext &ctx, int64_t a, int64_t b, const std::string &what)
+{
+	int64_t sum;
+	if (__builtin_add_overflow(a, b, &sum))
+		throw OpError(EINVAL, ctx.node().opType + ": " + what + " overflows (" +
+					      std::to_string(a) + " + " + std::to_string(b) + ")");
+	return sum;
+}
+
+/* The largest scratch buffer, as the largest tensor (tensor.cpp). */
+static constexpr int64_t kMaxScratchBytes = int64_t(1) << 32;
+
+void checkScratch(const OpContext &ctx, int64_t elements, size_t elementBytes, const char *what)
+{
+	if (elements < 0)
+		throw OpError(EINVAL, ctx.node().opType + ": " + what + " has a negative size");
+	int64_t bytes;
+	if (__builtin_mul_overflow(elements, int64_t(elementBytes), &bytes) ||
+	    bytes > kMaxScratchBytes)
+		throw std::length_error(ctx.node().opType + ": " + what + " of " +
+					std::to_string(elements) + " elements is larger than the "
+					"4 GiB libvdla allocates for one buffer");
 }
 
 std::vector<int64_t> toInt64s(const OpContext &ctx, const Tensor &tensor)
@@ -109,9 +145,12 @@ double elementAsDouble(const Tensor &tensor, int64_t i)
 	}
 }
 
+/* NaN, which no integer holds, gives 0, as Cast's truncateToInteger does (static_cast of NaN is UB). */
 template<typename T>
 static T saturate(double value)
 {
+	if (std::isnan(value))
+		return T(0);
 	double r = std::nearbyint(value);
 	if (r <= double(std::numeric_limits<T>::min()))
 		return std::numeric_limits<T>::min();

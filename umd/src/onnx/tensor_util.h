@@ -28,8 +28,25 @@ std::vector<int64_t> broadcastShapes(const std::vector<int64_t> &a,
 std::vector<int64_t> broadcastIndex(const std::vector<int64_t> &in,
 				    const std::vector<int64_t> &out);
 
-/* An axis attribute in [-rank, rank) made non-negative; OpError if out of range. */
-int64_t normaliseAxis(const OpContext &ctx, int64_t axis, int64_t rank);
+/*
+ * An axis attribute in [-rank, rank) made non-negative; OpError (EINVAL) if
+ * out of range. A scalar has no axis: rank 0 refuses every axis unless
+ * allowScalar, for the caller that treats a scalar as having axis 0.
+ */
+int64_t normaliseAxis(const OpContext &ctx, int64_t axis, int64_t rank, bool allowScalar = false);
+
+/* a * b and a + b; OpError (EINVAL) naming the operator and `what` if they overflow int64. */
+int64_t checkedMul(const OpContext &ctx, int64_t a, int64_t b, const std::string &what);
+int64_t checkedAdd(const OpContext &ctx, int64_t a, int64_t b, const std::string &what);
+
+/*
+ * Before a kernel allocates a scratch buffer of `elements` elements of
+ * `elementBytes` each, sized from attributes rather than from a tensor:
+ * std::length_error (EAGAIN, as the tensor size limit of tensor.cpp) naming
+ * the operator and `what` above the 4 GiB one tensor may take, or if the
+ * size overflows; OpError (EINVAL) for a negative count.
+ */
+void checkScratch(const OpContext &ctx, int64_t elements, size_t elementBytes, const char *what);
 
 /* The elements of an integer tensor (int32 or int64) as int64. */
 std::vector<int64_t> toInt64s(const OpContext &ctx, const Tensor &tensor);

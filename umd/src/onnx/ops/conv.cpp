@@ -75,16 +75,18 @@ ConvGeometry paddedGeometry(const ConvGeometry &g, std::vector<int64_t> &placeme
 }
 
 template<typename T>
-void convolve(const ConvShape &s, const ConvGeometry &geometry, const Tensor &x, const Tensor &w,
-	      const Tensor *bias, Tensor &y)
+void convolve(const OpContext &ctx, const ConvShape &s, const ConvGeometry &geometry,
+	      const Tensor &x, const Tensor &w, const Tensor *bias, Tensor &y)
 {
 	std::vector<int64_t> placement;
-	const WindowTable table = windowTable(paddedGeometry(geometry, placement));
+	const WindowTable table = windowTable(ctx, paddedGeometry(geometry, placement));
 	const int64_t outputSize = table.outputSize;
 	const int64_t kernelSize = table.kernelSize;
 	const int64_t groupChannels = s.channels / s.group;
 	const int64_t groupMaps = s.maps / s.group;
 	const T *weight = w.data<T>();
+	/* The padded plane grows with the pads, which huge dilations need. */
+	checkScratch(ctx, table.inputSize, sizeof(double), "the padded input plane");
 	std::vector<double> plane(table.inputSize, 0.0);
 	std::vector<double> sum(s.maps * outputSize);
 
@@ -131,7 +133,7 @@ void conv(OpContext &ctx)
 	shape.insert(shape.end(), geometry.outputSize.begin(), geometry.outputSize.end());
 	Tensor y(x.type(), shape);
 	dispatchFloat(ctx, x.type(), [&](auto zero) {
-		convolve<decltype(zero)>(s, geometry, x, w, bias, y);
+		convolve<decltype(zero)>(ctx, s, geometry, x, w, bias, y);
 	});
 	ctx.setOutput(0, std::move(y));
 }

@@ -171,6 +171,7 @@ void roiAlign(OpContext &ctx)
 	const double spatialScale = ctx.floatAttribute("spatial_scale", 1.0f);
 	ctx.require(outHeight >= 1 && outWidth >= 1 && samplingRatio >= 0,
 		    "output_height, output_width and sampling_ratio must be positive");
+	ctx.require(std::isfinite(spatialScale), "attribute 'spatial_scale' must be finite");
 	/* Opset 10 has no attribute and no half-pixel offset. */
 	const std::string transform = ctx.stringAttribute(
 		"coordinate_transformation_mode", ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel");
@@ -186,6 +187,41 @@ void roiAlign(OpContext &ctx)
 		ctx.require(std::isfinite(rois.data<float>()[i]), "rois holds a value that is not finite");
 	Tensor y(DataType::Float, { roiCount, channels, outHeight, outWidth });
 	float *out = y.data<float>();
+	/*
+	 * Each roi's grid of samples per bin side, at most 2^12 each (so that
+	 * their product cannot wrap), and the samples of all the rois held to
+	 * 2^32 before any is taken.
+	 */
+	constexpr double kMaxSamples = double(int64_t(1) << 32);
+	std::vector<int64_t> grids(2 * roiCount);
+	double totalSamples = 0;
+	for (int64_t r = 0; r < roiCount; r++) {
+		const float *roi = rois.data<float>() + r * 4;
+		const double offset = halfPixel ? 0.5 : 0;
+		const double startX = roi[0] * spatialScale - offset;
+		const double startY = roi[1] * spatialScale - offset;
+		double roiWidth = roi[2] * spatialScale - offset - startX;
+		double roiHeight = roi[3] * spatialScale - offset - startY;
+		if (!halfPixel) {
+			roiWidth = std::max(roiWidth, 1.0);
+			roiHeight = std::max(roiHeight, 1.0);
+		}
+		/* An empty or inverted roi has no samples: its bins are 0. */
+		const double autoY = std::max(0.0, std::ceil(roiHeight / double(outHeight)));
+		const double autoX = std::max(0.0, std::ceil(roiWidth / double(outWidth)));
+		const double sideY = samplingRatio > 0 ? double(samplingRatio) : autoY;
+		const double sideX = samplingRatio > 0 ? double(samplingRatio) : autoX;
+		ctx.require(sideY <= 4096 && sideX <= 4096,
+			    "roi " + std::to_string(r) + " needs more than 4096 samples per bin side "
+			    "(attribute 'sampling_ratio' or the roi's size)");
+		grids[2 * r] = int64_t(sideY);
+		grids[2 * r + 1] = int64_t(sideX);
+		totalSamples += sideY * sideX * double(channels) * double(outHeight) * double(outWidth);
+	}
+	if (totalSamples > kMaxSamples)
+		throw OpError(EAGAIN, "the rois need " + std::to_string(totalSamples) +
+					      " samples, more than the 2^32 libvdla takes "
+					      "(attribute 'sampling_ratio')");
 	for (int64_t r = 0; r < roiCount; r++) {
 		const int64_t n = batchIndices.data<int64_t>()[r];
 		ctx.require(n >= 0 && n < batch, "batch_indices holds " + std::to_string(n) +
@@ -202,15 +238,7 @@ void roiAlign(OpContext &ctx)
 		}
 		const double binHeight = roiHeight / double(outHeight);
 		const double binWidth = roiWidth / double(outWidth);
-		/* An empty or inverted roi has no samples: its bins are 0. */
-		const double autoY = std::max(0.0, std::ceil(roiHeight / double(outHeight)));
-		const double autoX = std::max(0.0, std::ceil(roiWidth / double(outWidth)));
-		ctx.require(autoY * autoX < double(int64_t(1) << 24),
-			    "roi " + std::to_string(r) + " needs too many samples");
-		const int64_t gridY = samplingRatio > 0 ? samplingRatio : int64_t(autoY);
-		const int64_t gridX = samplingRatio > 0 ? samplingRatio : int64_t(autoX);
-		ctx.require(gridY * gridX < (int64_t(1) << 24),
-			    "roi " + std::to_string(r) + " needs too many samples");
+		const int64_t gridY = grids[2 * r], gridX = grids[2 * r + 1];
 		const double samples = double(std::max<int64_t>(gridY * gridX, 1));
 		for (int64_t c = 0; c < channels; c++) {
 			const float *plane = x.data<float>() + (n * channels + c) * height * width;

@@ -184,9 +184,16 @@ void einsum(OpContext &ctx)
 		output = parseTerm(ctx, equation.substr(arrow + 2));
 		expand(output, output.hasEllipsis ? ellipsisAxes : 0, ellipsisAxes);
 	} else {
-		/* Implicit: the ellipsis, then the letters used once, in order. */
+		/*
+		 * Implicit: the ellipsis, then the letters used once in the order
+		 * of their character codes, as numpy: uppercase (labels 26 to 51)
+		 * before lowercase (labels 0 to 25).
+		 */
 		std::vector<int> once;
-		for (int l = 0; l < kEllipsisLabel; l++)
+		for (int l = 26; l < kEllipsisLabel; l++)
+			if (uses[l] == 1)
+				once.push_back(l);
+		for (int l = 0; l < 26; l++)
 			if (uses[l] == 1)
 				once.push_back(l);
 		output.head.clear();
@@ -201,6 +208,28 @@ void einsum(OpContext &ctx)
 		seen[l] = true;
 		shape.push_back(size[l]);
 	}
+
+	/*
+	 * The contraction visits every combination of the labels' values: their
+	 * product (0 if any is 0) is held to a budget before the loop starts.
+	 */
+	constexpr int64_t kMaxIterations = int64_t(1) << 32;
+	int64_t iterations = 1;
+	bool budgetExceeded = false;
+	for (int64_t d : size) {
+		if (d == 0) {
+			iterations = 0;
+			budgetExceeded = false;
+			break;
+		}
+		if (d > 0 && !budgetExceeded &&
+		    (__builtin_mul_overflow(iterations, d, &iterations) || iterations > kMaxIterations))
+			budgetExceeded = true;
+	}
+	if (budgetExceeded)
+		throw OpError(EAGAIN, "equation '" + equation + "' needs more than the 2^32 "
+				      "iterations libvdla takes for one Einsum (the product of "
+				      "the sizes of its labels)");
 
 	Tensor y(inputs[0]->type(), shape);
 	dispatchNumeric(ctx, y.type(), [&](auto zero) {

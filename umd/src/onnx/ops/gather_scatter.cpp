@@ -5,6 +5,7 @@
  * ScatterND. Indices may be negative (counted from the end) and are checked.
  */
 
+#include "elementwise_ops.h"
 #include "shape_ops.h"
 
 #include <cerrno>
@@ -187,6 +188,7 @@ void replace(uint8_t *dst, const uint8_t *src, size_t bytes)
 /*
  * The reduction attribute of ScatterElements and ScatterND (opset 16):
  * none, add or mul. The combiner of none counts bytes, the others elements.
+ * Integers wrap modulo 2^bits (no signed overflow).
  */
 Combiner combinerOf(const OpContext &ctx, DataType type, bool *byBytes)
 {
@@ -204,14 +206,14 @@ Combiner combinerOf(const OpContext &ctx, DataType type, bool *byBytes)
 				T *d = reinterpret_cast<T *>(dst);
 				const T *s = reinterpret_cast<const T *>(src);
 				for (size_t i = 0; i < count; i++)
-					d[i] = T(d[i] + s[i]);
+					d[i] = wrappingAdd(d[i], s[i]);
 			};
 		else
 			combiner = [](uint8_t *dst, const uint8_t *src, size_t count) {
 				T *d = reinterpret_cast<T *>(dst);
 				const T *s = reinterpret_cast<const T *>(src);
 				for (size_t i = 0; i < count; i++)
-					d[i] = T(d[i] * s[i]);
+					d[i] = wrappingMul(d[i], s[i]);
 			};
 	});
 	return combiner;

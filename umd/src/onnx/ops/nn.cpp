@@ -19,13 +19,25 @@ bool nextPosition(std::vector<int64_t> &position, const std::vector<int64_t> &di
 	return false;
 }
 
-WindowTable windowTable(const ConvGeometry &g)
+/* The product of dims, OpError (EINVAL) naming `what` if it overflows. */
+static int64_t checkedProduct(const OpContext &ctx, const std::vector<int64_t> &dims,
+			      const std::string &what)
+{
+	int64_t product = 1;
+	for (int64_t d : dims)
+		product = checkedMul(ctx, product, d, what + " " + shapeString(dims));
+	return product;
+}
+
+WindowTable windowTable(const OpContext &ctx, const ConvGeometry &g)
 {
 	const size_t axes = g.kernel.size();
 	WindowTable table;
-	table.kernelSize = shapeProduct(g.kernel, 0, axes);
-	table.outputSize = shapeProduct(g.outputSize, 0, axes);
-	table.inputSize = shapeProduct(g.inputSize, 0, axes);
+	table.kernelSize = checkedProduct(ctx, g.kernel, "the kernel");
+	table.outputSize = checkedProduct(ctx, g.outputSize, "the output");
+	table.inputSize = checkedProduct(ctx, g.inputSize, "the padded input");
+	checkScratch(ctx, checkedMul(ctx, table.kernelSize, table.outputSize, "the window table"),
+		     sizeof(int64_t), "the window table (kernel times output positions)");
 	table.offsets.resize(table.kernelSize * table.outputSize);
 
 	if (!table.offsets.size())

@@ -73,6 +73,11 @@ struct WindowTable {
 	std::vector<int64_t> offsets;
 };
 
-WindowTable windowTable(const ConvGeometry &geometry);
+/*
+ * The table of a geometry; std::length_error (checkScratch) before it is
+ * built if its kernelSize * outputSize offsets, sized from attributes,
+ * exceed the size of one tensor.
+ */
+WindowTable windowTable(const OpContext &ctx, const ConvGeometry &geometry);
 
 } /* namespace vdla::onnx */

@@ -39,7 +39,7 @@ Pooling pooling(const OpContext &ctx, const Tensor &x, bool ceilMode)
 	p.outputShape.insert(p.outputShape.end(), geometry.outputSize.begin(),
 			     geometry.outputSize.end());
 	p.planes = x.shape()[0] * x.shape()[1];
-	p.table = windowTable(geometry);
+	p.table = windowTable(ctx, geometry);
 	return p;
 }
 

@@ -164,6 +164,9 @@ void quantizeLinear(OpContext &ctx)
 	ctx.require(outType == DataType::Int8 || outType == DataType::Uint8,
 		    "y_zero_point must be int8 or uint8");
 	ChannelLayout layout = channelLayout(ctx, x, 1, 2);
+	/* No zero point: 0 for every channel of a per-axis scale. */
+	if (!ctx.hasInput(2))
+		zeroPoints.assign(scales.size(), 0);
 
 	Tensor y(outType, x.shape());
 	auto quantize = [&](auto zero) {
@@ -204,6 +207,9 @@ void dequantizeLinear(OpContext &ctx)
 		for (int32_t zp : zeroPoints)
 			ctx.require(zp == 0, "an int32 x has no zero point (it must be 0)");
 	ChannelLayout layout = channelLayout(ctx, x, 1, 2);
+	/* No zero point: 0 for every channel of a per-axis scale. */
+	if (!ctx.hasInput(2))
+		zeroPoints.assign(scales.size(), 0);
 
 	Tensor y(DataType::Float, x.shape());
 	float *out = y.data<float>();

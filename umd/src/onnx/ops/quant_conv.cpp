@@ -81,14 +81,16 @@ IntConv prepareConv(const OpContext &ctx, size_t xInput, size_t xZeroPointInput,
  * Padding holds the real value 0, whose quantised value is x_zero_point:
  * it adds nothing to the sum of (x - x_zero_point) * (w - w_zero_point).
  */
-std::vector<int64_t> windowOffsets(const ConvGeometry &g)
+std::vector<int64_t> windowOffsets(const OpContext &ctx, const ConvGeometry &g)
 {
 	const size_t axes = g.kernel.size();
 	int64_t outPositions = 1, kernelPositions = 1;
 	for (size_t a = 0; a < axes; a++) {
-		outPositions *= g.outputSize[a];
-		kernelPositions *= g.kernel[a];
+		outPositions = checkedMul(ctx, outPositions, g.outputSize[a], "the output positions");
+		kernelPositions = checkedMul(ctx, kernelPositions, g.kernel[a], "the kernel positions");
 	}
+	checkScratch(ctx, checkedMul(ctx, outPositions, kernelPositions, "the window offsets"),
+		     sizeof(int64_t), "the window offsets (output times kernel positions)");
 	std::vector<int64_t> inStrides = stridesOf(g.inputSize);
 	std::vector<int64_t> offsets(outPositions * kernelPositions);
 	std::vector<int64_t> out(axes, 0);
@@ -125,7 +127,7 @@ std::vector<int64_t> windowOffsets(const ConvGeometry &g)
  * does not is refused rather than wrapped.
  */
 template<typename X, typename W>
-std::vector<int32_t> accumulate(const IntConv &conv, const int32_t *bias)
+std::vector<int32_t> accumulate(const OpContext &ctx, const IntConv &conv, const int32_t *bias)
 {
 	const Tensor &x = *conv.x;
 	const Tensor &w = *conv.w;
@@ -140,9 +142,10 @@ std::vector<int32_t> accumulate(const IntConv &conv, const int32_t *bias)
 		outPositions *= g.outputSize[a];
 		kernelPositions *= g.kernel[a];
 	}
-	const std::vector<int64_t> offsets = windowOffsets(g);
+	const std::vector<int64_t> offsets = windowOffsets(ctx, g);
 	const X *px = x.data<X>();
 	const W *pw = w.data<W>();
+	/* As many as the output's elements, which the caller has allocated. */
 	std::vector<int32_t> sums(batch * outChannels * outPositions);
 
 	for (int64_t n = 0; n < batch; n++) {
@@ -197,7 +200,7 @@ void convInteger(OpContext &ctx)
 	Tensor y(DataType::Int32, conv.outputShape);
 	dispatchPair(conv.x->type(), conv.w->type(), [&](auto xZero, auto wZero) {
 		std::vector<int32_t> sums =
-			accumulate<decltype(xZero), decltype(wZero)>(conv, nullptr);
+			accumulate<decltype(xZero), decltype(wZero)>(ctx, conv, nullptr);
 		std::copy(sums.begin(), sums.end(), y.data<int32_t>());
 	});
 	ctx.setOutput(0, std::move(y));
@@ -243,12 +246,13 @@ void qlinearConv(OpContext &ctx)
 		multipliers[m] = realMultiplier(xScale[0], wScale[wScale.size() == 1 ? 0 : m],
 						yScale[0]);
 
+	/* The output first: its size limit bounds the sums' scratch. */
+	Tensor y(yZeroPointTensor.type(), conv.outputShape);
 	std::vector<int32_t> sums;
 	dispatchPair(conv.x->type(), conv.w->type(), [&](auto xZero, auto wZero) {
-		sums = accumulate<decltype(xZero), decltype(wZero)>(conv, bias);
+		sums = accumulate<decltype(xZero), decltype(wZero)>(ctx, conv, bias);
 	});
 
-	Tensor y(yZeroPointTensor.type(), conv.outputShape);
 	int64_t positions = 1;
 	for (int64_t size : conv.geometry.outputSize)
 		positions *= size;

@@ -105,13 +105,24 @@ struct Product {
 	std::vector<int64_t> slotA, slotB;
 };
 
-Product multiply(const Operand &a, const std::vector<int32_t> &ca, const Operand &b,
-		 const std::vector<int32_t> &cb)
+Product multiply(const OpContext &ctx, const Operand &a, const std::vector<int32_t> &ca,
+		 const Operand &b, const std::vector<int32_t> &cb)
 {
 	if (a.cols != b.rows)
 		throw OpError(EINVAL, "a " + a.tensor->describe() + " and b " + b.tensor->describe() +
 					      " do not have the same K");
 	std::vector<int64_t> batch = broadcastShapes(a.batch, b.batch);
+	/*
+	 * The broadcast batch and the products, with a parameter slot of 8
+	 * bytes each, are scratch sized before the output: each is checked.
+	 */
+	int64_t matrices = 1;
+	for (int64_t d : batch)
+		matrices = checkedMul(ctx, matrices, d, "the broadcast batch " + shapeString(batch));
+	checkScratch(ctx, matrices, sizeof(int64_t), "the broadcast batch");
+	checkScratch(ctx, checkedMul(ctx, checkedMul(ctx, matrices, a.rows, "the products"), b.cols,
+				     "the products"),
+		     sizeof(int64_t), "the products");
 	std::vector<int64_t> batchA = broadcastIndex(a.batch, batch);
 	std::vector<int64_t> batchB = broadcastIndex(b.batch, batch);
 	const int64_t m = a.rows, n = b.cols, k = a.cols;
@@ -168,7 +179,7 @@ void matMulInteger(OpContext &ctx)
 	Operand b = operand(ctx, tb, false, "B");
 	std::vector<int32_t> ca = centre(ctx, a, 2, true, "a_zero_point");
 	std::vector<int32_t> cb = centre(ctx, b, 3, false, "b_zero_point");
-	Product p = multiply(a, ca, b, cb);
+	Product p = multiply(ctx, a, ca, b, cb);
 	Tensor y(DataType::Int32, p.shape);
 	std::copy(p.sums.begin(), p.sums.end(), y.data<int32_t>());
 	ctx.setOutput(0, std::move(y));
@@ -203,7 +214,7 @@ void qlinearMatMul(OpContext &ctx)
 
 	std::vector<int32_t> ca = centre(ctx, a, 2, true, "a_zero_point");
 	std::vector<int32_t> cb = centre(ctx, b, 5, false, "b_zero_point");
-	Product p = multiply(a, ca, b, cb);
+	Product p = multiply(ctx, a, ca, b, cb);
 
 	Tensor y(outType, p.shape);
 	auto store = [&](auto zero) {

@@ -175,10 +175,19 @@ Tensor reduce(const OpContext &ctx, Reduction kind, const Tensor &x, const Reduc
 	for (int64_t i = 0; i < g.outElements; i++) {
 		switch (kind) {
 		case Reduction::Mean:
-			/* Integers divide as C does, truncating. */
-			if constexpr (std::is_integral_v<T>)
+			/*
+			 * Integers divide as C does, truncating, in 64 bits: the count
+			 * need not fit the element type.
+			 */
+			if constexpr (std::is_integral_v<T>) {
 				ctx.require(g.count > 0, "ReduceMean of an integer tensor over no elements");
-			o[i] = T(acc[i] / A(g.count));
+				if constexpr (std::is_signed_v<T>)
+					o[i] = T(int64_t(acc[i]) / g.count);
+				else
+					o[i] = T(uint64_t(acc[i]) / uint64_t(g.count));
+			} else {
+				o[i] = T(acc[i] / A(g.count));
+			}
 			break;
 		case Reduction::L2: o[i] = fromDouble<T>(std::sqrt(double(acc[i]))); break;
 		case Reduction::LogSum: o[i] = fromDouble<T>(std::log(double(acc[i]))); break;
@@ -199,6 +208,15 @@ OpKernel reduceKernel(Reduction kind, int64_t axesInputSince)
 			ctx.setOutput(0, x);
 			return;
 		}
+		/*
+		 * ReduceMean's schema lists no integer type narrower than 32 bits:
+		 * their sums, which wrap in the element type, would give no mean.
+		 */
+		if (kind == Reduction::Mean)
+			ctx.require(x.type() != DataType::Int8 && x.type() != DataType::Uint8 &&
+					    x.type() != DataType::Int16 && x.type() != DataType::Uint16,
+				    "ReduceMean does not take " + std::string(dataTypeName(x.type())) +
+					    " tensors (input " + x.describe() + ")");
 		ReduceGeometry g = reduceGeometry(ctx, x, reducedAxes(ctx, axes, x.rank()));
 		dispatchNumeric(ctx, x.type(), [&](auto zero) {
 			using T = decltype(zero);

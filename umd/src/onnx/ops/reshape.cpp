@@ -240,6 +240,8 @@ int64_t checkBlocks(const OpContext &ctx, const Tensor &data)
 					      data.describe());
 	int64_t block = ctx.intAttribute("blocksize");
 	ctx.require(block > 0, ctx.node().opType + ": blocksize must be positive");
+	/* blocksize² divides or multiplies the channels: it must not overflow. */
+	checkedMul(ctx, block, block, "blocksize² of blocksize " + std::to_string(block));
 	return block;
 }
 
@@ -267,7 +269,8 @@ void depthToSpace(OpContext &ctx)
 		strides = { c * plane, plane, w, b * depth * plane, 1, depth * plane };
 	else
 		strides = { c * plane, b * b * plane, w, b * plane, 1, plane };
-	Tensor out(data.type(), { n, depth, h * b, w * b });
+	Tensor out(data.type(), { n, depth, checkedMul(ctx, h, b, "the output height"),
+				  checkedMul(ctx, w, b, "the output width") });
 	copyView(ctx, data, out, view, strides);
 	ctx.setOutput(0, std::move(out));
 }
@@ -288,7 +291,7 @@ void spaceToDepth(OpContext &ctx)
 						      " are not multiples of blocksize");
 	std::vector<int64_t> view = { n, b, b, c, h / b, w / b };
 	std::vector<int64_t> strides = { c * h * w, w, 1, h * w, b * w, b };
-	Tensor out(data.type(), { n, c * b * b, h / b, w / b });
+	Tensor out(data.type(), { n, checkedMul(ctx, c, b * b, "the output channels"), h / b, w / b });
 	copyView(ctx, data, out, view, strides);
 	ctx.setOutput(0, std::move(out));
 }

@@ -309,10 +309,15 @@ void resample(OpContext &ctx, const ResizeParams &p, const Tensor &x,
 		ctx.require(in > 0 || outShape[d] == 0, "cannot resize an empty axis to a non-empty one");
 	}
 
+	/*
+	 * The output's size is checked before the plans, whose taps (one list
+	 * per output index of each axis) it bounds, are built.
+	 */
 	Tensor out;
 	int64_t total = 1;
 	for (int64_t d : outShape)
-		total *= d;
+		total = checkedMul(ctx, total, d, "the output shape " + shapeString(outShape));
+	checkScratch(ctx, total, dataTypeSize(x.type()), "the output");
 	if (total == 0) {
 		out = Tensor(x.type(), outShape);
 	} else {
