@@ -80,4 +80,23 @@ void dispatchNumeric(const OpContext &ctx, DataType type, Fn &&fn)
 	}
 }
 
+/*
+ * dispatchNumeric restricted to float and double, for the operators defined
+ * on floating-point types only: float16 is ENOTSUP (not built), any other
+ * type EINVAL.
+ */
+template<typename Fn>
+void dispatchFloat(const OpContext &ctx, DataType type, Fn &&fn)
+{
+	switch (type) {
+	case DataType::Float: fn(float{}); return;
+	case DataType::Double: fn(double{}); return;
+	case DataType::Float16:
+		throw OpError(ENOTSUP, ctx.node().opType + " of float16 tensors is not built");
+	default:
+		throw OpError(EINVAL, ctx.node().opType + " takes floating-point tensors, not " +
+					      std::string(dataTypeName(type)));
+	}
+}
+
 } /* namespace vdla::onnx */

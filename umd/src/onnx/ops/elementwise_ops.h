@@ -22,21 +22,6 @@ void registerLogicOps(OpRegistry &registry);
 void registerCastOps(OpRegistry &registry);
 void registerReduceOps(OpRegistry &registry);
 
-/* Like dispatchNumeric, for the operators defined on floating-point types only. */
-template<typename Fn>
-void dispatchFloat(const OpContext &ctx, DataType type, Fn &&fn)
-{
-	switch (type) {
-	case DataType::Float: fn(float{}); return;
-	case DataType::Double: fn(double{}); return;
-	case DataType::Float16:
-		throw OpError(ENOTSUP, ctx.node().opType + " does not take float16 tensors");
-	default:
-		throw OpError(EINVAL, ctx.node().opType + " takes floating-point tensors, not " +
-					      std::string(dataTypeName(type)));
-	}
-}
-
 /* fn applied to each element of x (of C++ type In) into a new tensor of outType. */
 template<typename In, typename Out, typename Fn>
 Tensor mapElements(const Tensor &x, DataType outType, Fn fn)

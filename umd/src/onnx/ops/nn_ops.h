@@ -22,24 +22,6 @@ void registerSoftmaxOps(OpRegistry &registry);
 void registerTopKOps(OpRegistry &registry);
 void registerRnnOps(OpRegistry &registry);
 
-/*
- * dispatchNumeric restricted to float and double, the types most of the
- * family's operators take (float16 and bfloat16 are not built).
- */
-template<typename Fn>
-void dispatchFloat(const OpContext &ctx, DataType type, Fn &&fn)
-{
-	switch (type) {
-	case DataType::Float: fn(float{}); return;
-	case DataType::Double: fn(double{}); return;
-	case DataType::Float16:
-		throw OpError(ENOTSUP, ctx.node().opType + " of float16 tensors is not built");
-	default:
-		throw OpError(EINVAL, ctx.node().opType + " takes float tensors, not " +
-				      std::string(dataTypeName(type)));
-	}
-}
-
 /* The product of dims [begin, end) of a shape. */
 inline int64_t shapeProduct(const std::vector<int64_t> &shape, size_t begin, size_t end)
 {
