@@ -293,6 +293,54 @@ TEST(OnnxImport, AZeroStrideIsARefusalNotACrash)
 	EXPECT_NE(out.error().reason().find("strides"), std::string::npos) << out.error().reason();
 }
 
+/* The host has no vDLA: "dla" says so, "any" runs everything on the CPU. */
+TEST(OnnxTargets, WithoutADeviceDlaIsENODEVAndAnyRunsOnTheCpu)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 2, 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 2, 2 });
+	b.node("Relu", { "x" }, { "y" }).set_name("relu");
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor x = floatTensor({ 1, 2, 2, 2 }, { -1, 2, -3, 4, -5, 6, -7, 8 });
+
+	setenv("VDLA_VX_DEVICE", "/nonexistent/accel9", 1);
+	auto dla = (*model)->run({ x }, Target::Dla);
+	ASSERT_FALSE(dla);
+	EXPECT_EQ(dla.error().code(), ENODEV) << dla.error().reason();
+	EXPECT_NE(dla.error().reason().find("'relu'"), std::string::npos) << dla.error().reason();
+
+	std::vector<NodeTiming> timings;
+	auto any = (*model)->run({ x }, Target::Any, &timings);
+	unsetenv("VDLA_VX_DEVICE");
+	ASSERT_TRUE(any) << any.error().message();
+	ASSERT_EQ(timings.size(), 1u);
+	EXPECT_EQ(timings[0].target, Target::Cpu);
+	const float expected[] = { 0, 2, 0, 4, 0, 6, 0, 8 };
+	for (int i = 0; i < 8; i++)
+		EXPECT_EQ((*any)[0].data<float>()[i], expected[i]) << i;
+}
+
+TEST(OnnxTargets, DlaNamesTheNodeAndTheReasonItCannotRunThere)
+{
+	/* An Add of two inputs has no DLA lowering: refused before any device is needed. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2 });
+	b.input("z", ::onnx::TensorProto::FLOAT, { 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 2 });
+	b.node("Add", { "x", "z" }, { "y" }).set_name("sum");
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	auto out = (*model)->run({ floatTensor({ 2 }, { 1, 2 }), floatTensor({ 2 }, { 3, 4 }) },
+				 Target::Dla);
+	ASSERT_FALSE(out);
+	EXPECT_EQ(out.error().code(), ENOTSUP);
+	EXPECT_NE(out.error().reason().find("'sum' (Add) cannot run on the DLA"), std::string::npos)
+		<< out.error().reason();
+}
+
 TEST(OnnxCompare, FollowsTheBackendTestsTolerance)
 {
 	/* |actual - expected| <= 1e-7 + 1e-3 * |expected| */

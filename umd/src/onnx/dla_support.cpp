@@ -59,8 +59,8 @@ std::string windowRefusal(const Node &node, const ValueShape &x, const std::vect
 		return "asymmetric padding (the layer pads both sides alike)";
 	if (pool && (g.dilations[0] != 1 || g.dilations[1] != 1))
 		return "dilated pooling";
-	if (pool && (kernel[0] > 16 || kernel[1] > 16 || g.padBegin[0] >= kernel[1] ||
-		     g.padBegin[1] >= kernel[0]))
+	if (pool && (kernel[0] > 16 || kernel[1] > 16 || g.padBegin[0] >= kernel[0] ||
+		     g.padBegin[1] >= kernel[1]))
 		return "a pooling window above 16 or padding not below it";
 	if (!strideIsInferable(g))
 		return "a stride a smaller one would also explain (the layer infers strides)";
@@ -155,6 +155,11 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		return poolRefusal(node, shapes);
 	if (node.opType == "Gemm")
 		return gemmRefusal(graph, node, shapes);
+	if (node.opType == "Relu") {
+		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+		if (!x || x->shape.empty() || x->shape.size() > 4)
+			return "Relu of a rank other than 1 to 4";
+	}
 	if (node.opType == "Flatten") {
 		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 		const Attribute *axis = node.attribute("axis");

@@ -114,6 +114,12 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::make(vx_context context, c
 			segment.push_back(i++);
 		auto built = DlaSegment::build(context, graph, segment, shapes,
 					       exportsOf(graph, segment));
+		if (!built && built.error().code() == ENODEV && target == Target::Any) {
+			/* No vDLA at all: "any" is then the CPU. */
+			for (size_t index : segment)
+				plan->steps_.push_back({ index, nullptr });
+			continue;
+		}
 		if (!built)
 			return built.error();
 		plan->steps_.push_back({ 0, std::move(*built) });
