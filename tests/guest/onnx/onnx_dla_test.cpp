@@ -9,10 +9,12 @@
 #include <vdla/onnx.h>
 
 #include "../../../umd/tools/onnx_run/case_runner.h"
+#include "../../host/onnx/model_builder.h"
 
 #include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace vdla::onnx {
 namespace {
@@ -146,6 +148,61 @@ TEST(DigitsOnTheDla, TargetAnySplitsTheQuantisedModel)
 		differing += d > 0;
 	}
 	EXPECT_LE(differing, expected.elements() / 100);
+}
+
+void addInts(::onnx::NodeProto &node, const char *name, std::vector<int64_t> values)
+{
+	::onnx::AttributeProto *attr = node.add_attribute();
+	attr->set_name(name);
+	attr->set_type(::onnx::AttributeProto::INTS);
+	for (int64_t v : values)
+		attr->add_ints(v);
+}
+
+TEST(DlaPlans, AShapeComputedFromAnInputValueThatChangesTakesTheCpu)
+{
+	/*
+	 * y = Conv(Slice(x, 0, ends)): the same input shapes, but the Conv's
+	 * input shape follows the values of `ends`. The plan made on the first
+	 * run must not be reused at the old size.
+	 */
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 8, 8 });
+	b.input("ends", ::onnx::TensorProto::INT64, { 4 });
+	::onnx::TensorProto *starts = b.proto().mutable_graph()->add_initializer();
+	starts->set_name("starts");
+	starts->set_data_type(::onnx::TensorProto::INT64);
+	starts->add_dims(4);
+	for (int i = 0; i < 4; i++)
+		starts->add_int64_data(0);
+	b.initializer("w", { 1, 1, 3, 3 }, { 1, 2, 3, 4, 5, 6, 7, 8, 9 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, -1, -1 });
+	b.node("Slice", { "x", "starts", "ends" }, { "s" });
+	addInts(b.node("Conv", { "s", "w" }, { "y" }), "pads", { 1, 1, 1, 1 });
+	std::string path = b.save();
+	auto model = Model::load(path);
+	unlink(path.c_str());
+	ASSERT_TRUE(model) << model.error().message();
+
+	Tensor x(DataType::Float, { 1, 1, 8, 8 });
+	for (int i = 0; i < 64; i++)
+		x.data<float>()[i] = float(i % 7) - 3;
+	Tensor ends(DataType::Int64, { 4 });
+	for (int64_t size : { 8, 4 }) {
+		int64_t *e = ends.data<int64_t>();
+		e[0] = 1, e[1] = 1, e[2] = size, e[3] = size;
+		std::vector<NodeTiming> timings;
+		auto any = (*model)->run({ x, ends }, Target::Any, &timings);
+		ASSERT_TRUE(any) << any.error().message();
+		auto cpu = (*model)->run({ x, ends }, Target::Cpu);
+		ASSERT_TRUE(cpu) << cpu.error().message();
+		EXPECT_EQ((*any)[0].shape(), (std::vector<int64_t>{ 1, 1, size, size }));
+		EXPECT_EQ(compareTensors((*cpu)[0], (*any)[0], 1e-5, 1e-5), "") << "size " << size;
+		bool convOnDla = false;
+		for (const NodeTiming &t : timings)
+			convOnDla = convOnDla || t.target == Target::Dla;
+		EXPECT_EQ(convOnDla, size == 8) << "the plan's own shapes run on the DLA, others not";
+	}
 }
 
 } /* namespace */

@@ -12,6 +12,7 @@ add_executable(vdla-onnx-tests
 	${VDLA_ONNX_TEST_DIR}/operator_scope.cpp
 	${VDLA_ONNX_TEST_DIR}/backend_cases_test.cpp
 	${VDLA_ONNX_TEST_DIR}/digits_model_test.cpp
+	${VDLA_ONNX_TEST_DIR}/dla_support_test.cpp
 	${VDLA_ONNX_TEST_DIR}/hostile_model_test.cpp
 	${CMAKE_CURRENT_SOURCE_DIR}/../umd/tools/onnx_run/case_runner.cpp)
 target_compile_options(vdla-onnx-tests PRIVATE ${VDLA_TEST_WARNINGS})

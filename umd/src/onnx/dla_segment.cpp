@@ -95,6 +95,7 @@ struct SegmentBuilder {
 		vx_tensor t = newTensor(shapes.at(name).shape, false);
 		segment.tensors_[name] = t;
 		segment.inputs_.push_back(name);
+		segment.inputShapes_.push_back(shapes.at(name).shape);
 		return t;
 	}
 
@@ -248,13 +249,32 @@ DlaSegment::~DlaSegment()
 		vxReleaseGraph(&graph_);
 }
 
+static const Tensor &valueOf(const Graph &graph, const std::map<std::string, Tensor> &values,
+			     const std::string &name)
+{
+	auto it = values.find(name);
+	return it != values.end() ? it->second : graph.constants.at(name);
+}
+
+std::string DlaSegment::shapeMismatch(const Graph &graph,
+				      const std::map<std::string, Tensor> &values) const
+{
+	for (size_t i = 0; i < inputs_.size(); i++) {
+		const Tensor &value = valueOf(graph, values, inputs_[i]);
+		if (value.shape() != inputShapes_[i] || value.type() != DataType::Float)
+			return "'" + inputs_[i] + "' is " + value.describe() + " in this run, " +
+			       shapeString(inputShapes_[i]) + " when the plan was made";
+	}
+	return "";
+}
+
 Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &values) const
 {
 	for (const std::string &name : inputs_) {
-		auto it = values.find(name);
-		const Tensor *value = it != values.end() ? &it->second : &graph.constants.at(name);
-		Tensor copy = *value;
-		if (copyWhole(tensors_.at(name), vxDims(copy.shape()), copy.raw(), VX_WRITE_ONLY) !=
+		const Tensor &value = valueOf(graph, values, name);
+		/* A write-only copy only reads the buffer. */
+		void *data = const_cast<void *>(value.raw());
+		if (copyWhole(tensors_.at(name), vxDims(value.shape()), data, VX_WRITE_ONLY) !=
 		    VX_SUCCESS)
 			return Error(EIO, label_ + ": cannot copy input '" + name + "' to the DLA");
 	}

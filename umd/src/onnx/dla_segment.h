@@ -30,6 +30,14 @@ public:
 							 const std::set<std::string> &exported);
 	~DlaSegment();
 
+	/*
+	 * Whether the segment's inputs in @values have the shapes it was built for:
+	 * with the same graph inputs, a value computed from input values (Slice
+	 * ends, Reshape shapes) may have another shape; "" when they all match,
+	 * else which one differs.
+	 */
+	std::string shapeMismatch(const Graph &graph, const std::map<std::string, Tensor> &values) const;
+
 	/* Reads its inputs from @values (or the graph's constants), writes its exports there. */
 	Result<void> run(const Graph &graph, std::map<std::string, Tensor> &values) const;
 
@@ -49,6 +57,7 @@ private:
 	/* Tensors the segment created, released with it. */
 	std::vector<vx_tensor> owned_;
 	std::vector<std::string> inputs_;
+	std::vector<std::vector<int64_t>> inputShapes_;
 	std::vector<std::pair<std::string, ValueShape>> exports_;
 };
 

@@ -12,7 +12,6 @@
 #include "conv_geometry.h"
 #include "op_kernel.h"
 
-#include <algorithm>
 #include <set>
 
 namespace vdla::onnx {
@@ -57,6 +56,22 @@ std::string windowRefusal(const Node &node, const ValueShape &x, const std::vect
 	}
 	if (g.padBegin != g.padEnd)
 		return "asymmetric padding (the layer pads both sides alike)";
+	/* The hardware's CONV and PDP limits (docs/hw-spec.md), which the lowering enforces. */
+	for (size_t i = 0; i < 2; i++) {
+		if (g.strides[i] > 16 || g.dilations[i] > 16)
+			return "a stride or dilation above 16";
+		if (g.padBegin[i] > 31)
+			return "padding above 31";
+		if (kernel[i] > 32)
+			return "a kernel side above 32";
+	}
+	if (pool && node.opType == "AveragePool") {
+		/* The PDP divides by the whole window; ONNX's default counts only the input. */
+		const Attribute *count = node.attribute("count_include_pad");
+		bool padded = g.padBegin[0] || g.padBegin[1];
+		if (padded && !(count && count->i))
+			return "AveragePool that leaves padding out of the count";
+	}
 	if (pool && (g.dilations[0] != 1 || g.dilations[1] != 1))
 		return "dilated pooling";
 	if (pool && (kernel[0] > 16 || kernel[1] > 16 || g.padBegin[0] >= kernel[0] ||
@@ -81,6 +96,8 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 		return "grouped convolution";
 	if (w->shape.size() != 4)
 		return "only 2-D Conv runs on the DLA";
+	if (w->shape[1] * w->shape[2] * w->shape[3] > 65536)
+		return "more than 65536 weights per output channel";
 	return windowRefusal(node, *x, { w->shape[2], w->shape[3] }, false);
 }
 
@@ -97,14 +114,6 @@ std::string poolRefusal(const Node &node, const ShapeMap &shapes)
 	const Attribute *kernel = node.attribute("kernel_shape");
 	if (!kernel || kernel->ints.size() != 2)
 		return "only 2-D pooling runs on the DLA";
-	if (node.opType == "AveragePool") {
-		const Attribute *count = node.attribute("count_include_pad");
-		const Attribute *pads = node.attribute("pads");
-		bool padded = pads && std::any_of(pads->ints.begin(), pads->ints.end(),
-						  [](int64_t p) { return p != 0; });
-		if (padded && !(count && count->i))
-			return "AveragePool that leaves padding out of the count";
-	}
 	return windowRefusal(node, *x, kernel->ints, true);
 }
 
@@ -114,6 +123,8 @@ std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	const ValueShape *b = shapeOf(shapes, node.inputs[1]);
 	if (!a || !b || a->shape.size() != 2 || b->shape.size() != 2)
 		return "unknown shapes";
+	if (b->shape[0] > 65535 || b->shape[1] > 65535)
+		return "more than 65535 inputs or outputs";
 	if (!isConstant(graph, node.inputs[1]))
 		return "weights computed in the graph";
 	const Attribute *transA = node.attribute("transA");
@@ -148,6 +159,11 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		if (!name.empty() && value && value->type != DataType::Float)
 			return "only float tensors run on the DLA today, not " +
 			       std::string(dataTypeName(value->type));
+		if (!name.empty() && value)
+			for (int64_t d : value->shape)
+				if (d < 1 || d > 65535)
+					return "a dimension of " + std::to_string(d) +
+					       " (the DLA takes 1 to 65535)";
 	}
 	if (node.opType == "Conv")
 		return convRefusal(graph, node, shapes);

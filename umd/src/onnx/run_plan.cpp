@@ -72,6 +72,13 @@ std::set<std::string> exportsOf(const Graph &graph, const std::vector<size_t> &s
 	return exported;
 }
 
+uint64_t elapsedSince(std::chrono::steady_clock::time_point start)
+{
+	return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+								    start)
+		.count();
+}
+
 } /* namespace */
 
 Result<ShapeMap> shapesForInputs(const Graph &graph, std::map<std::string, Tensor> values)
@@ -101,8 +108,13 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::make(vx_context context, c
 		onDla[i] = refusal.empty();
 	}
 	keepFlattenWithItsGemm(graph, onDla);
+	for (size_t i = 0; i < graph.nodes.size() && target == Target::Dla; i++)
+		if (!onDla[i])
+			return Error(ENOTSUP, nodeLabel(graph.nodes[i]) + " cannot run on the DLA: "
+						      "a Flatten runs there only before a Gemm on the DLA");
 
 	auto plan = std::make_unique<ExecutionPlan>();
+	plan->target_ = target;
 	for (size_t i = 0; i < graph.nodes.size();) {
 		if (!onDla[i]) {
 			plan->steps_.push_back({ i, nullptr });
@@ -114,8 +126,11 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::make(vx_context context, c
 			segment.push_back(i++);
 		auto built = DlaSegment::build(context, graph, segment, shapes,
 					       exportsOf(graph, segment));
-		if (!built && built.error().code() == ENODEV && target == Target::Any) {
-			/* No vDLA at all: "any" is then the CPU. */
+		if (!built && target == Target::Any) {
+			/*
+			 * No vDLA, or a limit of the lowering dla_support does not know:
+			 * "any" runs these nodes on the CPU.
+			 */
 			for (size_t index : segment)
 				plan->steps_.push_back({ index, nullptr });
 			continue;
@@ -133,15 +148,31 @@ Result<void> ExecutionPlan::run(const Graph &graph, std::map<std::string, Tensor
 	std::lock_guard<std::mutex> guard(lock_);
 	for (const Step &step : steps_) {
 		auto start = std::chrono::steady_clock::now();
+		std::string mismatch = step.segment ? step.segment->shapeMismatch(graph, values) : "";
+		if (!mismatch.empty() && target_ == Target::Dla)
+			return Error(ENOTSUP, "the DLA segment " + step.segment->label() + " was planned "
+					      "for other shapes: " + mismatch);
+		if (!mismatch.empty()) {
+			/* Shapes computed from input values changed: this run takes the CPU. */
+			for (size_t index : step.segment->nodes()) {
+				auto nodeStart = std::chrono::steady_clock::now();
+				Result<void> ran = runNodeOnCpu(graph, graph.nodes[index], values);
+				if (!ran)
+					return ran.error();
+				if (timings)
+					timings->push_back({ graph.nodes[index].name,
+							     graph.nodes[index].opType, Target::Cpu,
+							     elapsedSince(nodeStart) });
+			}
+			continue;
+		}
 		Result<void> ran = step.segment ? step.segment->run(graph, values)
 						: runNodeOnCpu(graph, graph.nodes[step.node], values);
 		if (!ran)
 			return ran.error();
 		if (!timings)
 			continue;
-		uint64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-				      std::chrono::steady_clock::now() - start)
-				      .count();
+		uint64_t ns = elapsedSince(start);
 		if (step.segment)
 			timings->push_back({ step.segment->label(), "DLA segment", Target::Dla, ns });
 		else

@@ -32,6 +32,7 @@ public:
 			 std::vector<NodeTiming> *timings) const;
 
 private:
+	Target target_;
 	std::vector<Step> steps_;
 	/* One run at a time: a segment's graph and tensors are shared state. */
 	mutable std::mutex lock_;

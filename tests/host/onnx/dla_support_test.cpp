@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What --target dla refuses, and why (docs/onnx.md, "Targets"). The refusal
+ * comes before any device is needed, so these run on the host: each model
+ * is one the DLA's layers would compute differently from ONNX, or could not
+ * lower, and must never reach it.
+ */
+
+#include "model_builder.h"
+
+#include <vdla/onnx.h>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace vdla::onnx {
+namespace {
+
+using test::ModelBuilder;
+
+struct SavedModel {
+	explicit SavedModel(ModelBuilder &builder) : path(builder.save()) {}
+	~SavedModel() { unlink(path.c_str()); }
+	std::string path;
+};
+
+void addInts(::onnx::NodeProto &node, const char *name, std::vector<int64_t> values)
+{
+	::onnx::AttributeProto *attr = node.add_attribute();
+	attr->set_name(name);
+	attr->set_type(::onnx::AttributeProto::INTS);
+	for (int64_t v : values)
+		attr->add_ints(v);
+}
+
+void addString(::onnx::NodeProto &node, const char *name, const std::string &value)
+{
+	::onnx::AttributeProto *attr = node.add_attribute();
+	attr->set_name(name);
+	attr->set_type(::onnx::AttributeProto::STRING);
+	attr->set_s(value);
+}
+
+/* The reason --target dla gives for @builder's model on a [1,1,H,W] input. */
+std::string dlaRefusal(ModelBuilder &builder, std::vector<int64_t> shape)
+{
+	SavedModel file(builder);
+	auto model = Model::load(file.path);
+	EXPECT_TRUE(model) << model.error().message();
+	if (!model)
+		return "";
+	Tensor x(DataType::Float, shape);
+	auto out = (*model)->run({ x }, Target::Dla);
+	EXPECT_FALSE(out);
+	if (out)
+		return "";
+	EXPECT_EQ(out.error().code(), ENOTSUP) << out.error().reason();
+	return out.error().reason();
+}
+
+TEST(DlaSupport, AveragePoolWithSamePaddingNotCountedStaysOffTheDla)
+{
+	/* 3x3 SAME_UPPER pads 1 on each side; ONNX divides corners by 4, the PDP by 9. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 5, 5 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 5, 5 });
+	::onnx::NodeProto &pool = b.node("AveragePool", { "x" }, { "y" });
+	pool.set_name("avg");
+	addInts(pool, "kernel_shape", { 3, 3 });
+	addString(pool, "auto_pad", "SAME_UPPER");
+	std::string reason = dlaRefusal(b, { 1, 1, 5, 5 });
+	EXPECT_NE(reason.find("'avg'"), std::string::npos) << reason;
+	EXPECT_NE(reason.find("padding out of the count"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, ADilationBeyondTheHardwareStaysOffTheDla)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 60, 60 });
+	b.initializer("w", { 1, 1, 3, 3 }, std::vector<float>(9, 1));
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 60, 60 });
+	::onnx::NodeProto &conv = b.node("Conv", { "x", "w" }, { "y" });
+	conv.set_name("aspp");
+	addInts(conv, "dilations", { 24, 24 });
+	addInts(conv, "pads", { 24, 24, 24, 24 });
+	std::string reason = dlaRefusal(b, { 1, 1, 60, 60 });
+	EXPECT_NE(reason.find("above 16"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, AFlattenThatEndsTheGraphIsNotSilentlyOnTheCpu)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 2, 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 8 });
+	b.node("Relu", { "x" }, { "r" });
+	b.node("Flatten", { "r" }, { "y" }).set_name("flat");
+	std::string reason = dlaRefusal(b, { 1, 2, 2, 2 });
+	EXPECT_NE(reason.find("'flat'"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, AStrideTheLayerWouldInferSmallerStaysOffTheDla)
+{
+	/* 8 wide, 3x3, no padding: stride 4 and stride 5 both give 2 outputs. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 8, 8 });
+	b.initializer("w", { 1, 1, 3, 3 }, std::vector<float>(9, 1));
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 2, 2 });
+	addInts(b.node("Conv", { "x", "w" }, { "y" }), "strides", { 5, 5 });
+	std::string reason = dlaRefusal(b, { 1, 1, 8, 8 });
+	EXPECT_NE(reason.find("smaller one"), std::string::npos) << reason;
+}
+
+} /* namespace */
+} /* namespace vdla::onnx */
