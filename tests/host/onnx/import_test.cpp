@@ -178,6 +178,69 @@ TEST(OnnxImport, NodesOnConstantsAreFoldedAtLoad)
 	EXPECT_EQ(timings[1].opType, "Add");
 }
 
+TEST(OnnxImport, IdentityAndInferenceDropoutLeaveTheGraph)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 3 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 3 });
+	b.node("Identity", { "x" }, { "a" });
+	b.node("Dropout", { "a" }, { "d" });
+	b.node("Relu", { "d" }, { "y" });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	EXPECT_EQ((*model)->opTypes(), (std::vector<std::string>{ "Relu" }));
+	auto out = (*model)->run({ floatTensor({ 3 }, { -1, 0.5f, 2 }) }, Target::Cpu);
+	ASSERT_TRUE(out) << out.error().message();
+	EXPECT_EQ((*out)[0].data<float>()[0], 0.0f);
+	EXPECT_EQ((*out)[0].data<float>()[2], 2.0f);
+}
+
+TEST(OnnxImport, ABatchNormalizationAfterAConvIsFoldedIntoItsWeights)
+{
+	/* x [1,2,3,3], W [2,2,2,2], B [2] -> [1,2,2,2], then BN per channel. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 3, 3 });
+	std::vector<float> w(16), x(18);
+	for (int i = 0; i < 16; i++)
+		w[i] = float(i % 5) - 2;
+	for (int i = 0; i < 18; i++)
+		x[i] = float(i % 7) * 0.5f - 1;
+	const float bias[2] = { 0.5f, -1 }, scale[2] = { 2, 0.5f }, shift[2] = { 1, 3 },
+		    mean[2] = { 0.25f, -2 }, var[2] = { 4, 0.25f };
+	b.initializer("w", { 2, 2, 2, 2 }, w);
+	b.initializer("b", { 2 }, { bias[0], bias[1] });
+	b.initializer("scale", { 2 }, { scale[0], scale[1] });
+	b.initializer("shift", { 2 }, { shift[0], shift[1] });
+	b.initializer("mean", { 2 }, { mean[0], mean[1] });
+	b.initializer("var", { 2 }, { var[0], var[1] });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 2, 2 });
+	b.node("Conv", { "x", "w", "b" }, { "c" });
+	b.node("BatchNormalization", { "c", "scale", "shift", "mean", "var" }, { "y" });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	EXPECT_EQ((*model)->opTypes(), (std::vector<std::string>{ "Conv" }));
+
+	auto out = (*model)->run({ floatTensor({ 1, 2, 3, 3 }, x) }, Target::Cpu);
+	ASSERT_TRUE(out) << out.error().message();
+	/* The two operators by their definitions, in double. */
+	for (int m = 0; m < 2; m++)
+		for (int oy = 0; oy < 2; oy++)
+			for (int ox = 0; ox < 2; ox++) {
+				double conv = bias[m];
+				for (int c = 0; c < 2; c++)
+					for (int ky = 0; ky < 2; ky++)
+						for (int kx = 0; kx < 2; kx++)
+							conv += double(w[((m * 2 + c) * 2 + ky) * 2 + kx]) *
+								x[(c * 3 + oy + ky) * 3 + ox + kx];
+				double expected = (conv - mean[m]) / std::sqrt(var[m] + 1e-5) * scale[m] +
+						  shift[m];
+				EXPECT_NEAR((*out)[0].data<float>()[(m * 2 + oy) * 2 + ox], expected, 1e-5)
+					<< m << "," << oy << "," << ox;
+			}
+}
+
 TEST(OnnxTensorFile, WritesAndReadsBackTheSameTensor)
 {
 	Tensor t(DataType::Int64, { 2, 2 });

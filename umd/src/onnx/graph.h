@@ -64,4 +64,11 @@ Result<std::unique_ptr<Graph>> importModel(const std::string &path);
  */
 Result<void> foldConstants(Graph &graph);
 
+/*
+ * After folding (graph_rewrite.cpp): Identity and inference Dropout leave
+ * the graph, and a BatchNormalization after a Conv with constant weights is
+ * folded into them.
+ */
+void rewriteGraph(Graph &graph);
+
 } /* namespace vdla::onnx */

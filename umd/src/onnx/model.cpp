@@ -76,6 +76,7 @@ Result<std::unique_ptr<Model>> Model::load(const std::string &path)
 	Result<void> folded = foldConstants(**graph);
 	if (!folded)
 		return folded.error();
+	rewriteGraph(**graph);
 	return std::unique_ptr<Model>(new Model(std::move(*graph)));
 }
 
