@@ -205,5 +205,33 @@ TEST(DlaPlans, AShapeComputedFromAnInputValueThatChangesTakesTheCpu)
 	}
 }
 
+TEST(DlaPlans, WeightsThatAreGraphInputsAreCopiedInOnEveryRun)
+{
+	/* The segment is planned once; new weights must reach the device each run. */
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 5, 5 });
+	b.input("w", ::onnx::TensorProto::FLOAT, { 3, 2, 3, 3 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 3, 5, 5 });
+	addInts(b.node("Conv", { "x", "w" }, { "y" }), "pads", { 1, 1, 1, 1 });
+	std::string path = b.save();
+	auto model = Model::load(path);
+	unlink(path.c_str());
+	ASSERT_TRUE(model) << model.error().message();
+
+	Tensor x(DataType::Float, { 1, 2, 5, 5 });
+	for (int i = 0; i < 50; i++)
+		x.data<float>()[i] = float(i % 9) * 0.25f - 1;
+	for (int run = 0; run < 3; run++) {
+		Tensor w(DataType::Float, { 3, 2, 3, 3 });
+		for (int i = 0; i < 54; i++)
+			w.data<float>()[i] = float((i * (run + 2)) % 11) - 5;
+		auto dla = (*model)->run({ x, w }, Target::Dla);
+		ASSERT_TRUE(dla) << dla.error().message();
+		auto cpu = (*model)->run({ x, w }, Target::Cpu);
+		ASSERT_TRUE(cpu) << cpu.error().message();
+		EXPECT_EQ(compareTensors((*cpu)[0], (*dla)[0], 1e-5, 1e-5), "") << "run " << run;
+	}
+}
+
 } /* namespace */
 } /* namespace vdla::onnx */

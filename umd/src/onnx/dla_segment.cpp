@@ -111,17 +111,26 @@ struct SegmentBuilder {
 		return graph.constants.at(name);
 	}
 
+	/* A constant is filled once; a value the graph computes is copied in each run. */
+	vx_tensor constantOrInput(const std::string &name)
+	{
+		auto it = graph.constants.find(name);
+		if (it == graph.constants.end())
+			return input(name);
+		return constantTensor(it->second, it->second.shape());
+	}
+
 	vx_node conv(const Node &node)
 	{
 		vx_tensor x = input(node.inputs[0]);
-		const Tensor &w = constant(node.inputs[1]);
-		vx_tensor weights = constantTensor(w, w.shape());
+		const std::vector<int64_t> &wShape = shapes.at(node.inputs[1]).shape;
+		vx_tensor weights = constantOrInput(node.inputs[1]);
 		vx_tensor bias = nullptr;
 		if (node.inputs.size() > 2 && !node.inputs[2].empty())
-			bias = constantTensor(constant(node.inputs[2]), { w.shape()[0] });
+			bias = constantOrInput(node.inputs[2]);
 		OpContext ctx(node, graph.opset, {});
 		const std::vector<int64_t> &in = shapes.at(node.inputs[0]).shape;
-		ConvGeometry g = convGeometry(ctx, { in[2], in[3] }, { w.shape()[2], w.shape()[3] });
+		ConvGeometry g = convGeometry(ctx, { in[2], in[3] }, { wShape[2], wShape[3] });
 		const vx_nn_convolution_params_t params = {
 			vx_size(g.padBegin[1]), vx_size(g.padBegin[0]), VX_CONVERT_POLICY_SATURATE,
 			VX_ROUND_POLICY_TO_NEAREST_EVEN, VX_NN_DS_SIZE_ROUNDING_FLOOR,

@@ -82,15 +82,12 @@ std::string windowRefusal(const Node &node, const ValueShape &x, const std::vect
 	return "";
 }
 
-std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+std::string convRefusal(const Node &node, const ShapeMap &shapes)
 {
 	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 	const ValueShape *w = node.inputs.size() > 1 ? shapeOf(shapes, node.inputs[1]) : nullptr;
 	if (!x || !w)
 		return "unknown shapes";
-	if (!isConstant(graph, node.inputs[1]) ||
-	    (node.inputs.size() > 2 && !node.inputs[2].empty() && !isConstant(graph, node.inputs[2])))
-		return "weights or bias computed in the graph";
 	const Attribute *group = node.attribute("group");
 	if (group && group->i != 1)
 		return "grouped convolution";
@@ -166,7 +163,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 					       " (the DLA takes 1 to 65535)";
 	}
 	if (node.opType == "Conv")
-		return convRefusal(graph, node, shapes);
+		return convRefusal(node, shapes);
 	if (node.opType == "MaxPool" || node.opType == "AveragePool")
 		return poolRefusal(node, shapes);
 	if (node.opType == "Gemm")
