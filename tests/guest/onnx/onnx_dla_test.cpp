@@ -150,15 +150,6 @@ TEST(DigitsOnTheDla, TargetAnySplitsTheQuantisedModel)
 	EXPECT_LE(differing, expected.elements() / 100);
 }
 
-void addInts(::onnx::NodeProto &node, const char *name, std::vector<int64_t> values)
-{
-	::onnx::AttributeProto *attr = node.add_attribute();
-	attr->set_name(name);
-	attr->set_type(::onnx::AttributeProto::INTS);
-	for (int64_t v : values)
-		attr->add_ints(v);
-}
-
 TEST(DlaPlans, AShapeComputedFromAnInputValueThatChangesTakesTheCpu)
 {
 	/*
@@ -178,7 +169,7 @@ TEST(DlaPlans, AShapeComputedFromAnInputValueThatChangesTakesTheCpu)
 	b.initializer("w", { 1, 1, 3, 3 }, { 1, 2, 3, 4, 5, 6, 7, 8, 9 });
 	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, -1, -1 });
 	b.node("Slice", { "x", "starts", "ends" }, { "s" });
-	addInts(b.node("Conv", { "s", "w" }, { "y" }), "pads", { 1, 1, 1, 1 });
+	test::setInts(b.node("Conv", { "s", "w" }, { "y" }), "pads", { 1, 1, 1, 1 });
 	std::string path = b.save();
 	auto model = Model::load(path);
 	unlink(path.c_str());
@@ -212,7 +203,7 @@ TEST(DlaPlans, WeightsThatAreGraphInputsAreCopiedInOnEveryRun)
 	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 5, 5 });
 	b.input("w", ::onnx::TensorProto::FLOAT, { 3, 2, 3, 3 });
 	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 3, 5, 5 });
-	addInts(b.node("Conv", { "x", "w" }, { "y" }), "pads", { 1, 1, 1, 1 });
+	test::setInts(b.node("Conv", { "x", "w" }, { "y" }), "pads", { 1, 1, 1, 1 });
 	std::string path = b.save();
 	auto model = Model::load(path);
 	unlink(path.c_str());

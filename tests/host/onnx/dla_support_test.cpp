@@ -17,29 +17,9 @@ namespace vdla::onnx {
 namespace {
 
 using test::ModelBuilder;
-
-struct SavedModel {
-	explicit SavedModel(ModelBuilder &builder) : path(builder.save()) {}
-	~SavedModel() { unlink(path.c_str()); }
-	std::string path;
-};
-
-void addInts(::onnx::NodeProto &node, const char *name, std::vector<int64_t> values)
-{
-	::onnx::AttributeProto *attr = node.add_attribute();
-	attr->set_name(name);
-	attr->set_type(::onnx::AttributeProto::INTS);
-	for (int64_t v : values)
-		attr->add_ints(v);
-}
-
-void addString(::onnx::NodeProto &node, const char *name, const std::string &value)
-{
-	::onnx::AttributeProto *attr = node.add_attribute();
-	attr->set_name(name);
-	attr->set_type(::onnx::AttributeProto::STRING);
-	attr->set_s(value);
-}
+using test::SavedModel;
+using test::setInts;
+using test::setString;
 
 /* The reason --target dla gives for @builder's model on a [1,1,H,W] input. */
 std::string dlaRefusal(ModelBuilder &builder, std::vector<int64_t> shape)
@@ -66,8 +46,8 @@ TEST(DlaSupport, AveragePoolWithSamePaddingNotCountedStaysOffTheDla)
 	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 5, 5 });
 	::onnx::NodeProto &pool = b.node("AveragePool", { "x" }, { "y" });
 	pool.set_name("avg");
-	addInts(pool, "kernel_shape", { 3, 3 });
-	addString(pool, "auto_pad", "SAME_UPPER");
+	setInts(pool, "kernel_shape", { 3, 3 });
+	setString(pool, "auto_pad", "SAME_UPPER");
 	std::string reason = dlaRefusal(b, { 1, 1, 5, 5 });
 	EXPECT_NE(reason.find("'avg'"), std::string::npos) << reason;
 	EXPECT_NE(reason.find("padding out of the count"), std::string::npos) << reason;
@@ -81,8 +61,8 @@ TEST(DlaSupport, ADilationBeyondTheHardwareStaysOffTheDla)
 	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 60, 60 });
 	::onnx::NodeProto &conv = b.node("Conv", { "x", "w" }, { "y" });
 	conv.set_name("aspp");
-	addInts(conv, "dilations", { 24, 24 });
-	addInts(conv, "pads", { 24, 24, 24, 24 });
+	setInts(conv, "dilations", { 24, 24 });
+	setInts(conv, "pads", { 24, 24, 24, 24 });
 	std::string reason = dlaRefusal(b, { 1, 1, 60, 60 });
 	EXPECT_NE(reason.find("above 16"), std::string::npos) << reason;
 }
@@ -105,7 +85,7 @@ TEST(DlaSupport, AStrideTheLayerWouldInferSmallerStaysOffTheDla)
 	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 8, 8 });
 	b.initializer("w", { 1, 1, 3, 3 }, std::vector<float>(9, 1));
 	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 2, 2 });
-	addInts(b.node("Conv", { "x", "w" }, { "y" }), "strides", { 5, 5 });
+	setInts(b.node("Conv", { "x", "w" }, { "y" }), "strides", { 5, 5 });
 	std::string reason = dlaRefusal(b, { 1, 1, 8, 8 });
 	EXPECT_NE(reason.find("smaller one"), std::string::npos) << reason;
 }

@@ -22,14 +22,15 @@
 namespace vdla::onnx {
 namespace {
 
+using test::floatTensor;
+using test::int64Tensor;
 using test::ModelBuilder;
-
-/* A model file removed at the end of the test. */
-struct SavedModel {
-	explicit SavedModel(ModelBuilder &builder) : path(builder.save()) {}
-	~SavedModel() { unlink(path.c_str()); }
-	std::string path;
-};
+using test::readTensorProto;
+using test::SavedModel;
+using test::setFloat;
+using test::setInt;
+using test::setInts;
+using test::setString;
 
 /*
  * While it lives, the process may map at most `extra` bytes more than it
@@ -56,53 +57,6 @@ private:
 };
 
 constexpr uint64_t kOneGiB = uint64_t(1) << 30;
-
-Tensor floatTensor(std::vector<int64_t> shape, std::vector<float> values)
-{
-	Tensor t(DataType::Float, std::move(shape));
-	std::copy(values.begin(), values.end(), t.data<float>());
-	return t;
-}
-
-Tensor int64Tensor(std::vector<int64_t> shape, std::vector<int64_t> values)
-{
-	Tensor t(DataType::Int64, std::move(shape));
-	std::copy(values.begin(), values.end(), t.data<int64_t>());
-	return t;
-}
-
-void setInt(::onnx::NodeProto &node, const std::string &name, int64_t value)
-{
-	::onnx::AttributeProto *a = node.add_attribute();
-	a->set_name(name);
-	a->set_type(::onnx::AttributeProto::INT);
-	a->set_i(value);
-}
-
-void setInts(::onnx::NodeProto &node, const std::string &name, const std::vector<int64_t> &values)
-{
-	::onnx::AttributeProto *a = node.add_attribute();
-	a->set_name(name);
-	a->set_type(::onnx::AttributeProto::INTS);
-	for (int64_t v : values)
-		a->add_ints(v);
-}
-
-void setFloat(::onnx::NodeProto &node, const std::string &name, float value)
-{
-	::onnx::AttributeProto *a = node.add_attribute();
-	a->set_name(name);
-	a->set_type(::onnx::AttributeProto::FLOAT);
-	a->set_f(value);
-}
-
-void setString(::onnx::NodeProto &node, const std::string &name, const std::string &value)
-{
-	::onnx::AttributeProto *a = node.add_attribute();
-	a->set_name(name);
-	a->set_type(::onnx::AttributeProto::STRING);
-	a->set_s(value);
-}
 
 /* Loads the model and runs it on the CPU. */
 Result<std::vector<Tensor>> loadAndRun(ModelBuilder &builder, const std::vector<Tensor> &inputs)
@@ -296,19 +250,6 @@ TEST(OnnxHostileModel, EinsumImplicitOutputOrdersUppercaseFirst)
 		EXPECT_EQ((*out)[0].data<float>()[i], float(i + 1)) << i;
 }
 
-/* A serialised TensorProto in a file; returns what readTensorFile makes of it. */
-Result<Tensor> readProto(const ::onnx::TensorProto &proto)
-{
-	char path[] = "/tmp/vdla-onnx-tensor-XXXXXX";
-	int fd = mkstemp(path);
-	EXPECT_GE(fd, 0);
-	EXPECT_TRUE(proto.SerializeToFileDescriptor(fd));
-	close(fd);
-	auto tensor = readTensorFile(path);
-	unlink(path);
-	return tensor;
-}
-
 /* 8. A few bytes of file made libvdla zero-fill 4 GiB before the sizes were compared. */
 TEST(OnnxHostileModel, ATensorFileIsComparedWithItsDimsBeforeItIsAllocated)
 {
@@ -318,7 +259,7 @@ TEST(OnnxHostileModel, ATensorFileIsComparedWithItsDimsBeforeItIsAllocated)
 	proto.set_raw_data(std::string(1, '\0'));
 	Result<Tensor> tensor = [&] {
 		AddressSpaceLimit limit(kOneGiB);
-		return readProto(proto);
+		return readTensorProto(proto);
 	}();
 	ASSERT_FALSE(tensor);
 	EXPECT_EQ(tensor.error().code(), EINVAL) << tensor.error().reason();
@@ -349,7 +290,7 @@ TEST(OnnxHostileModel, BoolBytesFromAFileAreNormalised)
 	raw.set_data_type(::onnx::TensorProto::BOOL);
 	raw.add_dims(3);
 	raw.set_raw_data(std::string("\x00\x02\xff", 3));
-	auto fromRaw = readProto(raw);
+	auto fromRaw = readTensorProto(raw);
 	ASSERT_TRUE(fromRaw) << fromRaw.error().message();
 	const uint8_t *bytes = static_cast<const uint8_t *>(fromRaw->raw());
 	EXPECT_EQ(bytes[0], 0);
@@ -362,7 +303,7 @@ TEST(OnnxHostileModel, BoolBytesFromAFileAreNormalised)
 	typed.add_int32_data(0);
 	typed.add_int32_data(256);
 	typed.add_int32_data(-1);
-	auto fromTyped = readProto(typed);
+	auto fromTyped = readTensorProto(typed);
 	ASSERT_TRUE(fromTyped) << fromTyped.error().message();
 	bytes = static_cast<const uint8_t *>(fromTyped->raw());
 	EXPECT_EQ(bytes[0], 0);

@@ -19,21 +19,9 @@
 namespace vdla::onnx {
 namespace {
 
+using test::floatTensor;
 using test::ModelBuilder;
-
-/* A model file removed at the end of the test. */
-struct SavedModel {
-	explicit SavedModel(ModelBuilder &builder) : path(builder.save()) {}
-	~SavedModel() { unlink(path.c_str()); }
-	std::string path;
-};
-
-Tensor floatTensor(std::vector<int64_t> shape, std::vector<float> values)
-{
-	Tensor t(DataType::Float, std::move(shape));
-	std::copy(values.begin(), values.end(), t.data<float>());
-	return t;
-}
+using test::SavedModel;
 
 /* y = x + b, b a [3] initialiser broadcast over x [2,3]. */
 ModelBuilder addBiasModel()
@@ -269,13 +257,7 @@ TEST(OnnxTensorFile, ATensorWithTheWrongAmountOfDataIsEINVAL)
 	proto.set_data_type(::onnx::TensorProto::FLOAT);
 	proto.add_dims(4);
 	proto.set_raw_data(std::string(12, '\0'));
-	char path[] = "/tmp/vdla-onnx-tensor-XXXXXX";
-	int fd = mkstemp(path);
-	ASSERT_GE(fd, 0);
-	ASSERT_TRUE(proto.SerializeToFileDescriptor(fd));
-	close(fd);
-	auto tensor = readTensorFile(path);
-	unlink(path);
+	auto tensor = test::readTensorProto(proto);
 	ASSERT_FALSE(tensor);
 	EXPECT_EQ(tensor.error().code(), EINVAL);
 }
@@ -287,14 +269,7 @@ Result<Tensor> readTensorOfDims(const std::vector<int64_t> &dims)
 	proto.set_data_type(::onnx::TensorProto::FLOAT);
 	for (int64_t d : dims)
 		proto.add_dims(d);
-	char path[] = "/tmp/vdla-onnx-tensor-XXXXXX";
-	int fd = mkstemp(path);
-	EXPECT_GE(fd, 0);
-	EXPECT_TRUE(proto.SerializeToFileDescriptor(fd));
-	close(fd);
-	auto tensor = readTensorFile(path);
-	unlink(path);
-	return tensor;
+	return test::readTensorProto(proto);
 }
 
 TEST(OnnxTensorFile, DimensionsWhoseProductOverflowAreEINVAL)
@@ -341,11 +316,7 @@ TEST(OnnxImport, AZeroStrideIsARefusalNotACrash)
 	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 3, 3 });
 	::onnx::NodeProto &conv = b.node("Conv", { "x", "w" }, { "y" });
 	conv.set_name("conv");
-	::onnx::AttributeProto *strides = conv.add_attribute();
-	strides->set_name("strides");
-	strides->set_type(::onnx::AttributeProto::INTS);
-	strides->add_ints(0);
-	strides->add_ints(0);
+	test::setInts(conv, "strides", { 0, 0 });
 	SavedModel file(b);
 	auto model = Model::load(file.path);
 	ASSERT_TRUE(model) << model.error().message();

@@ -90,4 +90,69 @@ std::string ModelBuilder::save()
 	return path;
 }
 
+SavedModel::~SavedModel()
+{
+	unlink(path.c_str());
+}
+
+Tensor floatTensor(std::vector<int64_t> shape, const std::vector<float> &values)
+{
+	Tensor t(DataType::Float, std::move(shape));
+	std::copy(values.begin(), values.end(), t.data<float>());
+	return t;
+}
+
+Tensor int64Tensor(std::vector<int64_t> shape, const std::vector<int64_t> &values)
+{
+	Tensor t(DataType::Int64, std::move(shape));
+	std::copy(values.begin(), values.end(), t.data<int64_t>());
+	return t;
+}
+
+static ::onnx::AttributeProto *addAttribute(::onnx::NodeProto &node, const std::string &name,
+					    ::onnx::AttributeProto::AttributeType type)
+{
+	::onnx::AttributeProto *a = node.add_attribute();
+	a->set_name(name);
+	a->set_type(type);
+	return a;
+}
+
+void setInt(::onnx::NodeProto &node, const std::string &name, int64_t value)
+{
+	addAttribute(node, name, ::onnx::AttributeProto::INT)->set_i(value);
+}
+
+void setInts(::onnx::NodeProto &node, const std::string &name, const std::vector<int64_t> &values)
+{
+	::onnx::AttributeProto *a = addAttribute(node, name, ::onnx::AttributeProto::INTS);
+	for (int64_t v : values)
+		a->add_ints(v);
+}
+
+void setFloat(::onnx::NodeProto &node, const std::string &name, float value)
+{
+	addAttribute(node, name, ::onnx::AttributeProto::FLOAT)->set_f(value);
+}
+
+void setString(::onnx::NodeProto &node, const std::string &name, const std::string &value)
+{
+	addAttribute(node, name, ::onnx::AttributeProto::STRING)->set_s(value);
+}
+
+Result<Tensor> readTensorProto(const ::onnx::TensorProto &proto)
+{
+	char path[] = "/tmp/vdla-onnx-tensor-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		throw std::runtime_error("mkstemp failed");
+	bool written = proto.SerializeToFileDescriptor(fd);
+	close(fd);
+	if (!written)
+		throw std::runtime_error("cannot write " + std::string(path));
+	auto tensor = readTensorFile(path);
+	unlink(path);
+	return tensor;
+}
+
 } /* namespace vdla::onnx::test */

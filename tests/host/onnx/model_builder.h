@@ -6,6 +6,8 @@
  */
 #pragma once
 
+#include <vdla/onnx.h>
+
 #include <onnx/onnx_pb.h>
 
 #include <string>
@@ -33,5 +35,24 @@ public:
 private:
 	::onnx::ModelProto model_;
 };
+
+/* A model file removed at the end of the test. */
+struct SavedModel {
+	explicit SavedModel(ModelBuilder &builder) : path(builder.save()) {}
+	~SavedModel();
+	std::string path;
+};
+
+Tensor floatTensor(std::vector<int64_t> shape, const std::vector<float> &values);
+Tensor int64Tensor(std::vector<int64_t> shape, const std::vector<int64_t> &values);
+
+/* Attributes of a node. */
+void setInt(::onnx::NodeProto &node, const std::string &name, int64_t value);
+void setInts(::onnx::NodeProto &node, const std::string &name, const std::vector<int64_t> &values);
+void setFloat(::onnx::NodeProto &node, const std::string &name, float value);
+void setString(::onnx::NodeProto &node, const std::string &name, const std::string &value);
+
+/* What readTensorFile makes of @proto written to a file. */
+Result<Tensor> readTensorProto(const ::onnx::TensorProto &proto);
 
 } /* namespace vdla::onnx::test */

@@ -3,9 +3,6 @@
 # in the test, and the ONNX backend cases of libonnx-testdata on the CPU.
 # Included from tests/CMakeLists.txt.
 set(VDLA_ONNX_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
-# Imported targets are scoped to the directory that finds them (umd/ did too).
-find_package(Protobuf REQUIRED)
-find_package(ONNX REQUIRED)
 add_executable(vdla-onnx-tests
 	${VDLA_ONNX_TEST_DIR}/model_builder.cpp
 	${VDLA_ONNX_TEST_DIR}/import_test.cpp

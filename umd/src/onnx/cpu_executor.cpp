@@ -5,6 +5,7 @@
 #include "op_kernel.h"
 
 #include <cerrno>
+#include <chrono>
 
 namespace vdla::onnx {
 
@@ -68,6 +69,19 @@ Result<void> runNodeOnCpu(const Graph &graph, const Node &node, std::map<std::st
 		values[node.outputs[i]] = std::move(outputs[i]);
 	}
 	return {};
+}
+
+Result<void> runTimedOnCpu(const Graph &graph, const Node &node,
+			   std::map<std::string, Tensor> &values, std::vector<NodeTiming> *timings)
+{
+	auto start = std::chrono::steady_clock::now();
+	Result<void> ran = runNodeOnCpu(graph, node, values);
+	if (ran && timings)
+		timings->push_back({ node.name, node.opType, Target::Cpu,
+				     uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+						      std::chrono::steady_clock::now() - start)
+						      .count()) });
+	return ran;
 }
 
 } /* namespace vdla::onnx */

@@ -18,4 +18,8 @@ namespace vdla::onnx {
 Result<void> runNodeOnCpu(const Graph &graph, const Node &node,
 			  std::map<std::string, Tensor> &values);
 
+/* runNodeOnCpu, with the node's time appended to @timings when it is given. */
+Result<void> runTimedOnCpu(const Graph &graph, const Node &node,
+			   std::map<std::string, Tensor> &values, std::vector<NodeTiming> *timings);
+
 } /* namespace vdla::onnx */

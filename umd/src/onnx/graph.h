@@ -52,6 +52,11 @@ public:
 	std::map<std::string, Tensor> constants;
 	std::vector<ValueInfo> inputs;
 	std::vector<ValueInfo> outputs;
+
+	/* Whether @value is one of the graph's outputs. */
+	bool isOutput(const std::string &value) const;
+	/* The indices of the nodes that read @value, in graph order. */
+	std::vector<size_t> readersOf(const std::string &value) const;
 };
 
 /* Reads and checks a model file into a Graph (graph_import.cpp). */

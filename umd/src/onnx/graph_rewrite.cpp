@@ -15,23 +15,6 @@ namespace vdla::onnx {
 
 namespace {
 
-bool isGraphOutput(const Graph &graph, const std::string &value)
-{
-	for (const ValueInfo &info : graph.outputs)
-		if (info.name == value)
-			return true;
-	return false;
-}
-
-int readers(const Graph &graph, const std::string &value)
-{
-	int count = 0;
-	for (const Node &node : graph.nodes)
-		for (const std::string &input : node.inputs)
-			count += input == value;
-	return count;
-}
-
 /*
  * Identity, and Dropout in inference (no training_mode input, its mask
  * unused): consumers read the input directly. A node whose output is a
@@ -54,7 +37,7 @@ void removePassThroughs(Graph &graph)
 	graph.nodes.clear();
 	for (size_t i = 0; i < nodes.size(); i++) {
 		Node &node = nodes[i];
-		if (passesValueOn(node) && !isGraphOutput(graph, node.outputs[0])) {
+		if (passesValueOn(node) && !graph.isOutput(node.outputs[0])) {
 			for (size_t j = i + 1; j < nodes.size(); j++)
 				for (std::string &input : nodes[j].inputs)
 					if (input == node.outputs[0])
@@ -154,7 +137,7 @@ void foldBatchNorms(Graph &graph)
 	for (size_t i = 0; i < graph.nodes.size(); i++) {
 		const Node &conv = graph.nodes[i];
 		if (conv.opType != "Conv" || conv.outputs.size() != 1 ||
-		    isGraphOutput(graph, conv.outputs[0]) || readers(graph, conv.outputs[0]) != 1)
+		    graph.isOutput(conv.outputs[0]) || graph.readersOf(conv.outputs[0]).size() != 1)
 			continue;
 		for (size_t j = i + 1; j < graph.nodes.size(); j++) {
 			const Node &bn = graph.nodes[j];

@@ -8,7 +8,6 @@
 #include "run_plan.h"
 
 #include <cerrno>
-#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -136,15 +135,9 @@ Result<std::vector<Tensor>> Model::run(const std::vector<Tensor> &inputs, Target
 
 	if (target == Target::Cpu) {
 		for (const Node &node : graph_->nodes) {
-			auto start = std::chrono::steady_clock::now();
-			Result<void> ran = runNodeOnCpu(*graph_, node, values);
+			Result<void> ran = runTimedOnCpu(*graph_, node, values, timings);
 			if (!ran)
 				return ran.error();
-			if (timings) {
-				auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-					std::chrono::steady_clock::now() - start);
-				timings->push_back({ node.name, node.opType, target, uint64_t(ns.count()) });
-			}
 		}
 	} else {
 		Result<ExecutionPlan *> plan = planFor(*dla_, *graph_, target, values);

@@ -16,27 +16,6 @@ std::string nodeLabel(const Node &node)
 	return "node '" + node.name + "' (" + node.opType + ")";
 }
 
-/* Nodes that read @value, by index. */
-std::vector<size_t> consumers(const Graph &graph, const std::string &value)
-{
-	std::vector<size_t> found;
-	for (size_t i = 0; i < graph.nodes.size(); i++)
-		for (const std::string &input : graph.nodes[i].inputs)
-			if (input == value) {
-				found.push_back(i);
-				break;
-			}
-	return found;
-}
-
-bool isGraphOutput(const Graph &graph, const std::string &value)
-{
-	for (const ValueInfo &info : graph.outputs)
-		if (info.name == value)
-			return true;
-	return false;
-}
-
 /*
  * A Flatten on the DLA only renames its input for the Gemm after it: one
  * whose result leaves the DLA nodes, or ends the graph, runs on the CPU.
@@ -47,8 +26,8 @@ void keepFlattenWithItsGemm(const Graph &graph, std::vector<bool> &onDla)
 		const Node &node = graph.nodes[i];
 		if (!onDla[i] || node.opType != "Flatten")
 			continue;
-		bool fed = !isGraphOutput(graph, node.outputs[0]);
-		for (size_t consumer : consumers(graph, node.outputs[0]))
+		bool fed = !graph.isOutput(node.outputs[0]);
+		for (size_t consumer : graph.readersOf(node.outputs[0]))
 			fed = fed && onDla[consumer] && graph.nodes[consumer].opType == "Gemm";
 		onDla[i] = fed;
 	}
@@ -63,8 +42,8 @@ std::set<std::string> exportsOf(const Graph &graph, const std::vector<size_t> &s
 		for (const std::string &value : graph.nodes[index].outputs) {
 			if (value.empty())
 				continue;
-			bool leaves = isGraphOutput(graph, value);
-			for (size_t consumer : consumers(graph, value))
+			bool leaves = graph.isOutput(value);
+			for (size_t consumer : graph.readersOf(value))
 				leaves = leaves || !inside.count(consumer);
 			if (leaves)
 				exported.insert(value);
@@ -147,37 +126,32 @@ Result<void> ExecutionPlan::run(const Graph &graph, std::map<std::string, Tensor
 {
 	std::lock_guard<std::mutex> guard(lock_);
 	for (const Step &step : steps_) {
-		auto start = std::chrono::steady_clock::now();
-		std::string mismatch = step.segment ? step.segment->shapeMismatch(graph, values) : "";
+		if (!step.segment) {
+			Result<void> ran = runTimedOnCpu(graph, graph.nodes[step.node], values, timings);
+			if (!ran)
+				return ran.error();
+			continue;
+		}
+		std::string mismatch = step.segment->shapeMismatch(graph, values);
 		if (!mismatch.empty() && target_ == Target::Dla)
 			return Error(ENOTSUP, "the DLA segment " + step.segment->label() + " was planned "
 					      "for other shapes: " + mismatch);
 		if (!mismatch.empty()) {
 			/* Shapes computed from input values changed: this run takes the CPU. */
 			for (size_t index : step.segment->nodes()) {
-				auto nodeStart = std::chrono::steady_clock::now();
-				Result<void> ran = runNodeOnCpu(graph, graph.nodes[index], values);
+				Result<void> ran = runTimedOnCpu(graph, graph.nodes[index], values, timings);
 				if (!ran)
 					return ran.error();
-				if (timings)
-					timings->push_back({ graph.nodes[index].name,
-							     graph.nodes[index].opType, Target::Cpu,
-							     elapsedSince(nodeStart) });
 			}
 			continue;
 		}
-		Result<void> ran = step.segment ? step.segment->run(graph, values)
-						: runNodeOnCpu(graph, graph.nodes[step.node], values);
+		auto start = std::chrono::steady_clock::now();
+		Result<void> ran = step.segment->run(graph, values);
 		if (!ran)
 			return ran.error();
-		if (!timings)
-			continue;
-		uint64_t ns = elapsedSince(start);
-		if (step.segment)
-			timings->push_back({ step.segment->label(), "DLA segment", Target::Dla, ns });
-		else
-			timings->push_back({ graph.nodes[step.node].name,
-					     graph.nodes[step.node].opType, Target::Cpu, ns });
+		if (timings)
+			timings->push_back({ step.segment->label(), "DLA segment", Target::Dla,
+					     elapsedSince(start) });
 	}
 	return {};
 }

@@ -11,7 +11,7 @@
 namespace vdla::onnx {
 
 /* IEEE binary16 to double, exactly (its own code: the comparison is the reference). */
-static double halfToDouble(uint16_t bits)
+static double float16Value(uint16_t bits)
 {
 	const int exponent = (bits >> 10) & 0x1f;
 	const int mantissa = bits & 0x3ff;
@@ -26,7 +26,7 @@ static double halfToDouble(uint16_t bits)
 static double element(const Tensor &t, int64_t i)
 {
 	switch (t.type()) {
-	case DataType::Float16: return halfToDouble(static_cast<const uint16_t *>(t.raw())[i]);
+	case DataType::Float16: return float16Value(static_cast<const uint16_t *>(t.raw())[i]);
 	case DataType::Float: return t.data<float>()[i];
 	case DataType::Double: return t.data<double>()[i];
 	case DataType::Int8: return t.data<int8_t>()[i];

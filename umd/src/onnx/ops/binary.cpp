@@ -178,25 +178,6 @@ void bitShift(OpContext &ctx)
 	});
 }
 
-/* NaN wins over any number, as in numpy's minimum and maximum. */
-template<typename T>
-T smaller(T a, T b)
-{
-	if constexpr (std::is_floating_point_v<T>)
-		if (std::isnan(b))
-			return b;
-	return b < a ? b : a;
-}
-
-template<typename T>
-T larger(T a, T b)
-{
-	if constexpr (std::is_floating_point_v<T>)
-		if (std::isnan(b))
-			return b;
-	return a < b ? b : a;
-}
-
 /*
  * Folds combine over any number (>= 1) of tensors of one type broadcast
  * together: the first input broadcast to the output, then each other input

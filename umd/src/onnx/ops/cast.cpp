@@ -24,22 +24,14 @@ std::string typeLabel(DataType type)
 template<typename Fn>
 void dispatchCastable(const OpContext &ctx, DataType type, const char *role, Fn &&fn)
 {
-	switch (type) {
-	case DataType::Bool: fn(bool{}); return;
-	case DataType::Float: fn(float{}); return;
-	case DataType::Double: fn(double{}); return;
-	case DataType::Int8: fn(int8_t{}); return;
-	case DataType::Uint8: fn(uint8_t{}); return;
-	case DataType::Int16: fn(int16_t{}); return;
-	case DataType::Uint16: fn(uint16_t{}); return;
-	case DataType::Int32: fn(int32_t{}); return;
-	case DataType::Uint32: fn(uint32_t{}); return;
-	case DataType::Int64: fn(int64_t{}); return;
-	case DataType::Uint64: fn(uint64_t{}); return;
-	default:
+	if (type == DataType::Bool) {
+		fn(bool{});
+		return;
+	}
+	if (type == DataType::Float16 || !dataTypeSize(type))
 		throw OpError(ENOTSUP, ctx.node().opType + ": " + role + " type " +
 					       typeLabel(type) + " is not supported");
-	}
+	dispatchNumeric(ctx, type, fn);
 }
 
 /*

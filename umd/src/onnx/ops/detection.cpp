@@ -144,6 +144,27 @@ double bilinearSample(const float *plane, int64_t height, int64_t width, double 
 	       ly * hx * plane[y1 * width + x0] + ly * lx * plane[y1 * width + x1];
 }
 
+/* A roi's start and extent in X's pixels. */
+struct RoiBox {
+	double x, y, width, height;
+};
+
+RoiBox roiBox(const float *roi, double spatialScale, bool halfPixel)
+{
+	const double offset = halfPixel ? 0.5 : 0;
+	RoiBox box;
+	box.x = roi[0] * spatialScale - offset;
+	box.y = roi[1] * spatialScale - offset;
+	box.width = roi[2] * spatialScale - offset - box.x;
+	box.height = roi[3] * spatialScale - offset - box.y;
+	/* Before half_pixel, a roi is at least one pixel on each side. */
+	if (!halfPixel) {
+		box.width = std::max(box.width, 1.0);
+		box.height = std::max(box.height, 1.0);
+	}
+	return box;
+}
+
 /*
  * RoiAlign: each roi (x1, y1, x2, y2, times spatial_scale, less half a pixel
  * with half_pixel) is cut into output_height x output_width bins; each bin
@@ -193,19 +214,12 @@ void roiAlign(OpContext &ctx)
 	 * 2^32 before any is taken.
 	 */
 	constexpr double kMaxSamples = double(int64_t(1) << 32);
+	std::vector<RoiBox> boxes(roiCount);
 	std::vector<int64_t> grids(2 * roiCount);
 	double totalSamples = 0;
 	for (int64_t r = 0; r < roiCount; r++) {
-		const float *roi = rois.data<float>() + r * 4;
-		const double offset = halfPixel ? 0.5 : 0;
-		const double startX = roi[0] * spatialScale - offset;
-		const double startY = roi[1] * spatialScale - offset;
-		double roiWidth = roi[2] * spatialScale - offset - startX;
-		double roiHeight = roi[3] * spatialScale - offset - startY;
-		if (!halfPixel) {
-			roiWidth = std::max(roiWidth, 1.0);
-			roiHeight = std::max(roiHeight, 1.0);
-		}
+		boxes[r] = roiBox(rois.data<float>() + r * 4, spatialScale, halfPixel);
+		const double roiHeight = boxes[r].height, roiWidth = boxes[r].width;
 		/* An empty or inverted roi has no samples: its bins are 0. */
 		const double autoY = std::max(0.0, std::ceil(roiHeight / double(outHeight)));
 		const double autoX = std::max(0.0, std::ceil(roiWidth / double(outWidth)));
@@ -226,18 +240,9 @@ void roiAlign(OpContext &ctx)
 		const int64_t n = batchIndices.data<int64_t>()[r];
 		ctx.require(n >= 0 && n < batch, "batch_indices holds " + std::to_string(n) +
 							 ", out of range for " + x.describe());
-		const float *roi = rois.data<float>() + r * 4;
-		const double offset = halfPixel ? 0.5 : 0;
-		const double startX = roi[0] * spatialScale - offset;
-		const double startY = roi[1] * spatialScale - offset;
-		double roiWidth = roi[2] * spatialScale - offset - startX;
-		double roiHeight = roi[3] * spatialScale - offset - startY;
-		if (!halfPixel) {
-			roiWidth = std::max(roiWidth, 1.0);
-			roiHeight = std::max(roiHeight, 1.0);
-		}
-		const double binHeight = roiHeight / double(outHeight);
-		const double binWidth = roiWidth / double(outWidth);
+		const double startX = boxes[r].x, startY = boxes[r].y;
+		const double binHeight = boxes[r].height / double(outHeight);
+		const double binWidth = boxes[r].width / double(outWidth);
 		const int64_t gridY = grids[2 * r], gridX = grids[2 * r + 1];
 		const double samples = double(std::max<int64_t>(gridY * gridX, 1));
 		for (int64_t c = 0; c < channels; c++) {

@@ -120,4 +120,26 @@ T fromDouble(double value)
 		return truncateToInteger<T>(value);
 }
 
+/*
+ * The smaller and the larger of two values, for Min/Max and the reductions:
+ * NaN wins over any number, as in numpy's minimum/maximum and amin/amax.
+ */
+template<typename T>
+T smaller(T a, T b)
+{
+	if constexpr (std::is_floating_point_v<T>)
+		if (std::isnan(b))
+			return b;
+	return b < a ? b : a;
+}
+
+template<typename T>
+T larger(T a, T b)
+{
+	if constexpr (std::is_floating_point_v<T>)
+		if (std::isnan(b))
+			return b;
+	return a < b ? b : a;
+}
+
 } /* namespace vdla::onnx */

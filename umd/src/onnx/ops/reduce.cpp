@@ -77,25 +77,6 @@ ReduceGeometry reduceGeometry(const OpContext &ctx, const Tensor &x, const std::
 	return g;
 }
 
-/* NaN wins over any number, as in numpy's amax and amin. */
-template<typename A>
-A larger(A a, A b)
-{
-	if constexpr (std::is_floating_point_v<A>)
-		if (std::isnan(b))
-			return b;
-	return a < b ? b : a;
-}
-
-template<typename A>
-A smaller(A a, A b)
-{
-	if constexpr (std::is_floating_point_v<A>)
-		if (std::isnan(b))
-			return b;
-	return b < a ? b : a;
-}
-
 template<typename A, typename T, typename Combine>
 void accumulate(std::vector<A> &acc, const T *in, const ReduceGeometry &g, Combine combine)
 {
