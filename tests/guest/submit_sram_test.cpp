@@ -292,7 +292,15 @@ TEST_F(Sram, SramOfEndedJobsIsGivenBackOnDemand)
 	ASSERT_EQ(in.error(), 0);
 	for (int round = 0; round < 30; round++) {
 		Bo all(fd(), before_.sram_free, DRM_VDLA_BO_CREATE_SRAM);
-		ASSERT_EQ(all.error(), 0) << "round " << round;
+		if (all.error()) {
+			std::string state;
+			readFile(debugfsPath(node_.index(), "state"), &state);
+			drm_vdla_query_memory now = queryMemory(fd());
+			FAIL() << "round " << round << ": " << std::strerror(all.error())
+			       << "; SRAM free " << now.sram_free << " largest "
+			       << now.sram_largest_free << " of " << before_.sram_free
+			       << "; driver state:\n" << state;
+		}
 		ASSERT_EQ(copy(in, 0, all, 0, 4096), 0);
 		all = Bo();
 	}

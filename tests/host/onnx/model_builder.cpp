@@ -56,6 +56,16 @@ void ModelBuilder::initializer(const std::string &name, const std::vector<int64_
 		tensor->add_float_data(v);
 }
 
+void ModelBuilder::initializer(const std::string &name, const Tensor &value)
+{
+	::onnx::TensorProto *tensor = model_.mutable_graph()->add_initializer();
+	tensor->set_name(name);
+	tensor->set_data_type(int32_t(value.type()));
+	for (int64_t d : value.shape())
+		tensor->add_dims(d);
+	tensor->set_raw_data(value.raw(), value.elements() * dataTypeSize(value.type()));
+}
+
 ::onnx::NodeProto &ModelBuilder::node(const std::string &opType, const std::vector<std::string> &inputs,
 				      const std::vector<std::string> &outputs, const std::string &domain)
 {

@@ -24,6 +24,8 @@ public:
 	void output(const std::string &name, int32_t type, const std::vector<int64_t> &shape);
 	void initializer(const std::string &name, const std::vector<int64_t> &shape,
 			 const std::vector<float> &values);
+	/* An initializer of any type libvdla holds, its bytes as raw_data. */
+	void initializer(const std::string &name, const Tensor &value);
 	::onnx::NodeProto &node(const std::string &opType, const std::vector<std::string> &inputs,
 				const std::vector<std::string> &outputs, const std::string &domain = "");
 	void importDomain(const std::string &domain, int64_t version);

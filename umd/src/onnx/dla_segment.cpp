@@ -10,10 +10,13 @@
 #include "dla_segment.h"
 
 #include "conv_geometry.h"
+#include "dla_quant_conv.h"
 #include "op_kernel.h"
 #include "tensor_util.h"
 
 #include <VX/vx_khr_nn.h>
+
+#include "nn/nn_quantized.h"
 
 #include <cerrno>
 #include <cstring>
@@ -27,16 +30,6 @@ std::vector<vx_size> vxDims(const std::vector<int64_t> &shape)
 	return std::vector<vx_size>(shape.rbegin(), shape.rend());
 }
 
-/* Copies between @data and all of @tensor (dims @dims), in either direction. */
-vx_status copyWhole(vx_tensor tensor, const std::vector<vx_size> &dims, void *data, vx_enum usage)
-{
-	std::vector<vx_size> start(dims.size(), 0), stride(dims.size());
-	for (size_t i = 0; i < dims.size(); i++)
-		stride[i] = i ? stride[i - 1] * dims[i - 1] : sizeof(float);
-	return vxCopyTensorPatch(tensor, dims.size(), start.data(), dims.data(), stride.data(), data,
-				 usage, VX_MEMORY_TYPE_HOST);
-}
-
 /* The dimensions @tensor was created with (a Flatten output has its input's). */
 std::vector<vx_size> dimsOf(vx_tensor tensor)
 {
@@ -48,12 +41,77 @@ std::vector<vx_size> dimsOf(vx_tensor tensor)
 	return dims;
 }
 
+/*
+ * Copies between @data and all of @tensor, in either direction, packed with
+ * the tensor's own dimensions: an alias (Flatten, Unsqueeze) holds the
+ * same bytes under other dimensions.
+ */
+vx_status copyWhole(vx_tensor tensor, void *data, vx_enum usage)
+{
+	const std::vector<vx_size> dims = dimsOf(tensor);
+	vx_size element = 0;
+	vx_enum type = VX_TYPE_FLOAT32;
+	vxQueryTensor(tensor, VX_TENSOR_DATA_TYPE, &type, sizeof(type));
+	element = type == VX_TYPE_INT8 ? 1 : 4;
+	std::vector<vx_size> start(dims.size(), 0), stride(dims.size());
+	for (size_t i = 0; i < dims.size(); i++)
+		stride[i] = i ? stride[i - 1] * dims[i - 1] : element;
+	return vxCopyTensorPatch(tensor, dims.size(), start.data(), dims.data(), stride.data(), data,
+				 usage, VX_MEMORY_TYPE_HOST);
+}
+
+/* The element type of the segment's tensor for a value of @type. */
+vx_enum vxTypeOf(DataType type)
+{
+	switch (type) {
+	case DataType::Int8:
+	case DataType::Uint8:
+		return VX_TYPE_INT8;
+	case DataType::Int32:
+		return VX_TYPE_INT32;
+	default:
+		return VX_TYPE_FLOAT32;
+	}
+}
+
+/* uint8 <-> its int8 representation on the DLA (less 128): the top bit flips. */
+void flipTopBits(Tensor &t)
+{
+	uint8_t *bytes = static_cast<uint8_t *>(t.raw());
+	for (int64_t i = 0; i < t.elements(); i++)
+		bytes[i] ^= 0x80;
+}
+
+/* The nodes that only give their input another shape in the segment. */
+bool isAlias(const Node &node)
+{
+	return node.opType == "Flatten" || node.opType == "Unsqueeze";
+}
+
 bool failed(vx_reference ref)
 {
 	return !ref || vxGetStatus(ref) != VX_SUCCESS;
 }
 
+/*
+ * The graph engine's messages while this thread verifies a segment: why a
+ * node cannot run on the DLA (a limit only the lowering knows, such as an
+ * accumulator its float conversion cannot hold) reaches the caller.
+ */
+thread_local std::string verifyLog;
+
+void VX_CALLBACK keepMessage(vx_context, vx_reference, vx_status, const vx_char string[])
+{
+	if (verifyLog.size() < 4096)
+		verifyLog += string;
+}
+
 } /* namespace */
+
+void DlaSegment::captureLog(vx_context context)
+{
+	vxRegisterLogCallback(context, keepMessage, vx_true_e);
+}
 
 /* What build() needs while it creates the graph. */
 struct SegmentBuilder {
@@ -64,13 +122,17 @@ struct SegmentBuilder {
 	vx_graph vxGraph;
 	/* Values that must be real tensors: exported, or aliased by an exported Flatten. */
 	std::set<std::string> concrete;
+	/* Max nodes a QLinearConv took as its Relu (quantConv()). */
+	std::set<const Node *> absorbed;
 
-	vx_tensor newTensor(const std::vector<int64_t> &shape, bool isVirtual)
+	vx_tensor newTensor(const std::vector<int64_t> &shape, bool isVirtual,
+			    DataType type = DataType::Float)
 	{
 		std::vector<vx_size> dims = vxDims(shape);
+		const vx_enum vxType = vxTypeOf(type);
 		vx_tensor t = isVirtual ? vxCreateVirtualTensor(vxGraph, dims.size(), dims.data(),
-								VX_TYPE_FLOAT32, 0)
-					: vxCreateTensor(context, dims.size(), dims.data(), VX_TYPE_FLOAT32, 0);
+								vxType, 0)
+					: vxCreateTensor(context, dims.size(), dims.data(), vxType, 0);
 		if (failed(reinterpret_cast<vx_reference>(t)))
 			throw OpError(ENOMEM, "cannot create a tensor of " + shapeString(shape));
 		segment.owned_.push_back(t);
@@ -79,9 +141,9 @@ struct SegmentBuilder {
 
 	vx_tensor constantTensor(const Tensor &value, const std::vector<int64_t> &shape)
 	{
-		vx_tensor t = newTensor(shape, false);
+		vx_tensor t = newTensor(shape, false, value.type());
 		Tensor copy = value.reshaped(shape);
-		if (copyWhole(t, vxDims(shape), copy.raw(), VX_WRITE_ONLY) != VX_SUCCESS)
+		if (copyWhole(t, copy.raw(), VX_WRITE_ONLY) != VX_SUCCESS)
 			throw OpError(EIO, "cannot fill a constant tensor");
 		return t;
 	}
@@ -92,18 +154,99 @@ struct SegmentBuilder {
 		auto it = segment.tensors_.find(name);
 		if (it != segment.tensors_.end())
 			return it->second;
-		vx_tensor t = newTensor(shapes.at(name).shape, false);
+		const ValueShape &value = shapes.at(name);
+		vx_tensor t = newTensor(value.shape, false, value.type);
 		segment.tensors_[name] = t;
 		segment.inputs_.push_back(name);
-		segment.inputShapes_.push_back(shapes.at(name).shape);
+		segment.inputShapes_.push_back(value);
 		return t;
 	}
 
 	vx_tensor output(const std::string &name)
 	{
-		vx_tensor t = newTensor(shapes.at(name).shape, !concrete.count(name));
+		const ValueShape &value = shapes.at(name);
+		vx_tensor t = newTensor(value.shape, !concrete.count(name), value.type);
 		segment.tensors_[name] = t;
 		return t;
+	}
+
+	/* The only node of the segment reading @value, or nullptr. */
+	const Node *onlyReader(const std::string &value) const
+	{
+		const Node *reader = nullptr;
+		for (size_t index : segment.nodes_) {
+			const Node &node = graph.nodes[index];
+			for (const std::string &input : node.inputs) {
+				if (input != value)
+					continue;
+				if (reader && reader != &node)
+					return nullptr;
+				reader = &node;
+			}
+		}
+		return reader;
+	}
+
+	/*
+	 * QLinearConv as the runtime's quantised convolution. A following Max
+	 * with its output zero point (the fused Relu of a QDQ model,
+	 * docs/onnx.md) becomes the layer's Relu. An input aliased from a
+	 * 4-D tensor (Flatten, Unsqueeze: a fused Gemm) is read as that
+	 * tensor, with the 1x1 kernel spread over its C, H and W.
+	 */
+	vx_node quantConv(const Node &node)
+	{
+		QuantConvLayer layer;
+		const std::string why = prepareQuantConv(graph, node, shapes, layer);
+		if (!why.empty())
+			throw OpError(ENOTSUP, why);
+		vx_tensor x = input(node.inputs[0]);
+		std::vector<vx_size> xDims = dimsOf(x);
+		if (xDims.size() != 4)
+			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
+		std::vector<int64_t> wShape = layer.weightShape;
+		vdla::vx::nn::QuantizedConvolutionParams params = {};
+		const ConvGeometry &g = layer.geometry;
+		if (std::vector<int64_t>(xDims.rbegin(), xDims.rend()) != shapes.at(node.inputs[0]).shape) {
+			/* dla_support.cpp took only a 1x1 kernel, no padding, one group. */
+			wShape = { wShape[0], int64_t(xDims[2]), int64_t(xDims[1]), int64_t(xDims[0]) };
+			params.strideX = params.strideY = params.dilationX = params.dilationY = 1;
+		} else {
+			params.padLeft = uint32_t(g.padBegin[1]);
+			params.padRight = uint32_t(g.padEnd[1]);
+			params.padTop = uint32_t(g.padBegin[0]);
+			params.padBottom = uint32_t(g.padEnd[0]);
+			params.strideX = uint32_t(g.strides[1]);
+			params.strideY = uint32_t(g.strides[0]);
+			params.dilationX = uint32_t(g.dilations[1]);
+			params.dilationY = uint32_t(g.dilations[0]);
+		}
+		params.groups = uint32_t(layer.groups);
+		params.inputZero = layer.inputZero;
+		params.outputZero = layer.outputZero;
+		params.relu = vx_false_e;
+
+		std::string out = node.outputs[0];
+		const Node *max = onlyReader(out);
+		if (max && max->opType == "Max" && !concrete.count(out)) {
+			params.relu = vx_true_e;
+			absorbed.insert(max);
+			out = max->outputs[0];
+		}
+		Tensor weights(DataType::Int8, wShape);
+		std::copy(layer.weights.begin(), layer.weights.end(), weights.data<int8_t>());
+		const int64_t outputs = wShape[0];
+		Tensor bias(DataType::Int32, { outputs });
+		std::copy(layer.bias.begin(), layer.bias.end(), bias.data<int32_t>());
+		Tensor multipliers(DataType::Float, { outputs });
+		std::copy(layer.multipliers.begin(), layer.multipliers.end(),
+			  multipliers.data<float>());
+		vx_tensor y = output(out);
+		if (max && params.relu)
+			segment.tensors_[node.outputs[0]] = y;
+		return vdla::vx::nn::quantizedConvolutionNode(
+			vxGraph, x, constantTensor(weights, wShape), constantTensor(bias, { outputs }),
+			constantTensor(multipliers, { outputs }), params, y);
 	}
 
 	const Tensor &constant(const std::string &name)
@@ -181,13 +324,17 @@ struct SegmentBuilder {
 					     VX_ROUND_POLICY_TO_NEAREST_EVEN, output(node.outputs[0]));
 	}
 
-	/* The node for @node; nullptr for Flatten, which only renames. */
+	/* The node for @node; nullptr for an alias or a Max taken as a Relu. */
 	vx_node add(const Node &node)
 	{
-		if (node.opType == "Flatten") {
+		if (isAlias(node)) {
 			segment.tensors_[node.outputs[0]] = input(node.inputs[0]);
 			return nullptr;
 		}
+		if (absorbed.count(&node))
+			return nullptr;
+		if (node.opType == "QLinearConv")
+			return quantConv(node);
 		if (node.opType == "Conv")
 			return conv(node);
 		if (node.opType == "Relu")
@@ -213,11 +360,11 @@ Result<std::unique_ptr<DlaSegment>> DlaSegment::build(vx_context context, const 
 	if (failed(reinterpret_cast<vx_reference>(segment->graph_)))
 		return Error(ENOMEM, "cannot create a graph for " + segment->label_);
 
-	SegmentBuilder builder{ context, graph, shapes, *segment, segment->graph_, exported };
-	/* An exported Flatten output aliases its input, which must then be real. */
+	SegmentBuilder builder{ context, graph, shapes, *segment, segment->graph_, exported, {} };
+	/* An exported alias's output is its input, which must then be real. */
 	for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
 		const Node &node = graph.nodes[*it];
-		if (node.opType == "Flatten" && builder.concrete.count(node.outputs[0]))
+		if (isAlias(node) && builder.concrete.count(node.outputs[0]))
 			builder.concrete.insert(node.inputs[0]);
 	}
 
@@ -225,7 +372,7 @@ Result<std::unique_ptr<DlaSegment>> DlaSegment::build(vx_context context, const 
 		for (size_t index : nodes) {
 			const Node &node = graph.nodes[index];
 			vx_node vxNode = builder.add(node);
-			if (node.opType == "Flatten")
+			if (isAlias(node) || builder.absorbed.count(&node))
 				continue;
 			if (failed(reinterpret_cast<vx_reference>(vxNode)))
 				return Error(EINVAL, "node '" + node.name + "' (" + node.opType +
@@ -237,6 +384,8 @@ Result<std::unique_ptr<DlaSegment>> DlaSegment::build(vx_context context, const 
 				return Error(ENODEV, "node '" + node.name + "': no DLA target (is a vdla "
 									 "device present?)");
 		}
+	} catch (const OpError &e) {
+		return Error(e.code(), segment->label_ + ": " + e.what());
 	} catch (const std::exception &e) {
 		return Error(ENOMEM, segment->label_ + ": " + e.what());
 	}
@@ -244,9 +393,10 @@ Result<std::unique_ptr<DlaSegment>> DlaSegment::build(vx_context context, const 
 	for (const std::string &name : exported)
 		if (segment->tensors_.count(name))
 			segment->exports_.emplace_back(name, shapes.at(name));
+	verifyLog.clear();
 	if (vxVerifyGraph(segment->graph_) != VX_SUCCESS)
-		return Error(EINVAL, "the DLA graph of " + segment->label_ +
-					     " does not verify (see the OpenVX log)");
+		return Error(ENOTSUP, "the DLA graph of " + segment->label_ + " does not verify: " +
+					      (verifyLog.empty() ? "see the OpenVX log" : verifyLog));
 	return segment;
 }
 
@@ -270,9 +420,10 @@ std::string DlaSegment::shapeMismatch(const Graph &graph,
 {
 	for (size_t i = 0; i < inputs_.size(); i++) {
 		const Tensor &value = valueOf(graph, values, inputs_[i]);
-		if (value.shape() != inputShapes_[i] || value.type() != DataType::Float)
+		if (value.shape() != inputShapes_[i].shape || value.type() != inputShapes_[i].type)
 			return "'" + inputs_[i] + "' is " + value.describe() + " in this run, " +
-			       shapeString(inputShapes_[i]) + " when the plan was made";
+			       dataTypeName(inputShapes_[i].type) + " " +
+			       shapeString(inputShapes_[i].shape) + " when the plan was made";
 	}
 	return "";
 }
@@ -281,20 +432,27 @@ Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &
 {
 	for (const std::string &name : inputs_) {
 		const Tensor &value = valueOf(graph, values, name);
-		/* A write-only copy only reads the buffer. */
-		void *data = const_cast<void *>(value.raw());
-		if (copyWhole(tensors_.at(name), vxDims(value.shape()), data, VX_WRITE_ONLY) !=
-		    VX_SUCCESS)
+		vx_status copied;
+		if (value.type() == DataType::Uint8) {
+			Tensor held = value;
+			flipTopBits(held);
+			copied = copyWhole(tensors_.at(name), held.raw(), VX_WRITE_ONLY);
+		} else {
+			/* A write-only copy only reads the buffer. */
+			copied = copyWhole(tensors_.at(name), const_cast<void *>(value.raw()),
+					   VX_WRITE_ONLY);
+		}
+		if (copied != VX_SUCCESS)
 			return Error(EIO, label_ + ": cannot copy input '" + name + "' to the DLA");
 	}
 	if (vxProcessGraph(graph_) != VX_SUCCESS)
 		return Error(EIO, label_ + ": the DLA graph failed (see the OpenVX log)");
 	for (const auto &[name, shape] : exports_) {
-		Tensor out(DataType::Float, shape.shape);
-		vx_tensor tensor = tensors_.at(name);
-		if (copyWhole(tensor, dimsOf(tensor), out.raw(), VX_READ_ONLY) !=
-		    VX_SUCCESS)
+		Tensor out(shape.type, shape.shape);
+		if (copyWhole(tensors_.at(name), out.raw(), VX_READ_ONLY) != VX_SUCCESS)
 			return Error(EIO, label_ + ": cannot read '" + name + "' from the DLA");
+		if (shape.type == DataType::Uint8)
+			flipTopBits(out);
 		values[name] = std::move(out);
 	}
 	return {};

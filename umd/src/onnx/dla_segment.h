@@ -30,6 +30,9 @@ public:
 							 const std::set<std::string> &exported);
 	~DlaSegment();
 
+	/* Keeps @context's messages for the errors of build(); once per context. */
+	static void captureLog(vx_context context);
+
 	/*
 	 * Whether the segment's inputs in @values have the shapes it was built for:
 	 * with the same graph inputs, a value computed from input values (Slice
@@ -52,12 +55,12 @@ private:
 	vx_graph graph_ = nullptr;
 	std::vector<size_t> nodes_;
 	std::string label_;
-	/* ONNX value name -> its tensor in the segment (Flatten's output aliases its input). */
+	/* ONNX value name -> its tensor in the segment (an alias's output is its input's tensor). */
 	std::map<std::string, vx_tensor> tensors_;
 	/* Tensors the segment created, released with it. */
 	std::vector<vx_tensor> owned_;
 	std::vector<std::string> inputs_;
-	std::vector<std::vector<int64_t>> inputShapes_;
+	std::vector<ValueShape> inputShapes_;
 	std::vector<std::pair<std::string, ValueShape>> exports_;
 };
 

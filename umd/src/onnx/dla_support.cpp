@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Today's DLA subset: FP32 Conv (2-D, one group, symmetric padding), Relu,
- * MaxPool and AveragePool (2-D, symmetric padding, floor), Flatten before a
- * Gemm, and Gemm as a fully connected layer with constant weights. The
+ * MaxPool (also of int8 and uint8) and AveragePool (2-D, symmetric padding,
+ * floor), Flatten before a Gemm, and Gemm as a fully connected layer with
+ * constant weights; QLinearConv (2-D, any padding, groups and strides)
+ * with the Max that is its Relu and the Flatten and Unsqueeze of a fused
+ * Gemm (docs/onnx.md, "INT8 on the DLA"). The
  * OpenVX layers infer a stride from the sizes (the smallest that fits), so a
  * stride another, smaller one would also explain stays on the CPU.
  */
@@ -10,8 +13,10 @@
 #include "dla_support.h"
 
 #include "conv_geometry.h"
+#include "dla_quant_conv.h"
 #include "op_kernel.h"
 
+#include <cstring>
 #include <set>
 
 namespace vdla::onnx {
@@ -143,19 +148,125 @@ std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	return "";
 }
 
+/* The node of @graph writing @value, or nullptr (a graph input or a constant). */
+const Node *producerOf(const Graph &graph, const std::string &value)
+{
+	for (const Node &node : graph.nodes)
+		for (const std::string &output : node.outputs)
+			if (output == value)
+				return &node;
+	return nullptr;
+}
+
+/* Whether @value feeds @node alone and is no graph output. */
+bool onlyFeeds(const Graph &graph, const std::string &value, const Node &node)
+{
+	if (graph.isOutput(value))
+		return false;
+	std::vector<size_t> readers = graph.readersOf(value);
+	return readers.size() == 1 && &graph.nodes[readers[0]] == &node;
+}
+
+/*
+ * The DLA's types: float everywhere; int8 and uint8 (held as int8) where
+ * integers run (QLinearConv, MaxPool, the aliases, the Relu of a
+ * QLinearConv); QLinearConv's constant operands are checked by
+ * prepareQuantConv().
+ */
+std::string typeRefusal(const Node &node, const ShapeMap &shapes)
+{
+	const bool integers = node.opType == "QLinearConv" || node.opType == "MaxPool" ||
+			      node.opType == "Max" || node.opType == "Flatten" ||
+			      node.opType == "Unsqueeze";
+	for (size_t i = 0; i < node.inputs.size(); i++) {
+		const ValueShape *value = shapeOf(shapes, node.inputs[i]);
+		if (node.inputs[i].empty() || !value)
+			continue;
+		if (node.opType == "QLinearConv" && i > 0)
+			continue;
+		if (node.opType == "Unsqueeze" && i > 0)
+			continue;
+		const DataType type = value->type;
+		if (type == DataType::Float ||
+		    (integers && (type == DataType::Int8 || type == DataType::Uint8)))
+			continue;
+		return node.opType + " of " + dataTypeName(type) + " tensors does not run on the DLA";
+	}
+	return "";
+}
+
+/*
+ * Unsqueeze [N, K] -> [N, K, 1, 1] after a Flatten of [N, C, H, W], before
+ * a QLinearConv with a 1x1 kernel: a fused Gemm, which reads the 4-D
+ * tensor directly (dla_segment.cpp).
+ */
+std::string unsqueezeRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+{
+	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+	const ValueShape *y = shapeOf(shapes, node.outputs[0]);
+	const Node *flatten = producerOf(graph, node.inputs[0]);
+	if (!x || !y || x->shape.size() != 2 || y->shape.size() != 4 || y->shape[2] != 1 ||
+	    y->shape[3] != 1 || !flatten || flatten->opType != "Flatten" ||
+	    !dlaRefusal(graph, *flatten, shapes).empty())
+		return "only Unsqueeze of a Flatten's [N, K] to [N, K, 1, 1] runs on the DLA";
+	return "";
+}
+
+std::string quantConvRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+{
+	QuantConvLayer layer;
+	std::string why = prepareQuantConv(graph, node, shapes, layer);
+	if (!why.empty())
+		return why;
+	const Node *unsqueeze = producerOf(graph, node.inputs[0]);
+	if (unsqueeze && unsqueeze->opType == "Unsqueeze" &&
+	    unsqueezeRefusal(graph, *unsqueeze, shapes).empty()) {
+		const ConvGeometry &g = layer.geometry;
+		if (layer.groups != 1 || g.kernel != std::vector<int64_t>{ 1, 1 } ||
+		    g.padBegin != std::vector<int64_t>{ 0, 0 } ||
+		    g.padEnd != std::vector<int64_t>{ 0, 0 })
+			return "a QLinearConv after a Flatten needs a 1x1 kernel, no padding, one group";
+	}
+	return "";
+}
+
+/* Max(y, y_zero_point) after a QLinearConv on the DLA: its Relu. */
+std::string maxRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+{
+	if (node.inputs.size() != 2)
+		return "only Max of a QLinearConv and its zero point runs on the DLA";
+	for (size_t i = 0; i < 2; i++) {
+		const Node *conv = producerOf(graph, node.inputs[i]);
+		auto zero = graph.constants.find(node.inputs[1 - i]);
+		if (!conv || conv->opType != "QLinearConv" || zero == graph.constants.end() ||
+		    zero->second.elements() != 1 || conv->inputs.size() < 8 ||
+		    !onlyFeeds(graph, node.inputs[i], node) ||
+		    !quantConvRefusal(graph, *conv, shapes).empty())
+			continue;
+		auto yZero = graph.constants.find(conv->inputs[7]);
+		if (yZero == graph.constants.end() || yZero->second.type() != zero->second.type() ||
+		    yZero->second.elements() != 1 ||
+		    std::memcmp(yZero->second.raw(), zero->second.raw(),
+				dataTypeSize(zero->second.type())) != 0)
+			continue;
+		return "";
+	}
+	return "only Max of a QLinearConv and its zero point runs on the DLA";
+}
+
 } /* namespace */
 
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
 	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
-							 "Flatten", "Gemm" };
+							 "Flatten", "Gemm", "QLinearConv",
+							 "Unsqueeze", "Max" };
 	if (!supported.count(node.opType))
 		return node.opType + " has no DLA lowering yet";
+	if (std::string why = typeRefusal(node, shapes); !why.empty())
+		return why;
 	for (const std::string &name : node.inputs) {
 		const ValueShape *value = shapeOf(shapes, name);
-		if (!name.empty() && value && value->type != DataType::Float)
-			return "only float tensors run on the DLA today, not " +
-			       std::string(dataTypeName(value->type));
 		if (!name.empty() && value)
 			for (int64_t d : value->shape)
 				if (d < 1 || d > 65535)
@@ -168,6 +279,12 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		return poolRefusal(node, shapes);
 	if (node.opType == "Gemm")
 		return gemmRefusal(graph, node, shapes);
+	if (node.opType == "QLinearConv")
+		return quantConvRefusal(graph, node, shapes);
+	if (node.opType == "Unsqueeze")
+		return unsqueezeRefusal(graph, node, shapes);
+	if (node.opType == "Max")
+		return maxRefusal(graph, node, shapes);
 	if (node.opType == "Relu") {
 		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 		if (!x || x->shape.empty() || x->shape.size() > 4)

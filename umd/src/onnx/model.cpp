@@ -5,6 +5,7 @@
 
 #include "cpu_executor.h"
 #include "graph.h"
+#include "dla_segment.h"
 #include "run_plan.h"
 
 #include <cerrno>
@@ -56,6 +57,7 @@ static Result<ExecutionPlan *> planFor(DlaRuntime &dla, const Graph &graph, Targ
 			dla.context = nullptr;
 			return Error(ENODEV, "cannot create the OpenVX context of the DLA");
 		}
+		DlaSegment::captureLog(dla.context);
 	}
 	Result<ShapeMap> known = shapesForInputs(graph, inputs);
 	if (!known)

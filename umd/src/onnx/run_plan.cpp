@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <set>
 
 namespace vdla::onnx {
 
@@ -16,20 +17,47 @@ std::string nodeLabel(const Node &node)
 	return "node '" + node.name + "' (" + node.opType + ")";
 }
 
-/*
- * A Flatten on the DLA only renames its input for the Gemm after it: one
- * whose result leaves the DLA nodes, or ends the graph, runs on the CPU.
- */
-void keepFlattenWithItsGemm(const Graph &graph, std::vector<bool> &onDla)
+/* The index of the node writing @value, or graph.nodes.size(). */
+size_t producerIndex(const Graph &graph, const std::string &value)
 {
-	for (size_t i = 0; i < graph.nodes.size(); i++) {
-		const Node &node = graph.nodes[i];
-		if (!onDla[i] || node.opType != "Flatten")
-			continue;
-		bool fed = !graph.isOutput(node.outputs[0]);
-		for (size_t consumer : graph.readersOf(node.outputs[0]))
-			fed = fed && onDla[consumer] && graph.nodes[consumer].opType == "Gemm";
-		onDla[i] = fed;
+	for (size_t i = 0; i < graph.nodes.size(); i++)
+		for (const std::string &output : graph.nodes[i].outputs)
+			if (output == value)
+				return i;
+	return graph.nodes.size();
+}
+
+/*
+ * A Flatten or Unsqueeze on the DLA only renames its input, for the layer
+ * after it (a Gemm, a fused Gemm's Unsqueeze and QLinearConv) or after the
+ * QLinearConv it renames; one that does neither runs on the CPU, and so
+ * does an Unsqueeze whose Flatten does. Repeated until nothing changes.
+ */
+void keepAliasesWithTheirLayers(const Graph &graph, std::vector<bool> &onDla)
+{
+	static const std::set<std::string> layersAfter = { "Gemm", "Unsqueeze", "QLinearConv" };
+	static const std::set<std::string> layersBefore = { "QLinearConv", "Max" };
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < graph.nodes.size(); i++) {
+			const Node &node = graph.nodes[i];
+			if (!onDla[i] || (node.opType != "Flatten" && node.opType != "Unsqueeze"))
+				continue;
+			const size_t producer = producerIndex(graph, node.inputs[0]);
+			const bool fromLayer = producer < graph.nodes.size() && onDla[producer] &&
+					       layersBefore.count(graph.nodes[producer].opType);
+			bool toLayer = !graph.isOutput(node.outputs[0]);
+			for (size_t consumer : graph.readersOf(node.outputs[0]))
+				toLayer = toLayer && onDla[consumer] &&
+					  layersAfter.count(graph.nodes[consumer].opType);
+			bool keep = fromLayer || toLayer;
+			if (node.opType == "Unsqueeze")
+				keep = toLayer && producer < graph.nodes.size() && onDla[producer];
+			if (!keep) {
+				onDla[i] = false;
+				changed = true;
+			}
+		}
 	}
 }
 
@@ -86,11 +114,12 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::make(vx_context context, c
 						      refusal);
 		onDla[i] = refusal.empty();
 	}
-	keepFlattenWithItsGemm(graph, onDla);
+	keepAliasesWithTheirLayers(graph, onDla);
 	for (size_t i = 0; i < graph.nodes.size() && target == Target::Dla; i++)
 		if (!onDla[i])
 			return Error(ENOTSUP, nodeLabel(graph.nodes[i]) + " cannot run on the DLA: "
-						      "a Flatten runs there only before a Gemm on the DLA");
+						      "a Flatten or Unsqueeze runs there only with "
+						      "the layer it renames a value for");
 
 	auto plan = std::make_unique<ExecutionPlan>();
 	plan->target_ = target;

@@ -8,6 +8,7 @@
  */
 
 #include "nn/nn_layers.h"
+#include "nn/nn_quantized.h"
 #include "framework/object.h"
 
 #include <cmath>
@@ -57,6 +58,10 @@ public:
 	vx_nn_roi_pool_params_t roiPoolParams(vx_uint32 index)
 	{
 		return read<vx_nn_roi_pool_params_t>(index, VX_TYPE_NN_ROI_POOL_PARAMS);
+	}
+	QuantizedConvolutionParams quantizedConvolutionParams(vx_uint32 index)
+	{
+		return read<QuantizedConvolutionParams>(index, kTypeQuantizedConvolutionParams);
 	}
 	vx_status status() const { return status_; }
 
@@ -542,6 +547,77 @@ vx_status resolveRoiPooling(const vx_reference parameters[], Resolved &resolved)
 	return VX_SUCCESS;
 }
 
+/* Output extent along one axis of a window of @taps taps @dilation apart
+ * (1: dense) over @input elements padded by @padBefore and @padAfter; 0
+ * when the window does not fit. */
+vx_size quantizedExtent(vx_size input, vx_uint32 padBefore, vx_uint32 padAfter, vx_size taps,
+	vx_uint32 dilation, vx_uint32 stride)
+{
+	const vx_size padded = input + vx_size(padBefore) + padAfter;
+	if (taps == 0 || dilation == 0 || stride == 0 || taps > padded)
+		return 0;
+	const vx_size span = (taps - 1) * dilation + 1;
+	return span > padded ? 0 : (padded - span) / stride + 1;
+}
+
+vx_status resolveQuantizedConvolution(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	QuantizedConvolution conv{};
+	conv.input = tensorAt(parameters, 0);
+	conv.weights = tensorAt(parameters, 1);
+	conv.bias = tensorAt(parameters, 2);
+	conv.multipliers = tensorAt(parameters, 3);
+	const QuantizedConvolutionParams params = scalars.quantizedConvolutionParams(4);
+	conv.output = tensorAt(parameters, 5);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	conv.padLeft = params.padLeft;
+	conv.padRight = params.padRight;
+	conv.padTop = params.padTop;
+	conv.padBottom = params.padBottom;
+	conv.strideX = params.strideX;
+	conv.strideY = params.strideY;
+	conv.dilationX = params.dilationX;
+	conv.dilationY = params.dilationY;
+	conv.groups = params.groups;
+	conv.inputZero = params.inputZero;
+	conv.outputZero = params.outputZero;
+	conv.relu = params.relu == vx_true_e;
+	/* Bounds that keep every size below far from overflowing. */
+	constexpr vx_uint32 kMaxGeometry = 1u << 16;
+	for (vx_uint32 value : { conv.padLeft, conv.padRight, conv.padTop, conv.padBottom,
+		     conv.strideX, conv.strideY, conv.dilationX, conv.dilationY, conv.groups }) {
+		if (value > kMaxGeometry)
+			return VX_ERROR_INVALID_VALUE;
+	}
+	if (conv.inputZero < -128 || conv.inputZero > 127 || conv.outputZero < -256
+		|| conv.outputZero > 255 || conv.groups == 0
+		|| (params.relu != vx_true_e && params.relu != vx_false_e))
+		return VX_ERROR_INVALID_VALUE;
+	if (conv.input->dataType != VX_TYPE_INT8 || conv.weights->dataType != VX_TYPE_INT8
+		|| conv.bias->dataType != VX_TYPE_INT32
+		|| conv.multipliers->dataType != VX_TYPE_FLOAT32
+		|| (conv.output->resolved() && conv.output->dataType != VX_TYPE_INT8))
+		return VX_ERROR_INVALID_FORMAT;
+
+	const Dims &in = conv.input->dims, &w = conv.weights->dims;
+	if (!isFeatureMap(in) || w.size() != 4 || w[2] * conv.groups != in[2]
+		|| w[3] % conv.groups || conv.bias->dims != Dims{ w[3] }
+		|| conv.multipliers->dims != Dims{ w[3] } || !rankFits(conv.output, in.size()))
+		return VX_ERROR_INVALID_DIMENSION;
+	Dims out = in;
+	out[0] = quantizedExtent(in[0], conv.padLeft, conv.padRight, w[0], conv.dilationX,
+		conv.strideX);
+	out[1] = quantizedExtent(in[1], conv.padTop, conv.padBottom, w[1], conv.dilationY,
+		conv.strideY);
+	out[2] = w[3];
+	if (!out[0] || !out[1] || (conv.output->resolved() && conv.output->dims != out))
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { conv, out };
+	return VX_SUCCESS;
+}
+
 constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
@@ -586,6 +662,9 @@ const std::vector<LayerKernel> &layerKernels()
 			VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
 			{ kTensor, kScalar, kScalar, kScalar, kScalar, kScalar, kOutput },
 			resolveLocalResponseNormalization },
+		{ kQuantizedConvolutionName, kQuantizedConvolutionKernel,
+			{ kTensor, kTensor, kTensor, kTensor, kScalar, kOutput },
+			resolveQuantizedConvolution },
 	};
 	return kernels;
 }
@@ -686,6 +765,21 @@ std::optional<Layer> describeLayer(vx_node node)
 		|| kernel->resolve(node->parameters.data(), resolved) != VX_SUCCESS)
 		return std::nullopt;
 	return resolved.layer;
+}
+
+vx_node quantizedConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weights,
+	vx_tensor bias, vx_tensor multipliers, const QuantizedConvolutionParams &params,
+	vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, kQuantizedConvolutionKernel,
+		{ asReference(input), asReference(weights), asReference(bias),
+			asReference(multipliers),
+			scalars.value(kTypeQuantizedConvolutionParams, params),
+			asReference(output) });
 }
 
 } /* namespace vdla::vx::nn */

@@ -78,8 +78,31 @@ struct RoiPooling {
 	vx_tensor input, rois, output;
 };
 
+/*
+ * An affine-quantised convolution (libvdla's own kernel, not of the
+ * extension: nn_quantized.h), with the geometry ONNX needs. Per output
+ * element: acc = bias[m] + the exact sum of (x - inputZero) * w over the
+ * taps of m's group (padding adds nothing); v = float32(acc) * multipliers[m]
+ * in float32; max(v, 0) when relu; r = round(v), ties to even; the output is
+ * r + outputZero saturated to INT8.
+ */
+struct QuantizedConvolution {
+	vx_tensor input;	/* INT8 [W, H, C, (batch)] */
+	vx_tensor weights;	/* INT8 [KW, KH, C / groups, M] */
+	vx_tensor bias;		/* INT32 [M] */
+	vx_tensor multipliers;	/* FLOAT32 [M] */
+	vx_tensor output;	/* INT8 [W', H', M, (batch)] */
+	vx_uint32 padLeft, padRight, padTop, padBottom;
+	vx_uint32 strideX, strideY;
+	/* The distance between taps: 1 for a dense kernel. */
+	vx_uint32 dilationX, dilationY;
+	vx_uint32 groups;
+	vx_int32 inputZero, outputZero;
+	bool relu;
+};
+
 using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
-	Normalization, Deconvolution, RoiPooling>;
+	Normalization, Deconvolution, RoiPooling, QuantizedConvolution>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

@@ -82,6 +82,8 @@ public:
 			return load<int8_t>(offset);
 		case VX_TYPE_UINT8:
 			return load<uint8_t>(offset);
+		case VX_TYPE_INT32:
+			return load<int32_t>(offset);
 		default:
 			return load<int16_t>(offset);
 		}
@@ -98,6 +100,8 @@ public:
 	{
 		if (type_ == VX_TYPE_INT8 || type_ == VX_TYPE_UINT8)
 			store(offset, uint8_t(value));
+		else if (type_ == VX_TYPE_INT32)
+			store(offset, int32_t(value));
 		else
 			store(offset, int16_t(value));
 	}

@@ -90,6 +90,11 @@ template <typename L> void bindTensors(const L &l, Bindings &b)
 	}
 	if constexpr (std::is_same_v<L, RoiPooling>)
 		b.bind(l.rois);
+	if constexpr (std::is_same_v<L, QuantizedConvolution>) {
+		b.bind(l.weights);
+		b.bind(l.bias);
+		b.bind(l.multipliers);
+	}
 }
 
 /* Calls fn(x, y, c, n) for every element of a [W, H, C, (batch)] tensor. */
@@ -488,6 +493,50 @@ vx_status compute(const Normalization &norm, Bindings &bound)
 		const double base = double(norm.bias) + scale * sumOfSquares(in, norm, x, y, c, n);
 		out.storeReal(out.at(x, y, c, n),
 			in.real(in.at(x, y, c, n)) / std::pow(base, double(norm.beta)));
+	});
+	return VX_SUCCESS;
+}
+
+/*
+ * The exact sum in 64 bits (at most 2^16 taps of products below 2^16 each
+ * and a 32-bit bias), then one float32 conversion and one float32
+ * multiplication, each rounded to nearest even by the hardware's default
+ * mode, which libvdla never changes.
+ */
+vx_status compute(const QuantizedConvolution &conv, Bindings &bound)
+{
+	Elements &in = bound.of(conv.input), &weights = bound.of(conv.weights);
+	Elements &bias = bound.of(conv.bias), &multipliers = bound.of(conv.multipliers);
+	Elements &out = bound.of(conv.output);
+	const vx_size perGroupIn = weights.dim(2), perGroupOut = weights.dim(3) / conv.groups;
+
+	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
+		int64_t acc = bias.raw(bias.at(o));
+		const vx_size firstChannel = o / perGroupOut * perGroupIn;
+		for (vx_size c = 0; c < perGroupIn; c++) {
+			for (vx_size ky = 0; ky < weights.dim(1); ky++) {
+				const int64_t iy = int64_t(oy * conv.strideY) - conv.padTop
+					+ int64_t(ky * conv.dilationY);
+				if (!inside(iy, in.dim(1)))
+					continue;
+				for (vx_size kx = 0; kx < weights.dim(0); kx++) {
+					const int64_t ix = int64_t(ox * conv.strideX) - conv.padLeft
+						+ int64_t(kx * conv.dilationX);
+					if (!inside(ix, in.dim(0)))
+						continue;
+					acc += (in.raw(in.at(ix, iy, firstChannel + c, n))
+						       - conv.inputZero)
+						* weights.raw(weights.at(kx, ky, c, o));
+				}
+			}
+		}
+		const float multiplier = float(multipliers.real(multipliers.at(o)));
+		float v = float(acc) * multiplier;
+		if (conv.relu)
+			v = std::max(v, 0.0f);
+		const int64_t r = int64_t(roundHalfEven(double(v)));
+		out.storeRaw(out.at(ox, oy, o, n),
+			convert(r + conv.outputZero, VX_TYPE_INT8, VX_CONVERT_POLICY_SATURATE));
 	});
 	return VX_SUCCESS;
 }

@@ -11,6 +11,7 @@
 #include "targets/dla/dla_lower_lrn.h"
 #include "targets/dla/dla_lower_lut.h"
 #include "nn/nn_layers.h"
+#include "nn/nn_quantized.h"
 #include "objects/tensor_layout.h"
 
 #include <VX/vx_khr_nn.h>
@@ -736,6 +737,14 @@ bool checkSoftmax(const nn::Softmax &s, Refusal &refuse)
 	return softmaxFits(s, reason) || refuse(reason);
 }
 
+bool checkQuantizedConvolution(const nn::QuantizedConvolution &c, Refusal &refuse)
+{
+	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse))
+		return false;
+	std::string reason;
+	return quantizedConvolutionFits(c, reason) || refuse(reason);
+}
+
 /* check() of the layer kind @L, taking any layer. */
 template <typename L, bool (*check)(const L &, Refusal &)>
 bool checkAs(const nn::Layer &layer, Refusal &refuse)
@@ -778,6 +787,9 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 			&Lowering::lowerNormalization },
 		{ VX_KERNEL_SOFTMAX_LAYER, checkAs<nn::Softmax, checkSoftmax>,
 			&Lowering::lowerSoftmax },
+		{ nn::kQuantizedConvolutionKernel,
+			checkAs<nn::QuantizedConvolution, checkQuantizedConvolution>,
+			&Lowering::lowerQuantizedConvolution },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)
@@ -823,6 +835,8 @@ std::vector<vx_tensor> copiedTensors(const nn::Layer &layer)
 		return { f->bias };
 	if (auto *d = std::get_if<nn::Deconvolution>(&layer))
 		return { d->bias, d->weights };
+	if (auto *q = std::get_if<nn::QuantizedConvolution>(&layer))
+		return { q->bias, q->weights, q->multipliers };
 	return {};
 }
 

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+
+#include "dla_quant_conv.h"
+
+#include "ops/quant_ops.h"
+
+#include <cmath>
+#include <limits>
+
+namespace vdla::onnx {
+
+namespace {
+
+/* QLinearConv's inputs. */
+enum Input { X, XScale, XZero, W, WScale, WZero, YScale, YZero, B };
+
+const Tensor *constantInput(const Graph &graph, const Node &node, size_t input)
+{
+	if (input >= node.inputs.size() || node.inputs[input].empty())
+		return nullptr;
+	auto it = graph.constants.find(node.inputs[input]);
+	return it == graph.constants.end() ? nullptr : &it->second;
+}
+
+/* The integer values of an int8, uint8 or int32 tensor. */
+std::vector<int32_t> integers(const Tensor &t)
+{
+	std::vector<int32_t> values(t.elements());
+	for (int64_t i = 0; i < t.elements(); i++) {
+		switch (t.type()) {
+		case DataType::Int8: values[i] = t.data<int8_t>()[i]; break;
+		case DataType::Uint8: values[i] = t.data<uint8_t>()[i]; break;
+		default: values[i] = t.data<int32_t>()[i]; break;
+		}
+	}
+	return values;
+}
+
+bool isQuantType(DataType type)
+{
+	return type == DataType::Int8 || type == DataType::Uint8;
+}
+
+bool validScale(const Tensor &t)
+{
+	if (t.type() != DataType::Float)
+		return false;
+	for (int64_t i = 0; i < t.elements(); i++)
+		if (!std::isfinite(t.data<float>()[i]) || t.data<float>()[i] <= 0)
+			return false;
+	return true;
+}
+
+} /* namespace */
+
+std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMap &shapes,
+			     QuantConvLayer &layer)
+{
+	auto x = shapes.find(node.inputs[X]);
+	if (x == shapes.end() || !isQuantType(x->second.type))
+		return "x is not int8 or uint8";
+	for (size_t input : { XScale, W, WScale, YScale, YZero })
+		if (!constantInput(graph, node, input))
+			return "scales, zero points and weights must be constants";
+	const Tensor &xScale = *constantInput(graph, node, XScale);
+	const Tensor &w = *constantInput(graph, node, W);
+	const Tensor &wScale = *constantInput(graph, node, WScale);
+	const Tensor &yScale = *constantInput(graph, node, YScale);
+	const Tensor &yZero = *constantInput(graph, node, YZero);
+	const Tensor *xZero = constantInput(graph, node, XZero);
+	const Tensor *wZero = constantInput(graph, node, WZero);
+	const bool hasXZero = node.inputs.size() > XZero && !node.inputs[XZero].empty();
+	const bool hasWZero = node.inputs.size() > WZero && !node.inputs[WZero].empty();
+	if ((hasXZero && !xZero) || (hasWZero && !wZero))
+		return "scales, zero points and weights must be constants";
+	const bool hasBias = node.inputs.size() > B && !node.inputs[B].empty();
+	const Tensor *bias = constantInput(graph, node, B);
+	if (hasBias && !bias)
+		return "the bias must be a constant";
+
+	if (w.rank() != 4 || !isQuantType(w.type()) || !isQuantType(yZero.type()))
+		return "only 2-D QLinearConv with int8 or uint8 weights and output runs on the DLA";
+	if (!validScale(xScale) || !validScale(wScale) || !validScale(yScale))
+		return "a scale that is not finite and positive";
+	const int64_t outputs = w.shape()[0];
+	if (xScale.elements() != 1 || yScale.elements() != 1 || yZero.elements() != 1 ||
+	    (xZero && xZero->elements() != 1))
+		return "x and y need one scale and zero point each";
+	if ((wScale.elements() != 1 && wScale.elements() != outputs) ||
+	    (wZero && wZero->elements() != 1 && wZero->elements() != outputs))
+		return "w_scale and w_zero_point need 1 or M values";
+	if (bias && (bias->type() != DataType::Int32 || bias->elements() != outputs))
+		return "B must be int32, one value per output channel";
+	if (x->second.shape.size() != 4)
+		return "only 2-D QLinearConv runs on the DLA";
+
+	OpContext ctx(node, graph.opset, {});
+	try {
+		layer.geometry = convGeometry(ctx, { x->second.shape[2], x->second.shape[3] },
+					      { w.shape()[2], w.shape()[3] });
+	} catch (const std::exception &e) {
+		return e.what();
+	}
+	const Attribute *group = node.attribute("group");
+	layer.groups = group ? group->i : 1;
+	if (layer.groups < 1 || x->second.shape[1] != w.shape()[1] * layer.groups ||
+	    outputs % layer.groups)
+		return "the groups do not divide the channels";
+	for (size_t i = 0; i < 2; i++) {
+		const ConvGeometry &g = layer.geometry;
+		if (g.strides[i] > 16 || g.dilations[i] > 16)
+			return "a stride or dilation above 16";
+		if (g.padBegin[i] > 31 || g.padEnd[i] > 31)
+			return "padding above 31";
+		if (g.kernel[i] > 32)
+			return "a kernel side above 32";
+	}
+
+	const std::vector<int32_t> wValues = integers(w);
+	const std::vector<int32_t> wZeros = wZero ? integers(*wZero) : std::vector<int32_t>{ 0 };
+	const int64_t perOutput = w.elements() / outputs;
+	layer.weightShape = w.shape();
+	layer.weights.resize(w.elements());
+	for (int64_t m = 0; m < outputs; m++) {
+		const int32_t zero = wZeros[wZeros.size() == 1 ? 0 : m];
+		for (int64_t k = 0; k < perOutput; k++) {
+			const int32_t v = wValues[m * perOutput + k] - zero;
+			if (v < -128 || v > 127)
+				return "a weight less its zero point does not fit int8";
+			layer.weights[m * perOutput + k] = int8_t(v);
+		}
+	}
+	layer.bias = bias ? integers(*bias) : std::vector<int32_t>(outputs, 0);
+	layer.multipliers.resize(outputs);
+	for (int64_t m = 0; m < outputs; m++)
+		layer.multipliers[m] = realMultiplier(
+			xScale.data<float>()[0],
+			wScale.data<float>()[wScale.elements() == 1 ? 0 : m],
+			yScale.data<float>()[0]);
+	layer.inputUnsigned = x->second.type == DataType::Uint8;
+	layer.outputUnsigned = yZero.type() == DataType::Uint8;
+	const int32_t xZeroValue = xZero ? integers(*xZero)[0] : 0;
+	if (xZero && xZero->type() != x->second.type)
+		return "x_zero_point's type is not x's";
+	layer.inputZero = asSigned(x->second.type, xZeroValue);
+	layer.outputZero = asSigned(yZero.type(), integers(yZero)[0]);
+	return "";
+}
+
+} /* namespace vdla::onnx */

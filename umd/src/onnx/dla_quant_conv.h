@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QLinearConv as the runtime's quantised convolution layer (docs/onnx.md,
+ * "INT8 on the DLA"): the DLA computes INT8 only, so a uint8 tensor is held
+ * as int8 by subtracting 128 (flipping its top bit), which its zero point
+ * follows; the weights' zero point is subtracted once, at plan time, which
+ * needs w - w_zero_point to fit int8; the multipliers are QLinearConv's own
+ * (realMultiplier()). dla_support.cpp asks whether a node fits,
+ * dla_segment.cpp builds the layer from the same preparation.
+ */
+#pragma once
+
+#include "conv_geometry.h"
+#include "dla_support.h"
+
+#include <string>
+#include <vector>
+
+namespace vdla::onnx {
+
+struct QuantConvLayer {
+	ConvGeometry geometry;
+	int64_t groups = 1;
+	/* [M, C / groups, KH, KW], w - w_zero_point. */
+	std::vector<int64_t> weightShape;
+	std::vector<int8_t> weights;
+	std::vector<int32_t> bias;
+	std::vector<float> multipliers;
+	/* In the int8 representation (uint8 values less 128). */
+	int32_t inputZero = 0;
+	int32_t outputZero = 0;
+	/* The ONNX types of x and y are uint8 (held as int8 on the DLA). */
+	bool inputUnsigned = false;
+	bool outputUnsigned = false;
+};
+
+/*
+ * Prepares @node (a QLinearConv) for the DLA: "" and @layer, or why it
+ * cannot run there. Needs constant scales, zero points, weights and bias,
+ * per-tensor x and y parameters, and 2-D within the hardware's limits.
+ */
+std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMap &shapes,
+			     QuantConvLayer &layer);
+
+/* The value the int8 representation holds for a @type value @v. */
+inline int32_t asSigned(DataType type, int32_t v)
+{
+	return type == DataType::Uint8 ? v - 128 : v;
+}
+
+} /* namespace vdla::onnx */

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The affine-quantised convolution on the DLA (docs/onnx.md, "INT8 on the
+ * DLA"), bit for bit the arithmetic of nn::QuantizedConvolution:
+ *
+ *   1. CONV, INT8 x INT8, the padding reading inputZero, so that padding
+ *      adds nothing once the input zero point's share is taken out: its
+ *      exact sum flies to an integer SDP, which adds
+ *      bias[m] - inputZero * (sum of m's weights), clips to +-(2^22 - 1)
+ *      and adds 0x4B400000: INT32 bits that, read as FP32, are exactly
+ *      1.5 * 2^23 + acc (the hardware has no integer-to-float conversion);
+ *   2. a float SDP reads them as FP32, subtracts 1.5 * 2^23 (exact: acc),
+ *      multiplies by the channel's float32 multiplier (one rounding, as
+ *      float32(acc) * M), applies Relu, and rounds to the nearest integer,
+ *      ties to even, saturating to INT16 (INT8 when there is no zero point);
+ *   3. an integer SDP adds the output zero point and saturates to INT8.
+ *
+ * The clip changes acc only where |acc| >= 2^22; the plan takes the DLA
+ * only when no accumulator can get there (bounded by the weights), or when
+ * the output saturates there anyway (quantizedConvolutionFits()).
+ */
+
+#include "dla_lower.h"
+
+#include "nn/nn_layers.h"
+#include "nn/nn_quantized.h"
+#include "objects/tensor_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+namespace vdla::vx::dla {
+
+namespace {
+
+constexpr int64_t kExactLimit = (int64_t(1) << 22) - 1;
+/* FP32 1.5 * 2^23: its bits plus an integer below 2^22 in magnitude are
+ * the float 1.5 * 2^23 plus that integer. */
+constexpr int32_t kMagicBits = 0x4b400000;
+constexpr float kMagic = 12582912.0f;
+
+vx_size dimOf(vx_tensor tensor, size_t d)
+{
+	return d < tensor->dims.size() ? tensor->dims[d] : 1;
+}
+
+template <typename T> std::vector<T> valuesOf(vx_tensor tensor)
+{
+	std::vector<T> values(tensor->byteSize() / sizeof(T));
+	readPacked(tensor, reinterpret_cast<uint8_t *>(values.data()));
+	return values;
+}
+
+/* What the lowering folds into its constants, computed once by the check
+ * and again by the lowering from the same values. */
+struct Folded {
+	/* bias[m] - inputZero * (sum of m's weights), per output channel. */
+	std::vector<int32_t> bias;
+	/* Whether each channel's accumulator stays below 2^22 in magnitude. */
+	std::vector<bool> bounded;
+};
+
+bool fold(const nn::QuantizedConvolution &c, Folded &folded, std::string &why)
+{
+	const std::vector<int8_t> weights = valuesOf<int8_t>(c.weights);
+	const std::vector<int32_t> bias = valuesOf<int32_t>(c.bias);
+	const vx_size outputs = dimOf(c.weights, 3);
+	const vx_size taps = weights.size() / outputs;
+	/* The largest |x - inputZero| of an INT8 x. */
+	const int64_t reach = std::max<int64_t>(127 - c.inputZero, c.inputZero + 128);
+	folded.bias.resize(outputs);
+	folded.bounded.resize(outputs);
+	for (vx_size m = 0; m < outputs; m++) {
+		int64_t sum = 0, magnitude = 0;
+		for (vx_size k = 0; k < taps; k++) {
+			sum += weights[m * taps + k];
+			magnitude += std::abs(int64_t(weights[m * taps + k]));
+		}
+		const int64_t shifted = bias[m] - int64_t(c.inputZero) * sum;
+		if (shifted < std::numeric_limits<int32_t>::min()
+			|| shifted > std::numeric_limits<int32_t>::max()) {
+			why = "the bias with the input zero point's share does not fit 32 bits";
+			return false;
+		}
+		folded.bias[m] = int32_t(shifted);
+		folded.bounded[m] = reach * magnitude + std::abs(int64_t(bias[m])) <= kExactLimit;
+	}
+	return true;
+}
+
+/* The output nn::QuantizedConvolution gives for an accumulator @acc. */
+int64_t outputOf(const nn::QuantizedConvolution &c, int64_t acc, float multiplier)
+{
+	float v = float(acc) * multiplier;
+	if (c.relu)
+		v = std::max(v, 0.0f);
+	const double r = nn::roundHalfEven(double(v));
+	return std::clamp<int64_t>(int64_t(r) + c.outputZero, -128, 127);
+}
+
+} /* namespace */
+
+bool quantizedConvolutionFits(const nn::QuantizedConvolution &c, std::string &why)
+{
+	const vx_size kw = dimOf(c.weights, 0), kh = dimOf(c.weights, 1);
+	if (c.strideX > 16 || c.strideY > 16) {
+		why = "a stride above 16";
+		return false;
+	}
+	if (c.dilationX > 16 || c.dilationY > 16) {
+		why = "a dilation above 16";
+		return false;
+	}
+	if (c.padLeft > 31 || c.padRight > 31 || c.padTop > 31 || c.padBottom > 31) {
+		why = "a padding above 31";
+		return false;
+	}
+	if (kw > 32 || kh > 32) {
+		why = "a kernel side above 32";
+		return false;
+	}
+	if (dimOf(c.weights, 2) * kw * kh > 65536) {
+		why = "more than 65536 weights per output";
+		return false;
+	}
+	Folded folded;
+	if (!fold(c, folded, why))
+		return false;
+	const std::vector<float> multipliers = valuesOf<float>(c.multipliers);
+	for (size_t m = 0; m < folded.bounded.size(); m++) {
+		if (!std::isfinite(multipliers[m])) {
+			why = "a multiplier that is not finite";
+			return false;
+		}
+		if (folded.bounded[m])
+			continue;
+		/* Clipped accumulators must give what the real ones give: the
+		 * saturated output, on each side the clip can reach. */
+		if (outputOf(c, kExactLimit, multipliers[m])
+			    != outputOf(c, std::numeric_limits<int32_t>::max(), multipliers[m])
+			|| outputOf(c, -kExactLimit, multipliers[m])
+				!= outputOf(c, std::numeric_limits<int32_t>::min(), multipliers[m])) {
+			why = "an accumulator may reach 2^22, where the DLA's conversion to float "
+			      "is not exact, without the output saturating";
+			return false;
+		}
+	}
+	return true;
+}
+
+vx_status Lowering::lowerQuantizedConvolution(vx_node node)
+{
+	auto c = std::get<nn::QuantizedConvolution>(*nn::describeLayer(node));
+	std::string why;
+	Folded folded;
+	fold(c, folded, why);
+	const vx_size outputs = dimOf(c.weights, 3);
+	const Tensor out = hardwareTensor(c.output);
+
+	ConvOp conv;
+	conv.src = hardwareTensor(c.input);
+	conv.weights = hardwareTensor(c.weights);
+	conv.strideX = uint16_t(c.strideX);
+	conv.strideY = uint16_t(c.strideY);
+	conv.padLeft = uint16_t(c.padLeft);
+	conv.padRight = uint16_t(c.padRight);
+	conv.padTop = uint16_t(c.padTop);
+	conv.padBottom = uint16_t(c.padBottom);
+	conv.dilationX = uint16_t(c.dilationX);
+	conv.dilationY = uint16_t(c.dilationY);
+	conv.groups = c.groups;
+	conv.padValue = c.inputZero;
+	conv.dst = out;
+	conv.dst.buffer = kConstantSlot;
+	conv.dst.type = DataType::Int32;
+
+	/* 1. The accumulator, as FP32 bits of 1.5 * 2^23 + acc. */
+	SdpOp toFloat;
+	toFloat.dst = scratchLike(c.output->context, out, DataType::Int32);
+	toFloat.biasMode = SdpMode::PerChannel;
+	toFloat.bias = { kConstantSlot,
+		addConstant(folded.bias.data(), folded.bias.size() * sizeof(int32_t)) };
+	toFloat.activation = SdpActivation::Clip;
+	toFloat.clipMin = int32_t(-kExactLimit);
+	toFloat.clipMax = int32_t(kExactLimit);
+	toFloat.outOffset = kMagicBits;
+	copiedValues_.push_back(c.bias);
+	copiedValues_.push_back(c.weights);
+	Unit unit;
+	unit.conv = conv;
+	unit.sdp = toFloat;
+	unit.reads = { conv.src.buffer, conv.weights.buffer };
+	unit.writes = toFloat.dst.buffer;
+	pushUnit(std::move(unit), node);
+
+	/* 2. Times the multiplier, rounded to an integer. */
+	const std::vector<float> multipliers = valuesOf<float>(c.multipliers);
+	copiedValues_.push_back(c.multipliers);
+	SdpOp scale;
+	scale.src = reinterpret(toFloat.dst, DataType::Fp32);
+	scale.biasMode = SdpMode::PerTensor;
+	scale.biasFloat = -kMagic;
+	scale.scaleMode = SdpMode::PerChannel;
+	scale.scale = { kConstantSlot, addConstant(multipliers.data(), outputs * sizeof(float)) };
+	if (c.relu)
+		scale.activation = SdpActivation::Relu;
+	scale.round = Round::HalfEven;
+	if (c.outputZero == 0) {
+		scale.dst = out;
+		pushSdpUnit(scale, node);
+		return VX_SUCCESS;
+	}
+	scale.dst = scratchLike(c.output->context, out, DataType::Int16);
+	pushSdpUnit(scale, node);
+
+	/* 3. Plus the output zero point, saturated to INT8. */
+	SdpOp offset;
+	offset.src = scale.dst;
+	offset.outOffset = c.outputZero;
+	offset.dst = out;
+	pushSdpUnit(offset, node);
+	return VX_SUCCESS;
+}
+
+} /* namespace vdla::vx::dla */
