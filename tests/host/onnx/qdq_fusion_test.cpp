@@ -277,6 +277,47 @@ TEST(QdqFusion, AFusedConvRoundsAsQLinearConvNotAsTheFloatOperators)
 	EXPECT_GT(differing, 0);
 }
 
+TEST(QdqFusion, LeftOutZeroPointsAreZeroOfXsTypeAndOfUint8)
+{
+	/*
+	 * DequantizeLinear without a zero point: 0 of x's type (int8 here, a
+	 * graph input); QuantizeLinear without one: uint8 0. QLinearConv takes
+	 * both explicitly.
+	 */
+	ConvCase c;
+	c.type = DataType::Int8;
+	c.fill();
+	ModelBuilder qdq;
+	qdq.input("xq", ::onnx::TensorProto::INT8, { 1, 2, 5, 5 });
+	qdq.initializer("xs", c.xs);
+	qdq.initializer("wq", c.wq);
+	qdq.initializer("ws", c.ws);
+	qdq.initializer("ys", c.ys);
+	qdq.output("yq", ::onnx::TensorProto::UINT8, { 1, 3, 3, 3 });
+	qdq.node("DequantizeLinear", { "xq", "xs" }, { "x" });
+	qdq.node("DequantizeLinear", { "wq", "ws" }, { "w" });
+	setConvAttributes(qdq.node("Conv", { "x", "w" }, { "c" }));
+	qdq.node("QuantizeLinear", { "c", "ys" }, { "yq" });
+
+	ModelBuilder qlinear;
+	qlinear.input("xq", ::onnx::TensorProto::INT8, { 1, 2, 5, 5 });
+	qlinear.initializer("xs", c.xs);
+	qlinear.initializer("xz", intTensor(DataType::Int8, {}, { 0 }));
+	qlinear.initializer("wq", c.wq);
+	qlinear.initializer("ws", c.ws);
+	qlinear.initializer("wz", intTensor(DataType::Int8, {}, { 0 }));
+	qlinear.initializer("ys", c.ys);
+	qlinear.initializer("yz", intTensor(DataType::Uint8, {}, { 0 }));
+	qlinear.output("yq", ::onnx::TensorProto::UINT8, { 1, 3, 3, 3 });
+	const std::vector<std::string> inputs = { "xq", "xs", "xz", "wq", "ws", "wz", "ys", "yz" };
+	setConvAttributes(qlinear.node("QLinearConv", inputs, { "yq" }));
+
+	Loaded fused = load(qdq), reference = load(qlinear);
+	ASSERT_TRUE(fused.model && reference.model);
+	EXPECT_EQ(fused.opTypes, (std::vector<std::string>{ "QLinearConv" }));
+	expectSameBytes(runOne(*fused.model, c.xq), runOne(*reference.model, c.xq));
+}
+
 TEST(QdqFusion, TheFusedNodesKeepTheNamesOfTheNodesTheyReplace)
 {
 	ConvCase c;
@@ -359,6 +400,39 @@ TEST(QdqFusion, APerChannelInputScaleIsNotFused)
 	c.xz = intTensor(DataType::Uint8, { 2 }, { 131, 131 });
 	ModelBuilder qdq = c.qdqModel();
 	expectUnfused(qdq);
+}
+
+TEST(QdqFusion, AnAccumulatorThatCouldOverflowInt32IsNotFused)
+{
+	/*
+	 * 130 x 16 x 16 weights of 255 by inputs up to 255: a sum up to
+	 * 2.16e9, past int32, which QLinearConv refuses while the float Conv
+	 * runs. The pattern must stay, and run.
+	 */
+	const int64_t channels = 130, side = 16, weights = channels * side * side;
+	ModelBuilder b;
+	b.input("xq", ::onnx::TensorProto::UINT8, { 1, channels, side, side });
+	b.initializer("xs", floats({}, { 1.0f / 1024 }));
+	b.initializer("zero", intTensor(DataType::Uint8, {}, { 0 }));
+	b.initializer("wq", intTensor(DataType::Uint8, { 1, channels, side, side },
+				      std::vector<int64_t>(weights, 255)));
+	b.initializer("ws", floats({}, { 1.0f / 1024 }));
+	b.initializer("ys", floats({}, { 16.0f }));
+	b.output("yq", ::onnx::TensorProto::UINT8, { 1, 1, 1, 1 });
+	b.node("DequantizeLinear", { "xq", "xs", "zero" }, { "x" });
+	b.node("DequantizeLinear", { "wq", "ws", "zero" }, { "w" });
+	b.node("Conv", { "x", "w" }, { "c" });
+	b.node("QuantizeLinear", { "c", "ys", "zero" }, { "yq" });
+	expectUnfused(b);
+
+	Loaded loaded = load(b);
+	ASSERT_TRUE(loaded.model);
+	Tensor xq = intTensor(DataType::Uint8, { 1, channels, side, side },
+			      std::vector<int64_t>(weights, 255));
+	Tensor y = runOne(*loaded.model, xq);
+	/* 33280 * 255 * 255 / 2^20 / 16 = 128.99, which rounds to 129. */
+	ASSERT_EQ(y.elements(), 1);
+	EXPECT_EQ(y.data<uint8_t>()[0], 129);
 }
 
 TEST(QdqFusion, AReluBeforeOpset12IsNotFused)

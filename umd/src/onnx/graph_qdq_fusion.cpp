@@ -16,15 +16,19 @@
  * fusion is exact: Q(DQ(x)) = x for one scale and zero point, and the ops only
  * move or select values.
  *
- * Each rule applies only when all its conditions hold; a pattern that misses
- * one stays as it is, which is always correct. The values a fusion removes
- * must have no other reader and must not be graph outputs.
+ * Each rule applies only when all its conditions hold (docs/onnx.md, "QDQ
+ * fusion"); a pattern that misses one stays as it is, which is always
+ * correct. The values a fusion removes must have no other reader and must
+ * not be graph outputs.
  */
 
 #include "graph.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -266,6 +270,37 @@ bool isAccumulatorBias(const ConstantQuant &bias, float inputScale, const Consta
 	return true;
 }
 
+/*
+ * Whether QLinearConv's int32 accumulator holds every sum these weights and
+ * bias can make with any x of @xType: the kernel refuses a sum that does not
+ * fit, where the float operator would have run. Weights of output channel m
+ * are those of index m along @axis.
+ */
+bool accumulatorFits(const ConstantQuant &weights, int64_t axis, const Tensor *bias,
+		     DataType xType, int32_t xZeroPoint)
+{
+	const Tensor &w = *weights.valueTensor;
+	const int64_t channels = w.shape()[axis];
+	int64_t inner = 1;
+	for (size_t d = axis + 1; d < w.rank(); d++)
+		inner *= w.shape()[d];
+	std::vector<int64_t> sums(channels, 0);
+	for (int64_t i = 0; i < w.elements(); i++) {
+		const int64_t m = (i / inner) % channels;
+		const int32_t zero = weights.zeroPoints[weights.zeroPoints.size() == 1 ? 0 : m];
+		sums[m] += std::abs(int64_t(zeroPointAt(w, i)) - zero);
+	}
+	const int64_t low = xType == DataType::Int8 ? -128 : 0;
+	const int64_t high = xType == DataType::Int8 ? 127 : 255;
+	const int64_t largestX = std::max(xZeroPoint - low, high - xZeroPoint);
+	for (int64_t m = 0; m < channels; m++) {
+		const int64_t b = bias ? std::abs(int64_t(bias->data<int32_t>()[m])) : 0;
+		if (sums[m] * largestX + b > std::numeric_limits<int32_t>::max())
+			return false;
+	}
+	return true;
+}
+
 /* What a fusion does: the nodes it removes, and those it puts at the place of the first. */
 struct Fusion {
 	size_t at;
@@ -466,20 +501,23 @@ std::optional<Fusion> fuseConv(const Graph &graph, size_t index)
 		return std::nullopt;
 
 	std::optional<size_t> biasDqIndex;
+	const Tensor *bias = nullptr;
 	const std::string &biasValue = inputOf(conv, 2);
 	if (!biasValue.empty()) {
 		const Node *biasDq = soleProducer(graph, biasValue, index, "DequantizeLinear");
 		if (!biasDq)
 			return std::nullopt;
-		std::optional<ConstantQuant> bias =
+		std::optional<ConstantQuant> quant =
 			constantQuant(graph, *biasDq, graph.opset, 0, maps);
-		if (!bias || bias->valueTensor->rank() != 1 ||
-		    !isAccumulatorBias(*bias, start->input.scaleValue, *weights, maps))
+		if (!quant || quant->valueTensor->rank() != 1 ||
+		    !isAccumulatorBias(*quant, start->input.scaleValue, *weights, maps))
 			return std::nullopt;
 		biasDqIndex = producerOf(graph, biasValue);
+		bias = quant->valueTensor;
 	}
 	std::optional<PatternEnd> end = patternEnd(graph, conv);
-	if (!end)
+	if (!end || !accumulatorFits(*weights, 0, bias, start->input.zeroPointValue.type(),
+				     zeroPointAt(start->input.zeroPointValue, 0)))
 		return std::nullopt;
 
 	Fusion fusion;
@@ -581,7 +619,8 @@ std::optional<Fusion> fuseGemm(const Graph &graph, size_t index)
 		bias = c;
 	}
 	std::optional<PatternEnd> end = patternEnd(graph, gemm);
-	if (!end)
+	if (!end || !accumulatorFits(*weights, columnAxis, bias, start->input.zeroPointValue.type(),
+				     zeroPointAt(start->input.zeroPointValue, 0)))
 		return std::nullopt;
 
 	Fusion fusion;
