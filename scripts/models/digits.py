@@ -12,7 +12,11 @@ Outputs (umd/examples/models/):
   digits_int8_qdq.onnx    the same with QuantizeLinear/DequantizeLinear pairs
                           (activations int8 per tensor, weights int8 per
                           output channel, biases int32), calibrated on the
-                          training images
+                          training images, placed as onnxruntime's static
+                          quantiser places them: Conv -> Relu -> Q, and
+                          MaxPool and Flatten between a DQ and a Q of one
+                          scale and zero point, so that the runtime fuses
+                          them into QLinearConv and integer pooling
   digits_test_images.pb   float [360,1,8,8], pixel / 16
   digits_test_labels.pb   int64 [360]
   digits_expected_*.pb    PyTorch's logits [360,10] for both models on those
@@ -102,19 +106,44 @@ def activation_ranges(model, images):
     return ranges
 
 
+def quantization_plan(model, params):
+    """Where the QDQ model quantises, as onnxruntime's static quantiser does:
+    for each layer, the (scale, zero) of the QuantizeLinear after it, or None
+    for a Conv2d or Linear followed by a ReLU (quantised once, after the ReLU,
+    with the ReLU output's parameters, so that Conv -> Relu -> Q fuses);
+    MaxPool2d and Flatten keep their input's parameters. Also, for each
+    layer, the parameters of its input. params[0] is the image's,
+    params[i + 1] layer i's output range."""
+    outputs, inputs = [], []
+    current = params[0]
+    for i, layer in enumerate(model):
+        inputs.append(current)
+        followed_by_relu = i + 1 < len(model) and isinstance(model[i + 1], torch.nn.ReLU)
+        if isinstance(layer, (torch.nn.Conv2d, torch.nn.Linear)) and followed_by_relu:
+            outputs.append(None)
+            continue
+        if not isinstance(layer, (torch.nn.MaxPool2d, torch.nn.Flatten)):
+            current = params[i + 1]
+        outputs.append(current)
+    return outputs, inputs
+
+
 def qdq_reference(model, images, params):
-    """The QDQ model's arithmetic, in PyTorch: what the ONNX file computes."""
+    """The QDQ model's arithmetic in float, in PyTorch: what the ONNX file
+    computes when each node runs as written (not fused)."""
+    outputs, inputs = quantization_plan(model, params)
     with torch.no_grad():
         x = torch.from_numpy(fake_quantize(images, *params[0]))
         for i, layer in enumerate(model):
             if isinstance(layer, (torch.nn.Conv2d, torch.nn.Linear)):
-                w, b, w_scale = quantized_weights(layer, params[i][0])
+                w, b, w_scale = quantized_weights(layer, inputs[i][0])
                 layer = type(layer).__new__(type(layer))
                 layer.__dict__ = dict(model[i].__dict__)
                 layer.weight = torch.nn.Parameter(torch.from_numpy(w))
                 layer.bias = torch.nn.Parameter(torch.from_numpy(b))
             x = layer(x)
-            x = torch.from_numpy(fake_quantize(x.numpy(), *params[i + 1]))
+            if outputs[i] is not None:
+                x = torch.from_numpy(fake_quantize(x.numpy(), *outputs[i]))
     return x.numpy()
 
 
@@ -133,8 +162,9 @@ def quantized_weights(layer, input_scale):
 
 def to_qdq(fp32, model, params):
     """Rewrites the exported graph: a QuantizeLinear/DequantizeLinear pair on
-    every activation, weights and biases stored quantized behind a
-    DequantizeLinear. Nodes map to the layers of `model` in order."""
+    the activations quantization_plan() quantises, weights and biases stored
+    quantized behind a DequantizeLinear. Nodes map to the layers of `model`
+    in order."""
     graph = fp32.graph
     inits = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
     nodes, initializers = [], []
@@ -157,26 +187,28 @@ def to_qdq(fp32, model, params):
         return name + "_dq"
 
     logits = graph.output[0].name
+    outputs, inputs = quantization_plan(model, params)
     renamed = {graph.input[0].name: qdq(graph.input[0].name, *params[0])}
     compute = [n for n in graph.node if n.op_type not in ("Constant",)]
     assert len(compute) == len(model), [n.op_type for n in compute]
     for i, (node, layer) in enumerate(zip(compute, model)):
-        inputs = [renamed.get(name, name) for name in node.input]
+        node_inputs = [renamed.get(name, name) for name in node.input]
         if isinstance(layer, (torch.nn.Conv2d, torch.nn.Linear)):
-            in_scale = params[i][0]
+            in_scale = inputs[i][0]
             w = inits[node.input[1]]
             _, _, w_scale = quantized_weights(layer, in_scale)
             shape = (-1,) + (1,) * (w.ndim - 1)
             w_q = np.clip(np.rint(w / w_scale.reshape(shape)), -127, 127)
             b_scale = (in_scale * w_scale).astype(np.float32)
             b_q = np.rint(inits[node.input[2]] / b_scale)
-            inputs[1] = dequantized_constant(node.input[1], w_q, w_scale, np.int8)
-            inputs[2] = dequantized_constant(node.input[2], b_q, b_scale, np.int32)
+            node_inputs[1] = dequantized_constant(node.input[1], w_q, w_scale, np.int8)
+            node_inputs[2] = dequantized_constant(node.input[2], b_q, b_scale, np.int32)
         out = node.output[0] if node.output[0] != logits else "logits_float"
-        nodes.append(helper.make_node(node.op_type, inputs, [out], name=node.name,
+        nodes.append(helper.make_node(node.op_type, node_inputs, [out], name=node.name,
                                       **{a.name: helper.get_attribute_value(a)
                                          for a in node.attribute}))
-        renamed[out] = qdq(out, *params[i + 1])
+        if outputs[i] is not None:
+            renamed[out] = qdq(out, *outputs[i])
 
     nodes.append(helper.make_node("Identity", [renamed["logits_float"]], [logits]))
     used = {n for node in nodes for n in node.input}

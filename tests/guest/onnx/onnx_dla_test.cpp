@@ -114,12 +114,13 @@ TEST(DigitsOnTheDla, TargetDlaNamesTheFirstNodeItCannotRun)
 	EXPECT_NE(out.error().reason().find("cannot run on the DLA"), std::string::npos);
 }
 
-TEST(DigitsOnTheDla, TargetAnySplitsTheQuantisedModel)
+TEST(DigitsOnTheDla, TargetAnyRunsTheFusedQuantisedModelOnTheCpu)
 {
 	/*
-	 * Q/DQ on the CPU, the float layers between them on the DLA. A value on a
-	 * rounding tie may quantise one step apart after an FP32 sum in another
-	 * order: logits within one step, and the same accuracy within an image.
+	 * The import fuses the INT8 model into QLinearConv, Max and integer
+	 * pooling (docs/onnx.md, "QDQ fusion"), which the DLA does not take
+	 * yet: with target any every node runs on the CPU, giving the CPU's
+	 * logits exactly. When the DLA runs QLinearConv, its layers move there.
 	 */
 	auto model = Model::load(kModels + "/digits_int8_qdq.onnx");
 	ASSERT_TRUE(model) << model.error().message();
@@ -127,27 +128,12 @@ TEST(DigitsOnTheDla, TargetAnySplitsTheQuantisedModel)
 	std::vector<NodeTiming> timings;
 	auto any = (*model)->run({ images }, Target::Any, &timings);
 	ASSERT_TRUE(any) << any.error().message();
-	int dlaSteps = 0, cpuSteps = 0;
+	ASSERT_FALSE(timings.empty());
 	for (const NodeTiming &t : timings)
-		(t.target == Target::Dla ? dlaSteps : cpuSteps)++;
-	EXPECT_GE(dlaSteps, 3) << "the two convolutions and the fully connected layer";
-	EXPECT_GE(cpuSteps, 1);
+		EXPECT_EQ(t.target, Target::Cpu) << t.node << " (" << t.opType << ")";
 	auto cpu = (*model)->run({ images }, Target::Cpu);
 	ASSERT_TRUE(cpu) << cpu.error().message();
-	Tensor expected = load("digits_expected_int8.pb");
-	float step = 1e30f;
-	for (int64_t i = 1; i < expected.elements(); i++) {
-		float d = std::fabs(expected.data<float>()[i] - expected.data<float>()[0]);
-		if (d > 0)
-			step = std::min(step, d);
-	}
-	int64_t differing = 0;
-	for (int64_t i = 0; i < expected.elements(); i++) {
-		float d = std::fabs((*any)[0].data<float>()[i] - (*cpu)[0].data<float>()[i]);
-		ASSERT_LE(d, step * 1.01f) << "logit " << i;
-		differing += d > 0;
-	}
-	EXPECT_LE(differing, expected.elements() / 100);
+	EXPECT_EQ(compareTensors((*cpu)[0], (*any)[0], 0, 0), "");
 }
 
 TEST(DlaPlans, AShapeComputedFromAnInputValueThatChangesTakesTheCpu)

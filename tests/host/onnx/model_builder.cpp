@@ -63,7 +63,7 @@ void ModelBuilder::initializer(const std::string &name, const Tensor &value)
 	tensor->set_data_type(int32_t(value.type()));
 	for (int64_t d : value.shape())
 		tensor->add_dims(d);
-	tensor->set_raw_data(value.raw(), value.elements() * dataTypeSize(value.type()));
+	tensor->set_raw_data(std::string(static_cast<const char *>(value.raw()), value.bytes()));
 }
 
 ::onnx::NodeProto &ModelBuilder::node(const std::string &opType, const std::vector<std::string> &inputs,
@@ -116,6 +116,24 @@ Tensor int64Tensor(std::vector<int64_t> shape, const std::vector<int64_t> &value
 {
 	Tensor t(DataType::Int64, std::move(shape));
 	std::copy(values.begin(), values.end(), t.data<int64_t>());
+	return t;
+}
+
+Tensor intTensor(DataType type, std::vector<int64_t> shape, const std::vector<int64_t> &values)
+{
+	Tensor t(type, std::move(shape));
+	if (values.size() != size_t(t.elements()))
+		throw std::invalid_argument("intTensor: " + std::to_string(values.size()) +
+					    " values for " + t.describe());
+	for (size_t i = 0; i < values.size(); i++) {
+		switch (type) {
+		case DataType::Int8: t.data<int8_t>()[i] = int8_t(values[i]); break;
+		case DataType::Uint8: t.data<uint8_t>()[i] = uint8_t(values[i]); break;
+		case DataType::Int32: t.data<int32_t>()[i] = int32_t(values[i]); break;
+		case DataType::Int64: t.data<int64_t>()[i] = values[i]; break;
+		default: throw std::invalid_argument("intTensor: not an integer type");
+		}
+	}
 	return t;
 }
 

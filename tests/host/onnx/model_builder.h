@@ -24,7 +24,7 @@ public:
 	void output(const std::string &name, int32_t type, const std::vector<int64_t> &shape);
 	void initializer(const std::string &name, const std::vector<int64_t> &shape,
 			 const std::vector<float> &values);
-	/* An initializer of any type libvdla holds, its bytes as raw_data. */
+	/* An initialiser of any element type, its bytes as raw_data. */
 	void initializer(const std::string &name, const Tensor &value);
 	::onnx::NodeProto &node(const std::string &opType, const std::vector<std::string> &inputs,
 				const std::vector<std::string> &outputs, const std::string &domain = "");
@@ -47,6 +47,8 @@ struct SavedModel {
 
 Tensor floatTensor(std::vector<int64_t> shape, const std::vector<float> &values);
 Tensor int64Tensor(std::vector<int64_t> shape, const std::vector<int64_t> &values);
+/* A tensor of an integer type (int8, uint8, int32, int64) holding @values. */
+Tensor intTensor(DataType type, std::vector<int64_t> shape, const std::vector<int64_t> &values);
 
 /* Attributes of a node. */
 void setInt(::onnx::NodeProto &node, const std::string &name, int64_t value);

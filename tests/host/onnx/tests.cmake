@@ -6,6 +6,7 @@ set(VDLA_ONNX_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 add_executable(vdla-onnx-tests
 	${VDLA_ONNX_TEST_DIR}/model_builder.cpp
 	${VDLA_ONNX_TEST_DIR}/import_test.cpp
+	${VDLA_ONNX_TEST_DIR}/qdq_fusion_test.cpp
 	${VDLA_ONNX_TEST_DIR}/operator_scope.cpp
 	${VDLA_ONNX_TEST_DIR}/backend_cases_test.cpp
 	${VDLA_ONNX_TEST_DIR}/digits_model_test.cpp

@@ -62,12 +62,28 @@ public:
 /* Reads and checks a model file into a Graph (graph_import.cpp). */
 Result<std::unique_ptr<Graph>> importModel(const std::string &path);
 
+/* Whether foldConstants() folds a DequantizeLinear of integer constants. */
+enum class Dequantization {
+	Fold,
+	/* Keeps the node, so that fuseQdq() sees the quantised weights behind it. */
+	Keep,
+};
+
 /*
  * Runs every node whose inputs are all constants once, and keeps its
  * outputs as constants (graph_fold.cpp): Constant nodes, shape arithmetic
  * on initialisers, weights transposed or reshaped in the graph.
  */
-Result<void> foldConstants(Graph &graph);
+Result<void> foldConstants(Graph &graph, Dequantization dequantization = Dequantization::Fold);
+
+/*
+ * Between a folding that keeps the DequantizeLinear of integer constants and
+ * one that folds what is left (graph_qdq_fusion.cpp): a Conv or Gemm between
+ * DequantizeLinear and QuantizeLinear nodes becomes a QLinearConv, and an
+ * operator that only moves values between a DequantizeLinear and a
+ * QuantizeLinear of one scale and zero point runs on the integers.
+ */
+void fuseQdq(Graph &graph);
 
 /*
  * After folding (graph_rewrite.cpp): Identity and inference Dropout leave

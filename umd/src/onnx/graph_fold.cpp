@@ -14,7 +14,21 @@
 
 namespace vdla::onnx {
 
-static bool isFoldable(const Graph &graph, const Node &node)
+/*
+ * A DequantizeLinear of an integer constant (weights, biases): kept in the
+ * first folding, for the QDQ fusion to find the integers it dequantises.
+ */
+static bool dequantizesConstant(const Graph &graph, const Node &node)
+{
+	if (node.opType != "DequantizeLinear" || !node.domain.empty() || node.inputs.empty())
+		return false;
+	auto x = graph.constants.find(node.inputs[0]);
+	return x != graph.constants.end() &&
+	       (x->second.type() == DataType::Int8 || x->second.type() == DataType::Uint8 ||
+		x->second.type() == DataType::Int32);
+}
+
+static bool isFoldable(const Graph &graph, const Node &node, Dequantization dequantization)
 {
 	static const std::set<std::string> neverFold = {
 		"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
@@ -22,17 +36,19 @@ static bool isFoldable(const Graph &graph, const Node &node)
 	};
 	if (neverFold.count(node.opType) || !node.domain.empty())
 		return false;
+	if (dequantization == Dequantization::Keep && dequantizesConstant(graph, node))
+		return false;
 	for (const std::string &input : node.inputs)
 		if (!input.empty() && !graph.constants.count(input))
 			return false;
 	return true;
 }
 
-Result<void> foldConstants(Graph &graph)
+Result<void> foldConstants(Graph &graph, Dequantization dequantization)
 {
 	std::vector<Node> kept;
 	for (Node &node : graph.nodes) {
-		if (!isFoldable(graph, node)) {
+		if (!isFoldable(graph, node, dequantization)) {
 			kept.push_back(std::move(node));
 			continue;
 		}

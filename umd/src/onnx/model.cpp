@@ -74,7 +74,15 @@ Result<std::unique_ptr<Model>> Model::load(const std::string &path)
 	Result<std::unique_ptr<Graph>> graph = importModel(path);
 	if (!graph)
 		return graph.error();
-	Result<void> folded = foldConstants(**graph);
+	/*
+	 * The fusion needs the integer weights behind their DequantizeLinear;
+	 * what it does not absorb is folded to float constants afterwards.
+	 */
+	Result<void> folded = foldConstants(**graph, Dequantization::Keep);
+	if (!folded)
+		return folded.error();
+	fuseQdq(**graph);
+	folded = foldConstants(**graph);
 	if (!folded)
 		return folded.error();
 	rewriteGraph(**graph);
