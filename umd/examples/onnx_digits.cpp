@@ -3,8 +3,9 @@
  * vdla-onnx-digits: the trained digits CNN of scripts/models/digits.py, run
  * from ONNX (docs/onnx.md, "Example"). Prints the accuracy on the held-out
  * digits of the FP32 model on the CPU and on the vDLA and of its INT8 QDQ
- * copy on the CPU, how far the DLA's logits are from the CPU's, and the
- * time of each operator.
+ * copy on the CPU and on the vDLA (its input's QuantizeLinear and the
+ * logits' DequantizeLinear on the CPU, target any), how far the DLA's
+ * logits are from the CPU's, and the time of each operator.
  *
  *   vdla-onnx-digits [--cpu-only] [--json] [MODEL_DIR]   (default: umd/examples/models)
  *
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -68,6 +70,15 @@ Tensor runModel(const std::string &path, Target target, const Tensor &images, co
 	std::printf("%-28s accuracy %.4f on %lld held-out digits\n", label,
 		    accuracy((*outputs)[0], labels), (long long)labels.elements());
 	return (*outputs)[0];
+}
+
+/* How many elements of two tensors of one shape differ in their bits. */
+int64_t differingElements(const Tensor &a, const Tensor &b)
+{
+	int64_t differing = 0;
+	for (int64_t i = 0; i < a.elements(); i++)
+		differing += std::memcmp(a.data<float>() + i, b.data<float>() + i, sizeof(float)) != 0;
+	return differing;
 }
 
 float largestDifference(const Tensor &a, const Tensor &b)
@@ -125,6 +136,21 @@ void printBenchmarks(const std::string &path, const Tensor &images)
 	}
 }
 
+/* The same for the INT8 model on the DLA (target any: Q/DQ at its edges on the CPU). */
+void printInt8Benchmark(const std::string &path, const Tensor &images)
+{
+	auto model = Model::load(path);
+	if (!model || !(*model)->run({ images }, Target::Any))
+		return;
+	auto start = std::chrono::steady_clock::now();
+	for (int i = 0; i < 5; i++)
+		if (!(*model)->run({ images }, Target::Any))
+			return;
+	std::printf("{\"bench\": \"onnx_digits_int8_dla_ms\", \"value\": %.2f, \"unit\": \"ms\", "
+		    "\"images\": %lld}\n",
+		    millisecondsSince(start) / 5, (long long)images.shape()[0]);
+}
+
 } /* namespace */
 
 int main(int argc, char **argv)
@@ -148,11 +174,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	std::vector<NodeTiming> cpuTimes, dlaTimes;
+	std::vector<NodeTiming> cpuTimes, dlaTimes, int8Times;
 	const std::string fp32 = dir + "/digits_fp32.onnx";
+	const std::string qdq = dir + "/digits_int8_qdq.onnx";
 	Tensor cpu = runModel(fp32, Target::Cpu, *images, *labels, "fp32 on the CPU", &cpuTimes);
-	Tensor int8 = runModel(dir + "/digits_int8_qdq.onnx", Target::Cpu, *images, *labels,
-			       "int8 QDQ on the CPU", nullptr);
+	Tensor int8 = runModel(qdq, Target::Cpu, *images, *labels, "int8 QDQ on the CPU", nullptr);
 	if (!cpu.defined() || !int8.defined())
 		return 1;
 	if (!withDla) {
@@ -162,10 +188,19 @@ int main(int argc, char **argv)
 	Tensor dla = runModel(fp32, Target::Dla, *images, *labels, "fp32 on the DLA", &dlaTimes);
 	if (!dla.defined())
 		return 1;
-	std::printf("largest |DLA - CPU| logit difference: %g\n", largestDifference(dla, cpu));
+	Tensor int8Dla = runModel(qdq, Target::Any, *images, *labels, "int8 QDQ on the DLA",
+				  &int8Times);
+	if (!int8Dla.defined())
+		return 1;
+	std::printf("largest |DLA - CPU| fp32 logit difference: %g\n", largestDifference(dla, cpu));
+	std::printf("int8 logits of the DLA that differ from the CPU's: %lld of %lld\n",
+		    (long long)differingElements(int8Dla, int8), (long long)int8.elements());
 	printTimes("fp32 on the CPU", cpuTimes);
 	printTimes("fp32 on the DLA", dlaTimes);
-	if (json)
+	printTimes("int8 QDQ on the DLA", int8Times);
+	if (json) {
 		printBenchmarks(fp32, *images);
+		printInt8Benchmark(qdq, *images);
+	}
 	return 0;
 }
