@@ -240,7 +240,13 @@ INSTANTIATE_TEST_SUITE_P(
 		 * output saturates on both sides. */
 		QuantConvCase{ "AccumulatorsPastTheExactRange", I8, I8, I8, 1, 64, 4, 4, 4, 3, 3,
 			       1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, false, false, false, 0.01f,
-			       1.0f, 0.1f, -128, 0, 0, true }),
+			       1.0f, 0.1f, -128, 0, 0, true },
+		/* Accumulators of 903 million: 0x4B400000 plus one would pass
+		 * INT32's limit, and its saturated bits are a NaN, whose
+		 * conversion gives 0; the clip at 2^22 keeps them 127. */
+		QuantConvCase{ "AccumulatorsNearTheInt32Limit", I8, I8, I8, 1, 3100, 3, 3, 2, 3,
+			       3, 1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, false, false, false,
+			       0.01f, 1.0f, 0.1f, -128, 0, 0, true }),
 	[](const testing::TestParamInfo<QuantConvCase> &info) { return info.param.name; });
 
 TEST(QuantConvOnTheDla, AnAccumulatorTheDlaCannotConvertStaysOnTheCpu)
