@@ -132,7 +132,7 @@ TEST_F(Context, UniqueKernelTableListsBuiltinTensorAdd)
 	ASSERT_EQ(count, 18u);
 	EXPECT_EQ(table[0].enumeration, VX_KERNEL_TENSOR_ADD);
 	EXPECT_STREQ(table[0].name, "org.khronos.openvx.tensor_add");
-	EXPECT_STREQ(table[16].name, "vdla.nn.quantized_convolution");
+	EXPECT_STREQ(table[16].name, "vdla.nn.convolution");
 	EXPECT_EQ(table[17].enumeration, VX_KERNEL_COLOR_CONVERT);
 }
 

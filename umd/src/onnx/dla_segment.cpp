@@ -16,7 +16,7 @@
 
 #include <VX/vx_khr_nn.h>
 
-#include "nn/nn_quantized.h"
+#include "nn/nn_convolution.h"
 
 #include <cerrno>
 #include <cstring>
@@ -205,7 +205,7 @@ struct SegmentBuilder {
 		if (xDims.size() != 4)
 			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
 		std::vector<int64_t> wShape = layer.weightShape;
-		vdla::vx::nn::QuantizedConvolutionParams params = {};
+		vdla::vx::nn::ConvolutionParams params = {};
 		const ConvGeometry &g = layer.geometry;
 		if (std::vector<int64_t>(xDims.rbegin(), xDims.rend()) != shapes.at(node.inputs[0]).shape) {
 			/* dla_support.cpp took only a 1x1 kernel, no padding, one group. */
@@ -244,7 +244,7 @@ struct SegmentBuilder {
 		vx_tensor y = output(out);
 		if (max && params.relu)
 			segment.tensors_[node.outputs[0]] = y;
-		return vdla::vx::nn::quantizedConvolutionNode(
+		return vdla::vx::nn::generalConvolutionNode(
 			vxGraph, x, constantTensor(weights, wShape), constantTensor(bias, { outputs }),
 			constantTensor(multipliers, { outputs }), params, y);
 	}
@@ -263,24 +263,68 @@ struct SegmentBuilder {
 		return constantTensor(it->second, it->second.shape());
 	}
 
+	/* @name's value as a 4-D tensor: a 1-D [N, C, L] one as [N, C, 1, L]. */
+	vx_tensor input4d(const std::string &name)
+	{
+		const ValueShape &value = shapes.at(name);
+		if (value.shape.size() != 3 || segment.tensors_.count(name))
+			return input(name);
+		const std::vector<int64_t> &s = value.shape;
+		vx_tensor t = newTensor({ s[0], s[1], 1, s[2] }, false, value.type);
+		segment.tensors_[name] = t;
+		segment.inputs_.push_back(name);
+		segment.inputShapes_.push_back(value);
+		return t;
+	}
+
+	/*
+	 * A float Conv as libvdla's own convolution, which takes groups, each
+	 * side's padding and explicit strides; 1-D as 2-D of height 1.
+	 */
 	vx_node conv(const Node &node)
 	{
-		vx_tensor x = input(node.inputs[0]);
-		const std::vector<int64_t> &wShape = shapes.at(node.inputs[1]).shape;
-		vx_tensor weights = constantOrInput(node.inputs[1]);
+		vx_tensor x = input4d(node.inputs[0]);
+		if (dimsOf(x).size() != 4)
+			throw OpError(ENOTSUP, "Conv's input is not [N, C, H, W] on the DLA");
+		std::vector<int64_t> wShape = shapes.at(node.inputs[1]).shape;
+		std::vector<int64_t> in = shapes.at(node.inputs[0]).shape;
+		std::vector<int64_t> outShape = shapes.at(node.outputs[0]).shape;
+		const bool oneD = wShape.size() == 3;
+		OpContext ctx(node, graph.opset, {});
+		ConvGeometry g = oneD ? convGeometry(ctx, { in[2] }, { wShape[2] })
+				      : convGeometry(ctx, { in[2], in[3] }, { wShape[2], wShape[3] });
+		if (oneD) {
+			/* The 1-D axis is the width; the height is 1, unpadded. */
+			for (std::vector<int64_t> *v : { &g.kernel, &g.strides, &g.dilations })
+				v->insert(v->begin(), 1);
+			g.padBegin.insert(g.padBegin.begin(), 0);
+			g.padEnd.insert(g.padEnd.begin(), 0);
+			wShape.insert(wShape.begin() + 2, 1);
+			outShape.insert(outShape.begin() + 2, 1);
+		}
+		if (oneD && !graph.constants.count(node.inputs[1]))
+			throw OpError(ENOTSUP, "1-D Conv weights computed by the graph");
+		vx_tensor weights = oneD ? constantTensor(graph.constants.at(node.inputs[1]), wShape)
+					 : constantOrInput(node.inputs[1]);
 		vx_tensor bias = nullptr;
 		if (node.inputs.size() > 2 && !node.inputs[2].empty())
 			bias = constantOrInput(node.inputs[2]);
-		OpContext ctx(node, graph.opset, {});
-		const std::vector<int64_t> &in = shapes.at(node.inputs[0]).shape;
-		ConvGeometry g = convGeometry(ctx, { in[2], in[3] }, { wShape[2], wShape[3] });
-		const vx_nn_convolution_params_t params = {
-			vx_size(g.padBegin[1]), vx_size(g.padBegin[0]), VX_CONVERT_POLICY_SATURATE,
-			VX_ROUND_POLICY_TO_NEAREST_EVEN, VX_NN_DS_SIZE_ROUNDING_FLOOR,
-			vx_size(g.dilations[1] - 1), vx_size(g.dilations[0] - 1),
-		};
-		return vxConvolutionLayer(vxGraph, x, weights, bias, &params, sizeof(params),
-					  output(node.outputs[0]));
+		const Attribute *group = node.attribute("group");
+		vdla::vx::nn::ConvolutionParams params = {};
+		params.padLeft = uint32_t(g.padBegin[1]);
+		params.padRight = uint32_t(g.padEnd[1]);
+		params.padTop = uint32_t(g.padBegin[0]);
+		params.padBottom = uint32_t(g.padEnd[0]);
+		params.strideX = uint32_t(g.strides[1]);
+		params.strideY = uint32_t(g.strides[0]);
+		params.dilationX = uint32_t(g.dilations[1]);
+		params.dilationY = uint32_t(g.dilations[0]);
+		params.groups = uint32_t(group ? group->i : 1);
+		params.relu = vx_false_e;
+		vx_tensor y = newTensor(outShape, !concrete.count(node.outputs[0]));
+		segment.tensors_[node.outputs[0]] = y;
+		return vdla::vx::nn::generalConvolutionNode(vxGraph, x, weights, bias, nullptr, params,
+							    y);
 	}
 
 	vx_node pool(const Node &node)

@@ -87,20 +87,44 @@ std::string windowRefusal(const Node &node, const ValueShape &x, const std::vect
 	return "";
 }
 
-std::string convRefusal(const Node &node, const ShapeMap &shapes)
+/*
+ * Conv runs as libvdla's own convolution (dla_segment.cpp): groups, each
+ * side's padding and explicit strides; 1-D as 2-D of height 1, with
+ * constant weights, its output read by no other DLA node.
+ */
+std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
 	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 	const ValueShape *w = node.inputs.size() > 1 ? shapeOf(shapes, node.inputs[1]) : nullptr;
 	if (!x || !w)
 		return "unknown shapes";
-	const Attribute *group = node.attribute("group");
-	if (group && group->i != 1)
-		return "grouped convolution";
-	if (w->shape.size() != 4)
-		return "only 2-D Conv runs on the DLA";
-	if (w->shape[1] * w->shape[2] * w->shape[3] > 65536)
+	const bool oneD = w->shape.size() == 3;
+	if (w->shape.size() != 4 && !oneD)
+		return "only 1-D and 2-D Conv run on the DLA";
+	if (oneD && !isConstant(graph, node.inputs[1]))
+		return "1-D Conv with weights computed by the graph";
+	int64_t taps = 1;
+	for (size_t d = 1; d < w->shape.size(); d++)
+		taps *= w->shape[d];
+	if (taps > 65536)
 		return "more than 65536 weights per output channel";
-	return windowRefusal(node, *x, { w->shape[2], w->shape[3] }, false);
+	OpContext ctx(node, graph.opset, {});
+	ConvGeometry g;
+	try {
+		g = oneD ? convGeometry(ctx, { x->shape[2] }, { w->shape[2] })
+			 : convGeometry(ctx, { x->shape[2], x->shape[3] }, { w->shape[2], w->shape[3] });
+	} catch (const std::exception &e) {
+		return e.what();
+	}
+	for (size_t i = 0; i < g.kernel.size(); i++) {
+		if (g.strides[i] > 16 || g.dilations[i] > 16)
+			return "a stride or dilation above 16";
+		if (g.padBegin[i] > 31 || g.padEnd[i] > 31)
+			return "padding above 31";
+		if (g.kernel[i] > 32)
+			return "a kernel side above 32";
+	}
+	return "";
 }
 
 std::string poolRefusal(const Node &node, const ShapeMap &shapes)
@@ -274,7 +298,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 					       " (the DLA takes 1 to 65535)";
 	}
 	if (node.opType == "Conv")
-		return convRefusal(node, shapes);
+		return convRefusal(graph, node, shapes);
 	if (node.opType == "MaxPool" || node.opType == "AveragePool")
 		return poolRefusal(node, shapes);
 	if (node.opType == "Gemm")

@@ -34,7 +34,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/targets/dla/dla_lower_lrn_float.cpp
 	src/vx/targets/dla/dla_lower_lut.cpp
 	src/vx/targets/dla/dla_lower_softmax.cpp
-	src/vx/targets/dla/dla_lower_quantized.cpp
+	src/vx/targets/dla/dla_lower_convolution.cpp
 	src/vx/targets/dla/dla_lower_sqrt.cpp
 	src/vx/targets/dla/dla_placement.cpp
 	src/vx/targets/dla/dla_plan.cpp

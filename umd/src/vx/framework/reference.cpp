@@ -2,7 +2,7 @@
 /* Reference registry, counting, error objects and logging. */
 
 #include "framework/object.h"
-#include "nn/nn_quantized.h"
+#include "nn/nn_convolution.h"
 
 #include "objects/image_layout.h"
 #include "objects/tensor_layout.h"
@@ -233,8 +233,8 @@ vx_size typeSize(vx_enum type)
 		return sizeof(vx_nn_roi_pool_params_t);
 	case VX_TYPE_TENSOR_MATRIX_MULTIPLY_PARAMS:
 		return sizeof(vx_tensor_matrix_multiply_params_t);
-	case nn::kTypeQuantizedConvolutionParams:
-		return sizeof(nn::QuantizedConvolutionParams);
+	case nn::kTypeConvolutionParams:
+		return sizeof(nn::ConvolutionParams);
 	default:
 		return 0;
 	}
@@ -262,7 +262,7 @@ vx_status checkAccessible(bool isVirtual, vx_graph scope)
 bool isTensorType(vx_enum type)
 {
 	/* INT32 holds data only (the biases of the quantised convolution,
-	 * nn_quantized.h): the layers and tensor kernels check their types. */
+	 * nn_convolution.h): the layers and tensor kernels check their types. */
 	return type == VX_TYPE_INT8 || type == VX_TYPE_UINT8 || type == VX_TYPE_INT16
 		|| type == VX_TYPE_INT32 || type == VX_TYPE_FLOAT32;
 }

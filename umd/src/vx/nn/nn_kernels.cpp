@@ -8,7 +8,7 @@
  */
 
 #include "nn/nn_layers.h"
-#include "nn/nn_quantized.h"
+#include "nn/nn_convolution.h"
 #include "framework/object.h"
 
 #include <cmath>
@@ -59,9 +59,9 @@ public:
 	{
 		return read<vx_nn_roi_pool_params_t>(index, VX_TYPE_NN_ROI_POOL_PARAMS);
 	}
-	QuantizedConvolutionParams quantizedConvolutionParams(vx_uint32 index)
+	ConvolutionParams generalConvolutionParams(vx_uint32 index)
 	{
-		return read<QuantizedConvolutionParams>(index, kTypeQuantizedConvolutionParams);
+		return read<ConvolutionParams>(index, kTypeConvolutionParams);
 	}
 	vx_status status() const { return status_; }
 
@@ -550,7 +550,7 @@ vx_status resolveRoiPooling(const vx_reference parameters[], Resolved &resolved)
 /* Output extent along one axis of a window of @taps taps @dilation apart
  * (1: dense) over @input elements padded by @padBefore and @padAfter; 0
  * when the window does not fit. */
-vx_size quantizedExtent(vx_size input, vx_uint32 padBefore, vx_uint32 padAfter, vx_size taps,
+vx_size convolutionExtent(vx_size input, vx_uint32 padBefore, vx_uint32 padAfter, vx_size taps,
 	vx_uint32 dilation, vx_uint32 stride)
 {
 	const vx_size padded = input + vx_size(padBefore) + padAfter;
@@ -560,15 +560,15 @@ vx_size quantizedExtent(vx_size input, vx_uint32 padBefore, vx_uint32 padAfter, 
 	return span > padded ? 0 : (padded - span) / stride + 1;
 }
 
-vx_status resolveQuantizedConvolution(const vx_reference parameters[], Resolved &resolved)
+vx_status resolveGeneralConvolution(const vx_reference parameters[], Resolved &resolved)
 {
 	ScalarReader scalars(parameters);
-	QuantizedConvolution conv{};
+	GeneralConvolution conv{};
 	conv.input = tensorAt(parameters, 0);
 	conv.weights = tensorAt(parameters, 1);
 	conv.bias = tensorAt(parameters, 2);
 	conv.multipliers = tensorAt(parameters, 3);
-	const QuantizedConvolutionParams params = scalars.quantizedConvolutionParams(4);
+	const ConvolutionParams params = scalars.generalConvolutionParams(4);
 	conv.output = tensorAt(parameters, 5);
 	if (scalars.status() != VX_SUCCESS)
 		return scalars.status();
@@ -595,21 +595,27 @@ vx_status resolveQuantizedConvolution(const vx_reference parameters[], Resolved 
 		|| conv.outputZero > 255 || conv.groups == 0
 		|| (params.relu != vx_true_e && params.relu != vx_false_e))
 		return VX_ERROR_INVALID_VALUE;
-	if (conv.input->dataType != VX_TYPE_INT8 || conv.weights->dataType != VX_TYPE_INT8
-		|| conv.bias->dataType != VX_TYPE_INT32
-		|| conv.multipliers->dataType != VX_TYPE_FLOAT32
-		|| (conv.output->resolved() && conv.output->dataType != VX_TYPE_INT8))
+	/* INT8 with its INT32 bias and FLOAT32 multipliers, or FLOAT32 throughout. */
+	const vx_enum type = conv.input->dataType;
+	const bool quantised = type == VX_TYPE_INT8;
+	if ((type != VX_TYPE_INT8 && type != VX_TYPE_FLOAT32) || conv.weights->dataType != type
+		|| (conv.output->resolved() && conv.output->dataType != type)
+		|| (quantised && (!conv.bias || conv.bias->dataType != VX_TYPE_INT32
+			|| !conv.multipliers || conv.multipliers->dataType != VX_TYPE_FLOAT32))
+		|| (!quantised && (conv.multipliers || conv.inputZero || conv.outputZero
+			|| (conv.bias && conv.bias->dataType != VX_TYPE_FLOAT32))))
 		return VX_ERROR_INVALID_FORMAT;
 
 	const Dims &in = conv.input->dims, &w = conv.weights->dims;
 	if (!isFeatureMap(in) || w.size() != 4 || w[2] * conv.groups != in[2]
-		|| w[3] % conv.groups || conv.bias->dims != Dims{ w[3] }
-		|| conv.multipliers->dims != Dims{ w[3] } || !rankFits(conv.output, in.size()))
+		|| w[3] % conv.groups || (conv.bias && conv.bias->dims != Dims{ w[3] })
+		|| (conv.multipliers && conv.multipliers->dims != Dims{ w[3] })
+		|| !rankFits(conv.output, in.size()))
 		return VX_ERROR_INVALID_DIMENSION;
 	Dims out = in;
-	out[0] = quantizedExtent(in[0], conv.padLeft, conv.padRight, w[0], conv.dilationX,
+	out[0] = convolutionExtent(in[0], conv.padLeft, conv.padRight, w[0], conv.dilationX,
 		conv.strideX);
-	out[1] = quantizedExtent(in[1], conv.padTop, conv.padBottom, w[1], conv.dilationY,
+	out[1] = convolutionExtent(in[1], conv.padTop, conv.padBottom, w[1], conv.dilationY,
 		conv.strideY);
 	out[2] = w[3];
 	if (!out[0] || !out[1] || (conv.output->resolved() && conv.output->dims != out))
@@ -662,9 +668,9 @@ const std::vector<LayerKernel> &layerKernels()
 			VX_KERNEL_LOCAL_RESPONSE_NORMALIZATION_LAYER,
 			{ kTensor, kScalar, kScalar, kScalar, kScalar, kScalar, kOutput },
 			resolveLocalResponseNormalization },
-		{ kQuantizedConvolutionName, kQuantizedConvolutionKernel,
-			{ kTensor, kTensor, kTensor, kTensor, kScalar, kOutput },
-			resolveQuantizedConvolution },
+		{ kGeneralConvolutionName, kGeneralConvolutionKernel,
+			{ kTensor, kTensor, kOptionalTensor, kOptionalTensor, kScalar, kOutput },
+			resolveGeneralConvolution },
 	};
 	return kernels;
 }
@@ -767,18 +773,18 @@ std::optional<Layer> describeLayer(vx_node node)
 	return resolved.layer;
 }
 
-vx_node quantizedConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weights,
-	vx_tensor bias, vx_tensor multipliers, const QuantizedConvolutionParams &params,
+vx_node generalConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weights,
+	vx_tensor bias, vx_tensor multipliers, const ConvolutionParams &params,
 	vx_tensor output)
 {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
 		return nullptr;
 	ScalarArguments scalars(graph->context);
-	return createKernelNode(graph, kQuantizedConvolutionKernel,
+	return createKernelNode(graph, kGeneralConvolutionKernel,
 		{ asReference(input), asReference(weights), asReference(bias),
 			asReference(multipliers),
-			scalars.value(kTypeQuantizedConvolutionParams, params),
+			scalars.value(kTypeConvolutionParams, params),
 			asReference(output) });
 }
 

@@ -79,19 +79,21 @@ struct RoiPooling {
 };
 
 /*
- * An affine-quantised convolution (libvdla's own kernel, not of the
- * extension: nn_quantized.h), with the geometry ONNX needs. Per output
- * element: acc = bias[m] + the exact sum of (x - inputZero) * w over the
- * taps of m's group (padding adds nothing); v = float32(acc) * multipliers[m]
- * in float32; max(v, 0) when relu; r = round(v), ties to even; the output is
- * r + outputZero saturated to INT8.
+ * libvdla's own convolution (nn_convolution.h), with the geometry ONNX
+ * needs: four pads, explicit strides, dilations and groups. FLOAT32: the
+ * sum of products and the bias in double, stored as float, then the Relu.
+ * Affine-quantised INT8: per output element acc = bias[m] + the exact sum
+ * of (x - inputZero) * w over the taps of m's group (padding adds
+ * nothing); v = float32(acc) * multipliers[m] in float32; max(v, 0) when
+ * relu; r = round(v), ties to even; the output is r + outputZero saturated
+ * to INT8.
  */
-struct QuantizedConvolution {
-	vx_tensor input;	/* INT8 [W, H, C, (batch)] */
-	vx_tensor weights;	/* INT8 [KW, KH, C / groups, M] */
-	vx_tensor bias;		/* INT32 [M] */
-	vx_tensor multipliers;	/* FLOAT32 [M] */
-	vx_tensor output;	/* INT8 [W', H', M, (batch)] */
+struct GeneralConvolution {
+	vx_tensor input;	/* INT8 or FLOAT32 [W, H, C, (batch)] */
+	vx_tensor weights;	/* the input's type, [KW, KH, C / groups, M] */
+	vx_tensor bias;		/* INT8: INT32 [M]; FLOAT32: FLOAT32 [M] or nullptr */
+	vx_tensor multipliers;	/* INT8: FLOAT32 [M]; FLOAT32: nullptr */
+	vx_tensor output;	/* the input's type, [W', H', M, (batch)] */
 	vx_uint32 padLeft, padRight, padTop, padBottom;
 	vx_uint32 strideX, strideY;
 	/* The distance between taps: 1 for a dense kernel. */
@@ -102,7 +104,7 @@ struct QuantizedConvolution {
 };
 
 using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
-	Normalization, Deconvolution, RoiPooling, QuantizedConvolution>;
+	Normalization, Deconvolution, RoiPooling, GeneralConvolution>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

@@ -90,7 +90,7 @@ template <typename L> void bindTensors(const L &l, Bindings &b)
 	}
 	if constexpr (std::is_same_v<L, RoiPooling>)
 		b.bind(l.rois);
-	if constexpr (std::is_same_v<L, QuantizedConvolution>) {
+	if constexpr (std::is_same_v<L, GeneralConvolution>) {
 		b.bind(l.weights);
 		b.bind(l.bias);
 		b.bind(l.multipliers);
@@ -497,39 +497,60 @@ vx_status compute(const Normalization &norm, Bindings &bound)
 	return VX_SUCCESS;
 }
 
-/*
- * The exact sum in 64 bits (at most 2^16 taps of products below 2^16 each
- * and a 32-bit bias), then one float32 conversion and one float32
- * multiplication, each rounded to nearest even by the hardware's default
- * mode, which libvdla never changes.
- */
-vx_status compute(const QuantizedConvolution &conv, Bindings &bound)
+/* Calls tap(inputOffset, weightOffset) for the taps of output element
+ * (ox, oy, o, n) of a GeneralConvolution that fall inside the input. */
+template <typename Tap>
+void generalTaps(const GeneralConvolution &conv, const Elements &in, const Elements &weights,
+	vx_size ox, vx_size oy, vx_size o, vx_size n, Tap tap)
 {
-	Elements &in = bound.of(conv.input), &weights = bound.of(conv.weights);
-	Elements &bias = bound.of(conv.bias), &multipliers = bound.of(conv.multipliers);
-	Elements &out = bound.of(conv.output);
 	const vx_size perGroupIn = weights.dim(2), perGroupOut = weights.dim(3) / conv.groups;
-
-	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
-		int64_t acc = bias.raw(bias.at(o));
-		const vx_size firstChannel = o / perGroupOut * perGroupIn;
-		for (vx_size c = 0; c < perGroupIn; c++) {
-			for (vx_size ky = 0; ky < weights.dim(1); ky++) {
-				const int64_t iy = int64_t(oy * conv.strideY) - conv.padTop
-					+ int64_t(ky * conv.dilationY);
-				if (!inside(iy, in.dim(1)))
-					continue;
-				for (vx_size kx = 0; kx < weights.dim(0); kx++) {
-					const int64_t ix = int64_t(ox * conv.strideX) - conv.padLeft
-						+ int64_t(kx * conv.dilationX);
-					if (!inside(ix, in.dim(0)))
-						continue;
-					acc += (in.raw(in.at(ix, iy, firstChannel + c, n))
-						       - conv.inputZero)
-						* weights.raw(weights.at(kx, ky, c, o));
-				}
+	const vx_size firstChannel = o / perGroupOut * perGroupIn;
+	for (vx_size c = 0; c < perGroupIn; c++) {
+		for (vx_size ky = 0; ky < weights.dim(1); ky++) {
+			const int64_t iy = int64_t(oy * conv.strideY) - conv.padTop
+				+ int64_t(ky * conv.dilationY);
+			if (!inside(iy, in.dim(1)))
+				continue;
+			for (vx_size kx = 0; kx < weights.dim(0); kx++) {
+				const int64_t ix = int64_t(ox * conv.strideX) - conv.padLeft
+					+ int64_t(kx * conv.dilationX);
+				if (inside(ix, in.dim(0)))
+					tap(in.at(ix, iy, firstChannel + c, n), weights.at(kx, ky, c, o));
 			}
 		}
+	}
+}
+
+/*
+ * FLOAT32: the sum and the bias in double, stored as float. INT8: the exact
+ * sum in 64 bits (at most 2^16 taps of products below 2^16 each and a
+ * 32-bit bias), then one float32 conversion and one float32 multiplication,
+ * each rounded to nearest even by the hardware's default mode, which
+ * libvdla never changes.
+ */
+vx_status compute(const GeneralConvolution &conv, Bindings &bound)
+{
+	Elements &in = bound.of(conv.input), &weights = bound.of(conv.weights);
+	Elements *bias = conv.bias ? &bound.of(conv.bias) : nullptr;
+	Elements &out = bound.of(conv.output);
+
+	if (out.isFloat()) {
+		forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
+			double sum = bias ? bias->real(bias->at(o)) : 0;
+			generalTaps(conv, in, weights, ox, oy, o, n, [&](vx_size i, vx_size w) {
+				sum += in.real(i) * weights.real(w);
+			});
+			out.storeFloat(out.at(ox, oy, o, n), conv.relu ? std::max(sum, 0.0) : sum);
+		});
+		return VX_SUCCESS;
+	}
+
+	Elements &multipliers = bound.of(conv.multipliers);
+	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
+		int64_t acc = bias->raw(bias->at(o));
+		generalTaps(conv, in, weights, ox, oy, o, n, [&](vx_size i, vx_size w) {
+			acc += (in.raw(i) - conv.inputZero) * weights.raw(w);
+		});
 		const float multiplier = float(multipliers.real(multipliers.at(o)));
 		float v = float(acc) * multiplier;
 		if (conv.relu)

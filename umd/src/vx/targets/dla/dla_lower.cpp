@@ -11,7 +11,7 @@
 #include "targets/dla/dla_lower_lrn.h"
 #include "targets/dla/dla_lower_lut.h"
 #include "nn/nn_layers.h"
-#include "nn/nn_quantized.h"
+#include "nn/nn_convolution.h"
 #include "objects/tensor_layout.h"
 
 #include <VX/vx_khr_nn.h>
@@ -737,12 +737,12 @@ bool checkSoftmax(const nn::Softmax &s, Refusal &refuse)
 	return softmaxFits(s, reason) || refuse(reason);
 }
 
-bool checkQuantizedConvolution(const nn::QuantizedConvolution &c, Refusal &refuse)
+bool checkGeneralConvolution(const nn::GeneralConvolution &c, Refusal &refuse)
 {
 	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse))
 		return false;
 	std::string reason;
-	return quantizedConvolutionFits(c, reason) || refuse(reason);
+	return generalConvolutionFits(c, reason) || refuse(reason);
 }
 
 /* check() of the layer kind @L, taking any layer. */
@@ -787,9 +787,9 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 			&Lowering::lowerNormalization },
 		{ VX_KERNEL_SOFTMAX_LAYER, checkAs<nn::Softmax, checkSoftmax>,
 			&Lowering::lowerSoftmax },
-		{ nn::kQuantizedConvolutionKernel,
-			checkAs<nn::QuantizedConvolution, checkQuantizedConvolution>,
-			&Lowering::lowerQuantizedConvolution },
+		{ nn::kGeneralConvolutionKernel,
+			checkAs<nn::GeneralConvolution, checkGeneralConvolution>,
+			&Lowering::lowerGeneralConvolution },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)
@@ -835,8 +835,10 @@ std::vector<vx_tensor> copiedTensors(const nn::Layer &layer)
 		return { f->bias };
 	if (auto *d = std::get_if<nn::Deconvolution>(&layer))
 		return { d->bias, d->weights };
-	if (auto *q = std::get_if<nn::QuantizedConvolution>(&layer))
-		return { q->bias, q->weights, q->multipliers };
+	/* A quantised convolution's bias constant depends on its weights. */
+	if (auto *g = std::get_if<nn::GeneralConvolution>(&layer))
+		return g->multipliers ? std::vector<vx_tensor>{ g->bias, g->weights, g->multipliers }
+				      : std::vector<vx_tensor>{ g->bias };
 	return {};
 }
 

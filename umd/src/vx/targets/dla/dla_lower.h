@@ -25,7 +25,7 @@
 #include <vector>
 
 namespace vdla::vx::nn {
-struct QuantizedConvolution;
+struct GeneralConvolution;
 struct Softmax;
 } /* namespace vdla::vx::nn */
 
@@ -68,9 +68,9 @@ bool lrnThroughFloatFits(
 
 /* Whether the DLA computes @layer (dla_lower_softmax.cpp); if not, @why says why. */
 bool softmaxFits(const nn::Softmax &layer, std::string &why);
-/* The same for an affine-quantised convolution (dla_lower_quantized.cpp),
+/* The same for an affine-quantised convolution (dla_lower_convolution.cpp),
  * whose weights, bias and multipliers hold their values. */
-bool quantizedConvolutionFits(const nn::QuantizedConvolution &layer, std::string &why);
+bool generalConvolutionFits(const nn::GeneralConvolution &layer, std::string &why);
 
 struct Unit {
 	/*
@@ -214,7 +214,7 @@ private:
 	vx_status lowerActivation(vx_node node);
 	vx_status lowerNormalization(vx_node node);
 	vx_status lowerSoftmax(vx_node node);
-	vx_status lowerQuantizedConvolution(vx_node node);
+	vx_status lowerGeneralConvolution(vx_node node);
 
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The affine-quantised convolution on the DLA (docs/onnx.md, "INT8 on the
- * DLA"), bit for bit the arithmetic of nn::QuantizedConvolution:
+ * libvdla's own convolution on the DLA. FLOAT32: CONV -> SDP adding the
+ * bias. INT8, affine-quantised (docs/onnx.md, "INT8 on the DLA"), bit for
+ * bit the arithmetic of nn::GeneralConvolution:
  *
  *   1. CONV, INT8 x INT8, the padding reading inputZero, so that padding
  *      adds nothing once the input zero point's share is taken out: its
@@ -17,13 +18,13 @@
  *
  * The clip changes acc only where |acc| >= 2^22; the plan takes the DLA
  * only when no accumulator can get there (bounded by the weights), or when
- * the output saturates there anyway (quantizedConvolutionFits()).
+ * the output saturates there anyway (generalConvolutionFits()).
  */
 
 #include "dla_lower.h"
 
 #include "nn/nn_layers.h"
-#include "nn/nn_quantized.h"
+#include "nn/nn_convolution.h"
 #include "objects/tensor_layout.h"
 
 #include <algorithm>
@@ -62,7 +63,7 @@ struct Folded {
 	std::vector<bool> bounded;
 };
 
-bool fold(const nn::QuantizedConvolution &c, Folded &folded, std::string &why)
+bool fold(const nn::GeneralConvolution &c, Folded &folded, std::string &why)
 {
 	const std::vector<int8_t> weights = valuesOf<int8_t>(c.weights);
 	const std::vector<int32_t> bias = valuesOf<int32_t>(c.bias);
@@ -90,8 +91,8 @@ bool fold(const nn::QuantizedConvolution &c, Folded &folded, std::string &why)
 	return true;
 }
 
-/* The output nn::QuantizedConvolution gives for an accumulator @acc. */
-int64_t outputOf(const nn::QuantizedConvolution &c, int64_t acc, float multiplier)
+/* The output nn::GeneralConvolution gives for an accumulator @acc. */
+int64_t outputOf(const nn::GeneralConvolution &c, int64_t acc, float multiplier)
 {
 	float v = float(acc) * multiplier;
 	if (c.relu)
@@ -102,7 +103,7 @@ int64_t outputOf(const nn::QuantizedConvolution &c, int64_t acc, float multiplie
 
 } /* namespace */
 
-bool quantizedConvolutionFits(const nn::QuantizedConvolution &c, std::string &why)
+bool generalConvolutionFits(const nn::GeneralConvolution &c, std::string &why)
 {
 	const vx_size kw = dimOf(c.weights, 0), kh = dimOf(c.weights, 1);
 	if (c.strideX > 16 || c.strideY > 16) {
@@ -125,6 +126,8 @@ bool quantizedConvolutionFits(const nn::QuantizedConvolution &c, std::string &wh
 		why = "more than 65536 weights per output";
 		return false;
 	}
+	if (c.input->dataType == VX_TYPE_FLOAT32)
+		return true;
 	Folded folded;
 	if (!fold(c, folded, why))
 		return false;
@@ -150,12 +153,9 @@ bool quantizedConvolutionFits(const nn::QuantizedConvolution &c, std::string &wh
 	return true;
 }
 
-vx_status Lowering::lowerQuantizedConvolution(vx_node node)
+vx_status Lowering::lowerGeneralConvolution(vx_node node)
 {
-	auto c = std::get<nn::QuantizedConvolution>(*nn::describeLayer(node));
-	std::string why;
-	Folded folded;
-	fold(c, folded, why);
+	auto c = std::get<nn::GeneralConvolution>(*nn::describeLayer(node));
 	const vx_size outputs = dimOf(c.weights, 3);
 	const Tensor out = hardwareTensor(c.output);
 
@@ -174,7 +174,33 @@ vx_status Lowering::lowerQuantizedConvolution(vx_node node)
 	conv.padValue = c.inputZero;
 	conv.dst = out;
 	conv.dst.buffer = kConstantSlot;
-	conv.dst.type = DataType::Int32;
+	conv.dst.type = c.input->dataType == VX_TYPE_FLOAT32 ? DataType::Fp32 : DataType::Int32;
+	Unit unit;
+	unit.conv = conv;
+	unit.reads = { conv.src.buffer, conv.weights.buffer };
+
+	/* FLOAT32: CONV -> SDP adding the bias, one unit, into which a
+	 * following activation or pooling may fuse (tryFuse()). */
+	if (c.input->dataType == VX_TYPE_FLOAT32) {
+		SdpOp sdp;
+		sdp.dst = out;
+		if (c.bias) {
+			const std::vector<float> bias = valuesOf<float>(c.bias);
+			sdp.biasMode = SdpMode::PerChannel;
+			sdp.bias = { kConstantSlot, addConstant(bias.data(), outputs * sizeof(float)) };
+			copiedValues_.push_back(c.bias);
+		}
+		if (c.relu)
+			sdp.activation = SdpActivation::Relu;
+		unit.sdp = sdp;
+		unit.writes = out.buffer;
+		pushUnit(std::move(unit), node);
+		return VX_SUCCESS;
+	}
+
+	std::string why;
+	Folded folded;
+	fold(c, folded, why);
 
 	/* 1. The accumulator, as FP32 bits of 1.5 * 2^23 + acc. */
 	SdpOp toFloat;
@@ -188,10 +214,7 @@ vx_status Lowering::lowerQuantizedConvolution(vx_node node)
 	toFloat.outOffset = kMagicBits;
 	copiedValues_.push_back(c.bias);
 	copiedValues_.push_back(c.weights);
-	Unit unit;
-	unit.conv = conv;
 	unit.sdp = toFloat;
-	unit.reads = { conv.src.buffer, conv.weights.buffer };
 	unit.writes = toFloat.dst.buffer;
 	pushUnit(std::move(unit), node);
 
