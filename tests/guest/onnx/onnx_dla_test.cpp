@@ -147,6 +147,48 @@ TEST(DigitsOnTheDla, Int8LayersRunOnTheDlaBitForBit)
 		  0);
 }
 
+TEST(DlaPlans, AShapeComputedFromAConvolutionsValuesIsTheRealOne)
+{
+	/*
+	 * k = Cast(ReduceMax(Conv(x, w))) is 5, and y = Relu(Slice(z, 0, k))
+	 * is [1, 1, 4, 5]. The plan's CPU run may skip computing a convolution
+	 * only where its values decide no shape (shape_pass.h): here they do,
+	 * and zeros would make the Relu's input empty, which keeps it off the
+	 * DLA.
+	 */
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 4, 4 });
+	b.input("z", ::onnx::TensorProto::FLOAT, { 1, 1, 4, 8 });
+	b.initializer("w", { 1, 1, 1, 1 }, { 5 });
+	b.initializer("starts", test::int64Tensor({ 1 }, { 0 }));
+	b.initializer("axes", test::int64Tensor({ 1 }, { 3 }));
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 4, -1 });
+	b.node("Conv", { "x", "w" }, { "c" });
+	test::setInt(b.node("ReduceMax", { "c" }, { "m" }), "keepdims", 0);
+	test::setInt(b.node("Cast", { "m" }, { "k" }), "to", ::onnx::TensorProto::INT64);
+	b.node("Unsqueeze", { "k", "starts" }, { "ends" });
+	b.node("Slice", { "z", "starts", "ends", "axes" }, { "s" });
+	b.node("Relu", { "s" }, { "y" }).set_name("relu");
+	std::string path = b.save();
+	auto model = Model::load(path);
+	unlink(path.c_str());
+	ASSERT_TRUE(model) << model.error().message();
+
+	Tensor x(DataType::Float, { 1, 1, 4, 4 });
+	std::fill(x.data<float>(), x.data<float>() + 16, 1.0f);
+	Tensor z(DataType::Float, { 1, 1, 4, 8 });
+	for (int i = 0; i < 32; i++)
+		z.data<float>()[i] = float(i % 5) - 2;
+	std::vector<NodeTiming> timings;
+	auto any = (*model)->run({ x, z }, Target::Any, &timings);
+	ASSERT_TRUE(any) << any.error().message();
+	EXPECT_EQ((*any)[0].shape(), (std::vector<int64_t>{ 1, 1, 4, 5 }));
+	bool reluOnDla = false;
+	for (const NodeTiming &t : timings)
+		reluOnDla = reluOnDla || (t.target == Target::Dla && t.node.find("relu") != std::string::npos);
+	EXPECT_TRUE(reluOnDla) << "the plan saw the Relu's input as it is";
+}
+
 TEST(DlaPlans, AShapeComputedFromAnInputValueThatChangesTakesTheCpu)
 {
 	/*

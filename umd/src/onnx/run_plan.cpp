@@ -3,6 +3,7 @@
 #include "run_plan.h"
 
 #include "cpu_executor.h"
+#include "shape_pass.h"
 
 #include <cerrno>
 #include <chrono>
@@ -88,10 +89,38 @@ uint64_t elapsedSince(std::chrono::steady_clock::time_point start)
 
 } /* namespace */
 
+/* One CPU run, @skipLayers: giving the layers of shape_pass.h outputs of their shape only. */
+static Result<void> runForShapes(const Graph &graph, std::map<std::string, Tensor> &values,
+				 bool skipLayers)
+{
+	const std::vector<bool> valuesMatter = valuesDecideShapes(graph);
+	for (size_t i = 0; i < graph.nodes.size(); i++) {
+		const Node &node = graph.nodes[i];
+		if (skipLayers && !valuesMatter[i]) {
+			std::optional<std::vector<Tensor>> outputs = outputsOfTheirShape(graph, node, values);
+			if (outputs) {
+				for (size_t o = 0; o < outputs->size(); o++)
+					values[node.outputs[o]] = std::move((*outputs)[o]);
+				continue;
+			}
+		}
+		Result<void> ran = runNodeOnCpu(graph, node, values);
+		if (!ran)
+			return ran.error();
+	}
+	return {};
+}
+
 Result<ShapeMap> shapesForInputs(const Graph &graph, std::map<std::string, Tensor> values)
 {
-	for (const Node &node : graph.nodes) {
-		Result<void> ran = runNodeOnCpu(graph, node, values);
+	/* A kernel may refuse the zeros of a skipped layer (an integer division
+	 * by them): the run is then made again in full, which reports the real
+	 * error if there is one. */
+	std::map<std::string, Tensor> inputs = values;
+	Result<void> ran = runForShapes(graph, values, true);
+	if (!ran) {
+		values = std::move(inputs);
+		ran = runForShapes(graph, values, false);
 		if (!ran)
 			return ran.error();
 	}

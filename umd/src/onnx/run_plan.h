@@ -40,7 +40,9 @@ private:
 
 /*
  * The type and shape of every value for these inputs, from one run of the
- * CPU kernels (the shape inference that binds the inputs).
+ * CPU kernels (the shape inference that binds the inputs); convolutions and
+ * pools whose values decide no shape only get outputs of their shape
+ * (shape_pass.h).
  */
 Result<ShapeMap> shapesForInputs(const Graph &graph, std::map<std::string, Tensor> values);
 
