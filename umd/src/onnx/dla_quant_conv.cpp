@@ -106,15 +106,8 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 	if (layer.groups < 1 || x->second.shape[1] != w.shape()[1] * layer.groups ||
 	    outputs % layer.groups)
 		return "the groups do not divide the channels";
-	for (size_t i = 0; i < 2; i++) {
-		const ConvGeometry &g = layer.geometry;
-		if (g.strides[i] > 16 || g.dilations[i] > 16)
-			return "a stride or dilation above 16";
-		if (g.padBegin[i] > 31 || g.padEnd[i] > 31)
-			return "padding above 31";
-		if (g.kernel[i] > 32)
-			return "a kernel side above 32";
-	}
+	if (std::string why = convLimitsRefusal(layer.geometry); !why.empty())
+		return why;
 
 	const std::vector<int32_t> wValues = integers(w);
 	const std::vector<int32_t> wZeros = wZero ? integers(*wZero) : std::vector<int32_t>{ 0 };

@@ -113,6 +113,23 @@ void DlaSegment::captureLog(vx_context context)
 	vxRegisterLogCallback(context, keepMessage, vx_true_e);
 }
 
+/* The convolution layer's geometry for a 2-D @g, [H, W] in that order. */
+static vdla::vx::nn::ConvolutionParams layerParams(const ConvGeometry &g, int64_t groups)
+{
+	vdla::vx::nn::ConvolutionParams params = {};
+	params.padLeft = uint32_t(g.padBegin[1]);
+	params.padRight = uint32_t(g.padEnd[1]);
+	params.padTop = uint32_t(g.padBegin[0]);
+	params.padBottom = uint32_t(g.padEnd[0]);
+	params.strideX = uint32_t(g.strides[1]);
+	params.strideY = uint32_t(g.strides[0]);
+	params.dilationX = uint32_t(g.dilations[1]);
+	params.dilationY = uint32_t(g.dilations[0]);
+	params.groups = uint32_t(groups);
+	params.relu = vx_false_e;
+	return params;
+}
+
 /* What build() needs while it creates the graph. */
 struct SegmentBuilder {
 	vx_context context;
@@ -205,23 +222,12 @@ struct SegmentBuilder {
 		if (xDims.size() != 4)
 			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
 		std::vector<int64_t> wShape = layer.weightShape;
-		vdla::vx::nn::ConvolutionParams params = {};
-		const ConvGeometry &g = layer.geometry;
+		vdla::vx::nn::ConvolutionParams params = layerParams(layer.geometry, layer.groups);
 		if (std::vector<int64_t>(xDims.rbegin(), xDims.rend()) != shapes.at(node.inputs[0]).shape) {
 			/* dla_support.cpp took only a 1x1 kernel, no padding, one group. */
 			wShape = { wShape[0], int64_t(xDims[2]), int64_t(xDims[1]), int64_t(xDims[0]) };
 			params.strideX = params.strideY = params.dilationX = params.dilationY = 1;
-		} else {
-			params.padLeft = uint32_t(g.padBegin[1]);
-			params.padRight = uint32_t(g.padEnd[1]);
-			params.padTop = uint32_t(g.padBegin[0]);
-			params.padBottom = uint32_t(g.padEnd[0]);
-			params.strideX = uint32_t(g.strides[1]);
-			params.strideY = uint32_t(g.strides[0]);
-			params.dilationX = uint32_t(g.dilations[1]);
-			params.dilationY = uint32_t(g.dilations[0]);
 		}
-		params.groups = uint32_t(layer.groups);
 		params.inputZero = layer.inputZero;
 		params.outputZero = layer.outputZero;
 		params.relu = vx_false_e;
@@ -310,17 +316,7 @@ struct SegmentBuilder {
 		if (node.inputs.size() > 2 && !node.inputs[2].empty())
 			bias = constantOrInput(node.inputs[2]);
 		const Attribute *group = node.attribute("group");
-		vdla::vx::nn::ConvolutionParams params = {};
-		params.padLeft = uint32_t(g.padBegin[1]);
-		params.padRight = uint32_t(g.padEnd[1]);
-		params.padTop = uint32_t(g.padBegin[0]);
-		params.padBottom = uint32_t(g.padEnd[0]);
-		params.strideX = uint32_t(g.strides[1]);
-		params.strideY = uint32_t(g.strides[0]);
-		params.dilationX = uint32_t(g.dilations[1]);
-		params.dilationY = uint32_t(g.dilations[0]);
-		params.groups = uint32_t(group ? group->i : 1);
-		params.relu = vx_false_e;
+		const vdla::vx::nn::ConvolutionParams params = layerParams(g, group ? group->i : 1);
 		vx_tensor y = newTensor(outShape, !concrete.count(node.outputs[0]));
 		segment.tensors_[node.outputs[0]] = y;
 		return vdla::vx::nn::generalConvolutionNode(vxGraph, x, weights, bias, nullptr, params,

@@ -116,15 +116,7 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	} catch (const std::exception &e) {
 		return e.what();
 	}
-	for (size_t i = 0; i < g.kernel.size(); i++) {
-		if (g.strides[i] > 16 || g.dilations[i] > 16)
-			return "a stride or dilation above 16";
-		if (g.padBegin[i] > 31 || g.padEnd[i] > 31)
-			return "padding above 31";
-		if (g.kernel[i] > 32)
-			return "a kernel side above 32";
-	}
-	return "";
+	return convLimitsRefusal(g);
 }
 
 std::string poolRefusal(const Node &node, const ShapeMap &shapes)
@@ -279,6 +271,19 @@ std::string maxRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 }
 
 } /* namespace */
+
+std::string convLimitsRefusal(const ConvGeometry &g)
+{
+	for (size_t i = 0; i < g.kernel.size(); i++) {
+		if (g.strides[i] > 16 || g.dilations[i] > 16)
+			return "a stride or dilation above 16";
+		if (g.padBegin[i] > 31 || g.padEnd[i] > 31)
+			return "padding above 31";
+		if (g.kernel[i] > 32)
+			return "a kernel side above 32";
+	}
+	return "";
+}
 
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {

@@ -21,6 +21,12 @@ struct ValueShape {
 };
 using ShapeMap = std::map<std::string, ValueShape>;
 
+struct ConvGeometry;
+
+/* "" if a convolution of geometry @g is within the CONV's limits
+ * (docs/hw-spec.md); otherwise which it passes. */
+std::string convLimitsRefusal(const ConvGeometry &g);
+
 /* "" if the DLA runs @node with these shapes; otherwise why it does not. */
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes);
 
