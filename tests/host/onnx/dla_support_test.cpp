@@ -38,19 +38,19 @@ std::string dlaRefusal(ModelBuilder &builder, std::vector<int64_t> shape)
 	return out.error().reason();
 }
 
-TEST(DlaSupport, AveragePoolWithSamePaddingNotCountedStaysOffTheDla)
+TEST(DlaSupport, DilatedPoolingStaysOffTheDla)
 {
-	/* 3x3 SAME_UPPER pads 1 on each side; ONNX divides corners by 4, the PDP by 9. */
+	/* The PDP's windows are dense. */
 	ModelBuilder b;
-	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 5, 5 });
-	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 5, 5 });
-	::onnx::NodeProto &pool = b.node("AveragePool", { "x" }, { "y" });
-	pool.set_name("avg");
-	setInts(pool, "kernel_shape", { 3, 3 });
-	setString(pool, "auto_pad", "SAME_UPPER");
-	std::string reason = dlaRefusal(b, { 1, 1, 5, 5 });
-	EXPECT_NE(reason.find("'avg'"), std::string::npos) << reason;
-	EXPECT_NE(reason.find("padding out of the count"), std::string::npos) << reason;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 8, 8 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 6, 6 });
+	::onnx::NodeProto &pool = b.node("MaxPool", { "x" }, { "y" });
+	pool.set_name("dilated");
+	setInts(pool, "kernel_shape", { 2, 2 });
+	setInts(pool, "dilations", { 2, 2 });
+	std::string reason = dlaRefusal(b, { 1, 1, 8, 8 });
+	EXPECT_NE(reason.find("'dilated'"), std::string::npos) << reason;
+	EXPECT_NE(reason.find("dilated pooling"), std::string::npos) << reason;
 }
 
 TEST(DlaSupport, ADilationBeyondTheHardwareStaysOffTheDla)
@@ -78,21 +78,17 @@ TEST(DlaSupport, AFlattenThatEndsTheGraphIsNotSilentlyOnTheCpu)
 	EXPECT_NE(reason.find("'flat'"), std::string::npos) << reason;
 }
 
-TEST(DlaSupport, AStrideThePoolingLayerWouldInferSmallerStaysOffTheDla)
+TEST(DlaSupport, PoolingPaddingNotBelowTheWindowStaysOffTheDla)
 {
-	/*
-	 * 8 wide, 3x3, no padding: stride 4 and stride 5 both give 2 outputs.
-	 * The pooling layer infers the smaller; a Conv, which runs as libvdla's
-	 * own convolution with explicit strides, has no such limit.
-	 */
+	/* The PDP pads each side by less than the window. */
 	ModelBuilder b;
 	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 8, 8 });
-	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 2, 2 });
-	::onnx::NodeProto &pool = b.node("MaxPool", { "x" }, { "y" });
-	setInts(pool, "kernel_shape", { 3, 3 });
-	setInts(pool, "strides", { 5, 5 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 11, 11 });
+	::onnx::NodeProto &pool = b.node("AveragePool", { "x" }, { "y" });
+	setInts(pool, "kernel_shape", { 2, 2 });
+	setInts(pool, "pads", { 2, 2, 2, 2 });
 	std::string reason = dlaRefusal(b, { 1, 1, 8, 8 });
-	EXPECT_NE(reason.find("smaller one"), std::string::npos) << reason;
+	EXPECT_NE(reason.find("not below the window"), std::string::npos) << reason;
 }
 
 } /* namespace */

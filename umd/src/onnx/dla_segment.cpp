@@ -323,17 +323,42 @@ struct SegmentBuilder {
 							    y);
 	}
 
+	/* MaxPool and AveragePool as libvdla's own pooling: the PDP's padding
+	 * on each side, strides, ceil mode, count_include_pad; 1-D as 2-D. */
 	vx_node pool(const Node &node)
 	{
-		vx_tensor x = input(node.inputs[0]);
-		const std::vector<int64_t> &kernel = node.attribute("kernel_shape")->ints;
-		OpContext ctx(node, graph.opset, {});
+		vx_tensor x = input4d(node.inputs[0]);
+		if (dimsOf(x).size() != 4)
+			throw OpError(ENOTSUP, node.opType + "'s input is not [N, C, H, W] on the DLA");
+		std::vector<int64_t> kernel = node.attribute("kernel_shape")->ints;
 		const std::vector<int64_t> &in = shapes.at(node.inputs[0]).shape;
-		ConvGeometry g = convGeometry(ctx, { in[2], in[3] }, kernel);
-		vx_enum type = node.opType == "MaxPool" ? VX_NN_POOLING_MAX : VX_NN_POOLING_AVG;
-		return vxPoolingLayer(vxGraph, x, type, kernel[1], kernel[0], g.padBegin[1],
-				      g.padBegin[0], VX_NN_DS_SIZE_ROUNDING_FLOOR,
-				      output(node.outputs[0]));
+		std::vector<int64_t> outShape = shapes.at(node.outputs[0]).shape;
+		const Attribute *ceil = node.attribute("ceil_mode");
+		const Attribute *count = node.attribute("count_include_pad");
+		OpContext ctx(node, graph.opset, {});
+		ConvGeometry g = convGeometry(ctx, std::vector<int64_t>(in.begin() + 2, in.end()),
+					      kernel, ceil && ceil->i);
+		if (kernel.size() == 1) {
+			for (std::vector<int64_t> *v : { &g.kernel, &g.strides, &g.padBegin, &g.padEnd })
+				v->insert(v->begin(), v == &g.kernel || v == &g.strides ? 1 : 0);
+			outShape.insert(outShape.begin() + 2, 1);
+		}
+		vdla::vx::nn::PoolingParams params = {};
+		params.type = node.opType == "MaxPool" ? VX_NN_POOLING_MAX : VX_NN_POOLING_AVG;
+		params.sizeX = uint32_t(g.kernel[1]);
+		params.sizeY = uint32_t(g.kernel[0]);
+		params.strideX = uint32_t(g.strides[1]);
+		params.strideY = uint32_t(g.strides[0]);
+		params.padLeft = uint32_t(g.padBegin[1]);
+		params.padRight = uint32_t(g.padEnd[1]);
+		params.padTop = uint32_t(g.padBegin[0]);
+		params.padBottom = uint32_t(g.padEnd[0]);
+		params.ceil = ceil && ceil->i ? vx_true_e : vx_false_e;
+		params.includePad = count && count->i ? vx_true_e : vx_false_e;
+		const ValueShape &value = shapes.at(node.outputs[0]);
+		vx_tensor y = newTensor(outShape, !concrete.count(node.outputs[0]), value.type);
+		segment.tensors_[node.outputs[0]] = y;
+		return vdla::vx::nn::generalPoolingNode(vxGraph, x, params, y);
 	}
 
 	vx_node gemm(const Node &node)

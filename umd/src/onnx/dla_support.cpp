@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Today's DLA subset: FP32 Conv (2-D, one group, symmetric padding), Relu,
- * MaxPool (also of int8 and uint8) and AveragePool (2-D, symmetric padding,
- * floor), Flatten before a Gemm, and Gemm as a fully connected layer with
- * constant weights; QLinearConv (2-D, any padding, groups and strides)
- * with the Max that is its Relu and the Flatten and Unsqueeze of a fused
- * Gemm (docs/onnx.md, "INT8 on the DLA"). The
- * OpenVX layers infer a stride from the sizes (the smallest that fits), so a
- * stride another, smaller one would also explain stays on the CPU.
+ * Today's DLA subset: FP32 Conv and MaxPool/AveragePool (1-D or 2-D, each
+ * side's padding, explicit strides, groups, ceil mode: libvdla's own
+ * convolution and pooling), MaxPool of int8 and uint8, Relu, Flatten before
+ * a Gemm, and Gemm as a fully connected layer with constant weights;
+ * QLinearConv with the Max that is its Relu and the Flatten and Unsqueeze
+ * of a fused Gemm (docs/onnx.md, "INT8 on the DLA").
  */
 
 #include "dla_support.h"
@@ -34,56 +32,40 @@ bool isConstant(const Graph &graph, const std::string &name)
 	return graph.constants.count(name) > 0;
 }
 
-/* The OpenVX layers' rule: the smallest stride giving the output size. */
-bool strideIsInferable(const ConvGeometry &g)
+/*
+ * MaxPool and AveragePool run as libvdla's own pooling (dla_segment.cpp):
+ * 1-D (as 2-D of height 1) or 2-D, each side's padding below the window,
+ * explicit strides, ceil mode, count_include_pad; the PDP's window up to
+ * 16 and no dilation.
+ */
+std::string poolRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
-	for (size_t i = 0; i < g.outputSize.size(); i++) {
-		const int64_t extent = (g.kernel[i] - 1) * g.dilations[i] + 1;
-		const int64_t span = g.inputSize[i] + g.padBegin[i] + g.padEnd[i] - extent;
-		for (int64_t s = 1; s < g.strides[i]; s++)
-			if (span / s + 1 == g.outputSize[i])
-				return false;
-	}
-	return true;
-}
-
-std::string windowRefusal(const Node &node, const ValueShape &x, const std::vector<int64_t> &kernel,
-			  bool pool)
-{
-	if (x.shape.size() != 4)
-		return "only 2-D " + node.opType + " runs on the DLA";
-	OpContext ctx(node, 0, {});
+	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+	if (!x)
+		return "unknown shapes";
+	if (node.outputs.size() > 1 && !node.outputs[1].empty())
+		return "MaxPool's Indices output";
+	const Attribute *kernel = node.attribute("kernel_shape");
+	if (!kernel || (kernel->ints.size() != 1 && kernel->ints.size() != 2) ||
+	    x->shape.size() != kernel->ints.size() + 2)
+		return "only 1-D and 2-D pooling run on the DLA";
+	const Attribute *ceil = node.attribute("ceil_mode");
+	OpContext ctx(node, graph.opset, {});
 	ConvGeometry g;
 	try {
-		g = convGeometry(ctx, { x.shape[2], x.shape[3] }, kernel, false);
+		g = convGeometry(ctx, std::vector<int64_t>(x->shape.begin() + 2, x->shape.end()),
+				 kernel->ints, ceil && ceil->i);
 	} catch (const std::exception &e) {
 		return e.what();
 	}
-	if (g.padBegin != g.padEnd)
-		return "asymmetric padding (the layer pads both sides alike)";
-	/* The hardware's CONV and PDP limits (docs/hw-spec.md), which the lowering enforces. */
-	for (size_t i = 0; i < 2; i++) {
-		if (g.strides[i] > 16 || g.dilations[i] > 16)
-			return "a stride or dilation above 16";
-		if (g.padBegin[i] > 31)
-			return "padding above 31";
-		if (kernel[i] > 32)
-			return "a kernel side above 32";
+	for (size_t i = 0; i < g.kernel.size(); i++) {
+		if (g.dilations[i] != 1)
+			return "dilated pooling";
+		if (g.kernel[i] > 16 || g.strides[i] > 16)
+			return "a pooling window or stride above 16";
+		if (g.padBegin[i] >= g.kernel[i] || g.padEnd[i] >= g.kernel[i])
+			return "pooling padding not below the window";
 	}
-	if (pool && node.opType == "AveragePool") {
-		/* The PDP divides by the whole window; ONNX's default counts only the input. */
-		const Attribute *count = node.attribute("count_include_pad");
-		bool padded = g.padBegin[0] || g.padBegin[1];
-		if (padded && !(count && count->i))
-			return "AveragePool that leaves padding out of the count";
-	}
-	if (pool && (g.dilations[0] != 1 || g.dilations[1] != 1))
-		return "dilated pooling";
-	if (pool && (kernel[0] > 16 || kernel[1] > 16 || g.padBegin[0] >= kernel[0] ||
-		     g.padBegin[1] >= kernel[1]))
-		return "a pooling window above 16 or padding not below it";
-	if (!strideIsInferable(g))
-		return "a stride a smaller one would also explain (the layer infers strides)";
 	return "";
 }
 
@@ -117,22 +99,6 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 		return e.what();
 	}
 	return convLimitsRefusal(g);
-}
-
-std::string poolRefusal(const Node &node, const ShapeMap &shapes)
-{
-	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
-	if (!x)
-		return "unknown shapes";
-	if (node.outputs.size() > 1 && !node.outputs[1].empty())
-		return "MaxPool's Indices output";
-	const Attribute *ceil = node.attribute("ceil_mode");
-	if (ceil && ceil->i)
-		return "ceil_mode";
-	const Attribute *kernel = node.attribute("kernel_shape");
-	if (!kernel || kernel->ints.size() != 2)
-		return "only 2-D pooling runs on the DLA";
-	return windowRefusal(node, *x, kernel->ints, true);
 }
 
 std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
@@ -305,7 +271,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 	if (node.opType == "Conv")
 		return convRefusal(graph, node, shapes);
 	if (node.opType == "MaxPool" || node.opType == "AveragePool")
-		return poolRefusal(node, shapes);
+		return poolRefusal(graph, node, shapes);
 	if (node.opType == "Gemm")
 		return gemmRefusal(graph, node, shapes);
 	if (node.opType == "QLinearConv")

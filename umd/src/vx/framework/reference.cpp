@@ -235,6 +235,8 @@ vx_size typeSize(vx_enum type)
 		return sizeof(vx_tensor_matrix_multiply_params_t);
 	case nn::kTypeConvolutionParams:
 		return sizeof(nn::ConvolutionParams);
+	case nn::kTypePoolingParams:
+		return sizeof(nn::PoolingParams);
 	default:
 		return 0;
 	}

@@ -46,4 +46,21 @@ vx_node generalConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weight
 	vx_tensor bias, vx_tensor multipliers, const ConvolutionParams &params,
 	vx_tensor output);
 
+/* libvdla's own pooling (nn::GeneralPooling), for ONNX's MaxPool and
+ * AveragePool: its enumeration, name and parameter scalar. */
+constexpr vx_enum kGeneralPoolingKernel = VX_KERNEL_BASE(VX_ID_DEFAULT, 0) + 0x2;
+constexpr const char *kGeneralPoolingName = "vdla.nn.pooling";
+constexpr vx_enum kTypePoolingParams = VX_TYPE_VENDOR_STRUCT_START + 0x2;
+
+struct PoolingParams {
+	vx_enum type; /* VX_NN_POOLING_MAX or _AVG */
+	vx_uint32 sizeX, sizeY, strideX, strideY;
+	vx_uint32 padLeft, padRight, padTop, padBottom;
+	vx_bool ceil, includePad;
+};
+
+/* A node computing nn::GeneralPooling from @input to @output (INT8 or FLOAT32). */
+vx_node generalPoolingNode(
+	vx_graph graph, vx_tensor input, const PoolingParams &params, vx_tensor output);
+
 } /* namespace vdla::vx::nn */

@@ -63,6 +63,10 @@ public:
 	{
 		return read<ConvolutionParams>(index, kTypeConvolutionParams);
 	}
+	PoolingParams generalPoolingParams(vx_uint32 index)
+	{
+		return read<PoolingParams>(index, kTypePoolingParams);
+	}
 	vx_status status() const { return status_; }
 
 private:
@@ -624,6 +628,73 @@ vx_status resolveGeneralConvolution(const vx_reference parameters[], Resolved &r
 	return VX_SUCCESS;
 }
 
+/* GeneralPooling's output extent along one axis, 0 when the window does not fit. */
+vx_size poolingExtent(vx_size input, vx_uint32 padBefore, vx_uint32 padAfter, vx_uint32 size,
+	vx_uint32 stride, bool ceil)
+{
+	const vx_size padded = input + vx_size(padBefore) + padAfter;
+	if (size == 0 || stride == 0 || size > padded)
+		return 0;
+	vx_size extent = (padded - size) / stride + 1;
+	if (ceil && (padded - size) % stride) {
+		extent++;
+		if ((extent - 1) * stride >= input + padBefore)
+			extent--;
+	}
+	return extent;
+}
+
+vx_status resolveGeneralPooling(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	GeneralPooling pool{};
+	pool.input = tensorAt(parameters, 0);
+	const PoolingParams params = scalars.generalPoolingParams(1);
+	pool.output = tensorAt(parameters, 2);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	pool.type = params.type;
+	pool.sizeX = params.sizeX;
+	pool.sizeY = params.sizeY;
+	pool.strideX = params.strideX;
+	pool.strideY = params.strideY;
+	pool.padLeft = params.padLeft;
+	pool.padRight = params.padRight;
+	pool.padTop = params.padTop;
+	pool.padBottom = params.padBottom;
+	pool.ceil = params.ceil == vx_true_e;
+	pool.includePad = params.includePad == vx_true_e;
+	constexpr vx_uint32 kMaxGeometry = 1u << 16;
+	for (vx_uint32 value : { pool.sizeX, pool.sizeY, pool.strideX, pool.strideY, pool.padLeft,
+		     pool.padRight, pool.padTop, pool.padBottom }) {
+		if (value > kMaxGeometry)
+			return VX_ERROR_INVALID_VALUE;
+	}
+	/* A padding below the window leaves an element in every window. */
+	if ((pool.type != VX_NN_POOLING_MAX && pool.type != VX_NN_POOLING_AVG)
+		|| pool.padLeft >= pool.sizeX || pool.padRight >= pool.sizeX
+		|| pool.padTop >= pool.sizeY || pool.padBottom >= pool.sizeY
+		|| (params.ceil != vx_true_e && params.ceil != vx_false_e)
+		|| (params.includePad != vx_true_e && params.includePad != vx_false_e))
+		return VX_ERROR_INVALID_VALUE;
+	const vx_enum type = pool.input->dataType;
+	if ((type != VX_TYPE_INT8 && type != VX_TYPE_FLOAT32)
+		|| (pool.output->resolved() && pool.output->dataType != type))
+		return VX_ERROR_INVALID_FORMAT;
+	const Dims &in = pool.input->dims;
+	if (!isFeatureMap(in) || !rankFits(pool.output, in.size()))
+		return VX_ERROR_INVALID_DIMENSION;
+	Dims out = in;
+	out[0] = poolingExtent(in[0], pool.padLeft, pool.padRight, pool.sizeX, pool.strideX,
+		pool.ceil);
+	out[1] = poolingExtent(in[1], pool.padTop, pool.padBottom, pool.sizeY, pool.strideY,
+		pool.ceil);
+	if (!out[0] || !out[1] || (pool.output->resolved() && pool.output->dims != out))
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { pool, out };
+	return VX_SUCCESS;
+}
+
 constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
@@ -671,6 +742,8 @@ const std::vector<LayerKernel> &layerKernels()
 		{ kGeneralConvolutionName, kGeneralConvolutionKernel,
 			{ kTensor, kTensor, kOptionalTensor, kOptionalTensor, kScalar, kOutput },
 			resolveGeneralConvolution },
+		{ kGeneralPoolingName, kGeneralPoolingKernel, { kTensor, kScalar, kOutput },
+			resolveGeneralPooling },
 	};
 	return kernels;
 }
@@ -785,6 +858,18 @@ vx_node generalConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weight
 		{ asReference(input), asReference(weights), asReference(bias),
 			asReference(multipliers),
 			scalars.value(kTypeConvolutionParams, params),
+			asReference(output) });
+}
+
+vx_node generalPoolingNode(
+	vx_graph graph, vx_tensor input, const PoolingParams &params, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, kGeneralPoolingKernel,
+		{ asReference(input), scalars.value(kTypePoolingParams, params),
 			asReference(output) });
 }
 

@@ -103,8 +103,25 @@ struct GeneralConvolution {
 	bool relu;
 };
 
+/*
+ * libvdla's own pooling (nn_convolution.h), the PDP's: each side's padding,
+ * explicit strides, ceil mode, and whether the average counts the padding.
+ * MAX over the window's elements; AVG their sum divided by the elements, or
+ * with includePad by the elements and padding positions (not positions past
+ * the padding); FLOAT32 in double, INT8 rounded to nearest even. The output
+ * size per axis is (in + pads - size) / stride + 1, rounded up in ceil mode
+ * but never for a window starting past the input and its first padding.
+ */
+struct GeneralPooling {
+	vx_tensor input, output;	/* INT8 or FLOAT32 [W, H, C, (batch)] */
+	vx_enum type;			/* VX_NN_POOLING_MAX or _AVG */
+	vx_uint32 sizeX, sizeY, strideX, strideY;
+	vx_uint32 padLeft, padRight, padTop, padBottom;
+	bool ceil, includePad;
+};
+
 using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
-	Normalization, Deconvolution, RoiPooling, GeneralConvolution>;
+	Normalization, Deconvolution, RoiPooling, GeneralConvolution, GeneralPooling>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

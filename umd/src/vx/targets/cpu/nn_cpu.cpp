@@ -497,6 +497,44 @@ vx_status compute(const Normalization &norm, Bindings &bound)
 	return VX_SUCCESS;
 }
 
+/* A GeneralPooling window along one axis (nn_layers.h). */
+PoolingSpan generalSpan(vx_size output, vx_uint32 stride, vx_uint32 padBefore,
+	vx_uint32 padAfter, vx_uint32 size, vx_size input, bool includePad)
+{
+	const int64_t begin = int64_t(output * stride) - padBefore;
+	const int64_t end = begin + int64_t(size);
+	const int64_t extent = int64_t(input);
+	const vx_size first = vx_size(std::clamp<int64_t>(begin, 0, extent));
+	const vx_size last = vx_size(std::clamp<int64_t>(end, 0, extent));
+	const vx_size counted = includePad
+		? vx_size(std::min(end, extent + int64_t(padAfter)) - begin)
+		: last - first;
+	return { first, last, counted };
+}
+
+vx_status compute(const GeneralPooling &pooling, Bindings &bound)
+{
+	Elements &in = bound.of(pooling.input), &out = bound.of(pooling.output);
+	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size c, vx_size n) {
+		const PoolingSpan sx = generalSpan(ox, pooling.strideX, pooling.padLeft,
+			pooling.padRight, pooling.sizeX, in.dim(0), pooling.includePad);
+		const PoolingSpan sy = generalSpan(oy, pooling.strideY, pooling.padTop,
+			pooling.padBottom, pooling.sizeY, in.dim(1), pooling.includePad);
+		const vx_size offset = out.at(ox, oy, c, n);
+		if (in.isFloat())
+			out.storeFloat(offset,
+				pool<double>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
+					return in.real(in.at(x, y, c, n));
+				}));
+		else
+			out.storeRaw(offset,
+				pool<int64_t>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
+					return in.raw(in.at(x, y, c, n));
+				}));
+	});
+	return VX_SUCCESS;
+}
+
 /* Calls tap(inputOffset, weightOffset) for the taps of output element
  * (ox, oy, o, n) of a GeneralConvolution that fall inside the input. */
 template <typename Tap>

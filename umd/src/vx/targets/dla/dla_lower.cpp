@@ -737,6 +737,19 @@ bool checkSoftmax(const nn::Softmax &s, Refusal &refuse)
 	return softmaxFits(s, reason) || refuse(reason);
 }
 
+/* The PDP's limits (docs/hw-spec.md); the layer's own checks keep the
+ * padding below the window. */
+bool checkGeneralPooling(const nn::GeneralPooling &p, Refusal &refuse)
+{
+	if (!shapeFits(p.input, refuse) || !shapeFits(p.output, refuse))
+		return false;
+	if (p.sizeX > 16 || p.sizeY > 16)
+		return refuse("pooling size above 16");
+	if (p.strideX > 16 || p.strideY > 16)
+		return refuse("pooling stride above 16");
+	return true;
+}
+
 bool checkGeneralConvolution(const nn::GeneralConvolution &c, Refusal &refuse)
 {
 	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse))
@@ -790,6 +803,8 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 		{ nn::kGeneralConvolutionKernel,
 			checkAs<nn::GeneralConvolution, checkGeneralConvolution>,
 			&Lowering::lowerGeneralConvolution },
+		{ nn::kGeneralPoolingKernel, checkAs<nn::GeneralPooling, checkGeneralPooling>,
+			&Lowering::lowerGeneralPooling },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)
@@ -1203,6 +1218,24 @@ vx_status Lowering::lowerFullyConnected(vx_node node)
 
 namespace {
 
+PdpOp generalPoolingOp(const nn::GeneralPooling &p)
+{
+	PdpOp pdp;
+	pdp.method = p.type == VX_NN_POOLING_AVG ? PoolMethod::Average : PoolMethod::Max;
+	pdp.ceilMode = p.ceil;
+	pdp.includePad = p.includePad;
+	pdp.round = Round::HalfEven;
+	pdp.kernelW = uint16_t(p.sizeX);
+	pdp.kernelH = uint16_t(p.sizeY);
+	pdp.strideX = uint16_t(p.strideX);
+	pdp.strideY = uint16_t(p.strideY);
+	pdp.padLeft = uint16_t(p.padLeft);
+	pdp.padRight = uint16_t(p.padRight);
+	pdp.padTop = uint16_t(p.padTop);
+	pdp.padBottom = uint16_t(p.padBottom);
+	return pdp;
+}
+
 PdpOp poolingOp(const nn::Pooling &p)
 {
 	PdpOp pdp;
@@ -1220,6 +1253,21 @@ PdpOp poolingOp(const nn::Pooling &p)
 }
 
 } /* namespace */
+
+vx_status Lowering::lowerGeneralPooling(vx_node node)
+{
+	auto p = std::get<nn::GeneralPooling>(*nn::describeLayer(node));
+	Unit unit;
+	unit.nodes = { node };
+	PdpOp pdp = generalPoolingOp(p);
+	pdp.src = hardwareTensor(p.input);
+	pdp.dst = hardwareTensor(p.output);
+	unit.pdp = pdp;
+	unit.reads = { slot(p.input) };
+	unit.writes = slot(p.output);
+	units_.push_back(std::move(unit));
+	return VX_SUCCESS;
+}
 
 vx_status Lowering::lowerPooling(vx_node node)
 {
@@ -1452,6 +1500,19 @@ bool Lowering::tryFuse(vx_node node)
 		if (p->input != produced || !onlyFeeds(produced, node))
 			return false;
 		PdpOp pdp = poolingOp(*p);
+		pdp.src = last.sdp->dst;
+		pdp.dst = hardwareTensor(p->output);
+		last.sdp->dst.buffer = kConstantSlot;
+		last.pdp = pdp;
+		last.writes = slot(p->output);
+		last.nodes.push_back(node);
+		return true;
+	}
+
+	if (auto *p = std::get_if<nn::GeneralPooling>(&*layer)) {
+		if (p->input != produced || !onlyFeeds(produced, node))
+			return false;
+		PdpOp pdp = generalPoolingOp(*p);
 		pdp.src = last.sdp->dst;
 		pdp.dst = hardwareTensor(p->output);
 		last.sdp->dst.buffer = kConstantSlot;
