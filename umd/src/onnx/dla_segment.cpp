@@ -82,6 +82,17 @@ void flipTopBits(Tensor &t)
 		bytes[i] ^= 0x80;
 }
 
+/* A 2-D float tensor transposed. */
+Tensor transposed(const Tensor &t)
+{
+	const int64_t rows = t.shape()[0], columns = t.shape()[1];
+	Tensor out(DataType::Float, { columns, rows });
+	for (int64_t i = 0; i < rows; i++)
+		for (int64_t j = 0; j < columns; j++)
+			out.data<float>()[j * rows + i] = t.data<float>()[i * columns + j];
+	return out;
+}
+
 /* The nodes that only give their input another shape in the segment. */
 bool isAlias(const Node &node)
 {
@@ -174,8 +185,23 @@ struct SegmentBuilder {
 		const ValueShape &value = shapes.at(name);
 		vx_tensor t = newTensor(value.shape, false, value.type);
 		segment.tensors_[name] = t;
-		segment.inputs_.push_back(name);
-		segment.inputShapes_.push_back(value);
+		segment.inputs_.push_back({ name, value, t, nullptr });
+		return t;
+	}
+
+	/*
+	 * @name's value copied in as @prepare makes it, into a tensor of
+	 * @shape registered as @key (the value itself may be another node's
+	 * input as it is).
+	 */
+	vx_tensor preparedInput(const std::string &key, const std::string &name,
+				const std::vector<int64_t> &shape,
+				std::function<Tensor(const Tensor &)> prepare)
+	{
+		const ValueShape &value = shapes.at(name);
+		vx_tensor t = newTensor(shape, false, value.type);
+		segment.tensors_[key] = t;
+		segment.inputs_.push_back({ name, value, t, std::move(prepare) });
 		return t;
 	}
 
@@ -278,8 +304,7 @@ struct SegmentBuilder {
 		const std::vector<int64_t> &s = value.shape;
 		vx_tensor t = newTensor({ s[0], s[1], 1, s[2] }, false, value.type);
 		segment.tensors_[name] = t;
-		segment.inputs_.push_back(name);
-		segment.inputShapes_.push_back(value);
+		segment.inputs_.push_back({ name, value, t, nullptr });
 		return t;
 	}
 
@@ -361,32 +386,76 @@ struct SegmentBuilder {
 		return vdla::vx::nn::generalPoolingNode(vxGraph, x, params, y);
 	}
 
+	/*
+	 * Gemm as libvdla's own convolution with a 1x1 kernel over [N, K, 1,
+	 * 1]: W = alpha * B, as [M, K] (B transposed unless transB), and the
+	 * bias beta * C, one per output. A constant B or C is prepared once; a
+	 * graph value's copy-in does the same each run, as does an input A's
+	 * transposition. An A that a Flatten of [N, C, H, W] renames is read as
+	 * that tensor, the kernel spread over its C, H and W.
+	 */
 	vx_node gemm(const Node &node)
 	{
-		vx_tensor a = input(node.inputs[0]);
-		const Tensor &b = constant(node.inputs[1]);
+		const Attribute *transA = node.attribute("transA");
 		const Attribute *transB = node.attribute("transB");
-		/* The layer's weights are [#IFM, #OFM] fastest first: B as [M, K]. */
-		Tensor weights = b;
-		if (!(transB && transB->i)) {
-			const int64_t k = b.shape()[0], m = b.shape()[1];
-			weights = Tensor(DataType::Float, { m, k });
-			for (int64_t i = 0; i < k; i++)
-				for (int64_t j = 0; j < m; j++)
-					weights.data<float>()[j * k + i] = b.data<float>()[i * m + j];
+		const Attribute *alphaAttr = node.attribute("alpha");
+		const Attribute *betaAttr = node.attribute("beta");
+		const bool aTransposed = transA && transA->i, bTransposed = transB && transB->i;
+		const float alpha = alphaAttr ? alphaAttr->f : 1.0f;
+		const float beta = betaAttr ? betaAttr->f : 1.0f;
+		const std::vector<int64_t> &aShape = shapes.at(node.inputs[0]).shape;
+		const std::vector<int64_t> &bShape = shapes.at(node.inputs[1]).shape;
+		const int64_t n = aShape[aTransposed ? 1 : 0], k = aShape[aTransposed ? 0 : 1];
+		const int64_t m = bShape[bTransposed ? 0 : 1];
+
+		vx_tensor a;
+		if (aTransposed) {
+			a = preparedInput(node.name + "#a", node.inputs[0], { n, k, 1, 1 },
+					  transposed);
+		} else if (segment.tensors_.count(node.inputs[0])) {
+			a = input(node.inputs[0]);
+		} else {
+			a = preparedInput(node.name + "#a", node.inputs[0], { n, k, 1, 1 }, nullptr);
 		}
-		const int64_t outputs = weights.shape()[0];
+		std::vector<vx_size> aDims = dimsOf(a);
+		if (aDims.size() != 4)
+			throw OpError(ENOTSUP, "Gemm's A is not [N, K] on the DLA");
+		/* [M, C, H, W] for a 4-D A: the same bytes as [M, K]. */
+		const std::vector<int64_t> wShape = { m, int64_t(aDims[2]), int64_t(aDims[1]),
+						      int64_t(aDims[0]) };
+		auto prepareB = [bTransposed, alpha](const Tensor &b) {
+			Tensor w = bTransposed ? b : transposed(b);
+			for (int64_t i = 0; i < w.elements(); i++)
+				w.data<float>()[i] *= alpha;
+			return w;
+		};
+		vx_tensor weights;
+		if (graph.constants.count(node.inputs[1]))
+			weights = constantTensor(prepareB(graph.constants.at(node.inputs[1])), wShape);
+		else
+			weights = preparedInput(node.name + "#b", node.inputs[1], wShape, prepareB);
 		vx_tensor bias = nullptr;
 		if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-			const Tensor &c = constant(node.inputs[2]);
-			Tensor perOutput(DataType::Float, { outputs });
-			for (int64_t j = 0; j < outputs; j++)
-				perOutput.data<float>()[j] = c.data<float>()[c.elements() == 1 ? 0 : j];
-			bias = constantTensor(perOutput, { outputs });
+			auto prepareC = [m, beta](const Tensor &c) {
+				Tensor perOutput(DataType::Float, { m });
+				for (int64_t j = 0; j < m; j++)
+					perOutput.data<float>()[j] =
+						beta * c.data<float>()[c.elements() == 1 ? 0 : j];
+				return perOutput;
+			};
+			if (graph.constants.count(node.inputs[2]))
+				bias = constantTensor(prepareC(graph.constants.at(node.inputs[2])), { m });
+			else
+				bias = preparedInput(node.name + "#c", node.inputs[2], { m }, prepareC);
 		}
-		return vxFullyConnectedLayer(vxGraph, a, constantTensor(weights, weights.shape()), bias,
-					     VX_CONVERT_POLICY_SATURATE,
-					     VX_ROUND_POLICY_TO_NEAREST_EVEN, output(node.outputs[0]));
+		vdla::vx::nn::ConvolutionParams params = {};
+		params.strideX = params.strideY = params.dilationX = params.dilationY = 1;
+		params.groups = 1;
+		params.relu = vx_false_e;
+		vx_tensor y = newTensor({ n, m, 1, 1 }, !concrete.count(node.outputs[0]));
+		segment.tensors_[node.outputs[0]] = y;
+		return vdla::vx::nn::generalConvolutionNode(vxGraph, a, weights, bias, nullptr, params,
+							    y);
 	}
 
 	/* The node for @node; nullptr for an alias or a Max taken as a Relu. */
@@ -402,9 +471,16 @@ struct SegmentBuilder {
 			return quantConv(node);
 		if (node.opType == "Conv")
 			return conv(node);
-		if (node.opType == "Relu")
-			return vxActivationLayer(vxGraph, input(node.inputs[0]), VX_NN_ACTIVATION_RELU,
-						 0, 0, output(node.outputs[0]));
+		if (node.opType == "Relu") {
+			/* The output takes the input tensor's dimensions, which a
+			 * Gemm or 1-D layer before may have made 4-D: the same bytes. */
+			vx_tensor x = input(node.inputs[0]);
+			std::vector<vx_size> dims = dimsOf(x);
+			vx_tensor y = newTensor(std::vector<int64_t>(dims.rbegin(), dims.rend()),
+						!concrete.count(node.outputs[0]));
+			segment.tensors_[node.outputs[0]] = y;
+			return vxActivationLayer(vxGraph, x, VX_NN_ACTIVATION_RELU, 0, 0, y);
+		}
 		if (node.opType == "MaxPool" || node.opType == "AveragePool")
 			return pool(node);
 		return gemm(node);
@@ -483,32 +559,33 @@ static const Tensor &valueOf(const Graph &graph, const std::map<std::string, Ten
 std::string DlaSegment::shapeMismatch(const Graph &graph,
 				      const std::map<std::string, Tensor> &values) const
 {
-	for (size_t i = 0; i < inputs_.size(); i++) {
-		const Tensor &value = valueOf(graph, values, inputs_[i]);
-		if (value.shape() != inputShapes_[i].shape || value.type() != inputShapes_[i].type)
-			return "'" + inputs_[i] + "' is " + value.describe() + " in this run, " +
-			       dataTypeName(inputShapes_[i].type) + " " +
-			       shapeString(inputShapes_[i].shape) + " when the plan was made";
+	for (const Input &input : inputs_) {
+		const Tensor &value = valueOf(graph, values, input.value);
+		if (value.shape() != input.shape.shape || value.type() != input.shape.type)
+			return "'" + input.value + "' is " + value.describe() + " in this run, " +
+			       dataTypeName(input.shape.type) + " " +
+			       shapeString(input.shape.shape) + " when the plan was made";
 	}
 	return "";
 }
 
 Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &values) const
 {
-	for (const std::string &name : inputs_) {
-		const Tensor &value = valueOf(graph, values, name);
+	for (const Input &input : inputs_) {
+		const Tensor &value = valueOf(graph, values, input.value);
 		vx_status copied;
-		if (value.type() == DataType::Uint8) {
-			Tensor held = value;
-			flipTopBits(held);
-			copied = copyWhole(tensors_.at(name), held.raw(), VX_WRITE_ONLY);
+		if (input.prepare || value.type() == DataType::Uint8) {
+			Tensor held = input.prepare ? input.prepare(value) : value;
+			if (held.type() == DataType::Uint8)
+				flipTopBits(held);
+			copied = copyWhole(input.tensor, held.raw(), VX_WRITE_ONLY);
 		} else {
 			/* A write-only copy only reads the buffer. */
-			copied = copyWhole(tensors_.at(name), const_cast<void *>(value.raw()),
-					   VX_WRITE_ONLY);
+			copied = copyWhole(input.tensor, const_cast<void *>(value.raw()), VX_WRITE_ONLY);
 		}
 		if (copied != VX_SUCCESS)
-			return Error(EIO, label_ + ": cannot copy input '" + name + "' to the DLA");
+			return Error(EIO, label_ + ": cannot copy input '" + input.value +
+						  "' to the DLA");
 	}
 	if (vxProcessGraph(graph_) != VX_SUCCESS)
 		return Error(EIO, label_ + ": the DLA graph failed (see the OpenVX log)");

@@ -12,6 +12,7 @@
 
 #include <VX/vx.h>
 
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -59,8 +60,18 @@ private:
 	std::map<std::string, vx_tensor> tensors_;
 	/* Tensors the segment created, released with it. */
 	std::vector<vx_tensor> owned_;
-	std::vector<std::string> inputs_;
-	std::vector<ValueShape> inputShapes_;
+	/*
+	 * A value the segment copies in: into @tensor as it is, or as
+	 * @prepare makes it (a Gemm's B transposed and scaled, its C per
+	 * output); @shape is the value's own.
+	 */
+	struct Input {
+		std::string value;
+		ValueShape shape;
+		vx_tensor tensor;
+		std::function<Tensor(const Tensor &)> prepare;
+	};
+	std::vector<Input> inputs_;
 	std::vector<std::pair<std::string, ValueShape>> exports_;
 };
 

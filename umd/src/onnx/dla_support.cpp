@@ -101,35 +101,6 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	return convLimitsRefusal(g);
 }
 
-std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
-{
-	const ValueShape *a = shapeOf(shapes, node.inputs[0]);
-	const ValueShape *b = shapeOf(shapes, node.inputs[1]);
-	if (!a || !b || a->shape.size() != 2 || b->shape.size() != 2)
-		return "unknown shapes";
-	if (b->shape[0] > 65535 || b->shape[1] > 65535)
-		return "more than 65535 inputs or outputs";
-	if (!isConstant(graph, node.inputs[1]))
-		return "weights computed in the graph";
-	const Attribute *transA = node.attribute("transA");
-	if (transA && transA->i)
-		return "transA";
-	for (const char *scale : { "alpha", "beta" }) {
-		const Attribute *attr = node.attribute(scale);
-		if (attr && attr->f != 1.0f)
-			return std::string(scale) + " other than 1";
-	}
-	if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
-		const Attribute *transB = node.attribute("transB");
-		const int64_t outputs = b->shape[transB && transB->i ? 0 : 1];
-		if (!isConstant(graph, node.inputs[2]) || !c || c->shape.size() > 1 ||
-		    (c->shape.size() == 1 && c->shape[0] != outputs))
-			return "C is not a constant bias of one value per output";
-	}
-	return "";
-}
-
 /* The node of @graph writing @value, or nullptr (a graph input or a constant). */
 const Node *producerOf(const Graph &graph, const std::string &value)
 {
@@ -139,6 +110,40 @@ const Node *producerOf(const Graph &graph, const std::string &value)
 				return &node;
 	return nullptr;
 }
+
+/*
+ * Gemm runs as libvdla's own convolution (dla_segment.cpp): B constant or
+ * a graph value (prepared at each copy-in), C one value, one per output
+ * or [1, M]; a transposed A must come from outside the DLA's nodes (the
+ * copy-in transposes it).
+ */
+std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+{
+	const ValueShape *a = shapeOf(shapes, node.inputs[0]);
+	const ValueShape *b = shapeOf(shapes, node.inputs[1]);
+	if (!a || !b || a->shape.size() != 2 || b->shape.size() != 2)
+		return "unknown shapes";
+	if (b->shape[0] > 65535 || b->shape[1] > 65535)
+		return "more than 65535 inputs or outputs";
+	const Attribute *transA = node.attribute("transA");
+	const Node *producer = producerOf(graph, node.inputs[0]);
+	if (transA && transA->i && producer && dlaRefusal(graph, *producer, shapes).empty())
+		return "transA of a value the DLA computes";
+	if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
+		const Attribute *transB = node.attribute("transB");
+		const int64_t outputs = b->shape[transB && transB->i ? 0 : 1];
+		int64_t elements = 1;
+		if (c)
+			for (int64_t d : c->shape)
+				elements *= d;
+		if (!c || c->type != DataType::Float || (elements != 1 && elements != outputs) ||
+		    (c->shape.size() == 2 && c->shape[0] != 1) || c->shape.size() > 2)
+			return "C is not one value or one per output";
+	}
+	return "";
+}
+
 
 /* Whether @value feeds @node alone and is no graph output. */
 bool onlyFeeds(const Graph &graph, const std::string &value, const Node &node)
