@@ -236,8 +236,8 @@ INSTANTIATE_TEST_SUITE_P(
 		QuantConvCase{ "UnsignedRelu", U8, I8, U8, 1, 6, 8, 8, 8, 3, 3, 1,
 			       { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, false, true, 0.02f, 0.05f,
 			       0.006f, 120, 0, 9, false },
-		/* Accumulators of 9.3 million, beyond 2^22: the DLA's clip, where the
-		 * output saturates on both sides. */
+		/* Accumulators of 18.7 million, beyond 2^22: the DLA's clip, where
+		 * the output saturates on both sides. */
 		QuantConvCase{ "AccumulatorsPastTheExactRange", I8, I8, I8, 1, 64, 4, 4, 4, 3, 3,
 			       1, { 0, 0, 0, 0 }, { 1, 1 }, { 1, 1 }, false, false, false, 0.01f,
 			       1.0f, 0.1f, -128, 0, 0, true },

@@ -21,15 +21,16 @@ using test::SavedModel;
 using test::setInts;
 using test::setString;
 
-/* The reason --target dla gives for @builder's model on a [1,1,H,W] input. */
-std::string dlaRefusal(ModelBuilder &builder, std::vector<int64_t> shape)
+/* The reason --target dla gives for @builder's model on an input of @shape. */
+std::string dlaRefusal(ModelBuilder &builder, std::vector<int64_t> shape,
+		       DataType type = DataType::Float)
 {
 	SavedModel file(builder);
 	auto model = Model::load(file.path);
 	EXPECT_TRUE(model) << model.error().message();
 	if (!model)
 		return "";
-	Tensor x(DataType::Float, shape);
+	Tensor x(type, shape);
 	auto out = (*model)->run({ x }, Target::Dla);
 	EXPECT_FALSE(out);
 	if (out)
@@ -89,6 +90,100 @@ TEST(DlaSupport, PoolingPaddingNotBelowTheWindowStaysOffTheDla)
 	setInts(pool, "pads", { 2, 2, 2, 2 });
 	std::string reason = dlaRefusal(b, { 1, 1, 8, 8 });
 	EXPECT_NE(reason.find("not below the window"), std::string::npos) << reason;
+}
+
+/* x -> QLinearConv(int8, 1x1, w [M, C, 1, 1]) -> y, its parameters all constants. */
+void quantConv(ModelBuilder &b, const std::string &x, int64_t m, int64_t c, const std::string &y)
+{
+	Tensor scale(DataType::Float, {});
+	scale.data<float>()[0] = 0.5f;
+	b.initializer("s", scale);
+	b.initializer("z", Tensor(DataType::Int8, {}));
+	Tensor w(DataType::Int8, { m, c, 1, 1 });
+	for (int64_t i = 0; i < w.elements(); i++)
+		w.data<int8_t>()[i] = int8_t(i % 5 - 2);
+	b.initializer("w", w);
+	b.node("QLinearConv", { x, "s", "z", "w", "s", "z", "s", "z" }, { y }).set_name("qconv");
+}
+
+TEST(DlaSupport, AnUnsqueezeThatMovesTheChannelsIntoTheBatchStaysOffTheDla)
+{
+	/* [4, 1] -> [1, 4, 1, 1] is not the [N, K, 1, 1] of a fused Gemm: the
+	 * convolution would read the Flatten's tensor with the wrong kernel. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::INT8, { 4, 1, 1, 1 });
+	b.output("y", ::onnx::TensorProto::INT8, { 1, 2, 1, 1 });
+	b.node("Flatten", { "x" }, { "f" });
+	b.initializer("axes", test::int64Tensor({ 2 }, { 0, 3 }));
+	b.node("Unsqueeze", { "f", "axes" }, { "u" }).set_name("unsqueeze");
+	quantConv(b, "u", 2, 4, "y");
+	std::string reason = dlaRefusal(b, { 4, 1, 1, 1 }, DataType::Int8);
+	EXPECT_NE(reason.find("Unsqueeze"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, AMaxInAnotherSegmentThanItsConvolutionStaysOnTheCpu)
+{
+	/*
+	 * A node the DLA does not run (a Sigmoid of another input) comes
+	 * between the convolution and its Max: they would be two segments, and
+	 * the Max alone is no layer (it crashed the segment's builder).
+	 */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::INT8, { 1, 2, 4, 4 });
+	b.input("f", ::onnx::TensorProto::FLOAT, { 3 });
+	b.output("y", ::onnx::TensorProto::INT8, { 1, 2, 4, 4 });
+	b.output("g", ::onnx::TensorProto::FLOAT, { 3 });
+	quantConv(b, "x", 2, 2, "c");
+	b.node("Sigmoid", { "f" }, { "g" });
+	b.node("Max", { "c", "z" }, { "y" }).set_name("relu");
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor x(DataType::Int8, { 1, 2, 4, 4 });
+	Tensor f(DataType::Float, { 3 });
+	auto any = (*model)->run({ x, f }, Target::Any);
+	ASSERT_TRUE(any) << any.error().message();
+	auto dla = (*model)->run({ x, f }, Target::Dla);
+	ASSERT_FALSE(dla);
+	EXPECT_EQ(dla.error().code(), ENOTSUP) << dla.error().reason();
+}
+
+TEST(DlaSupport, AConvolutionWithAGroupThatDoesNotDivideStaysOffTheDla)
+{
+	/* 2^32 + 1 groups would be 1 once narrowed to the layer's 32 bits. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 5, 5 });
+	b.initializer("w", { 2, 2, 3, 3 }, std::vector<float>(36, 1));
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 3, 3 });
+	test::setInt(b.node("Conv", { "x", "w" }, { "y" }), "group", (int64_t(1) << 32) + 1);
+	std::string reason = dlaRefusal(b, { 1, 2, 5, 5 });
+	EXPECT_NE(reason.find("group"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, APoolingFlagNeitherZeroNorOneStaysOffTheDla)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 6, 6 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 6, 6 });
+	::onnx::NodeProto &pool = b.node("AveragePool", { "x" }, { "y" });
+	setInts(pool, "kernel_shape", { 3, 3 });
+	setInts(pool, "pads", { 1, 1, 1, 1 });
+	test::setInt(pool, "count_include_pad", 7);
+	std::string reason = dlaRefusal(b, { 1, 1, 6, 6 });
+	EXPECT_NE(reason.find("count_include_pad"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, A1dConvolutionNextToAnotherDlaNodeStaysOffTheDla)
+{
+	/* Its tensors are 4-D on the DLA, the Relu's 3-D. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 8 });
+	b.initializer("w", { 2, 2, 3 }, std::vector<float>(12, 1));
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 6 });
+	b.node("Conv", { "x", "w" }, { "c" }).set_name("conv1d");
+	b.node("Relu", { "c" }, { "y" });
+	std::string reason = dlaRefusal(b, { 1, 2, 8 });
+	EXPECT_NE(reason.find("1-D Conv next to"), std::string::npos) << reason;
 }
 
 } /* namespace */

@@ -4,7 +4,9 @@
 
 #include "ops/quant_ops.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace vdla::onnx {
@@ -49,6 +51,57 @@ bool validScale(const Tensor &t)
 		if (!std::isfinite(t.data<float>()[i]) || t.data<float>()[i] <= 0)
 			return false;
 	return true;
+}
+
+/* The output of an accumulator @acc, as the layer computes it (without a Relu). */
+int64_t outputOf(int64_t acc, float multiplier, int32_t outputZero)
+{
+	const double v = double(float(acc) * multiplier);
+	const double r = std::clamp(roundHalfToEven(v), -1e6, 1e6);
+	return std::clamp<int64_t>(int64_t(r) + outputZero, -128, 127);
+}
+
+/*
+ * The DLA converts accumulators to float exactly below 2^22 only (docs/onnx.md,
+ * "INT8 on the DLA"): each channel's accumulators must stay below (bounded
+ * by its weights and bias), or its output saturate there on both sides. The
+ * lowering checks the same; checked here too, a node that fails it stays on
+ * the CPU alone rather than failing its whole segment.
+ */
+std::string exactOnTheDla(const QuantConvLayer &layer)
+{
+	constexpr int64_t kExactLimit = (int64_t(1) << 22) - 1;
+	const int64_t outputs = layer.weightShape[0];
+	const int64_t perOutput = int64_t(layer.weights.size()) / outputs;
+	const int64_t reach = std::max<int64_t>(127 - layer.inputZero, layer.inputZero + 128);
+	for (int64_t m = 0; m < outputs; m++) {
+		const float multiplier = layer.multipliers[m];
+		if (!std::isfinite(multiplier))
+			return "a multiplier that is not finite";
+		int64_t magnitude = 0, sum = 0;
+		for (int64_t k = 0; k < perOutput; k++) {
+			magnitude += std::abs(int64_t(layer.weights[m * perOutput + k]));
+			sum += layer.weights[m * perOutput + k];
+		}
+		const int64_t folded = layer.bias[m] - int64_t(layer.inputZero) * sum;
+		if (folded < std::numeric_limits<int32_t>::min() ||
+		    folded > std::numeric_limits<int32_t>::max())
+			return "the bias with the input zero point's share does not fit 32 bits";
+		const int64_t bound = reach * magnitude + std::abs(int64_t(layer.bias[m]));
+		/* The CPU kernel refuses an accumulator beyond int32; the DLA would saturate it. */
+		if (bound > std::numeric_limits<int32_t>::max())
+			return "an accumulator may leave int32, which QLinearConv refuses";
+		if (bound <= kExactLimit)
+			continue;
+		const int32_t zero = layer.outputZero;
+		if (outputOf(kExactLimit, multiplier, zero) !=
+			    outputOf(std::numeric_limits<int32_t>::max(), multiplier, zero) ||
+		    outputOf(-kExactLimit, multiplier, zero) !=
+			    outputOf(std::numeric_limits<int32_t>::min(), multiplier, zero))
+			return "an accumulator may reach 2^22, where the DLA's conversion to float "
+			       "is not exact, without the output saturating";
+	}
+	return "";
 }
 
 } /* namespace */
@@ -103,9 +156,14 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 	}
 	const Attribute *group = node.attribute("group");
 	layer.groups = group ? group->i : 1;
-	if (layer.groups < 1 || x->second.shape[1] != w.shape()[1] * layer.groups ||
-	    outputs % layer.groups)
+	if (layer.groups < 1 || x->second.shape[1] % layer.groups ||
+	    x->second.shape[1] / layer.groups != w.shape()[1] || outputs % layer.groups)
 		return "the groups do not divide the channels";
+	const Attribute *kernel = node.attribute("kernel_shape");
+	if (kernel && kernel->ints != std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()))
+		return "kernel_shape is not the weights'";
+	if (wZero && wZero->type() != w.type())
+		return "w_zero_point's type is not w's";
 	if (std::string why = convLimitsRefusal(layer.geometry); !why.empty())
 		return why;
 
@@ -137,7 +195,7 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		return "x_zero_point's type is not x's";
 	layer.inputZero = asSigned(x->second.type, xZeroValue);
 	layer.outputZero = asSigned(yZero.type(), integers(yZero)[0]);
-	return "";
+	return exactOnTheDla(layer);
 }
 
 } /* namespace vdla::onnx */

@@ -105,16 +105,19 @@ bool failed(vx_reference ref)
 }
 
 /*
- * The graph engine's messages while this thread verifies a segment: why a
- * node cannot run on the DLA (a limit only the lowering knows, such as an
- * accumulator its float conversion cannot hold) reaches the caller.
+ * The graph engine's messages while this thread verifies or runs a
+ * segment: why a node cannot run on the DLA (a limit only the lowering
+ * knows) or why a run failed reaches the caller's error.
  */
 thread_local std::string verifyLog;
 
 void VX_CALLBACK keepMessage(vx_context, vx_reference, vx_status, const vx_char string[])
 {
-	if (verifyLog.size() < 4096)
-		verifyLog += string;
+	if (verifyLog.size() >= 4096)
+		return;
+	if (!verifyLog.empty())
+		verifyLog += "; ";
+	verifyLog += string;
 }
 
 } /* namespace */
@@ -148,7 +151,7 @@ struct SegmentBuilder {
 	const ShapeMap &shapes;
 	DlaSegment &segment;
 	vx_graph vxGraph;
-	/* Values that must be real tensors: exported, or aliased by an exported Flatten. */
+	/* Values that must be real tensors: exported, or aliased by an exported alias. */
 	std::set<std::string> concrete;
 	/* Max nodes a QLinearConv took as its Relu (quantConv()). */
 	std::set<const Node *> absorbed;
@@ -249,8 +252,13 @@ struct SegmentBuilder {
 			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
 		std::vector<int64_t> wShape = layer.weightShape;
 		vdla::vx::nn::ConvolutionParams params = layerParams(layer.geometry, layer.groups);
-		if (std::vector<int64_t>(xDims.rbegin(), xDims.rend()) != shapes.at(node.inputs[0]).shape) {
-			/* dla_support.cpp took only a 1x1 kernel, no padding, one group. */
+		const std::vector<int64_t> &xShape = shapes.at(node.inputs[0]).shape;
+		if (std::vector<int64_t>(xDims.rbegin(), xDims.rend()) != xShape) {
+			/* dla_support.cpp took only a 1x1 kernel, no padding, one
+			 * group, over a Flatten's [N, C * H * W]. */
+			if (int64_t(xDims[3]) != xShape[0] ||
+			    int64_t(xDims[0] * xDims[1] * xDims[2]) != xShape[1])
+				throw OpError(ENOTSUP, "QLinearConv's input is not the Flatten it reads");
 			wShape = { wShape[0], int64_t(xDims[2]), int64_t(xDims[1]), int64_t(xDims[0]) };
 			params.strideX = params.strideY = params.dilationX = params.dilationY = 1;
 		}
@@ -483,7 +491,10 @@ struct SegmentBuilder {
 		}
 		if (node.opType == "MaxPool" || node.opType == "AveragePool")
 			return pool(node);
-		return gemm(node);
+		if (node.opType == "Gemm")
+			return gemm(node);
+		/* A Max not taken as a QLinearConv's Relu, or anything else. */
+		throw OpError(ENOTSUP, node.opType + " alone does not run on the DLA");
 	}
 };
 
@@ -587,8 +598,10 @@ Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &
 			return Error(EIO, label_ + ": cannot copy input '" + input.value +
 						  "' to the DLA");
 	}
+	verifyLog.clear();
 	if (vxProcessGraph(graph_) != VX_SUCCESS)
-		return Error(EIO, label_ + ": the DLA graph failed (see the OpenVX log)");
+		return Error(EIO, label_ + ": the DLA graph failed: " +
+					  (verifyLog.empty() ? "no reason given" : verifyLog));
 	for (const auto &[name, shape] : exports_) {
 		Tensor out(shape.type, shape.shape);
 		if (copyWhole(tensors_.at(name), out.raw(), VX_READ_ONLY) != VX_SUCCESS)

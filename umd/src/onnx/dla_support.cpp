@@ -27,6 +27,55 @@ const ValueShape *shapeOf(const ShapeMap &shapes, const std::string &name)
 	return it == shapes.end() ? nullptr : &it->second;
 }
 
+/* The node of @graph writing @value, or nullptr (a graph input or a constant). */
+const Node *producerOf(const Graph &graph, const std::string &value)
+{
+	for (const Node &node : graph.nodes)
+		for (const std::string &output : node.outputs)
+			if (output == value)
+				return &node;
+	return nullptr;
+}
+
+/*
+ * A 1-D layer's tensors are 4-D on the DLA: its producer and readers must
+ * be of no operator the DLA runs (checked by type: asking whether they run
+ * there would ask about this node again).
+ */
+bool alone1d(const Graph &graph, const Node &node)
+{
+	static const std::set<std::string> dlaOperators = { "Conv", "Relu", "MaxPool",
+							    "AveragePool", "Flatten", "Gemm",
+							    "QLinearConv", "Unsqueeze", "Max" };
+	const Node *producer = producerOf(graph, node.inputs[0]);
+	if (producer && dlaOperators.count(producer->opType))
+		return false;
+	for (size_t reader : graph.readersOf(node.outputs[0]))
+		if (dlaOperators.count(graph.nodes[reader].opType))
+			return false;
+	return true;
+}
+
+/*
+ * A layer reading a Flatten of [N, C, H, W] through @alias (the Flatten or
+ * the Unsqueeze after it) spreads its kernel over C, H and W: H and W
+ * must fit the CONV's kernel, C * H * W its weights per output.
+ */
+std::string flattenedKernelRefusal(const Graph &graph, const Node &alias, const ShapeMap &shapes)
+{
+	const Node *flatten = &alias;
+	if (alias.opType == "Unsqueeze")
+		flatten = producerOf(graph, alias.inputs[0]);
+	const ValueShape *x = flatten ? shapeOf(shapes, flatten->inputs[0]) : nullptr;
+	if (!x || x->shape.size() != 4)
+		return "";
+	if (x->shape[2] > 32 || x->shape[3] > 32)
+		return "a layer after a Flatten of [N, C, H, W] with H or W above 32";
+	if (x->shape[1] * x->shape[2] * x->shape[3] > 65536)
+		return "a layer after a Flatten of more than 65536 values per image";
+	return "";
+}
+
 bool isConstant(const Graph &graph, const std::string &name)
 {
 	return graph.constants.count(name) > 0;
@@ -49,6 +98,14 @@ std::string poolRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	if (!kernel || (kernel->ints.size() != 1 && kernel->ints.size() != 2) ||
 	    x->shape.size() != kernel->ints.size() + 2)
 		return "only 1-D and 2-D pooling run on the DLA";
+	if (kernel->ints.size() == 1 && !alone1d(graph, node))
+		return "a 1-D pooling next to another node the DLA runs";
+	/* What the CPU kernel checks, which the plan's shape run may skip. */
+	for (const char *flag : { "ceil_mode", "count_include_pad", "storage_order" }) {
+		const Attribute *attr = node.attribute(flag);
+		if (attr && attr->i != 0 && attr->i != 1)
+			return std::string(flag) + " is neither 0 nor 1";
+	}
 	const Attribute *ceil = node.attribute("ceil_mode");
 	OpContext ctx(node, graph.opset, {});
 	ConvGeometry g;
@@ -81,10 +138,21 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	if (!x || !w)
 		return "unknown shapes";
 	const bool oneD = w->shape.size() == 3;
-	if (w->shape.size() != 4 && !oneD)
+	if ((w->shape.size() != 4 && !oneD) || x->shape.size() != w->shape.size())
 		return "only 1-D and 2-D Conv run on the DLA";
 	if (oneD && !isConstant(graph, node.inputs[1]))
 		return "1-D Conv with weights computed by the graph";
+	if (oneD && !alone1d(graph, node))
+		return "a 1-D Conv next to another node the DLA runs";
+	/* What the CPU kernel checks, which the plan's shape run may skip. */
+	const Attribute *group = node.attribute("group");
+	const int64_t groups = group ? group->i : 1;
+	if (groups < 1 || x->shape[1] % groups || x->shape[1] / groups != w->shape[1] ||
+	    w->shape[0] % groups)
+		return "group does not divide the channels";
+	const Attribute *kernel = node.attribute("kernel_shape");
+	if (kernel && kernel->ints != std::vector<int64_t>(w->shape.begin() + 2, w->shape.end()))
+		return "kernel_shape is not the weights'";
 	int64_t taps = 1;
 	for (size_t d = 1; d < w->shape.size(); d++)
 		taps *= w->shape[d];
@@ -101,15 +169,6 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	return convLimitsRefusal(g);
 }
 
-/* The node of @graph writing @value, or nullptr (a graph input or a constant). */
-const Node *producerOf(const Graph &graph, const std::string &value)
-{
-	for (const Node &node : graph.nodes)
-		for (const std::string &output : node.outputs)
-			if (output == value)
-				return &node;
-	return nullptr;
-}
 
 /*
  * Gemm runs as libvdla's own convolution (dla_segment.cpp): B constant or
@@ -129,6 +188,9 @@ std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	const Node *producer = producerOf(graph, node.inputs[0]);
 	if (transA && transA->i && producer && dlaRefusal(graph, *producer, shapes).empty())
 		return "transA of a value the DLA computes";
+	if (producer && producer->opType == "Flatten")
+		if (std::string why = flattenedKernelRefusal(graph, *producer, shapes); !why.empty())
+			return why;
 	if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
 		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
 		const Attribute *transB = node.attribute("transB");
@@ -192,9 +254,9 @@ std::string unsqueezeRefusal(const Graph &graph, const Node &node, const ShapeMa
 	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 	const ValueShape *y = shapeOf(shapes, node.outputs[0]);
 	const Node *flatten = producerOf(graph, node.inputs[0]);
-	if (!x || !y || x->shape.size() != 2 || y->shape.size() != 4 || y->shape[2] != 1 ||
-	    y->shape[3] != 1 || !flatten || flatten->opType != "Flatten" ||
-	    !dlaRefusal(graph, *flatten, shapes).empty())
+	if (!x || !y || x->shape.size() != 2 ||
+	    y->shape != std::vector<int64_t>{ x->shape[0], x->shape[1], 1, 1 } || !flatten ||
+	    flatten->opType != "Flatten" || !dlaRefusal(graph, *flatten, shapes).empty())
 		return "only Unsqueeze of a Flatten's [N, K] to [N, K, 1, 1] runs on the DLA";
 	return "";
 }
@@ -213,6 +275,8 @@ std::string quantConvRefusal(const Graph &graph, const Node &node, const ShapeMa
 		    g.padBegin != std::vector<int64_t>{ 0, 0 } ||
 		    g.padEnd != std::vector<int64_t>{ 0, 0 })
 			return "a QLinearConv after a Flatten needs a 1x1 kernel, no padding, one group";
+		if (std::string why = flattenedKernelRefusal(graph, *unsqueeze, shapes); !why.empty())
+			return why;
 	}
 	return "";
 }

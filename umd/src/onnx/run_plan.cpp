@@ -28,7 +28,21 @@ size_t producerIndex(const Graph &graph, const std::string &value)
 	return graph.nodes.size();
 }
 
+/* Whether nodes @first to @last are all on the DLA: one segment. */
+bool contiguousOnDla(const std::vector<bool> &onDla, size_t first, size_t last)
+{
+	if (first >= onDla.size() || first > last)
+		return false;
+	for (size_t i = first; i <= last; i++)
+		if (!onDla[i])
+			return false;
+	return true;
+}
+
 /*
+ * A Max on the DLA is the Relu of the QLinearConv before it, in the same
+ * segment (dla_segment.cpp takes it into the convolution).
+ *
  * A Flatten or Unsqueeze on the DLA only renames its input, for the layer
  * after it (a Gemm, a fused Gemm's Unsqueeze and QLinearConv) or after the
  * QLinearConv it renames; one that does neither runs on the CPU, and so
@@ -42,7 +56,8 @@ void keepAliasesWithTheirLayers(const Graph &graph, std::vector<bool> &onDla)
 		changed = false;
 		for (size_t i = 0; i < graph.nodes.size(); i++) {
 			const Node &node = graph.nodes[i];
-			if (!onDla[i] || (node.opType != "Flatten" && node.opType != "Unsqueeze"))
+			if (!onDla[i] || (node.opType != "Flatten" && node.opType != "Unsqueeze" &&
+					  node.opType != "Max"))
 				continue;
 			const size_t producer = producerIndex(graph, node.inputs[0]);
 			const bool fromLayer = producer < graph.nodes.size() && onDla[producer] &&
@@ -54,6 +69,8 @@ void keepAliasesWithTheirLayers(const Graph &graph, std::vector<bool> &onDla)
 			bool keep = fromLayer || toLayer;
 			if (node.opType == "Unsqueeze")
 				keep = toLayer && producer < graph.nodes.size() && onDla[producer];
+			if (node.opType == "Max")
+				keep = contiguousOnDla(onDla, producer, i);
 			if (!keep) {
 				onDla[i] = false;
 				changed = true;

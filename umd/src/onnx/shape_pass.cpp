@@ -4,24 +4,42 @@
 
 #include "conv_geometry.h"
 
+#include <map>
 #include <set>
 
 namespace vdla::onnx {
 
 namespace {
 
-/* Operators whose output shapes depend on the values of their inputs. */
-const std::set<std::string> &valueShapedOperators()
+/*
+ * Operators whose output shapes depend on input values, and which inputs
+ * (empty: all of them).
+ */
+const std::map<std::string, std::set<size_t>> &shapeDecidingInputs()
 {
-	static const std::set<std::string> operators = {
-		"Reshape", "Expand", "Tile", "Slice", "Range", "ConstantOfShape", "NonZero",
-		"Compress", "TopK", "Resize", "Upsample", "Pad", "OneHot", "Unique",
-		"NonMaxSuppression", "Squeeze", "Unsqueeze", "ReduceSum", "ReduceMean",
-		"ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
-		"ReduceLogSumExp", "ReduceSumSquare", "Split", "DFT", "STFT", "MelWeightMatrix",
-		"HannWindow", "HammingWindow", "BlackmanWindow", "CenterCropPad", "Col2Im",
+	static const std::map<std::string, std::set<size_t>> operators = {
+		{ "Reshape", { 1 } }, { "Expand", { 1 } }, { "Tile", { 1 } },
+		{ "Slice", { 1, 2, 3, 4 } }, { "Range", {} }, { "ConstantOfShape", { 0 } },
+		{ "NonZero", { 0 } }, { "Compress", { 1 } }, { "TopK", { 1 } },
+		{ "Resize", { 1, 2, 3 } }, { "Upsample", { 1 } }, { "Pad", { 1, 3 } },
+		{ "OneHot", { 1 } }, { "Unique", { 0 } }, { "NonMaxSuppression", {} },
+		{ "Squeeze", { 1 } }, { "Unsqueeze", { 1 } }, { "ReduceSum", { 1 } },
+		{ "ReduceMean", { 1 } }, { "ReduceMax", { 1 } }, { "ReduceMin", { 1 } },
+		{ "ReduceProd", { 1 } }, { "ReduceL1", { 1 } }, { "ReduceL2", { 1 } },
+		{ "ReduceLogSum", { 1 } }, { "ReduceLogSumExp", { 1 } },
+		{ "ReduceSumSquare", { 1 } }, { "Split", { 1 } }, { "DFT", { 1, 2 } },
+		{ "STFT", { 1, 2, 3 } }, { "MelWeightMatrix", {} }, { "HannWindow", { 0 } },
+		{ "HammingWindow", { 0 } }, { "BlackmanWindow", { 0 } },
+		{ "CenterCropPad", { 1 } }, { "Col2Im", { 1, 2 } }, { "MaxUnpool", { 2 } },
 	};
 	return operators;
+}
+
+/* Whether input @index of @node decides the shape of its outputs. */
+bool decidesShape(const Node &node, size_t index)
+{
+	auto it = shapeDecidingInputs().find(node.opType);
+	return it != shapeDecidingInputs().end() && (it->second.empty() || it->second.count(index));
 }
 
 const Tensor *find(const Graph &graph, const std::map<std::string, Tensor> &values,
@@ -73,7 +91,10 @@ std::vector<bool> valuesDecideShapes(const Graph &graph)
 				/* Shape and Size read only the shape. */
 				if (r.opType == "Shape" || r.opType == "Size")
 					continue;
-				if (valueShapedOperators().count(r.opType) || matter[reader])
+				for (size_t in = 0; in < r.inputs.size(); in++)
+					if (r.inputs[in] == output && decidesShape(r, in))
+						matter[i] = true;
+				if (matter[reader])
 					matter[i] = true;
 			}
 		}

@@ -593,9 +593,11 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
 		float v = float(acc) * multiplier;
 		if (conv.relu)
 			v = std::max(v, 0.0f);
-		const int64_t r = int64_t(roundHalfEven(double(v)));
+		/* Saturated in double first: a huge, infinite or NaN v has no int64. */
+		const double r = std::clamp(roundHalfEven(double(v)), -1e6, 1e6);
 		out.storeRaw(out.at(ox, oy, o, n),
-			convert(r + conv.outputZero, VX_TYPE_INT8, VX_CONVERT_POLICY_SATURATE));
+			convert(int64_t(std::isnan(r) ? 0 : r) + conv.outputZero, VX_TYPE_INT8,
+				VX_CONVERT_POLICY_SATURATE));
 	});
 	return VX_SUCCESS;
 }

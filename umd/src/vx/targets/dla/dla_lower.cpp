@@ -850,7 +850,8 @@ std::vector<vx_tensor> copiedTensors(const nn::Layer &layer)
 		return { f->bias };
 	if (auto *d = std::get_if<nn::Deconvolution>(&layer))
 		return { d->bias, d->weights };
-	/* A quantised convolution's bias constant depends on its weights. */
+	/* A quantised convolution's bias constant depends on its weights, and
+	 * its multipliers are copied too. */
 	if (auto *g = std::get_if<nn::GeneralConvolution>(&layer))
 		return g->multipliers ? std::vector<vx_tensor>{ g->bias, g->weights, g->multipliers }
 				      : std::vector<vx_tensor>{ g->bias };

@@ -97,7 +97,7 @@ int64_t outputOf(const nn::GeneralConvolution &c, int64_t acc, float multiplier)
 	float v = float(acc) * multiplier;
 	if (c.relu)
 		v = std::max(v, 0.0f);
-	const double r = nn::roundHalfEven(double(v));
+	const double r = std::clamp(nn::roundHalfEven(double(v)), -1e6, 1e6);
 	return std::clamp<int64_t>(int64_t(r) + c.outputZero, -128, 127);
 }
 
@@ -198,9 +198,11 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 		return VX_SUCCESS;
 	}
 
+	/* generalConvolutionFits() folded the same values when the target took the node. */
 	std::string why;
 	Folded folded;
-	fold(c, folded, why);
+	if (!fold(c, folded, why))
+		return VX_ERROR_INVALID_PARAMETERS;
 
 	/* 1. The accumulator, as FP32 bits of 1.5 * 2^23 + acc. */
 	SdpOp toFloat;
