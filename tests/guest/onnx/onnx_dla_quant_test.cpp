@@ -280,5 +280,41 @@ TEST(QuantConvOnTheDla, AnAccumulatorTheDlaCannotConvertStaysOnTheCpu)
 		EXPECT_EQ(t.target, Target::Cpu) << t.node;
 }
 
+TEST(QuantConvOnTheDla, AConvolutionTheDlaCannotConvertStaysOnTheCpuAlone)
+{
+	/*
+	 * The refused convolution of the test above, then an int8 MaxPool: the
+	 * plan keeps the convolution on the CPU and runs the pool on the DLA,
+	 * rather than a segment of both failing to verify and going to the
+	 * CPU whole.
+	 */
+	QuantConvCase c{ "RefusedThenPooled", I8, I8, I8, 1, 64, 4, 4, 4, 3, 3, 1, { 0, 0, 0, 0 },
+			 { 1, 1 }, { 1, 1 }, false, false, false, 0.01f, 1.0f, 0.001f, 0, 0, 0,
+			 true };
+	test::ModelBuilder builder(13);
+	buildModel(c, builder);
+	builder.proto().mutable_graph()->mutable_node(0)->set_output(0, "conv");
+	auto &pool = builder.node("MaxPool", { "conv" }, { "y" });
+	pool.set_name("pool");
+	test::setInts(pool, "kernel_shape", { 2, 2 });
+	test::SavedModel file(builder);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor x = inputOf(c);
+	std::vector<NodeTiming> timings;
+	auto any = (*model)->run({ x }, Target::Any, &timings);
+	ASSERT_TRUE(any) << any.error().message();
+	auto cpu = (*model)->run({ x }, Target::Cpu);
+	ASSERT_TRUE(cpu) << cpu.error().message();
+	EXPECT_EQ(std::memcmp((*any)[0].raw(), (*cpu)[0].raw(), (*cpu)[0].elements()), 0);
+	bool convOnCpu = false, poolOnDla = false;
+	for (const NodeTiming &t : timings) {
+		convOnCpu = convOnCpu || (t.node == "qconv" && t.target == Target::Cpu);
+		poolOnDla = poolOnDla || (t.node == "pool" && t.target == Target::Dla);
+	}
+	EXPECT_TRUE(convOnCpu);
+	EXPECT_TRUE(poolOnDla);
+}
+
 } /* namespace */
 } /* namespace vdla::onnx */
