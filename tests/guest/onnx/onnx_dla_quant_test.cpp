@@ -280,6 +280,31 @@ TEST(QuantConvOnTheDla, AnAccumulatorTheDlaCannotConvertStaysOnTheCpu)
 		EXPECT_EQ(t.target, Target::Cpu) << t.node;
 }
 
+TEST(QuantConvOnTheDla, AReluWrittenMaxOfTheZeroPointAndTheOutputIsTakenToo)
+{
+	/* Max is commutative: Max(y_zero_point, y) is the same Relu. */
+	QuantConvCase c{ "ReluTheOtherWayRound", I8, I8, I8, 1, 6, 8, 8, 8, 3, 3, 1,
+			 { 1, 1, 1, 1 }, { 1, 1 }, { 1, 1 }, true, true, true, 0.02f, 0.04f,
+			 0.005f, 4, 0, -20, false };
+	test::ModelBuilder builder(13);
+	buildModel(c, builder);
+	auto *graph = builder.proto().mutable_graph();
+	auto *max = graph->mutable_node(graph->node_size() - 1);
+	ASSERT_EQ(max->op_type(), "Max");
+	max->set_input(0, "y_zero");
+	max->set_input(1, "conv");
+	test::SavedModel file(builder);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor x = inputOf(c);
+	std::vector<NodeTiming> timings;
+	auto dla = (*model)->run({ x }, Target::Dla, &timings);
+	ASSERT_TRUE(dla) << dla.error().message();
+	auto cpu = (*model)->run({ x }, Target::Cpu);
+	ASSERT_TRUE(cpu) << cpu.error().message();
+	EXPECT_EQ(std::memcmp((*dla)[0].raw(), (*cpu)[0].raw(), (*cpu)[0].elements()), 0);
+}
+
 TEST(QuantConvOnTheDla, AConvolutionTheDlaCannotConvertStaysOnTheCpuAlone)
 {
 	/*

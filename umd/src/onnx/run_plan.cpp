@@ -69,8 +69,13 @@ void keepAliasesWithTheirLayers(const Graph &graph, std::vector<bool> &onDla)
 			bool keep = fromLayer || toLayer;
 			if (node.opType == "Unsqueeze")
 				keep = toLayer && producer < graph.nodes.size() && onDla[producer];
-			if (node.opType == "Max")
-				keep = contiguousOnDla(onDla, producer, i);
+			if (node.opType == "Max") {
+				/* Max(c, zero point) or Max(zero point, c). */
+				size_t conv = producer;
+				if (conv >= graph.nodes.size() && node.inputs.size() > 1)
+					conv = producerIndex(graph, node.inputs[1]);
+				keep = contiguousOnDla(onDla, conv, i);
+			}
 			if (!keep) {
 				onDla[i] = false;
 				changed = true;
