@@ -127,6 +127,15 @@ void DlaSegment::captureLog(vx_context context)
 	vxRegisterLogCallback(context, keepMessage, vx_true_e);
 }
 
+/* A 1-D geometry as 2-D: the axis is the width; the height is 1, unpadded. */
+static void asTwoD(ConvGeometry &g)
+{
+	for (std::vector<int64_t> *v : { &g.kernel, &g.strides, &g.dilations })
+		v->insert(v->begin(), 1);
+	g.padBegin.insert(g.padBegin.begin(), 0);
+	g.padEnd.insert(g.padEnd.begin(), 0);
+}
+
 /* The convolution layer's geometry for a 2-D @g, [H, W] in that order. */
 static vdla::vx::nn::ConvolutionParams layerParams(const ConvGeometry &g, int64_t groups)
 {
@@ -333,11 +342,7 @@ struct SegmentBuilder {
 		ConvGeometry g = oneD ? convGeometry(ctx, { in[2] }, { wShape[2] })
 				      : convGeometry(ctx, { in[2], in[3] }, { wShape[2], wShape[3] });
 		if (oneD) {
-			/* The 1-D axis is the width; the height is 1, unpadded. */
-			for (std::vector<int64_t> *v : { &g.kernel, &g.strides, &g.dilations })
-				v->insert(v->begin(), 1);
-			g.padBegin.insert(g.padBegin.begin(), 0);
-			g.padEnd.insert(g.padEnd.begin(), 0);
+			asTwoD(g);
 			wShape.insert(wShape.begin() + 2, 1);
 			outShape.insert(outShape.begin() + 2, 1);
 		}
@@ -372,8 +377,7 @@ struct SegmentBuilder {
 		ConvGeometry g = convGeometry(ctx, std::vector<int64_t>(in.begin() + 2, in.end()),
 					      kernel, ceil && ceil->i);
 		if (kernel.size() == 1) {
-			for (std::vector<int64_t> *v : { &g.kernel, &g.strides, &g.padBegin, &g.padEnd })
-				v->insert(v->begin(), v == &g.kernel || v == &g.strides ? 1 : 0);
+			asTwoD(g);
 			outShape.insert(outShape.begin() + 2, 1);
 		}
 		vdla::vx::nn::PoolingParams params = {};

@@ -329,25 +329,31 @@ T pool(vx_enum type, const PoolingSpan &sx, const PoolingSpan &sy, Read read)
 		return divideNearestEven(sum, counted);
 }
 
+/* Pools @in into @out, spanOf(ox, oy) giving each output's windows. */
+template <typename SpanOf>
+void poolInto(const Elements &in, Elements &out, vx_enum type, SpanOf spanOf)
+{
+	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size c, vx_size n) {
+		const auto [sx, sy] = spanOf(ox, oy);
+		const vx_size offset = out.at(ox, oy, c, n);
+		if (in.isFloat())
+			out.storeReal(offset, pool<double>(type, sx, sy, [&](vx_size x, vx_size y) {
+				return in.real(in.at(x, y, c, n));
+			}));
+		else
+			out.storeRaw(offset, pool<int64_t>(type, sx, sy, [&](vx_size x, vx_size y) {
+				return in.raw(in.at(x, y, c, n));
+			}));
+	});
+}
+
 vx_status compute(const Pooling &pooling, Bindings &bound)
 {
 	Elements &in = bound.of(pooling.input), &out = bound.of(pooling.output);
-	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size c, vx_size n) {
-		const PoolingSpan sx
-			= poolingSpan(ox, pooling.strideX, pooling.padX, pooling.sizeX, in.dim(0));
-		const PoolingSpan sy
-			= poolingSpan(oy, pooling.strideY, pooling.padY, pooling.sizeY, in.dim(1));
-		const vx_size offset = out.at(ox, oy, c, n);
-		if (in.isFloat())
-			out.storeReal(offset,
-				pool<double>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
-					return in.real(in.at(x, y, c, n));
-				}));
-		else
-			out.storeRaw(offset,
-				pool<int64_t>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
-					return in.raw(in.at(x, y, c, n));
-				}));
+	poolInto(in, out, pooling.type, [&](vx_size ox, vx_size oy) {
+		return std::make_pair(
+			poolingSpan(ox, pooling.strideX, pooling.padX, pooling.sizeX, in.dim(0)),
+			poolingSpan(oy, pooling.strideY, pooling.padY, pooling.sizeY, in.dim(1)));
 	});
 	return VX_SUCCESS;
 }
@@ -515,22 +521,12 @@ PoolingSpan generalSpan(vx_size output, vx_uint32 stride, vx_uint32 padBefore,
 vx_status compute(const GeneralPooling &pooling, Bindings &bound)
 {
 	Elements &in = bound.of(pooling.input), &out = bound.of(pooling.output);
-	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size c, vx_size n) {
-		const PoolingSpan sx = generalSpan(ox, pooling.strideX, pooling.padLeft,
-			pooling.padRight, pooling.sizeX, in.dim(0), pooling.includePad);
-		const PoolingSpan sy = generalSpan(oy, pooling.strideY, pooling.padTop,
-			pooling.padBottom, pooling.sizeY, in.dim(1), pooling.includePad);
-		const vx_size offset = out.at(ox, oy, c, n);
-		if (in.isFloat())
-			out.storeFloat(offset,
-				pool<double>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
-					return in.real(in.at(x, y, c, n));
-				}));
-		else
-			out.storeRaw(offset,
-				pool<int64_t>(pooling.type, sx, sy, [&](vx_size x, vx_size y) {
-					return in.raw(in.at(x, y, c, n));
-				}));
+	poolInto(in, out, pooling.type, [&](vx_size ox, vx_size oy) {
+		return std::make_pair(generalSpan(ox, pooling.strideX, pooling.padLeft,
+					      pooling.padRight, pooling.sizeX, in.dim(0),
+					      pooling.includePad),
+			generalSpan(oy, pooling.strideY, pooling.padTop, pooling.padBottom,
+				pooling.sizeY, in.dim(1), pooling.includePad));
 	});
 	return VX_SUCCESS;
 }

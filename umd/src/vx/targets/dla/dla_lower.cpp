@@ -804,7 +804,7 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 			checkAs<nn::GeneralConvolution, checkGeneralConvolution>,
 			&Lowering::lowerGeneralConvolution },
 		{ nn::kGeneralPoolingKernel, checkAs<nn::GeneralPooling, checkGeneralPooling>,
-			&Lowering::lowerGeneralPooling },
+			&Lowering::lowerPooling },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)
@@ -1237,48 +1237,46 @@ PdpOp generalPoolingOp(const nn::GeneralPooling &p)
 	return pdp;
 }
 
+/* The public layer: both sides padded alike, the padding always counted. */
 PdpOp poolingOp(const nn::Pooling &p)
 {
+	nn::GeneralPooling general{};
+	general.type = p.type;
+	general.sizeX = uint32_t(p.sizeX), general.sizeY = uint32_t(p.sizeY);
+	general.strideX = uint32_t(p.strideX), general.strideY = uint32_t(p.strideY);
+	general.padLeft = general.padRight = uint32_t(p.padX);
+	general.padTop = general.padBottom = uint32_t(p.padY);
+	general.ceil = p.ceil;
+	general.includePad = true;
+	return generalPoolingOp(general);
+}
+
+/* The PDP of a pooling layer of either kind, its input and output; nullopt for other layers. */
+struct PoolingOf {
 	PdpOp pdp;
-	pdp.method = p.type == VX_NN_POOLING_AVG ? PoolMethod::Average : PoolMethod::Max;
-	pdp.ceilMode = p.ceil;
-	pdp.includePad = true;
-	pdp.round = Round::HalfEven;
-	pdp.kernelW = uint16_t(p.sizeX);
-	pdp.kernelH = uint16_t(p.sizeY);
-	pdp.strideX = uint16_t(p.strideX);
-	pdp.strideY = uint16_t(p.strideY);
-	pdp.padLeft = pdp.padRight = uint16_t(p.padX);
-	pdp.padTop = pdp.padBottom = uint16_t(p.padY);
-	return pdp;
+	vx_tensor input, output;
+};
+
+std::optional<PoolingOf> poolingOf(const nn::Layer &layer)
+{
+	if (auto *p = std::get_if<nn::Pooling>(&layer))
+		return PoolingOf{ poolingOp(*p), p->input, p->output };
+	if (auto *g = std::get_if<nn::GeneralPooling>(&layer))
+		return PoolingOf{ generalPoolingOp(*g), g->input, g->output };
+	return std::nullopt;
 }
 
 } /* namespace */
 
-vx_status Lowering::lowerGeneralPooling(vx_node node)
-{
-	auto p = std::get<nn::GeneralPooling>(*nn::describeLayer(node));
-	Unit unit;
-	unit.nodes = { node };
-	PdpOp pdp = generalPoolingOp(p);
-	pdp.src = hardwareTensor(p.input);
-	pdp.dst = hardwareTensor(p.output);
-	unit.pdp = pdp;
-	unit.reads = { slot(p.input) };
-	unit.writes = slot(p.output);
-	units_.push_back(std::move(unit));
-	return VX_SUCCESS;
-}
-
+/* Either pooling layer: one PDP. */
 vx_status Lowering::lowerPooling(vx_node node)
 {
-	auto p = std::get<nn::Pooling>(*nn::describeLayer(node));
+	PoolingOf p = *poolingOf(*nn::describeLayer(node));
 	Unit unit;
 	unit.nodes = { node };
-	PdpOp pdp = poolingOp(p);
-	pdp.src = hardwareTensor(p.input);
-	pdp.dst = hardwareTensor(p.output);
-	unit.pdp = pdp;
+	p.pdp.src = hardwareTensor(p.input);
+	p.pdp.dst = hardwareTensor(p.output);
+	unit.pdp = p.pdp;
 	unit.reads = { slot(p.input) };
 	unit.writes = slot(p.output);
 	units_.push_back(std::move(unit));
@@ -1497,27 +1495,13 @@ bool Lowering::tryFuse(vx_node node)
 		return true;
 	}
 
-	if (auto *p = std::get_if<nn::Pooling>(&*layer)) {
+	if (std::optional<PoolingOf> p = poolingOf(*layer)) {
 		if (p->input != produced || !onlyFeeds(produced, node))
 			return false;
-		PdpOp pdp = poolingOp(*p);
-		pdp.src = last.sdp->dst;
-		pdp.dst = hardwareTensor(p->output);
+		p->pdp.src = last.sdp->dst;
+		p->pdp.dst = hardwareTensor(p->output);
 		last.sdp->dst.buffer = kConstantSlot;
-		last.pdp = pdp;
-		last.writes = slot(p->output);
-		last.nodes.push_back(node);
-		return true;
-	}
-
-	if (auto *p = std::get_if<nn::GeneralPooling>(&*layer)) {
-		if (p->input != produced || !onlyFeeds(produced, node))
-			return false;
-		PdpOp pdp = generalPoolingOp(*p);
-		pdp.src = last.sdp->dst;
-		pdp.dst = hardwareTensor(p->output);
-		last.sdp->dst.buffer = kConstantSlot;
-		last.pdp = pdp;
+		last.pdp = p->pdp;
 		last.writes = slot(p->output);
 		last.nodes.push_back(node);
 		return true;

@@ -215,7 +215,6 @@ private:
 	vx_status lowerNormalization(vx_node node);
 	vx_status lowerSoftmax(vx_node node);
 	vx_status lowerGeneralConvolution(vx_node node);
-	vx_status lowerGeneralPooling(vx_node node);
 
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;
