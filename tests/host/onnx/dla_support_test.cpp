@@ -68,17 +68,6 @@ TEST(DlaSupport, ADilationBeyondTheHardwareStaysOffTheDla)
 	EXPECT_NE(reason.find("above 16"), std::string::npos) << reason;
 }
 
-TEST(DlaSupport, AFlattenThatEndsTheGraphIsNotSilentlyOnTheCpu)
-{
-	ModelBuilder b;
-	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 2, 2 });
-	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 8 });
-	b.node("Relu", { "x" }, { "r" });
-	b.node("Flatten", { "r" }, { "y" }).set_name("flat");
-	std::string reason = dlaRefusal(b, { 1, 2, 2, 2 });
-	EXPECT_NE(reason.find("'flat'"), std::string::npos) << reason;
-}
-
 TEST(DlaSupport, PoolingPaddingNotBelowTheWindowStaysOffTheDla)
 {
 	/* The PDP pads each side by less than the window. */
@@ -106,19 +95,42 @@ void quantConv(ModelBuilder &b, const std::string &x, int64_t m, int64_t c, cons
 	b.node("QLinearConv", { x, "s", "z", "w", "s", "z", "s", "z" }, { y }).set_name("qconv");
 }
 
-TEST(DlaSupport, AnUnsqueezeThatMovesTheChannelsIntoTheBatchStaysOffTheDla)
+TEST(DlaSupport, ASliceWithANegativeStepStaysOffTheDla)
 {
-	/* [4, 1] -> [1, 4, 1, 1] is not the [N, K, 1, 1] of a fused Gemm: the
-	 * convolution would read the Flatten's tensor with the wrong kernel. */
+	/* RUBIK's strides walk forward. */
 	ModelBuilder b;
-	b.input("x", ::onnx::TensorProto::INT8, { 4, 1, 1, 1 });
-	b.output("y", ::onnx::TensorProto::INT8, { 1, 2, 1, 1 });
-	b.node("Flatten", { "x" }, { "f" });
-	b.initializer("axes", test::int64Tensor({ 2 }, { 0, 3 }));
-	b.node("Unsqueeze", { "f", "axes" }, { "u" }).set_name("unsqueeze");
-	quantConv(b, "u", 2, 4, "y");
-	std::string reason = dlaRefusal(b, { 4, 1, 1, 1 }, DataType::Int8);
-	EXPECT_NE(reason.find("Unsqueeze"), std::string::npos) << reason;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 4, 6 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 4, 3 });
+	b.initializer("starts", test::int64Tensor({ 1 }, { -1 }));
+	b.initializer("ends", test::int64Tensor({ 1 }, { -7 }));
+	b.initializer("axes", test::int64Tensor({ 1 }, { 3 }));
+	b.initializer("steps", test::int64Tensor({ 1 }, { -2 }));
+	b.node("Slice", { "x", "starts", "ends", "axes", "steps" }, { "y" }).set_name("reverse");
+	std::string reason = dlaRefusal(b, { 1, 1, 4, 6 });
+	EXPECT_NE(reason.find("'reverse'"), std::string::npos) << reason;
+	EXPECT_NE(reason.find("negative step"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, ATransposeOfFiveBlocksStaysOffTheDla)
+{
+	/* Reversing five axes moves five blocks; RUBIK permutes four. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2, 3, 2, 3, 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 2, 3, 2, 3, 2 });
+	b.node("Transpose", { "x" }, { "y" });
+	std::string reason = dlaRefusal(b, { 2, 3, 2, 3, 2 });
+	EXPECT_NE(reason.find("more than 4 blocks"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, ADepthToSpaceBlockAbove16StaysOffTheDla)
+{
+	/* One RUBIK copy per phase, and CONTRACT's block, stop at 16. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 289, 1, 1 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1, 17, 17 });
+	test::setInt(b.node("DepthToSpace", { "x" }, { "y" }), "blocksize", 17);
+	std::string reason = dlaRefusal(b, { 1, 289, 1, 1 });
+	EXPECT_NE(reason.find("block of 1 to 16"), std::string::npos) << reason;
 }
 
 TEST(DlaSupport, AMaxInAnotherSegmentThanItsConvolutionStaysOnTheCpu)

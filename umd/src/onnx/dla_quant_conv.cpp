@@ -16,12 +16,13 @@ namespace {
 /* QLinearConv's inputs. */
 enum Input { X, XScale, XZero, W, WScale, WZero, YScale, YZero, B };
 
-const Tensor *constantInput(const Graph &graph, const Node &node, size_t input)
+/* A constant, or a small value the plan knows, which its segment checks at each run. */
+const Tensor *constantInput(const Graph &graph, const ShapeMap &shapes, const Node &node,
+			    size_t input)
 {
 	if (input >= node.inputs.size() || node.inputs[input].empty())
 		return nullptr;
-	auto it = graph.constants.find(node.inputs[input]);
-	return it == graph.constants.end() ? nullptr : &it->second;
+	return knownValue(graph, shapes, node.inputs[input]);
 }
 
 /* The integer values of an int8, uint8 or int32 tensor. */
@@ -113,23 +114,23 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 	if (x == shapes.end() || !isQuantType(x->second.type))
 		return "x is not int8 or uint8";
 	for (size_t input : { XScale, W, WScale, YScale, YZero })
-		if (!constantInput(graph, node, input))
-			return "scales, zero points and weights must be constants";
-	const Tensor &xScale = *constantInput(graph, node, XScale);
-	const Tensor &w = *constantInput(graph, node, W);
-	const Tensor &wScale = *constantInput(graph, node, WScale);
-	const Tensor &yScale = *constantInput(graph, node, YScale);
-	const Tensor &yZero = *constantInput(graph, node, YZero);
-	const Tensor *xZero = constantInput(graph, node, XZero);
-	const Tensor *wZero = constantInput(graph, node, WZero);
+		if (!constantInput(graph, shapes, node, input))
+			return "scales, zero points or weights the plan does not know (not constants, or computed values of more than 64 elements)";
+	const Tensor &xScale = *constantInput(graph, shapes, node, XScale);
+	const Tensor &w = *constantInput(graph, shapes, node, W);
+	const Tensor &wScale = *constantInput(graph, shapes, node, WScale);
+	const Tensor &yScale = *constantInput(graph, shapes, node, YScale);
+	const Tensor &yZero = *constantInput(graph, shapes, node, YZero);
+	const Tensor *xZero = constantInput(graph, shapes, node, XZero);
+	const Tensor *wZero = constantInput(graph, shapes, node, WZero);
 	const bool hasXZero = node.inputs.size() > XZero && !node.inputs[XZero].empty();
 	const bool hasWZero = node.inputs.size() > WZero && !node.inputs[WZero].empty();
 	if ((hasXZero && !xZero) || (hasWZero && !wZero))
-		return "scales, zero points and weights must be constants";
+		return "scales, zero points or weights the plan does not know (not constants, or computed values of more than 64 elements)";
 	const bool hasBias = node.inputs.size() > B && !node.inputs[B].empty();
-	const Tensor *bias = constantInput(graph, node, B);
+	const Tensor *bias = constantInput(graph, shapes, node, B);
 	if (hasBias && !bias)
-		return "the bias must be a constant";
+		return "a bias the plan does not know (not a constant, or a computed value of more than 64 elements)";
 
 	if (w.rank() != 4 || !isQuantType(w.type()) || !isQuantType(yZero.type()))
 		return "only 2-D QLinearConv with int8 or uint8 weights and output runs on the DLA";

@@ -11,12 +11,14 @@
 
 #include "conv_geometry.h"
 #include "dla_quant_conv.h"
+#include "dla_segment_moves.h"
 #include "op_kernel.h"
 #include "tensor_util.h"
 
 #include <VX/vx_khr_nn.h>
 
 #include "nn/nn_convolution.h"
+#include "nn/nn_rearrange.h"
 
 #include <cerrno>
 #include <cstring>
@@ -93,12 +95,6 @@ Tensor transposed(const Tensor &t)
 	return out;
 }
 
-/* The nodes that only give their input another shape in the segment. */
-bool isAlias(const Node &node)
-{
-	return node.opType == "Flatten" || node.opType == "Unsqueeze";
-}
-
 bool failed(vx_reference ref)
 {
 	return !ref || vxGetStatus(ref) != VX_SUCCESS;
@@ -154,7 +150,14 @@ static vdla::vx::nn::ConvolutionParams layerParams(const ConvGeometry &g, int64_
 }
 
 /* What build() needs while it creates the graph. */
-struct SegmentBuilder {
+struct SegmentBuilder : SegmentTensors {
+	SegmentBuilder(vx_context context, const Graph &graph, const ShapeMap &shapes,
+		       DlaSegment &segment, const std::set<std::string> &exported)
+		: context(context), graph(graph), shapes(shapes), segment(segment),
+		  vxGraph(segment.graph_), concrete(exported)
+	{
+	}
+
 	vx_context context;
 	const Graph &graph;
 	const ShapeMap &shapes;
@@ -164,6 +167,81 @@ struct SegmentBuilder {
 	std::set<std::string> concrete;
 	/* Max nodes a QLinearConv took as its Relu (quantConv()). */
 	std::set<const Node *> absorbed;
+	/* The values copied in (not computed by the segment's nodes). */
+	std::set<std::string> inputNames;
+	/* The ONNX node being added, whose name the nodes made for it take. */
+	const Node *current = nullptr;
+
+	vx_graph layerGraph() override { return vxGraph; }
+
+	bool isEmpty(const std::string &name) override
+	{
+		for (int64_t d : shapes.at(name).shape)
+			if (d == 0) {
+				segment.empties_.insert(name);
+				return true;
+			}
+		return false;
+	}
+
+	void place(vx_node node, const Node &onnx) override
+	{
+		if (failed(reinterpret_cast<vx_reference>(node)))
+			throw OpError(EINVAL, "node '" + onnx.name + "' (" + onnx.opType +
+						      "): the DLA layer refuses its parameters");
+		vxSetReferenceName(reinterpret_cast<vx_reference>(node), onnx.name.c_str());
+		vx_status target = vxSetNodeTarget(node, VX_TARGET_STRING, "dla");
+		vxReleaseNode(&node);
+		if (target != VX_SUCCESS)
+			throw OpError(ENODEV, "node '" + onnx.name +
+						      "': no DLA target (is a vdla device present?)");
+	}
+
+	const Tensor &parameter(const std::string &name) override
+	{
+		const Tensor *known = knownValue(graph, shapes, name);
+		if (!known)
+			throw OpError(ENOTSUP, "'" + name + "' is not a value the plan knows");
+		if (!graph.constants.count(name))
+			segment.parameters_.emplace(name, *known);
+		return *known;
+	}
+
+	/*
+	 * @name's value as a tensor of @shape (as many elements): its tensor
+	 * when it has those dimensions, else a RESHAPE copy of it (an alias
+	 * gave it its input's); a value from outside is copied in as @shape.
+	 */
+	vx_tensor shapedAs(const std::string &name, const std::vector<int64_t> &shape) override
+	{
+		const ValueShape &value = shapes.at(name);
+		auto it = segment.tensors_.find(name);
+		if (it == segment.tensors_.end()) {
+			vx_tensor t = newTensor(shape, false, value.type);
+			segment.tensors_[name] = t;
+			segment.inputs_.push_back({ name, value, t, nullptr });
+			inputNames.insert(name);
+			return t;
+		}
+		if (dimsOf(it->second) == vxDims(shape))
+			return it->second;
+		const std::string key = name + "#" + shapeString(shape);
+		auto copy = segment.tensors_.find(key);
+		if (copy != segment.tensors_.end())
+			return copy->second;
+		vx_tensor y = newTensor(shape, true, value.type);
+		vdla::vx::nn::RearrangementParams params = {};
+		params.mode = vdla::vx::nn::kRearrangeReshape;
+		params.columnRowDepth = vx_false_e;
+		place(vdla::vx::nn::rearrangementNode(vxGraph, it->second, params, y), *current);
+		segment.tensors_[key] = y;
+		return y;
+	}
+
+	vx_tensor shaped(const std::string &name) override
+	{
+		return shapedAs(name, shapes.at(name).shape);
+	}
 
 	vx_tensor newTensor(const std::vector<int64_t> &shape, bool isVirtual,
 			    DataType type = DataType::Float)
@@ -198,6 +276,7 @@ struct SegmentBuilder {
 		vx_tensor t = newTensor(value.shape, false, value.type);
 		segment.tensors_[name] = t;
 		segment.inputs_.push_back({ name, value, t, nullptr });
+		inputNames.insert(name);
 		return t;
 	}
 
@@ -217,10 +296,14 @@ struct SegmentBuilder {
 		return t;
 	}
 
-	vx_tensor output(const std::string &name)
+	vx_tensor output(const std::string &name) override
 	{
-		const ValueShape &value = shapes.at(name);
-		vx_tensor t = newTensor(value.shape, !concrete.count(name), value.type);
+		return outputAs(name, shapes.at(name).shape);
+	}
+
+	vx_tensor outputAs(const std::string &name, const std::vector<int64_t> &shape) override
+	{
+		vx_tensor t = newTensor(shape, !concrete.count(name), shapes.at(name).type);
 		segment.tensors_[name] = t;
 		return t;
 	}
@@ -243,6 +326,24 @@ struct SegmentBuilder {
 	}
 
 	/*
+	 * The tensor of @name, a value of @n rows of @k, when the segment
+	 * holds it as [N, C, H, W] with N = @n and C * H * W = @k (the same
+	 * bytes, a Flatten's input) and a 1x1 layer can read it so, its kernel
+	 * spread over C, H and W within the CONV's limits.
+	 */
+	std::optional<vx_tensor> flattenedKernelInput(const std::string &name, int64_t n, int64_t k)
+	{
+		auto it = segment.tensors_.find(name);
+		if (it == segment.tensors_.end())
+			return std::nullopt;
+		std::vector<vx_size> d = dimsOf(it->second);
+		if (d.size() != 4 || int64_t(d[3]) != n || int64_t(d[0] * d[1] * d[2]) != k ||
+		    d[0] > 32 || d[1] > 32 || k > 65536)
+			return std::nullopt;
+		return it->second;
+	}
+
+	/*
 	 * QLinearConv as the runtime's quantised convolution. A following Max
 	 * with its output zero point (the fused Relu of a QDQ model,
 	 * docs/onnx.md) becomes the layer's Relu. An input aliased from a
@@ -255,21 +356,30 @@ struct SegmentBuilder {
 		const std::string why = prepareQuantConv(graph, node, shapes, layer);
 		if (!why.empty())
 			throw OpError(ENOTSUP, why);
-		vx_tensor x = input(node.inputs[0]);
-		std::vector<vx_size> xDims = dimsOf(x);
-		if (xDims.size() != 4)
-			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
+		/* Its scales, zero points, weights and bias, for each run to check. */
+		for (size_t i = 1; i < node.inputs.size(); i++)
+			if (!node.inputs[i].empty())
+				parameter(node.inputs[i]);
 		std::vector<int64_t> wShape = layer.weightShape;
 		vdla::vx::nn::ConvolutionParams params = layerParams(layer.geometry, layer.groups);
 		const std::vector<int64_t> &xShape = shapes.at(node.inputs[0]).shape;
-		if (std::vector<int64_t>(xDims.rbegin(), xDims.rend()) != xShape) {
-			/* dla_support.cpp took only a 1x1 kernel, no padding, one
-			 * group, over a Flatten's [N, C * H * W]. */
-			if (int64_t(xDims[3]) != xShape[0] ||
-			    int64_t(xDims[0] * xDims[1] * xDims[2]) != xShape[1])
-				throw OpError(ENOTSUP, "QLinearConv's input is not the Flatten it reads");
+		const ConvGeometry &g = layer.geometry;
+		const bool pointwise = layer.groups == 1 && g.kernel == std::vector<int64_t>{ 1, 1 } &&
+				       g.padBegin == std::vector<int64_t>{ 0, 0 } &&
+				       g.padEnd == std::vector<int64_t>{ 0, 0 };
+		vx_tensor x;
+		if (std::optional<vx_tensor> spread = flattenedKernelInput(
+			    node.inputs[0], xShape[0], xShape[1] * xShape[2] * xShape[3]);
+		    spread && pointwise && xShape[2] == 1 && xShape[3] == 1) {
+			/* A 1x1 kernel over a Flatten's [N, C * H * W]: spread over C, H and W. */
+			x = *spread;
+			std::vector<vx_size> xDims = dimsOf(x);
 			wShape = { wShape[0], int64_t(xDims[2]), int64_t(xDims[1]), int64_t(xDims[0]) };
 			params.strideX = params.strideY = params.dilationX = params.dilationY = 1;
+		} else {
+			x = shaped(node.inputs[0]);
+			if (xShape.size() != 4)
+				throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
 		}
 		params.inputZero = layer.inputZero;
 		params.outputZero = layer.outputZero;
@@ -315,14 +425,10 @@ struct SegmentBuilder {
 	/* @name's value as a 4-D tensor: a 1-D [N, C, L] one as [N, C, 1, L]. */
 	vx_tensor input4d(const std::string &name)
 	{
-		const ValueShape &value = shapes.at(name);
-		if (value.shape.size() != 3 || segment.tensors_.count(name))
-			return input(name);
-		const std::vector<int64_t> &s = value.shape;
-		vx_tensor t = newTensor({ s[0], s[1], 1, s[2] }, false, value.type);
-		segment.tensors_[name] = t;
-		segment.inputs_.push_back({ name, value, t, nullptr });
-		return t;
+		const std::vector<int64_t> &s = shapes.at(name).shape;
+		if (s.size() != 3)
+			return shaped(name);
+		return shapedAs(name, { s[0], s[1], 1, s[2] });
 	}
 
 	/*
@@ -421,14 +527,13 @@ struct SegmentBuilder {
 		const int64_t m = bShape[bTransposed ? 0 : 1];
 
 		vx_tensor a;
-		if (aTransposed) {
+		if (aTransposed)
 			a = preparedInput(node.name + "#a", node.inputs[0], { n, k, 1, 1 },
 					  transposed);
-		} else if (segment.tensors_.count(node.inputs[0])) {
-			a = input(node.inputs[0]);
-		} else {
-			a = preparedInput(node.name + "#a", node.inputs[0], { n, k, 1, 1 }, nullptr);
-		}
+		else if (std::optional<vx_tensor> spread = flattenedKernelInput(node.inputs[0], n, k))
+			a = *spread;
+		else
+			a = shapedAs(node.inputs[0], { n, k, 1, 1 });
 		std::vector<vx_size> aDims = dimsOf(a);
 		if (aDims.size() != 4)
 			throw OpError(ENOTSUP, "Gemm's A is not [N, K] on the DLA");
@@ -470,15 +575,34 @@ struct SegmentBuilder {
 							    y);
 	}
 
-	/* The node for @node; nullptr for an alias or a Max taken as a Relu. */
-	vx_node add(const Node &node)
+	/*
+	 * Adds the nodes computing @node. A Reshape, Flatten, Squeeze,
+	 * Unsqueeze or Identity of a value a node of the segment computes
+	 * names the same tensor; a Max taken as a Relu adds nothing.
+	 */
+	void add(const Node &node)
 	{
-		if (isAlias(node)) {
-			segment.tensors_[node.outputs[0]] = input(node.inputs[0]);
-			return nullptr;
+		current = &node;
+		if (movesData(node.opType)) {
+			for (size_t i = 1; i < node.inputs.size(); i++)
+				if (!node.inputs[i].empty())
+					parameter(node.inputs[i]);
+			const std::string &x = node.inputs[0];
+			if (renamesData(node.opType) && segment.tensors_.count(x) &&
+			    !inputNames.count(x)) {
+				segment.tensors_[node.outputs[0]] = segment.tensors_.at(x);
+				return;
+			}
+			addDataMovement(*this, graph, node, shapes);
+			return;
 		}
 		if (absorbed.count(&node))
-			return nullptr;
+			return;
+		place(layer(node), node);
+	}
+
+	vx_node layer(const Node &node)
+	{
 		if (node.opType == "QLinearConv")
 			return quantConv(node);
 		if (node.opType == "Conv")
@@ -516,30 +640,17 @@ Result<std::unique_ptr<DlaSegment>> DlaSegment::build(vx_context context, const 
 	if (failed(reinterpret_cast<vx_reference>(segment->graph_)))
 		return Error(ENOMEM, "cannot create a graph for " + segment->label_);
 
-	SegmentBuilder builder{ context, graph, shapes, *segment, segment->graph_, exported, {} };
-	/* An exported alias's output is its input, which must then be real. */
+	SegmentBuilder builder(context, graph, shapes, *segment, exported);
+	/* An exported alias's output may be its input, which must then be real. */
 	for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
 		const Node &node = graph.nodes[*it];
-		if (isAlias(node) && builder.concrete.count(node.outputs[0]))
+		if (renamesData(node.opType) && builder.concrete.count(node.outputs[0]))
 			builder.concrete.insert(node.inputs[0]);
 	}
 
 	try {
-		for (size_t index : nodes) {
-			const Node &node = graph.nodes[index];
-			vx_node vxNode = builder.add(node);
-			if (isAlias(node) || builder.absorbed.count(&node))
-				continue;
-			if (failed(reinterpret_cast<vx_reference>(vxNode)))
-				return Error(EINVAL, "node '" + node.name + "' (" + node.opType +
-							     "): the DLA layer refuses its parameters");
-			vxSetReferenceName(reinterpret_cast<vx_reference>(vxNode), node.name.c_str());
-			vx_status target = vxSetNodeTarget(vxNode, VX_TARGET_STRING, "dla");
-			vxReleaseNode(&vxNode);
-			if (target != VX_SUCCESS)
-				return Error(ENODEV, "node '" + node.name + "': no DLA target (is a vdla "
-									 "device present?)");
-		}
+		for (size_t index : nodes)
+			builder.add(graph.nodes[index]);
 	} catch (const OpError &e) {
 		return Error(e.code(), segment->label_ + ": " + e.what());
 	} catch (const std::exception &e) {
@@ -547,7 +658,7 @@ Result<std::unique_ptr<DlaSegment>> DlaSegment::build(vx_context context, const 
 	}
 
 	for (const std::string &name : exported)
-		if (segment->tensors_.count(name))
+		if (segment->tensors_.count(name) || segment->empties_.count(name))
 			segment->exports_.emplace_back(name, shapes.at(name));
 	verifyLog.clear();
 	if (vxVerifyGraph(segment->graph_) != VX_SUCCESS)
@@ -581,6 +692,13 @@ std::string DlaSegment::shapeMismatch(const Graph &graph,
 			       dataTypeName(input.shape.type) + " " +
 			       shapeString(input.shape.shape) + " when the plan was made";
 	}
+	for (const auto &[name, planned] : parameters_) {
+		const Tensor &value = valueOf(graph, values, name);
+		if (value.type() != planned.type() || value.shape() != planned.shape() ||
+		    std::memcmp(value.raw(), planned.raw(),
+				planned.elements() * dataTypeSize(planned.type())) != 0)
+			return "'" + name + "' holds other integers than when the plan was made";
+	}
 	return "";
 }
 
@@ -608,6 +726,10 @@ Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &
 					  (verifyLog.empty() ? "no reason given" : verifyLog));
 	for (const auto &[name, shape] : exports_) {
 		Tensor out(shape.type, shape.shape);
+		if (empties_.count(name)) {
+			values[name] = std::move(out);
+			continue;
+		}
 		if (copyWhole(tensors_.at(name), out.raw(), VX_READ_ONLY) != VX_SUCCESS)
 			return Error(EIO, label_ + ": cannot read '" + name + "' from the DLA");
 		if (shape.type == DataType::Uint8)

@@ -35,10 +35,10 @@ public:
 	static void captureLog(vx_context context);
 
 	/*
-	 * Whether the segment's inputs in @values have the shapes it was built for:
-	 * with the same graph inputs, a value computed from input values (Slice
-	 * ends, Reshape shapes) may have another shape; "" when they all match,
-	 * else which one differs.
+	 * Whether the segment's inputs in @values have the shapes it was built for,
+	 * and its parameters (Slice ends, Reshape shapes) the same integers: with
+	 * the same graph inputs, values computed from input values may differ;
+	 * "" when they all match, else which one differs.
 	 */
 	std::string shapeMismatch(const Graph &graph, const std::map<std::string, Tensor> &values) const;
 
@@ -72,6 +72,10 @@ private:
 		std::function<Tensor(const Tensor &)> prepare;
 	};
 	std::vector<Input> inputs_;
+	/* The values of the parameters the plan read (a Reshape's shape), for each run to check. */
+	std::map<std::string, Tensor> parameters_;
+	/* Values of no elements the segment's nodes give (a Slice past the end): no tensor. */
+	std::set<std::string> empties_;
 	std::vector<std::pair<std::string, ValueShape>> exports_;
 };
 

@@ -12,8 +12,11 @@
 
 #include "conv_geometry.h"
 #include "dla_quant_conv.h"
+#include "dla_segment_moves.h"
 #include "op_kernel.h"
+#include "ops/shape_ops.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -45,13 +48,14 @@ const Node *producerOf(const Graph &graph, const std::string &value)
 bool alone1d(const Graph &graph, const Node &node)
 {
 	static const std::set<std::string> dlaOperators = { "Conv", "Relu", "MaxPool",
-							    "AveragePool", "Flatten", "Gemm",
-							    "QLinearConv", "Unsqueeze", "Max" };
+							    "AveragePool", "Gemm", "QLinearConv",
+							    "Max" };
+	auto runsThere = [](const std::string &op) { return dlaOperators.count(op) || movesData(op); };
 	const Node *producer = producerOf(graph, node.inputs[0]);
-	if (producer && dlaOperators.count(producer->opType))
+	if (producer && runsThere(producer->opType))
 		return false;
 	for (size_t reader : graph.readersOf(node.outputs[0]))
-		if (dlaOperators.count(graph.nodes[reader].opType))
+		if (runsThere(graph.nodes[reader].opType))
 			return false;
 	return true;
 }
@@ -225,15 +229,13 @@ bool onlyFeeds(const Graph &graph, const std::string &value, const Node &node)
 std::string typeRefusal(const Node &node, const ShapeMap &shapes)
 {
 	const bool integers = node.opType == "QLinearConv" || node.opType == "MaxPool" ||
-			      node.opType == "Max" || node.opType == "Flatten" ||
-			      node.opType == "Unsqueeze";
+			      node.opType == "Max" || movesData(node.opType);
 	for (size_t i = 0; i < node.inputs.size(); i++) {
 		const ValueShape *value = shapeOf(shapes, node.inputs[i]);
 		if (node.inputs[i].empty() || !value)
 			continue;
-		if (node.opType == "QLinearConv" && i > 0)
-			continue;
-		if (node.opType == "Unsqueeze" && i > 0)
+		/* Weights and parameters, checked by each operator's rules. */
+		if ((node.opType == "QLinearConv" || movesData(node.opType)) && i > 0)
 			continue;
 		const DataType type = value->type;
 		if (type == DataType::Float ||
@@ -245,19 +247,69 @@ std::string typeRefusal(const Node &node, const ShapeMap &shapes)
 }
 
 /*
- * Unsqueeze [N, K] -> [N, K, 1, 1] after a Flatten of [N, C, H, W], before
- * a QLinearConv with a 1x1 kernel: a fused Gemm, which reads the 4-D
- * tensor directly (dla_segment.cpp).
+ * Data movement (RUBIK, dla_segment.cpp): parameters the plan knows (a
+ * constant, or a value its run computed, which each run checks again);
+ * four dimensions at most but for the reshapes (six: OpenVX's tensors);
+ * forward Slice steps; DepthToSpace blocks up to 16.
  */
-std::string unsqueezeRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
+std::string moveRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
+	for (size_t i = 1; i < node.inputs.size(); i++)
+		if (!node.inputs[i].empty() && !knownValue(graph, shapes, node.inputs[i]))
+			return node.opType + "'s input " + std::to_string(i) +
+			       " is not a value the plan knows";
 	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
-	const ValueShape *y = shapeOf(shapes, node.outputs[0]);
-	const Node *flatten = producerOf(graph, node.inputs[0]);
-	if (!x || !y || x->shape.size() != 2 ||
-	    y->shape != std::vector<int64_t>{ x->shape[0], x->shape[1], 1, 1 } || !flatten ||
-	    flatten->opType != "Flatten" || !dlaRefusal(graph, *flatten, shapes).empty())
-		return "only Unsqueeze of a Flatten's [N, K] to [N, K, 1, 1] runs on the DLA";
+	if (!x)
+		return "unknown shapes";
+	/* OpenVX's tensors have at most six dimensions. */
+	for (const std::string &name : node.outputs) {
+		const ValueShape *y = shapeOf(shapes, name);
+		if (!name.empty() && (!y || y->shape.size() > 6 || x->shape.size() > 6))
+			return node.opType + " of more than 6 dimensions";
+	}
+	if (node.opType == "Transpose") {
+		try {
+			const TransposeAxes axes =
+				fewestAxes(x->shape, transposePerm(node, x->shape.size()));
+			if (axes.shape.size() > 4)
+				return "a Transpose that moves more than 4 blocks of axes";
+		} catch (const std::exception &e) {
+			return e.what();
+		}
+		return "";
+	}
+	const size_t maxRank = renamesData(node.opType) ? 6 : 4;
+	for (const std::string &name : node.outputs) {
+		const ValueShape *y = shapeOf(shapes, name);
+		if (!y)
+			return "unknown shapes";
+		if (y->shape.size() > maxRank || x->shape.size() > maxRank)
+			return node.opType + " of more than " + std::to_string(maxRank) +
+			       " dimensions";
+	}
+	if (node.opType == "Slice") {
+		std::vector<const Tensor *> inputs = { nullptr };
+		for (size_t i = 1; i < node.inputs.size(); i++)
+			inputs.push_back(node.inputs[i].empty()
+						 ? nullptr
+						 : knownValue(graph, shapes, node.inputs[i]));
+		try {
+			OpContext ctx(node, graph.opset, inputs);
+			for (int64_t step : sliceAxes(ctx, x->shape).step)
+				if (step < 0)
+					return "Slice with a negative step (RUBIK reads forward)";
+		} catch (const std::exception &e) {
+			return e.what();
+		}
+	}
+	if (node.opType == "DepthToSpace" || node.opType == "SpaceToDepth") {
+		const Attribute *block = node.attribute("blocksize");
+		const Attribute *mode = node.attribute("mode");
+		if (x->shape.size() != 4 || !block || block->i < 1 || block->i > 16)
+			return node.opType + " of [N, C, H, W] with a block of 1 to 16 runs on the DLA";
+		if (mode && mode->s != "DCR" && mode->s != "CRD")
+			return "DepthToSpace mode '" + mode->s + "'";
+	}
 	return "";
 }
 
@@ -268,8 +320,7 @@ std::string quantConvRefusal(const Graph &graph, const Node &node, const ShapeMa
 	if (!why.empty())
 		return why;
 	const Node *unsqueeze = producerOf(graph, node.inputs[0]);
-	if (unsqueeze && unsqueeze->opType == "Unsqueeze" &&
-	    unsqueezeRefusal(graph, *unsqueeze, shapes).empty()) {
+	if (unsqueeze && readsFlattenedKernel(graph, *unsqueeze, shapes)) {
 		const ConvGeometry &g = layer.geometry;
 		if (layer.groups != 1 || g.kernel != std::vector<int64_t>{ 1, 1 } ||
 		    g.padBegin != std::vector<int64_t>{ 0, 0 } ||
@@ -320,23 +371,81 @@ std::string convLimitsRefusal(const ConvGeometry &g)
 	return "";
 }
 
+bool movesData(const std::string &op)
+{
+	static const std::set<std::string> moves = { "Transpose", "Slice", "Split", "DepthToSpace",
+						     "SpaceToDepth" };
+	return moves.count(op) || renamesData(op);
+}
+
+bool renamesData(const std::string &op)
+{
+	static const std::set<std::string> renames = { "Reshape", "Flatten", "Squeeze",
+						       "Unsqueeze", "Identity" };
+	return renames.count(op) > 0;
+}
+
+const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::string &name)
+{
+	auto constant = graph.constants.find(name);
+	if (constant != graph.constants.end())
+		return &constant->second;
+	const ValueShape *value = shapeOf(shapes, name);
+	return value && value->value ? &*value->value : nullptr;
+}
+
+bool readsFlattenedKernel(const Graph &graph, const Node &alias, const ShapeMap &shapes)
+{
+	/* [N, K] -> [N, K, 1, 1] of a Flatten's output, of [N, C, H, W] at axis 1. */
+	const Node *flatten = &alias;
+	if (alias.opType == "Unsqueeze") {
+		const ValueShape *x = shapeOf(shapes, alias.inputs[0]);
+		const ValueShape *y = shapeOf(shapes, alias.outputs[0]);
+		flatten = producerOf(graph, alias.inputs[0]);
+		if (!x || !y || x->shape.size() != 2 ||
+		    y->shape != std::vector<int64_t>{ x->shape[0], x->shape[1], 1, 1 })
+			return false;
+	}
+	if (!flatten || flatten->opType != "Flatten")
+		return false;
+	const ValueShape *x = shapeOf(shapes, flatten->inputs[0]);
+	const Attribute *axis = flatten->attribute("axis");
+	return x && x->shape.size() == 4 && (!axis || axis->i == 1);
+}
+
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
 	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
-							 "Flatten", "Gemm", "QLinearConv",
-							 "Unsqueeze", "Max" };
-	if (!supported.count(node.opType))
+							 "Gemm", "QLinearConv", "Max" };
+	if (!supported.count(node.opType) && !movesData(node.opType))
 		return node.opType + " has no DLA lowering yet";
 	if (std::string why = typeRefusal(node, shapes); !why.empty())
 		return why;
-	for (const std::string &name : node.inputs) {
+	/* The data: parameters (a Slice's starts, a scale) may be scalars or empty. */
+	std::vector<std::string> tensors = node.outputs;
+	if (movesData(node.opType))
+		tensors.push_back(node.inputs[0]);
+	else
+		tensors.insert(tensors.end(), node.inputs.begin(), node.inputs.end());
+	for (const std::string &name : tensors) {
 		const ValueShape *value = shapeOf(shapes, name);
-		if (!name.empty() && value)
-			for (int64_t d : value->shape)
-				if (d < 1 || d > 65535)
-					return "a dimension of " + std::to_string(d) +
-					       " (the DLA takes 1 to 65535)";
+		if (name.empty() || !value)
+			continue;
+		/* Max's zero point may come first (maxRefusal()). */
+		const bool data = (name == node.inputs[0] && node.opType != "Max") ||
+				  std::find(node.outputs.begin(), node.outputs.end(), name) !=
+					  node.outputs.end();
+		if (value->shape.empty() && data)
+			return "a scalar (the DLA's tensors have dimensions)";
+		/* A move of an empty value, or to one, has nothing to move. */
+		const bool emptyMove = movesData(node.opType);
+		for (int64_t d : value->shape)
+			if ((d < 1 && !(d == 0 && emptyMove)) || d > 65535)
+				return "a dimension of " + std::to_string(d) +
+				       " (the DLA takes 1 to 65535)";
 	}
+	if (movesData(node.opType))
+		return moveRefusal(graph, node, shapes);
 	if (node.opType == "Conv")
 		return convRefusal(graph, node, shapes);
 	if (node.opType == "MaxPool" || node.opType == "AveragePool")
@@ -345,20 +454,12 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		return gemmRefusal(graph, node, shapes);
 	if (node.opType == "QLinearConv")
 		return quantConvRefusal(graph, node, shapes);
-	if (node.opType == "Unsqueeze")
-		return unsqueezeRefusal(graph, node, shapes);
 	if (node.opType == "Max")
 		return maxRefusal(graph, node, shapes);
 	if (node.opType == "Relu") {
 		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 		if (!x || x->shape.empty() || x->shape.size() > 4)
 			return "Relu of a rank other than 1 to 4";
-	}
-	if (node.opType == "Flatten") {
-		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
-		const Attribute *axis = node.attribute("axis");
-		if (!x || x->shape.size() != 4 || (axis && axis->i != 1))
-			return "only Flatten of [N, C, H, W] at axis 1 runs on the DLA";
 	}
 	return "";
 }

@@ -10,6 +10,7 @@
 #include "graph.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace vdla::onnx {
@@ -18,6 +19,12 @@ namespace vdla::onnx {
 struct ValueShape {
 	DataType type;
 	std::vector<int64_t> shape;
+	/*
+	 * The value itself when the plan's run computed it and it has a few
+	 * elements (a Reshape's shape, a Slice's starts, a scale): what a DLA
+	 * segment reads parameters from, and checks again at each run.
+	 */
+	std::optional<Tensor> value = std::nullopt;
 };
 using ShapeMap = std::map<std::string, ValueShape>;
 
@@ -26,6 +33,28 @@ struct ConvGeometry;
 /* "" if a convolution of geometry @g is within the CONV's limits
  * (docs/hw-spec.md); otherwise which it passes. */
 std::string convLimitsRefusal(const ConvGeometry &g);
+
+/*
+ * Whether @op only moves data (RUBIK on the DLA): Reshape, Flatten,
+ * Squeeze, Unsqueeze, Identity, Transpose, Slice, Split, DepthToSpace,
+ * SpaceToDepth.
+ */
+bool movesData(const std::string &op);
+/* Whether @op's output is its input's bytes under another shape. */
+bool renamesData(const std::string &op);
+
+/*
+ * The value @name as the plan knows it: a constant, or a small value the
+ * plan's run computed (ValueShape::value); nullptr otherwise.
+ */
+const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::string &name);
+
+/*
+ * Whether @alias (a Flatten of [N, C, H, W] at axis 1, or an Unsqueeze of
+ * its [N, K] to [N, K, 1, 1]) gives a layer after it a value it can read as
+ * the 4-D tensor, its kernel spread over C, H and W.
+ */
+bool readsFlattenedKernel(const Graph &graph, const Node &alias, const ShapeMap &shapes);
 
 /* "" if the DLA runs @node with these shapes; otherwise why it does not. */
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes);

@@ -13,6 +13,9 @@ namespace vdla::onnx {
 
 namespace {
 
+/* The most elements of a value the plan keeps for DLA segments' parameters. */
+constexpr int64_t kKnownValues = 64;
+
 std::string nodeLabel(const Node &node)
 {
 	return "node '" + node.name + "' (" + node.opType + ")";
@@ -40,41 +43,36 @@ bool contiguousOnDla(const std::vector<bool> &onDla, size_t first, size_t last)
 }
 
 /*
- * A Max on the DLA is the Relu of the QLinearConv before it, in the same
- * segment (dla_segment.cpp takes it into the convolution).
- *
- * A Flatten or Unsqueeze on the DLA only renames its input, for the layer
- * after it (a Gemm, a fused Gemm's Unsqueeze and QLinearConv) or after the
- * QLinearConv it renames; one that does neither runs on the CPU, and so
- * does an Unsqueeze whose Flatten does. Repeated until nothing changes.
+ * Placements that depend on the neighbours'. A Max on the DLA is the Relu
+ * of the QLinearConv before it, in the same segment (dla_segment.cpp takes
+ * it into the convolution). With the target any, a node that only moves
+ * data stays on the DLA next to a layer there, whose segment it joins (no
+ * round trip between two segments), and runs on the CPU otherwise: a task
+ * of one copy costs more than the copy. Repeated until nothing changes.
  */
-void keepAliasesWithTheirLayers(const Graph &graph, std::vector<bool> &onDla)
+void placeByNeighbours(const Graph &graph, Target target, std::vector<bool> &onDla)
 {
-	static const std::set<std::string> layersAfter = { "Gemm", "Unsqueeze", "QLinearConv" };
-	static const std::set<std::string> layersBefore = { "QLinearConv", "Max" };
+	auto layerOnDla = [&](size_t i) {
+		return i < graph.nodes.size() && onDla[i] && !movesData(graph.nodes[i].opType);
+	};
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (size_t i = 0; i < graph.nodes.size(); i++) {
 			const Node &node = graph.nodes[i];
-			if (!onDla[i] || (node.opType != "Flatten" && node.opType != "Unsqueeze" &&
-					  node.opType != "Max"))
+			if (!onDla[i])
 				continue;
-			const size_t producer = producerIndex(graph, node.inputs[0]);
-			const bool fromLayer = producer < graph.nodes.size() && onDla[producer] &&
-					       layersBefore.count(graph.nodes[producer].opType);
-			bool toLayer = !graph.isOutput(node.outputs[0]);
-			for (size_t consumer : graph.readersOf(node.outputs[0]))
-				toLayer = toLayer && onDla[consumer] &&
-					  layersAfter.count(graph.nodes[consumer].opType);
-			bool keep = fromLayer || toLayer;
-			if (node.opType == "Unsqueeze")
-				keep = toLayer && producer < graph.nodes.size() && onDla[producer];
+			bool keep = true;
 			if (node.opType == "Max") {
 				/* Max(c, zero point) or Max(zero point, c). */
-				size_t conv = producer;
+				size_t conv = producerIndex(graph, node.inputs[0]);
 				if (conv >= graph.nodes.size() && node.inputs.size() > 1)
 					conv = producerIndex(graph, node.inputs[1]);
 				keep = contiguousOnDla(onDla, conv, i);
+			} else if (movesData(node.opType) && target == Target::Any) {
+				keep = layerOnDla(producerIndex(graph, node.inputs[0]));
+				for (const std::string &output : node.outputs)
+					for (size_t reader : graph.readersOf(output))
+						keep = keep || layerOnDla(reader);
 			}
 			if (!keep) {
 				onDla[i] = false;
@@ -149,8 +147,12 @@ Result<ShapeMap> shapesForInputs(const Graph &graph, std::map<std::string, Tenso
 	ShapeMap shapes;
 	for (const auto &[name, tensor] : graph.constants)
 		shapes[name] = { tensor.type(), tensor.shape() };
-	for (const auto &[name, tensor] : values)
+	for (const auto &[name, tensor] : values) {
 		shapes[name] = { tensor.type(), tensor.shape() };
+		/* The parameters a DLA segment may read (a Reshape's shape, a scale). */
+		if (tensor.elements() <= kKnownValues)
+			shapes[name].value = tensor;
+	}
 	return shapes;
 }
 
@@ -165,12 +167,12 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::make(vx_context context, c
 						      refusal);
 		onDla[i] = refusal.empty();
 	}
-	keepAliasesWithTheirLayers(graph, onDla);
+	placeByNeighbours(graph, target, onDla);
 	for (size_t i = 0; i < graph.nodes.size() && target == Target::Dla; i++)
 		if (!onDla[i])
 			return Error(ENOTSUP, nodeLabel(graph.nodes[i]) + " cannot run on the DLA: "
-						      "a Flatten or Unsqueeze runs there only with "
-						      "the layer it renames a value for");
+						      "a Max runs there only as the Relu of the "
+						      "QLinearConv before it");
 
 	auto plan = std::make_unique<ExecutionPlan>();
 	plan->target_ = target;

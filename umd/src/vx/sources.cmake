@@ -15,6 +15,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/framework/user_struct.cpp
 	src/vx/nn/nn_kernels.cpp
 	src/vx/nn/nn_math.cpp
+	src/vx/nn/nn_rearrange.cpp
 	src/vx/nn/exact_sum.cpp
 	src/vx/nn/tensor_ops.cpp
 	src/vx/objects/data.cpp
@@ -31,6 +32,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/targets/dla/dla_device.cpp
 	src/vx/targets/dla/dla_lower.cpp
 	src/vx/targets/dla/dla_lower_lrn.cpp
+	src/vx/targets/dla/dla_lower_rearrange.cpp
 	src/vx/targets/dla/dla_lower_lrn_float.cpp
 	src/vx/targets/dla/dla_lower_lut.cpp
 	src/vx/targets/dla/dla_lower_softmax.cpp

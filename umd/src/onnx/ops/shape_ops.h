@@ -45,6 +45,17 @@ std::vector<int64_t> intsInputOrAttribute(const OpContext &ctx, size_t input,
 					  int64_t since, const char *attribute,
 					  bool *present = nullptr);
 
+/*
+ * Where a Slice of a tensor of @shape starts on each axis, its step (1 on
+ * the axes it leaves whole) and how many elements it takes: the output's
+ * dimension. Reads the starts, ends, axes and steps of @ctx (attributes
+ * before opset 10, inputs 1 to 4 from it); input 0 is not read.
+ */
+struct SliceAxes {
+	std::vector<int64_t> start, step, count;
+};
+SliceAxes sliceAxes(const OpContext &ctx, const std::vector<int64_t> &shape);
+
 /* Registered from registerShapeOps(). */
 void registerReshapeOps(OpRegistry &registry);
 void registerSlicePadOps(OpRegistry &registry);

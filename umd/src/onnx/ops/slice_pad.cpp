@@ -151,21 +151,19 @@ SliceRequest sliceRequest(const OpContext &ctx, int64_t rank)
 	return r;
 }
 
+} /* namespace */
+
 /*
  * Slice: per axis, negative starts and ends count from the end, then are
  * clamped to [0, dim] going forward or to [0, dim - 1] and [-1, dim - 1]
- * going backward. The result is a view with the step as stride.
+ * going backward.
  */
-void slice(OpContext &ctx)
+SliceAxes sliceAxes(const OpContext &ctx, const std::vector<int64_t> &shape)
 {
-	const Tensor &data = ctx.input(0);
-	const int64_t rank = data.rank();
+	const int64_t rank = shape.size();
 	SliceRequest r = sliceRequest(ctx, rank);
-	std::vector<int64_t> inStrides = stridesOf(data.shape());
-	std::vector<int64_t> shape = data.shape();
-	std::vector<int64_t> strides = inStrides;
+	SliceAxes axes{ std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1), shape };
 	std::vector<bool> sliced(rank, false);
-	int64_t base = 0;
 	for (size_t i = 0; i < r.axes.size(); i++) {
 		const int64_t axis = normaliseAxis(ctx, r.axes[i], rank);
 		ctx.require(axis < rank && !sliced[axis], "Slice: axes " + shapeString(r.axes) +
@@ -173,7 +171,7 @@ void slice(OpContext &ctx)
 		sliced[axis] = true;
 		const int64_t step = r.steps[i];
 		ctx.require(step != 0, "Slice: a step is 0");
-		const int64_t dim = data.shape()[axis];
+		const int64_t dim = shape[axis];
 		int64_t start = r.starts[i] < 0 ? r.starts[i] + dim : r.starts[i];
 		int64_t end = r.ends[i] < 0 ? r.ends[i] + dim : r.ends[i];
 		uint64_t span;
@@ -190,14 +188,31 @@ void slice(OpContext &ctx)
 		}
 		/* ceil(span / |step|), without overflow for any step. */
 		const uint64_t magnitude = step > 0 ? uint64_t(step) : uint64_t(0) - uint64_t(step);
-		const int64_t count = span ? (span - 1) / magnitude + 1 : 0;
-		shape[axis] = count;
-		if (count > 0)
-			base += start * inStrides[axis];
-		strides[axis] = count > 1 ? step * inStrides[axis] : 0;
+		axes.count[axis] = span ? (span - 1) / magnitude + 1 : 0;
+		axes.start[axis] = start;
+		axes.step[axis] = step;
 	}
-	Tensor out(data.type(), shape);
-	copyView(ctx, data, out, shape, strides, base);
+	return axes;
+}
+
+namespace {
+
+/* Slice: a view of the input with each step as a stride. */
+void slice(OpContext &ctx)
+{
+	const Tensor &data = ctx.input(0);
+	const SliceAxes axes = sliceAxes(ctx, data.shape());
+	std::vector<int64_t> inStrides = stridesOf(data.shape());
+	std::vector<int64_t> strides(data.rank(), 0);
+	int64_t base = 0;
+	for (size_t axis = 0; axis < data.rank(); axis++) {
+		if (axes.count[axis] > 0)
+			base += axes.start[axis] * inStrides[axis];
+		if (axes.count[axis] > 1)
+			strides[axis] = axes.step[axis] * inStrides[axis];
+	}
+	Tensor out(data.type(), axes.count);
+	copyView(ctx, data, out, axes.count, strides, base);
 	ctx.setOutput(0, std::move(out));
 }
 

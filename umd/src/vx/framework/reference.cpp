@@ -3,6 +3,7 @@
 
 #include "framework/object.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_rearrange.h"
 
 #include "objects/image_layout.h"
 #include "objects/tensor_layout.h"
@@ -237,6 +238,8 @@ vx_size typeSize(vx_enum type)
 		return sizeof(nn::ConvolutionParams);
 	case nn::kTypePoolingParams:
 		return sizeof(nn::PoolingParams);
+	case nn::kTypeRearrangementParams:
+		return sizeof(nn::RearrangementParams);
 	default:
 		return 0;
 	}

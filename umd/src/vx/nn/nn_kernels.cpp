@@ -9,6 +9,7 @@
 
 #include "nn/nn_layers.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_rearrange.h"
 #include "framework/object.h"
 
 #include <cmath>
@@ -66,6 +67,10 @@ public:
 	PoolingParams generalPoolingParams(vx_uint32 index)
 	{
 		return read<PoolingParams>(index, kTypePoolingParams);
+	}
+	RearrangementParams rearrangementParams(vx_uint32 index)
+	{
+		return read<RearrangementParams>(index, kTypeRearrangementParams);
 	}
 	vx_status status() const { return status_; }
 
@@ -695,6 +700,20 @@ vx_status resolveGeneralPooling(const vx_reference parameters[], Resolved &resol
 	return VX_SUCCESS;
 }
 
+vx_status resolveRearrangementKernel(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	const RearrangementParams params = scalars.rearrangementParams(1);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	Rearrangement layer;
+	vx_status status = resolveRearrangement(
+		tensorAt(parameters, 0), params, tensorAt(parameters, 2), layer, resolved.outputDims);
+	if (status == VX_SUCCESS)
+		resolved.layer = layer;
+	return status;
+}
+
 constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
@@ -744,6 +763,8 @@ const std::vector<LayerKernel> &layerKernels()
 			resolveGeneralConvolution },
 		{ kGeneralPoolingName, kGeneralPoolingKernel, { kTensor, kScalar, kOutput },
 			resolveGeneralPooling },
+		{ kRearrangementName, kRearrangementKernel, { kTensor, kScalar, kOutput },
+			resolveRearrangementKernel },
 	};
 	return kernels;
 }
@@ -870,6 +891,18 @@ vx_node generalPoolingNode(
 	ScalarArguments scalars(graph->context);
 	return createKernelNode(graph, kGeneralPoolingKernel,
 		{ asReference(input), scalars.value(kTypePoolingParams, params),
+			asReference(output) });
+}
+
+vx_node rearrangementNode(
+	vx_graph graph, vx_tensor input, const RearrangementParams &params, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, kRearrangementKernel,
+		{ asReference(input), scalars.value(kTypeRearrangementParams, params),
 			asReference(output) });
 }
 

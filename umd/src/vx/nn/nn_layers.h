@@ -10,9 +10,11 @@
 #include <VX/vx.h>
 #include <VX/vx_khr_nn.h>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <variant>
+#include <vector>
 
 namespace vdla::vx::nn {
 
@@ -120,8 +122,39 @@ struct GeneralPooling {
 	bool ceil, includePad;
 };
 
+/*
+ * libvdla's data movement (nn_rearrange.h): every output element is an
+ * input element, moved as bytes. The modes and their rules are
+ * nn::RearrangementMode's.
+ */
+struct Rearrangement {
+	vx_tensor input, output;	/* one type, any */
+	vx_enum mode;
+	std::array<vx_uint32, 4> permutation, start, step;
+	vx_uint32 block;
+	bool columnRowDepth;
+};
+
+/*
+ * The input coordinates (innermost first) of the output element at @out
+ * of @layer, whose input and output have at most four dimensions (every
+ * mode but Reshape, which keeps the flat order).
+ */
+std::array<vx_size, 4> rearrangedSource(const Rearrangement &layer, std::array<vx_size, 4> out);
+
+/*
+ * Resolves a rearrangement of @input into @output as @params says, with
+ * the output dimensions it implies (Reshape and Slice take the output's).
+ * VX_ERROR_INVALID_VALUE for parameters out of their range,
+ * VX_ERROR_INVALID_FORMAT for types, VX_ERROR_INVALID_DIMENSION for shapes.
+ */
+struct RearrangementParams;
+vx_status resolveRearrangement(vx_tensor input, const RearrangementParams &params,
+	vx_tensor output, Rearrangement &layer, std::vector<vx_size> &outputDims);
+
 using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
-	Normalization, Deconvolution, RoiPooling, GeneralConvolution, GeneralPooling>;
+	Normalization, Deconvolution, RoiPooling, GeneralConvolution, GeneralPooling,
+	Rearrangement>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

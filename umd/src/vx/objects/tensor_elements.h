@@ -118,6 +118,12 @@ public:
 			storeRaw(offset, nn::quantize(value, type_, position_));
 	}
 
+	/* Copies the element of @from at @fromOffset, of this tensor's type, to @offset. */
+	void copyElement(vx_size offset, const TensorElements &from, vx_size fromOffset)
+	{
+		memcpy(base_ + offset, from.base_ + fromOffset, typeSize(type_));
+	}
+
 private:
 	template <typename T> T load(vx_size offset) const
 	{

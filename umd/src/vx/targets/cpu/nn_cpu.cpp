@@ -6,6 +6,7 @@
  */
 
 #include "nn/nn_layers.h"
+#include "nn/nn_rearrange.h"
 #include "framework/object.h"
 #include "objects/tensor_elements.h"
 
@@ -179,6 +180,24 @@ int64_t tapPosition(vx_size output, vx_size stride, vx_size pad, vx_size tap, vx
 bool inside(int64_t position, vx_size extent)
 {
 	return position >= 0 && position < int64_t(extent);
+}
+
+/* Data movement: each output element copied from the input element rearrangedSource() names. */
+vx_status compute(const Rearrangement &layer, Bindings &bound)
+{
+	Elements &in = bound.of(layer.input), &out = bound.of(layer.output);
+	if (layer.mode == kRearrangeReshape) {
+		/* Both in flat order, innermost dimension fastest; any ranks. */
+		const vx_size total = out.count(0, out.rank());
+		for (vx_size k = 0; k < total; k++)
+			out.copyElement(out.flat(k, 0, out.rank()), in, in.flat(k, 0, in.rank()));
+		return VX_SUCCESS;
+	}
+	forEachElement(out, [&](vx_size x, vx_size y, vx_size c, vx_size n) {
+		const std::array<vx_size, 4> s = rearrangedSource(layer, { x, y, c, n });
+		out.copyElement(out.at(x, y, c, n), in, in.at(s[0], s[1], s[2], s[3]));
+	});
+	return VX_SUCCESS;
 }
 
 /* Calls tap(inputOffset, weightOffset) for the taps of output element

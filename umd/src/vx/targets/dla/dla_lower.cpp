@@ -12,6 +12,7 @@
 #include "targets/dla/dla_lower_lut.h"
 #include "nn/nn_layers.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_rearrange.h"
 #include "objects/tensor_layout.h"
 
 #include <VX/vx_khr_nn.h>
@@ -750,6 +751,12 @@ bool checkGeneralPooling(const nn::GeneralPooling &p, Refusal &refuse)
 	return true;
 }
 
+bool checkRearrangement(const nn::Rearrangement &r, Refusal &refuse)
+{
+	std::string reason;
+	return rearrangementFits(r, reason) || refuse(reason);
+}
+
 bool checkGeneralConvolution(const nn::GeneralConvolution &c, Refusal &refuse)
 {
 	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse))
@@ -805,6 +812,8 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 			&Lowering::lowerGeneralConvolution },
 		{ nn::kGeneralPoolingKernel, checkAs<nn::GeneralPooling, checkGeneralPooling>,
 			&Lowering::lowerPooling },
+		{ nn::kRearrangementKernel, checkAs<nn::Rearrangement, checkRearrangement>,
+			&Lowering::lowerRearrangement },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)

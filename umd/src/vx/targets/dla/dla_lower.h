@@ -2,7 +2,7 @@
 /*
  * Lowering of neural-network nodes to DLA operations (docs/openvx.md,
  * "Neural-network layers on the DLA"). A node becomes a Unit: one operation
- * or one fused chain CONV -> SDP [-> PDP], into which the activation and
+ * (a RUBIK one for data movement) or one fused chain CONV -> SDP [-> PDP], into which the activation and
  * pooling nodes that follow a convolution are folded when the intermediate
  * tensor is virtual and the hardware computes the same values.
  *
@@ -26,6 +26,7 @@
 
 namespace vdla::vx::nn {
 struct GeneralConvolution;
+struct Rearrangement;
 struct Softmax;
 } /* namespace vdla::vx::nn */
 
@@ -71,6 +72,8 @@ bool softmaxFits(const nn::Softmax &layer, std::string &why);
 /* The same for an affine-quantised convolution (dla_lower_convolution.cpp),
  * whose weights, bias and multipliers hold their values. */
 bool generalConvolutionFits(const nn::GeneralConvolution &layer, std::string &why);
+/* The same for data movement on RUBIK (dla_lower_rearrange.cpp). */
+bool rearrangementFits(const nn::Rearrangement &layer, std::string &why);
 
 struct Unit {
 	/*
@@ -83,6 +86,8 @@ struct Unit {
 	std::optional<SdpOp> sdp;
 	std::optional<PdpOp> pdp;
 	std::optional<CdpOp> cdp;
+	/* RUBIK, alone. */
+	std::optional<RubikOp> rubik;
 	/* Slots the unit reads and the one it writes. */
 	std::vector<uint16_t> reads;
 	uint16_t writes = kConstantSlot;
@@ -215,6 +220,7 @@ private:
 	vx_status lowerNormalization(vx_node node);
 	vx_status lowerSoftmax(vx_node node);
 	vx_status lowerGeneralConvolution(vx_node node);
+	vx_status lowerRearrangement(vx_node node);
 
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;

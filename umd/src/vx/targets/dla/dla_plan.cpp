@@ -126,16 +126,20 @@ private:
 	std::map<uint16_t, uint16_t> indices_;
 };
 
-enum class Engine { Conv, Sdp, Pdp, Cdp };
+enum class Engine { Conv, Sdp, Pdp, Cdp, Rubik };
 
-/* The engines of a unit's first and last operations (CONV -> SDP [-> PDP], SDP [-> PDP], PDP, CDP). */
+/* The engines of a unit's first and last operations (CONV -> SDP [-> PDP], SDP [-> PDP], PDP, CDP, RUBIK). */
 Engine firstEngine(const Unit &unit)
 {
+	if (unit.rubik)
+		return Engine::Rubik;
 	return unit.conv ? Engine::Conv : unit.sdp ? Engine::Sdp : unit.pdp ? Engine::Pdp : Engine::Cdp;
 }
 
 Engine lastEngine(const Unit &unit)
 {
+	if (unit.rubik)
+		return Engine::Rubik;
 	return unit.pdp ? Engine::Pdp : unit.sdp ? Engine::Sdp : unit.cdp ? Engine::Cdp : Engine::Conv;
 }
 
@@ -175,8 +179,15 @@ void emit(Unit &unit, TaskBuilder &builder, SlotMap &slots)
 		slots.map(unit.cdp->lut);
 	}
 
+	if (unit.rubik) {
+		slots.map(unit.rubik->src);
+		slots.map(unit.rubik->dst);
+	}
+
 	FusedChain chain;
-	if (unit.conv && unit.pdp)
+	if (unit.rubik)
+		chain.head = chain.tail = builder.rubik(*unit.rubik);
+	else if (unit.conv && unit.pdp)
 		chain = builder.fuse(*unit.conv, *unit.sdp, *unit.pdp);
 	else if (unit.conv)
 		chain = builder.fuse(*unit.conv, *unit.sdp);

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvdla's own data movement: a kernel of the runtime's graph engine that
+ * places the elements of one tensor in another without computing any
+ * (docs/openvx.md, "Data movement"). The ONNX import creates it for
+ * Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Split,
+ * DepthToSpace and SpaceToDepth; the DLA runs it on its RUBIK engine.
+ * Dimensions are OpenVX's: 0 is the innermost (W), then H, C, N.
+ */
+#pragma once
+
+#include <VX/vx.h>
+
+namespace vdla::vx::nn {
+
+constexpr vx_enum kRearrangementKernel = VX_KERNEL_BASE(VX_ID_DEFAULT, 0) + 0x3;
+constexpr const char *kRearrangementName = "vdla.nn.rearrangement";
+constexpr vx_enum kTypeRearrangementParams = VX_TYPE_VENDOR_STRUCT_START + 0x3;
+
+enum RearrangementMode : vx_enum {
+	/* The k-th element (innermost dimension fastest) of the input is the
+	 * k-th of the output, of any shape with as many elements. */
+	kRearrangeReshape = 0,
+	/* Output dimension d is input dimension permutation[d] (rank <= 4). */
+	kRearrangePermute = 1,
+	/* output[i] = input[start + i * step], per dimension (rank <= 4). */
+	kRearrangeSlice = 2,
+	/*
+	 * [W, H, C, N] to [W * b, H * b, C / b^2, N]: output (w, h, c) is input
+	 * channel c * b^2 + (h % b) * b + w % b with columnRowDepth (ONNX's
+	 * CRD), else (h % b * b + w % b) * C / b^2 + c (DCR), at (w / b, h / b).
+	 */
+	kRearrangeDepthToSpace = 3,
+	/* The inverse of DCR DepthToSpace (ONNX's SpaceToDepth). */
+	kRearrangeSpaceToDepth = 4,
+};
+
+struct RearrangementParams {
+	vx_enum mode;
+	vx_uint32 permutation[4];
+	vx_uint32 start[4];
+	vx_uint32 step[4];
+	vx_uint32 block;
+	vx_bool columnRowDepth;
+};
+
+/*
+ * A node placing @input's elements in @output (same type, any of INT8,
+ * UINT8, INT16, INT32, FLOAT32; the output's dimensions given for Reshape
+ * and Slice). Errors as vxConvolutionLayer's.
+ */
+vx_node rearrangementNode(
+	vx_graph graph, vx_tensor input, const RearrangementParams &params, vx_tensor output);
+
+} /* namespace vdla::vx::nn */

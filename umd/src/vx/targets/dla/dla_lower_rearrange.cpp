@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libvdla's data movement (nn_rearrange.h) on the RUBIK engine
+ * (docs/hw-spec.md, "RUBIK"; docs/openvx.md, "Data movement"). RUBIK reads
+ * and writes through each tensor's strides, so every mode is one or a few
+ * operations and no scratch:
+ *
+ * - Reshape: RESHAPE.
+ * - Permute: PERMUTE.
+ * - Slice: a PERMUTE that changes no dimension, reading the input from the
+ *   first element taken, each stride times its step.
+ * - DepthToSpace CRD: CONTRACT, whose channel order is CRD's.
+ * - DepthToSpace DCR and SpaceToDepth: one such strided copy per phase
+ *   (i, j) of the block: the input's channels k * C .. (k + 1) * C - 1,
+ *   k = i * b + j, are the output's rows i, i + b, ... and columns j, j + b,
+ *   ... (and the inverse).
+ */
+
+#include "targets/dla/dla_lower.h"
+#include "nn/nn_layers.h"
+#include "nn/nn_rearrange.h"
+
+namespace vdla::vx::dla {
+
+namespace {
+
+/* The largest block whose phases (one RUBIK operation each) a task takes. */
+constexpr vx_uint32 kMaxPhaseBlock = 16;
+
+/* @t's dimension @d, W = 0 to N = 3. */
+uint32_t &dimOf(Tensor &t, size_t d)
+{
+	uint32_t *dims[4] = { &t.w, &t.h, &t.c, &t.n };
+	return *dims[d];
+}
+
+uint32_t &strideOf(Tensor &t, size_t d)
+{
+	uint32_t *strides[4] = { &t.strideW, &t.strideH, &t.strideC, &t.strideN };
+	return *strides[d];
+}
+
+/* An identity PERMUTE: a strided copy of @src's elements to @dst's. */
+RubikOp stridedCopy(const Tensor &src, const Tensor &dst)
+{
+	RubikOp op;
+	op.mode = RubikMode::Permute;
+	op.src = src;
+	op.dst = dst;
+	return op;
+}
+
+} /* namespace */
+
+bool rearrangementFits(const nn::Rearrangement &layer, std::string &why)
+{
+	for (vx_tensor t : { layer.input, layer.output }) {
+		if (!hardwareType(t->dataType)) {
+			why = "the DLA moves INT8, INT16 and FLOAT32 tensors only";
+			return false;
+		}
+		vx_size rest = 1;
+		for (size_t d = 3; d < t->dims.size(); d++)
+			rest *= t->dims[d];
+		for (vx_size extent : { t->dims[0], t->dims.size() > 1 ? t->dims[1] : 1,
+			     t->dims.size() > 2 ? t->dims[2] : 1, rest }) {
+			if (extent > 65535) {
+				why = "a tensor dimension exceeds 65535";
+				return false;
+			}
+		}
+	}
+	const bool phases = layer.mode == nn::kRearrangeSpaceToDepth
+		|| (layer.mode == nn::kRearrangeDepthToSpace && !layer.columnRowDepth);
+	if (layer.mode == nn::kRearrangeDepthToSpace && layer.columnRowDepth
+		&& layer.block > kMaxPhaseBlock) {
+		why = "a DepthToSpace block above 16 (RUBIK's CONTRACT)";
+		return false;
+	}
+	if (phases && layer.block > kMaxPhaseBlock) {
+		why = "a block above 16 (one RUBIK copy per phase)";
+		return false;
+	}
+	return true;
+}
+
+vx_status Lowering::lowerRearrangement(vx_node node)
+{
+	const auto layer = std::get<nn::Rearrangement>(*nn::describeLayer(node));
+	const Tensor in = hardwareTensor(layer.input).packed();
+	Tensor out = hardwareTensor(layer.output).packed();
+	vx_node carrier = node;
+	auto push = [&](const RubikOp &op) {
+		Unit unit;
+		unit.rubik = op;
+		unit.reads = { op.src.buffer };
+		unit.writes = op.dst.buffer;
+		pushUnit(std::move(unit), carrier);
+	};
+
+	switch (layer.mode) {
+	case nn::kRearrangeReshape: {
+		RubikOp op;
+		op.mode = RubikMode::Reshape;
+		op.src = in;
+		op.dst = out;
+		push(op);
+		break;
+	}
+	case nn::kRearrangePermute: {
+		RubikOp op = stridedCopy(in, out);
+		for (size_t d = 0; d < 4; d++)
+			op.perm[d] = Dim(layer.permutation[d]);
+		push(op);
+		break;
+	}
+	case nn::kRearrangeSlice: {
+		Tensor src = in;
+		for (size_t d = 0; d < 4; d++) {
+			src.offset += uint64_t(layer.start[d]) * strideOf(src, d);
+			strideOf(src, d) *= layer.step[d];
+			dimOf(src, d) = dimOf(out, d);
+		}
+		push(stridedCopy(src, out));
+		break;
+	}
+	case nn::kRearrangeDepthToSpace:
+		if (layer.columnRowDepth) {
+			RubikOp op;
+			op.mode = RubikMode::Contract;
+			op.src = in;
+			op.dst = out;
+			op.blockX = op.blockY = uint16_t(layer.block);
+			push(op);
+			break;
+		}
+		[[fallthrough]];
+	default: {
+		/* The space side (the output of DepthToSpace, the input of
+		 * SpaceToDepth) walked by phase; the depth side by channel block. */
+		const bool toSpace = layer.mode == nn::kRearrangeDepthToSpace;
+		const Tensor &space = toSpace ? out : in, &depth = toSpace ? in : out;
+		const uint32_t b = layer.block, channels = space.c;
+		for (uint32_t i = 0; i < b; i++) {
+			for (uint32_t j = 0; j < b; j++) {
+				Tensor grid = space;
+				grid.offset += uint64_t(i) * space.strideH + uint64_t(j) * space.strideW;
+				grid.strideH *= b;
+				grid.strideW *= b;
+				grid.h = depth.h;
+				grid.w = depth.w;
+				Tensor block = depth;
+				block.offset += uint64_t(i * b + j) * channels * depth.strideC;
+				block.c = channels;
+				push(toSpace ? stridedCopy(block, grid) : stridedCopy(grid, block));
+			}
+		}
+		break;
+	}
+	}
+	return VX_SUCCESS;
+}
+
+} /* namespace vdla::vx::dla */
