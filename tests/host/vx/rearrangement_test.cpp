@@ -210,6 +210,60 @@ TEST_F(Rearrangement, ReshapeKeepsTheOrderOfSixDimensions)
 	EXPECT_EQ(out, in);
 }
 
+TEST_F(Rearrangement, ConcatenationJoinsAlongEachDimension)
+{
+	/* ONNX Concat of [2, 3, 4], [2, 1, 4], ... along axis a: rows of one input, then the next. */
+	for (int64_t axis = 0; axis < 3; axis++) {
+		Shape first = { 2, 3, 4 }, second = first, third = first;
+		second[axis] = 1;
+		third[axis] = 2;
+		const std::vector<std::vector<float>> parts
+			= { iota(24), iota(24 / first[axis]), iota(24 / first[axis] * 2) };
+		const std::vector<Shape> shapes = { first, second, third };
+		Shape outShape = first;
+		outShape[axis] = first[axis] + 3;
+		std::vector<float> expected;
+		const int64_t outer = axis == 0 ? 1 : axis == 1 ? 2 : 6;
+		for (int64_t o = 0; o < outer; o++) {
+			for (size_t k = 0; k < 3; k++) {
+				const int64_t block = int64_t(parts[k].size()) / outer;
+				expected.insert(expected.end(), parts[k].begin() + o * block,
+					parts[k].begin() + (o + 1) * block);
+			}
+		}
+		vx_graph graph = vxCreateGraph(context_);
+		vx_tensor inputs[3];
+		for (size_t k = 0; k < 3; k++)
+			inputs[k] = tensor(shapes[k], &parts[k]);
+		vx_tensor output = tensor(outShape);
+		ConcatenationParams p = { vx_uint32(2 - axis) };
+		vx_node node = concatenationNode(graph, inputs, 3, p, output);
+		vxSetNodeTarget(node, VX_TARGET_STRING, "cpu");
+		ASSERT_EQ(vxVerifyGraph(graph), VX_SUCCESS) << "axis " << axis;
+		ASSERT_EQ(vxProcessGraph(graph), VX_SUCCESS);
+		std::vector<float> out(expected.size());
+		copy(output, outShape, out.data(), VX_READ_ONLY);
+		EXPECT_EQ(out, expected) << "axis " << axis;
+		vxReleaseNode(&node);
+		vxReleaseGraph(&graph);
+	}
+}
+
+TEST_F(Rearrangement, ConcatenationRefusesInputsThatDoNotFit)
+{
+	const std::vector<float> a = iota(24), b = iota(12);
+	vx_graph graph = vxCreateGraph(context_);
+	/* [2, 3, 4] and [2, 3, 2] differ in dimension 0, not 1. */
+	vx_tensor inputs[2] = { tensor({ 2, 3, 4 }, &a), tensor({ 2, 3, 2 }, &b) };
+	ConcatenationParams p = { 1 };
+	vx_node node = concatenationNode(graph, inputs, 2, p, tensor({ 2, 6, 4 }));
+	EXPECT_EQ(vxVerifyGraph(graph), VX_ERROR_INVALID_DIMENSION);
+	vxReleaseNode(&node);
+	vx_node none = concatenationNode(graph, inputs, 9, p, tensor({ 2, 6, 4 }));
+	EXPECT_EQ(vxGetStatus(reinterpret_cast<vx_reference>(none)), VX_ERROR_INVALID_PARAMETERS);
+	vxReleaseGraph(&graph);
+}
+
 TEST_F(Rearrangement, RefusesWhatItCannotMean)
 {
 	const std::vector<float> in = iota(24);

@@ -467,41 +467,65 @@ struct SegmentBuilder : SegmentTensors {
 							    y);
 	}
 
-	/* MaxPool and AveragePool as libvdla's own pooling: the PDP's padding
-	 * on each side, strides, ceil mode, count_include_pad; 1-D as 2-D. */
+	/*
+	 * MaxPool and AveragePool as libvdla's own pooling: the PDP's padding
+	 * on each side, strides, ceil mode, count_include_pad; 1-D as 2-D;
+	 * 3-D as two 2-D poolings, of each depth's planes, then along the
+	 * depth (the window, its count and its padding are per axis, so MAX of
+	 * MAX and AVG of AVG are the 3-D ones).
+	 */
 	vx_node pool(const Node &node)
 	{
-		vx_tensor x = input4d(node.inputs[0]);
-		if (dimsOf(x).size() != 4)
-			throw OpError(ENOTSUP, node.opType + "'s input is not [N, C, H, W] on the DLA");
-		std::vector<int64_t> kernel = node.attribute("kernel_shape")->ints;
+		const std::vector<int64_t> &kernel = node.attribute("kernel_shape")->ints;
 		const std::vector<int64_t> &in = shapes.at(node.inputs[0]).shape;
-		std::vector<int64_t> outShape = shapes.at(node.outputs[0]).shape;
+		const std::vector<int64_t> &out = shapes.at(node.outputs[0]).shape;
 		const Attribute *ceil = node.attribute("ceil_mode");
 		const Attribute *count = node.attribute("count_include_pad");
 		OpContext ctx(node, graph.opset, {});
 		ConvGeometry g = convGeometry(ctx, std::vector<int64_t>(in.begin() + 2, in.end()),
 					      kernel, ceil && ceil->i);
-		if (kernel.size() == 1) {
+		if (kernel.size() == 1)
 			asTwoD(g);
-			outShape.insert(outShape.begin() + 2, 1);
-		}
 		vdla::vx::nn::PoolingParams params = {};
 		params.type = node.opType == "MaxPool" ? VX_NN_POOLING_MAX : VX_NN_POOLING_AVG;
-		params.sizeX = uint32_t(g.kernel[1]);
-		params.sizeY = uint32_t(g.kernel[0]);
-		params.strideX = uint32_t(g.strides[1]);
-		params.strideY = uint32_t(g.strides[0]);
-		params.padLeft = uint32_t(g.padBegin[1]);
-		params.padRight = uint32_t(g.padEnd[1]);
-		params.padTop = uint32_t(g.padBegin[0]);
-		params.padBottom = uint32_t(g.padEnd[0]);
 		params.ceil = ceil && ceil->i ? vx_true_e : vx_false_e;
 		params.includePad = count && count->i ? vx_true_e : vx_false_e;
-		const ValueShape &value = shapes.at(node.outputs[0]);
-		vx_tensor y = newTensor(outShape, !concrete.count(node.outputs[0]), value.type);
-		segment.tensors_[node.outputs[0]] = y;
-		return vdla::vx::nn::generalPoolingNode(vxGraph, x, params, y);
+		/* Axes @y and @x of the geometry as the pooling's H and W. */
+		auto window = [&](size_t y, size_t x) {
+			vdla::vx::nn::PoolingParams p = params;
+			p.sizeX = uint32_t(g.kernel[x]);
+			p.sizeY = uint32_t(g.kernel[y]);
+			p.strideX = uint32_t(g.strides[x]);
+			p.strideY = uint32_t(g.strides[y]);
+			p.padLeft = uint32_t(g.padBegin[x]);
+			p.padRight = uint32_t(g.padEnd[x]);
+			p.padTop = uint32_t(g.padBegin[y]);
+			p.padBottom = uint32_t(g.padEnd[y]);
+			return p;
+		};
+		const DataType type = shapes.at(node.outputs[0]).type;
+		if (kernel.size() != 3) {
+			vx_tensor x = input4d(node.inputs[0]);
+			std::vector<int64_t> outShape = out;
+			if (kernel.size() == 1)
+				outShape.insert(outShape.begin() + 2, 1);
+			return vdla::vx::nn::generalPoolingNode(vxGraph, x, window(0, 1),
+								outputAs(node.outputs[0], outShape));
+		}
+		/* [N, C * D, H, W] -> [N, C * D, OH, OW] = [N, C, D, OH * OW] -> [N, C, OD, OH * OW]. */
+		const int64_t n = in[0], c = in[1], d = in[2], planes = out[3] * out[4];
+		vx_tensor x = shapedAs(node.inputs[0], { n, c * d, in[3], in[4] });
+		vx_tensor pooled = newTensor({ n, c * d, out[3], out[4] }, true, type);
+		place(vdla::vx::nn::generalPoolingNode(vxGraph, x, window(1, 2), pooled), node);
+		vx_tensor byDepth = newTensor({ n, c, d, planes }, true, type);
+		vdla::vx::nn::RearrangementParams reshape = {};
+		reshape.mode = vdla::vx::nn::kRearrangeReshape;
+		reshape.columnRowDepth = vx_false_e;
+		place(vdla::vx::nn::rearrangementNode(vxGraph, pooled, reshape, byDepth), node);
+		g.kernel[2] = g.strides[2] = 1;
+		g.padBegin[2] = g.padEnd[2] = 0;
+		return vdla::vx::nn::generalPoolingNode(vxGraph, byDepth, window(0, 2),
+							outputAs(node.outputs[0], { n, c, out[2], planes }));
 	}
 
 	/*
@@ -584,7 +608,7 @@ struct SegmentBuilder : SegmentTensors {
 	{
 		current = &node;
 		if (movesData(node.opType)) {
-			for (size_t i = 1; i < node.inputs.size(); i++)
+			for (size_t i = 1; i < node.inputs.size() && node.opType != "Concat"; i++)
 				if (!node.inputs[i].empty())
 					parameter(node.inputs[i]);
 			const std::string &x = node.inputs[0];

@@ -57,6 +57,8 @@ public:
 			split();
 		else if (op == "DepthToSpace" || op == "SpaceToDepth")
 			depthSpace();
+		else if (op == "Concat")
+			concat();
 		else
 			place(identity(vdla::vx::nn::kRearrangeReshape), node_.outputs[0]);
 	}
@@ -131,6 +133,30 @@ private:
 			place(p, output);
 			offset += shapes_.at(output).shape.at(axis);
 		}
+	}
+
+	/* The inputs of elements one after the other along the axis (empty ones add none). */
+	void concat()
+	{
+		const std::string &output = node_.outputs[0];
+		if (segment_.isEmpty(output))
+			return;
+		int64_t axis = graph_.opset < 4 ? 1 : 0;
+		if (const Attribute *attr = node_.attribute("axis"))
+			axis = attr->i;
+		if (axis < 0)
+			axis += rank_;
+		if (axis < 0 || axis >= rank_)
+			throw OpError(EINVAL, "Concat: axis outside the rank");
+		std::vector<vx_tensor> inputs;
+		for (const std::string &input : node_.inputs)
+			if (!segment_.isEmpty(input))
+				inputs.push_back(segment_.shaped(input));
+		vdla::vx::nn::ConcatenationParams p = { vx_uint32(dimOf(axis)) };
+		segment_.place(vdla::vx::nn::concatenationNode(segment_.layerGraph(), inputs.data(),
+							       vx_uint32(inputs.size()), p,
+							       segment_.output(output)),
+			       node_);
 	}
 
 	void depthSpace()

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The nodes of a DLA segment that only move data (dla_support.h,
- * movesData()): libvdla's rearrangement layer (RUBIK on the DLA), one per
- * ONNX node, or one per output of a Split. Reshape, Flatten, Squeeze,
+ * movesData()): libvdla's rearrangement and concatenation layers (RUBIK on
+ * the DLA), one per ONNX node, or one per output of a Split. Reshape, Flatten, Squeeze,
  * Unsqueeze and Identity of a value the segment computes are free: the
  * segment builder names the same tensor (dla_segment.cpp); of a segment
  * input, they are a RESHAPE copy, made here.

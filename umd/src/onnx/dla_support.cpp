@@ -99,11 +99,22 @@ std::string poolRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	if (node.outputs.size() > 1 && !node.outputs[1].empty())
 		return "MaxPool's Indices output";
 	const Attribute *kernel = node.attribute("kernel_shape");
-	if (!kernel || (kernel->ints.size() != 1 && kernel->ints.size() != 2) ||
+	if (!kernel || kernel->ints.empty() || kernel->ints.size() > 3 ||
 	    x->shape.size() != kernel->ints.size() + 2)
-		return "only 1-D and 2-D pooling run on the DLA";
+		return "only 1-D, 2-D and 3-D pooling run on the DLA";
 	if (kernel->ints.size() == 1 && !alone1d(graph, node))
 		return "a 1-D pooling next to another node the DLA runs";
+	if (kernel->ints.size() == 3) {
+		/* Two 2-D poolings (dla_segment.cpp): of [N, C * D, H, W], then of
+		 * [N, C, D, OH * OW] along D. */
+		const ValueShape *y = shapeOf(shapes, node.outputs[0]);
+		if (!y || y->shape.size() != 5)
+			return "unknown shapes";
+		if (x->shape[1] * x->shape[2] > 65535 || y->shape[3] * y->shape[4] > 65535)
+			return "a 3-D pooling whose channels times depth, or output plane, pass 65535";
+		if (node.opType == "AveragePool" && x->type != DataType::Float)
+			return "an integer 3-D average (two roundings, not one)";
+	}
 	/* What the CPU kernel checks, which the plan's shape run may skip. */
 	for (const char *flag : { "ceil_mode", "count_include_pad", "storage_order" }) {
 		const Attribute *attr = node.attribute(flag);
@@ -235,7 +246,8 @@ std::string typeRefusal(const Node &node, const ShapeMap &shapes)
 		if (node.inputs[i].empty() || !value)
 			continue;
 		/* Weights and parameters, checked by each operator's rules. */
-		if ((node.opType == "QLinearConv" || movesData(node.opType)) && i > 0)
+		if ((node.opType == "QLinearConv" || movesData(node.opType)) && i > 0 &&
+		    node.opType != "Concat")
 			continue;
 		const DataType type = value->type;
 		if (type == DataType::Float ||
@@ -254,6 +266,17 @@ std::string typeRefusal(const Node &node, const ShapeMap &shapes)
  */
 std::string moveRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
+	if (node.opType == "Concat") {
+		/* One strided copy per input, into one node of at most 8. */
+		if (node.inputs.size() > 8)
+			return "a Concat of more than 8 inputs";
+		for (const std::string &name : node.inputs) {
+			const ValueShape *x = shapeOf(shapes, name);
+			if (!x || x->shape.size() > 4)
+				return "a Concat of more than 4 dimensions";
+		}
+		return "";
+	}
 	for (size_t i = 1; i < node.inputs.size(); i++)
 		if (!node.inputs[i].empty() && !knownValue(graph, shapes, node.inputs[i]))
 			return node.opType + "'s input " + std::to_string(i) +
@@ -374,7 +397,7 @@ std::string convLimitsRefusal(const ConvGeometry &g)
 bool movesData(const std::string &op)
 {
 	static const std::set<std::string> moves = { "Transpose", "Slice", "Split", "DepthToSpace",
-						     "SpaceToDepth" };
+						     "SpaceToDepth", "Concat" };
 	return moves.count(op) || renamesData(op);
 }
 
@@ -423,7 +446,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		return why;
 	/* The data: parameters (a Slice's starts, a scale) may be scalars or empty. */
 	std::vector<std::string> tensors = node.outputs;
-	if (movesData(node.opType))
+	if (movesData(node.opType) && node.opType != "Concat")
 		tensors.push_back(node.inputs[0]);
 	else
 		tensors.insert(tensors.end(), node.inputs.begin(), node.inputs.end());
@@ -433,6 +456,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 			continue;
 		/* Max's zero point may come first (maxRefusal()). */
 		const bool data = (name == node.inputs[0] && node.opType != "Max") ||
+				  node.opType == "Concat" ||
 				  std::find(node.outputs.begin(), node.outputs.end(), name) !=
 					  node.outputs.end();
 		if (value->shape.empty() && data)

@@ -240,6 +240,8 @@ vx_size typeSize(vx_enum type)
 		return sizeof(nn::PoolingParams);
 	case nn::kTypeRearrangementParams:
 		return sizeof(nn::RearrangementParams);
+	case nn::kTypeConcatenationParams:
+		return sizeof(nn::ConcatenationParams);
 	default:
 		return 0;
 	}

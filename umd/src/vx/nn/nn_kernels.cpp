@@ -72,6 +72,10 @@ public:
 	{
 		return read<RearrangementParams>(index, kTypeRearrangementParams);
 	}
+	ConcatenationParams concatenationParams(vx_uint32 index)
+	{
+		return read<ConcatenationParams>(index, kTypeConcatenationParams);
+	}
 	vx_status status() const { return status_; }
 
 private:
@@ -714,6 +718,30 @@ vx_status resolveRearrangementKernel(const vx_reference parameters[], Resolved &
 	return status;
 }
 
+/* Parameters: the inputs (the first required), the scalar, the output. */
+vx_status resolveConcatenationKernel(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	const ConcatenationParams params = scalars.concatenationParams(kMaxConcatenated);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	Concatenation layer{};
+	layer.output = tensorAt(parameters, kMaxConcatenated + 1);
+	layer.dimension = params.dimension;
+	/* The inputs given come first, none after a missing one. */
+	for (vx_uint32 k = 0; k < kMaxConcatenated; k++) {
+		vx_tensor t = tensorAt(parameters, k);
+		if (t && layer.count != k)
+			return VX_ERROR_INVALID_PARAMETERS;
+		if (t)
+			layer.inputs[layer.count++] = t;
+	}
+	vx_status status = resolveConcatenation(layer, resolved.outputDims);
+	if (status == VX_SUCCESS)
+		resolved.layer = layer;
+	return status;
+}
+
 constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
@@ -765,6 +793,11 @@ const std::vector<LayerKernel> &layerKernels()
 			resolveGeneralPooling },
 		{ kRearrangementName, kRearrangementKernel, { kTensor, kScalar, kOutput },
 			resolveRearrangementKernel },
+		{ kConcatenationName, kConcatenationKernel,
+			{ kTensor, kOptionalTensor, kOptionalTensor, kOptionalTensor,
+				kOptionalTensor, kOptionalTensor, kOptionalTensor, kOptionalTensor,
+				kScalar, kOutput },
+			resolveConcatenationKernel },
 	};
 	return kernels;
 }
@@ -904,6 +937,24 @@ vx_node rearrangementNode(
 	return createKernelNode(graph, kRearrangementKernel,
 		{ asReference(input), scalars.value(kTypeRearrangementParams, params),
 			asReference(output) });
+}
+
+vx_node concatenationNode(vx_graph graph, const vx_tensor inputs[], vx_uint32 count,
+	const ConcatenationParams &params, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	if (count < 1 || count > kMaxConcatenated)
+		return errorAs<vx_node>(graph->context, VX_ERROR_INVALID_PARAMETERS);
+	ScalarArguments scalars(graph->context);
+	vx_reference in[kMaxConcatenated] = {};
+	for (vx_uint32 k = 0; k < count; k++)
+		in[k] = asReference(inputs[k]);
+	static_assert(kMaxConcatenated == 8, "one parameter per input below");
+	return createKernelNode(graph, kConcatenationKernel,
+		{ in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7],
+			scalars.value(kTypeConcatenationParams, params), asReference(output) });
 }
 
 } /* namespace vdla::vx::nn */

@@ -142,6 +142,14 @@ struct Rearrangement {
  */
 std::array<vx_size, 4> rearrangedSource(const Rearrangement &layer, std::array<vx_size, 4> out);
 
+/* libvdla's concatenation (nn_rearrange.h): the inputs one after the other along a dimension. */
+struct Concatenation {
+	vx_tensor input, output;	/* input: the first of inputs */
+	std::array<vx_tensor, 8> inputs;	/* count of them, the rest null */
+	vx_uint32 count;
+	vx_uint32 dimension;
+};
+
 /*
  * Resolves a rearrangement of @input into @output as @params says, with
  * the output dimensions it implies (Reshape and Slice take the output's).
@@ -151,10 +159,12 @@ std::array<vx_size, 4> rearrangedSource(const Rearrangement &layer, std::array<v
 struct RearrangementParams;
 vx_status resolveRearrangement(vx_tensor input, const RearrangementParams &params,
 	vx_tensor output, Rearrangement &layer, std::vector<vx_size> &outputDims);
+/* The same for a concatenation of @layer.inputs (set with count and dimension). */
+vx_status resolveConcatenation(Concatenation &layer, std::vector<vx_size> &outputDims);
 
 using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
 	Normalization, Deconvolution, RoiPooling, GeneralConvolution, GeneralPooling,
-	Rearrangement>;
+	Rearrangement, Concatenation>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

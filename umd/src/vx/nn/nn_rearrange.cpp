@@ -129,6 +129,35 @@ vx_status resolveRearrangement(vx_tensor input, const RearrangementParams &param
 	return VX_SUCCESS;
 }
 
+vx_status resolveConcatenation(Concatenation &layer, std::vector<vx_size> &outputDims)
+{
+	if (layer.count < 1 || layer.count > kMaxConcatenated || layer.dimension > 3)
+		return VX_ERROR_INVALID_VALUE;
+	const vx_tensor first = layer.inputs[0];
+	layer.input = first;
+	const Dims &dims = first->dims;
+	if (dims.size() > 4 || layer.dimension >= dims.size())
+		return VX_ERROR_INVALID_DIMENSION;
+	outputDims = dims;
+	outputDims[layer.dimension] = 0;
+	for (vx_uint32 k = 0; k < layer.count; k++) {
+		const vx_tensor t = layer.inputs[k];
+		if (!t || !movableType(t->dataType) || t->dataType != first->dataType)
+			return VX_ERROR_INVALID_FORMAT;
+		if (t->dims.size() != dims.size())
+			return VX_ERROR_INVALID_DIMENSION;
+		for (size_t d = 0; d < dims.size(); d++)
+			if (d != layer.dimension && t->dims[d] != dims[d])
+				return VX_ERROR_INVALID_DIMENSION;
+		outputDims[layer.dimension] += t->dims[layer.dimension];
+	}
+	if (layer.output->resolved() && layer.output->dataType != first->dataType)
+		return VX_ERROR_INVALID_FORMAT;
+	if (!layer.output->dims.empty() && layer.output->dims != outputDims)
+		return VX_ERROR_INVALID_DIMENSION;
+	return VX_SUCCESS;
+}
+
 std::array<vx_size, 4> rearrangedSource(const Rearrangement &layer, std::array<vx_size, 4> out)
 {
 	std::array<vx_size, 4> in = out;

@@ -4,7 +4,8 @@
  * places the elements of one tensor in another without computing any
  * (docs/openvx.md, "Data movement"). The ONNX import creates it for
  * Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Split,
- * DepthToSpace and SpaceToDepth; the DLA runs it on its RUBIK engine.
+ * DepthToSpace, SpaceToDepth and Concat; the DLA runs it on its RUBIK
+ * engine.
  * Dimensions are OpenVX's: 0 is the innermost (W), then H, C, N.
  */
 #pragma once
@@ -43,6 +44,26 @@ struct RearrangementParams {
 	vx_uint32 block;
 	vx_bool columnRowDepth;
 };
+
+/* libvdla's concatenation (nn::Concatenation), for ONNX's Concat. */
+constexpr vx_enum kConcatenationKernel = VX_KERNEL_BASE(VX_ID_DEFAULT, 0) + 0x4;
+constexpr const char *kConcatenationName = "vdla.nn.concatenation";
+constexpr vx_enum kTypeConcatenationParams = VX_TYPE_VENDOR_STRUCT_START + 0x4;
+/* The most inputs one node joins. */
+constexpr vx_uint32 kMaxConcatenated = 8;
+
+struct ConcatenationParams {
+	/* The dimension the inputs follow each other along (0 innermost). */
+	vx_uint32 dimension;
+};
+
+/*
+ * A node writing @count tensors (1 to kMaxConcatenated) of one type and
+ * rank <= 4, equal but along @params.dimension, one after the other along
+ * it into @output.
+ */
+vx_node concatenationNode(vx_graph graph, const vx_tensor inputs[], vx_uint32 count,
+	const ConcatenationParams &params, vx_tensor output);
 
 /*
  * A node placing @input's elements in @output (same type, any of INT8,

@@ -91,6 +91,9 @@ template <typename L> void bindTensors(const L &l, Bindings &b)
 	}
 	if constexpr (std::is_same_v<L, RoiPooling>)
 		b.bind(l.rois);
+	if constexpr (std::is_same_v<L, Concatenation>)
+		for (vx_uint32 k = 0; k < l.count; k++)
+			b.bind(l.inputs[k]);
 	if constexpr (std::is_same_v<L, GeneralConvolution>) {
 		b.bind(l.weights);
 		b.bind(l.bias);
@@ -197,6 +200,23 @@ vx_status compute(const Rearrangement &layer, Bindings &bound)
 		const std::array<vx_size, 4> s = rearrangedSource(layer, { x, y, c, n });
 		out.copyElement(out.at(x, y, c, n), in, in.at(s[0], s[1], s[2], s[3]));
 	});
+	return VX_SUCCESS;
+}
+
+/* Each input copied where its part of the output starts along the dimension. */
+vx_status compute(const Concatenation &layer, Bindings &bound)
+{
+	Elements &out = bound.of(layer.output);
+	vx_size start = 0;
+	for (vx_uint32 k = 0; k < layer.count; k++) {
+		Elements &in = bound.of(layer.inputs[k]);
+		forEachElement(in, [&](vx_size x, vx_size y, vx_size c, vx_size n) {
+			std::array<vx_size, 4> at = { x, y, c, n };
+			at[layer.dimension] += start;
+			out.copyElement(out.at(at[0], at[1], at[2], at[3]), in, in.at(x, y, c, n));
+		});
+		start += in.dim(layer.dimension);
+	}
 	return VX_SUCCESS;
 }
 

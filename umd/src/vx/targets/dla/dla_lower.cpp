@@ -757,6 +757,12 @@ bool checkRearrangement(const nn::Rearrangement &r, Refusal &refuse)
 	return rearrangementFits(r, reason) || refuse(reason);
 }
 
+bool checkConcatenation(const nn::Concatenation &c, Refusal &refuse)
+{
+	std::string reason;
+	return concatenationFits(c, reason) || refuse(reason);
+}
+
 bool checkGeneralConvolution(const nn::GeneralConvolution &c, Refusal &refuse)
 {
 	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse))
@@ -814,6 +820,8 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 			&Lowering::lowerPooling },
 		{ nn::kRearrangementKernel, checkAs<nn::Rearrangement, checkRearrangement>,
 			&Lowering::lowerRearrangement },
+		{ nn::kConcatenationKernel, checkAs<nn::Concatenation, checkConcatenation>,
+			&Lowering::lowerConcatenation },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)

@@ -26,6 +26,7 @@
 
 namespace vdla::vx::nn {
 struct GeneralConvolution;
+struct Concatenation;
 struct Rearrangement;
 struct Softmax;
 } /* namespace vdla::vx::nn */
@@ -74,6 +75,7 @@ bool softmaxFits(const nn::Softmax &layer, std::string &why);
 bool generalConvolutionFits(const nn::GeneralConvolution &layer, std::string &why);
 /* The same for data movement on RUBIK (dla_lower_rearrange.cpp). */
 bool rearrangementFits(const nn::Rearrangement &layer, std::string &why);
+bool concatenationFits(const nn::Concatenation &layer, std::string &why);
 
 struct Unit {
 	/*
@@ -221,6 +223,7 @@ private:
 	vx_status lowerSoftmax(vx_node node);
 	vx_status lowerGeneralConvolution(vx_node node);
 	vx_status lowerRearrangement(vx_node node);
+	vx_status lowerConcatenation(vx_node node);
 
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;

@@ -14,6 +14,7 @@
  *   (i, j) of the block: the input's channels k * C .. (k + 1) * C - 1,
  *   k = i * b + j, are the output's rows i, i + b, ... and columns j, j + b,
  *   ... (and the inverse).
+ * - Concatenation: one strided copy per input, into its part of the output.
  */
 
 #include "targets/dla/dla_lower.h"
@@ -34,6 +35,11 @@ uint32_t &dimOf(Tensor &t, size_t d)
 	return *dims[d];
 }
 
+uint32_t dimOf(const Tensor &t, size_t d)
+{
+	return dimOf(const_cast<Tensor &>(t), d);
+}
+
 uint32_t &strideOf(Tensor &t, size_t d)
 {
 	uint32_t *strides[4] = { &t.strideW, &t.strideH, &t.strideC, &t.strideN };
@@ -52,23 +58,44 @@ RubikOp stridedCopy(const Tensor &src, const Tensor &dst)
 
 } /* namespace */
 
-bool rearrangementFits(const nn::Rearrangement &layer, std::string &why)
+namespace {
+
+/* Whether RUBIK takes @t: a type it knows, dimensions within its limits. */
+bool movableTensor(vx_tensor t, std::string &why)
 {
-	for (vx_tensor t : { layer.input, layer.output }) {
-		if (!hardwareType(t->dataType)) {
-			why = "the DLA moves INT8, INT16 and FLOAT32 tensors only";
+	if (!hardwareType(t->dataType)) {
+		why = "the DLA moves INT8, INT16 and FLOAT32 tensors only";
+		return false;
+	}
+	vx_size rest = 1;
+	for (size_t d = 3; d < t->dims.size(); d++)
+		rest *= t->dims[d];
+	for (vx_size extent : { t->dims[0], t->dims.size() > 1 ? t->dims[1] : 1,
+		     t->dims.size() > 2 ? t->dims[2] : 1, rest }) {
+		if (extent > 65535) {
+			why = "a tensor dimension exceeds 65535";
 			return false;
 		}
-		vx_size rest = 1;
-		for (size_t d = 3; d < t->dims.size(); d++)
-			rest *= t->dims[d];
-		for (vx_size extent : { t->dims[0], t->dims.size() > 1 ? t->dims[1] : 1,
-			     t->dims.size() > 2 ? t->dims[2] : 1, rest }) {
-			if (extent > 65535) {
-				why = "a tensor dimension exceeds 65535";
-				return false;
-			}
-		}
+	}
+	return true;
+}
+
+} /* namespace */
+
+bool concatenationFits(const nn::Concatenation &layer, std::string &why)
+{
+	for (vx_uint32 k = 0; k < layer.count; k++)
+		if (!movableTensor(layer.inputs[k], why))
+			return false;
+	return movableTensor(layer.output, why);
+}
+
+bool rearrangementFits(const nn::Rearrangement &layer, std::string &why)
+{
+	for (vx_tensor t : { layer.input, layer.output })
+		if (!movableTensor(t, why))
+			return false;
+	{
 	}
 	const bool phases = layer.mode == nn::kRearrangeSpaceToDepth
 		|| (layer.mode == nn::kRearrangeDepthToSpace && !layer.columnRowDepth);
@@ -157,6 +184,29 @@ vx_status Lowering::lowerRearrangement(vx_node node)
 		}
 		break;
 	}
+	}
+	return VX_SUCCESS;
+}
+
+vx_status Lowering::lowerConcatenation(vx_node node)
+{
+	const auto layer = std::get<nn::Concatenation>(*nn::describeLayer(node));
+	const Tensor out = hardwareTensor(layer.output).packed();
+	vx_node carrier = node;
+	uint64_t start = 0;
+	/* Each input a strided copy into its part of the output. */
+	for (vx_uint32 k = 0; k < layer.count; k++) {
+		const Tensor in = hardwareTensor(layer.inputs[k]).packed();
+		Tensor part = out;
+		part.offset += start * strideOf(part, layer.dimension);
+		for (size_t d = 0; d < 4; d++)
+			dimOf(part, d) = dimOf(in, d);
+		start += dimOf(in, layer.dimension);
+		Unit unit;
+		unit.rubik = stridedCopy(in, part);
+		unit.reads = { in.buffer };
+		unit.writes = part.buffer;
+		pushUnit(std::move(unit), carrier);
 	}
 	return VX_SUCCESS;
 }
