@@ -196,6 +196,39 @@ TEST_F(GeneralLayers, HugeMultipliersSaturate)
 	}
 }
 
+TEST_F(GeneralLayers, AnAddendIsAddedBeforeTheRelu)
+{
+	/* A Gemm's matrix C: y = relu(x * w + bias + addend), element by element. */
+	const float x[4] = { 1, -2, 3, -4 }, w[1] = { 2 }, bias[1] = { 0.5f };
+	const float addend[4] = { -3, 10, -7, 1 };
+	ConvolutionParams p = {};
+	p.strideX = p.strideY = p.dilationX = p.dilationY = p.groups = 1;
+	p.relu = vx_true_e;
+	vx_graph graph = vxCreateGraph(context_);
+	vx_tensor y = tensor({ 2, 2, 1, 1 }, VX_TYPE_FLOAT32, nullptr);
+	vx_node node = generalConvolutionNode(graph, tensor({ 2, 2, 1, 1 }, VX_TYPE_FLOAT32, x),
+		tensor({ 1, 1, 1, 1 }, VX_TYPE_FLOAT32, w), tensor({ 1 }, VX_TYPE_FLOAT32, bias),
+		nullptr, p, y, tensor({ 2, 2, 1, 1 }, VX_TYPE_FLOAT32, addend));
+	ASSERT_EQ(runOnCpu(graph, node), VX_SUCCESS);
+	float got[4];
+	copy(y, { 2, 2, 1, 1 }, VX_TYPE_FLOAT32, got, VX_READ_ONLY);
+	const float expected[4] = { 0, 6.5f, 0, 0 };
+	for (int i = 0; i < 4; i++)
+		EXPECT_EQ(got[i], expected[i]) << i;
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+
+	/* Of another shape than the output, or with an INT8 layer: refused. */
+	vx_graph other = vxCreateGraph(context_);
+	vx_node wrong = generalConvolutionNode(other, tensor({ 2, 2, 1, 1 }, VX_TYPE_FLOAT32, x),
+		tensor({ 1, 1, 1, 1 }, VX_TYPE_FLOAT32, w), nullptr, nullptr, p,
+		tensor({ 2, 2, 1, 1 }, VX_TYPE_FLOAT32, nullptr),
+		tensor({ 4, 1, 1, 1 }, VX_TYPE_FLOAT32, addend));
+	EXPECT_EQ(runOnCpu(other, wrong), VX_ERROR_INVALID_DIMENSION);
+	vxReleaseNode(&wrong);
+	vxReleaseGraph(&other);
+}
+
 TEST_F(GeneralLayers, PoolingCountsWhatItsFlagsSay)
 {
 	/*

@@ -528,10 +528,19 @@ struct SegmentBuilder : SegmentTensors {
 							outputAs(node.outputs[0], { n, c, out[2], planes }));
 	}
 
+	/* Whether a Gemm's C of @shape holds one value, or one per output of @m. */
+	static bool perOutput(const std::vector<int64_t> &shape, int64_t m)
+	{
+		int64_t elements = 1;
+		for (int64_t d : shape)
+			elements *= d;
+		return (elements == 1 || elements == m) && (shape.size() < 2 || shape[0] == 1);
+	}
+
 	/*
 	 * Gemm as libvdla's own convolution with a 1x1 kernel over [N, K, 1,
 	 * 1]: W = alpha * B, as [M, K] (B transposed unless transB), and the
-	 * bias beta * C, one per output. A constant B or C is prepared once; a
+	 * bias beta * C, one per output, or a matrix C added by the SDP. A constant B or C is prepared once; a
 	 * graph value's copy-in does the same each run, as does an input A's
 	 * transposition. An A that a Flatten of [N, C, H, W] renames is read as
 	 * that tensor, the kernel spread over its C, H and W.
@@ -575,8 +584,29 @@ struct SegmentBuilder : SegmentTensors {
 			weights = constantTensor(prepareB(graph.constants.at(node.inputs[1])), wShape);
 		else
 			weights = preparedInput(node.name + "#b", node.inputs[1], wShape, prepareB);
-		vx_tensor bias = nullptr;
-		if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+		vx_tensor bias = nullptr, addend = nullptr;
+		const bool hasC = node.inputs.size() > 2 && !node.inputs[2].empty();
+		if (hasC && !perOutput(shapes.at(node.inputs[2]).shape, m)) {
+			/* A matrix C: beta * C broadcast to [N, M], the SDP's element-wise add. */
+			auto prepareC = [n, m, beta](const Tensor &c) {
+				const std::vector<int64_t> &s = c.shape();
+				const int64_t rows = s.size() == 2 ? s[0] : 1;
+				const int64_t columns = s.empty() ? 1 : s.back();
+				Tensor full(DataType::Float, { n, m, 1, 1 });
+				for (int64_t i = 0; i < n; i++)
+					for (int64_t j = 0; j < m; j++)
+						full.data<float>()[i * m + j] =
+							beta * c.data<float>()[(rows == 1 ? 0 : i) * columns +
+										(columns == 1 ? 0 : j)];
+				return full;
+			};
+			if (graph.constants.count(node.inputs[2]))
+				addend = constantTensor(prepareC(graph.constants.at(node.inputs[2])),
+							{ n, m, 1, 1 });
+			else
+				addend = preparedInput(node.name + "#c", node.inputs[2], { n, m, 1, 1 },
+						       prepareC);
+		} else if (hasC) {
 			auto prepareC = [m, beta](const Tensor &c) {
 				Tensor perOutput(DataType::Float, { m });
 				for (int64_t j = 0; j < m; j++)
@@ -596,7 +626,7 @@ struct SegmentBuilder : SegmentTensors {
 		vx_tensor y = newTensor({ n, m, 1, 1 }, !concrete.count(node.outputs[0]));
 		segment.tensors_[node.outputs[0]] = y;
 		return vdla::vx::nn::generalConvolutionNode(vxGraph, a, weights, bias, nullptr, params,
-							    y);
+							    y, addend);
 	}
 
 	/*

@@ -210,13 +210,14 @@ std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
 		const Attribute *transB = node.attribute("transB");
 		const int64_t outputs = b->shape[transB && transB->i ? 0 : 1];
-		int64_t elements = 1;
-		if (c)
-			for (int64_t d : c->shape)
-				elements *= d;
-		if (!c || c->type != DataType::Float || (elements != 1 && elements != outputs) ||
-		    (c->shape.size() == 2 && c->shape[0] != 1) || c->shape.size() > 2)
-			return "C is not one value or one per output";
+		/* One value, one per output, or a matrix broadcast to [N, M]. */
+		const int64_t rows = a->shape[transA && transA->i ? 1 : 0];
+		const bool broadcasts =
+			c && c->shape.size() <= 2 &&
+			(c->shape.empty() || c->shape.back() == 1 || c->shape.back() == outputs) &&
+			(c->shape.size() < 2 || c->shape[0] == 1 || c->shape[0] == rows);
+		if (!c || c->type != DataType::Float || !broadcasts)
+			return "C does not broadcast to [N, M]";
 	}
 	return "";
 }

@@ -38,13 +38,15 @@ struct ConvolutionParams {
 /*
  * A node computing nn::GeneralConvolution: @input [W, H, C, (N)], @weights
  * [KW, KH, C / groups, M] and @output, all INT8 with @bias INT32 [M] and
- * @multipliers FLOAT32 [M], or all FLOAT32 with @bias FLOAT32 [M] or null
- * and @multipliers null. Errors as vxConvolutionLayer's: a node whose
- * status says why, or null for an invalid graph.
+ * @multipliers FLOAT32 [M], or all FLOAT32 with @bias FLOAT32 [M] or null,
+ * @multipliers null and @addend null or FLOAT32 of the output's dimensions
+ * (a Gemm's matrix C), added to each output before the Relu. Errors as
+ * vxConvolutionLayer's: a node whose status says why, or null for an
+ * invalid graph.
  */
 vx_node generalConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weights,
 	vx_tensor bias, vx_tensor multipliers, const ConvolutionParams &params,
-	vx_tensor output);
+	vx_tensor output, vx_tensor addend = nullptr);
 
 /* libvdla's own pooling (nn::GeneralPooling), for ONNX's MaxPool and
  * AveragePool: its enumeration, name and parameter scalar. */

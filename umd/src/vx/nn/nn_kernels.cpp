@@ -581,8 +581,9 @@ vx_status resolveGeneralConvolution(const vx_reference parameters[], Resolved &r
 	conv.weights = tensorAt(parameters, 1);
 	conv.bias = tensorAt(parameters, 2);
 	conv.multipliers = tensorAt(parameters, 3);
-	const ConvolutionParams params = scalars.generalConvolutionParams(4);
-	conv.output = tensorAt(parameters, 5);
+	conv.addend = tensorAt(parameters, 4);
+	const ConvolutionParams params = scalars.generalConvolutionParams(5);
+	conv.output = tensorAt(parameters, 6);
 	if (scalars.status() != VX_SUCCESS)
 		return scalars.status();
 	conv.padLeft = params.padLeft;
@@ -616,7 +617,8 @@ vx_status resolveGeneralConvolution(const vx_reference parameters[], Resolved &r
 		|| (quantised && (!conv.bias || conv.bias->dataType != VX_TYPE_INT32
 			|| !conv.multipliers || conv.multipliers->dataType != VX_TYPE_FLOAT32))
 		|| (!quantised && (conv.multipliers || conv.inputZero || conv.outputZero
-			|| (conv.bias && conv.bias->dataType != VX_TYPE_FLOAT32))))
+			|| (conv.bias && conv.bias->dataType != VX_TYPE_FLOAT32)))
+		|| (conv.addend && (quantised || conv.addend->dataType != VX_TYPE_FLOAT32)))
 		return VX_ERROR_INVALID_FORMAT;
 
 	const Dims &in = conv.input->dims, &w = conv.weights->dims;
@@ -631,7 +633,8 @@ vx_status resolveGeneralConvolution(const vx_reference parameters[], Resolved &r
 	out[1] = convolutionExtent(in[1], conv.padTop, conv.padBottom, w[1], conv.dilationY,
 		conv.strideY);
 	out[2] = w[3];
-	if (!out[0] || !out[1] || (conv.output->resolved() && conv.output->dims != out))
+	if (!out[0] || !out[1] || (conv.output->resolved() && conv.output->dims != out)
+		|| (conv.addend && conv.addend->dims != out))
 		return VX_ERROR_INVALID_DIMENSION;
 	resolved = { conv, out };
 	return VX_SUCCESS;
@@ -787,7 +790,8 @@ const std::vector<LayerKernel> &layerKernels()
 			{ kTensor, kScalar, kScalar, kScalar, kScalar, kScalar, kOutput },
 			resolveLocalResponseNormalization },
 		{ kGeneralConvolutionName, kGeneralConvolutionKernel,
-			{ kTensor, kTensor, kOptionalTensor, kOptionalTensor, kScalar, kOutput },
+			{ kTensor, kTensor, kOptionalTensor, kOptionalTensor, kOptionalTensor, kScalar,
+				kOutput },
 			resolveGeneralConvolution },
 		{ kGeneralPoolingName, kGeneralPoolingKernel, { kTensor, kScalar, kOutput },
 			resolveGeneralPooling },
@@ -902,7 +906,7 @@ std::optional<Layer> describeLayer(vx_node node)
 
 vx_node generalConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weights,
 	vx_tensor bias, vx_tensor multipliers, const ConvolutionParams &params,
-	vx_tensor output)
+	vx_tensor output, vx_tensor addend)
 {
 	ApiLock lock(apiLock());
 	if (!isValid(graph, VX_TYPE_GRAPH))
@@ -910,7 +914,7 @@ vx_node generalConvolutionNode(vx_graph graph, vx_tensor input, vx_tensor weight
 	ScalarArguments scalars(graph->context);
 	return createKernelNode(graph, kGeneralConvolutionKernel,
 		{ asReference(input), asReference(weights), asReference(bias),
-			asReference(multipliers),
+			asReference(multipliers), asReference(addend),
 			scalars.value(kTypeConvolutionParams, params),
 			asReference(output) });
 }

@@ -95,6 +95,7 @@ struct GeneralConvolution {
 	vx_tensor weights;	/* the input's type, [KW, KH, C / groups, M] */
 	vx_tensor bias;		/* INT8: INT32 [M]; FLOAT32: FLOAT32 [M] or nullptr */
 	vx_tensor multipliers;	/* INT8: FLOAT32 [M]; FLOAT32: nullptr */
+	vx_tensor addend;	/* FLOAT32 only: nullptr, or the output's shape, added before the Relu */
 	vx_tensor output;	/* the input's type, [W', H', M, (batch)] */
 	vx_uint32 padLeft, padRight, padTop, padBottom;
 	vx_uint32 strideX, strideY;

@@ -98,6 +98,7 @@ template <typename L> void bindTensors(const L &l, Bindings &b)
 		b.bind(l.weights);
 		b.bind(l.bias);
 		b.bind(l.multipliers);
+		b.bind(l.addend);
 	}
 }
 
@@ -606,6 +607,7 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
 	Elements &in = bound.of(conv.input), &weights = bound.of(conv.weights);
 	Elements *bias = conv.bias ? &bound.of(conv.bias) : nullptr;
 	Elements &out = bound.of(conv.output);
+	Elements *addend = conv.addend ? &bound.of(conv.addend) : nullptr;
 
 	if (out.isFloat()) {
 		forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
@@ -613,6 +615,8 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
 			generalTaps(conv, in, weights, ox, oy, o, n, [&](vx_size i, vx_size w) {
 				sum += in.real(i) * weights.real(w);
 			});
+			if (addend)
+				sum += addend->real(addend->at(ox, oy, o, n));
 			out.storeFloat(out.at(ox, oy, o, n), conv.relu ? std::max(sum, 0.0) : sum);
 		});
 		return VX_SUCCESS;

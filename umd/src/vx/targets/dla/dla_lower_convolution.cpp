@@ -190,6 +190,12 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 			sdp.bias = { kConstantSlot, addConstant(bias.data(), outputs * sizeof(float)) };
 			copiedValues_.push_back(c.bias);
 		}
+		if (c.addend) {
+			/* The SDP's element-wise stage comes after the bias, before the Relu. */
+			sdp.ewOp = SdpEwOp::Add;
+			sdp.ew = hardwareTensor(c.addend);
+			unit.reads.push_back(sdp.ew.buffer);
+		}
 		if (c.relu)
 			sdp.activation = SdpActivation::Relu;
 		unit.sdp = sdp;
