@@ -264,6 +264,36 @@ TEST_F(Rearrangement, ConcatenationRefusesInputsThatDoNotFit)
 	vxReleaseGraph(&graph);
 }
 
+TEST_F(Rearrangement, DepthStackGathersEachDepthTapWithZeroPadding)
+{
+	/*
+	 * x [N, C, D, H, W] = [2, 3, 5, 2, 2]; taps 3, stride 2, dilation 2,
+	 * padding 2 before: output depth o reads input depths 2o - 2, 2o, 2o + 2;
+	 * OD = 3. stacked[n * OD + o][c * 3 + k] is that plane, or zeros.
+	 */
+	const int64_t n = 2, c = 3, d = 5, plane = 4, taps = 3, depths = 3;
+	const std::vector<float> in = iota(n * c * d * plane);
+	std::vector<float> expected;
+	for (int64_t i = 0; i < n; i++)
+		for (int64_t o = 0; o < depths; o++)
+			for (int64_t ch = 0; ch < c; ch++)
+				for (int64_t k = 0; k < taps; k++) {
+					const int64_t z = o * 2 + k * 2 - 2;
+					for (int64_t p = 0; p < plane; p++)
+						expected.push_back(z < 0 || z >= d
+								? 0.0f
+								: in[((i * c + ch) * d + z) * plane + p]);
+				}
+	RearrangementParams p = params(kRearrangeDepthStack);
+	p.block = taps;
+	p.start[0] = 2;
+	p.step[0] = 2;
+	p.step[1] = 2;
+	std::vector<float> out;
+	ASSERT_EQ(run({ n * c, d, 2, 2 }, in, p, { n * depths, c * taps, 2, 2 }, &out), VX_SUCCESS);
+	EXPECT_EQ(out, expected);
+}
+
 TEST_F(Rearrangement, RefusesWhatItCannotMean)
 {
 	const std::vector<float> in = iota(24);
@@ -290,7 +320,7 @@ TEST_F(Rearrangement, RefusesWhatItCannotMean)
 	EXPECT_EQ(run({ 2, 3, 4 }, in, params(kRearrangeReshape), { 5, 5 }, nullptr),
 		VX_ERROR_INVALID_DIMENSION);
 
-	RearrangementParams mode = params(kRearrangeSpaceToDepth + 1);
+	RearrangementParams mode = params(kRearrangeDepthStack + 1);
 	EXPECT_EQ(run({ 2, 3, 4 }, in, mode, { 2, 3, 4 }, nullptr), VX_ERROR_INVALID_VALUE);
 }
 

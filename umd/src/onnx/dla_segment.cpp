@@ -290,6 +290,9 @@ struct SegmentBuilder : SegmentTensors {
 				std::function<Tensor(const Tensor &)> prepare)
 	{
 		const ValueShape &value = shapes.at(name);
+		if (segment.tensors_.count(name) && !inputNames.count(name))
+			throw OpError(ENOTSUP, "'" + name + "' is computed in the segment; the "
+							  "copy-in that prepares it cannot see it");
 		vx_tensor t = newTensor(shape, false, value.type);
 		segment.tensors_[key] = t;
 		segment.inputs_.push_back({ name, value, t, std::move(prepare) });
@@ -435,8 +438,68 @@ struct SegmentBuilder : SegmentTensors {
 	 * A float Conv as libvdla's own convolution, which takes groups, each
 	 * side's padding and explicit strides; 1-D as 2-D of height 1.
 	 */
+	/*
+	 * A 3-D Conv as a 2-D one: the depth taps stacked into channels
+	 * ([N, C, D, H, W] -> [N * OD, C * KD, H, W], zeros for the depth's
+	 * padding), the weights [M, C / G, KD, KH, KW] read as [M, C / G * KD,
+	 * KH, KW] (the same bytes, the same channel order), and the output
+	 * [N * OD, M, OH, OW] = [N, OD, M, OH * OW] permuted to [N, M, OD, OH * OW].
+	 */
+	vx_node conv3d(const Node &node)
+	{
+		const std::vector<int64_t> &in = shapes.at(node.inputs[0]).shape;
+		const std::vector<int64_t> &w = shapes.at(node.inputs[1]).shape;
+		const std::vector<int64_t> &out = shapes.at(node.outputs[0]).shape;
+		const DataType type = shapes.at(node.inputs[0]).type;
+		OpContext ctx(node, graph.opset, {});
+		ConvGeometry g = convGeometry(ctx, { in[2], in[3], in[4] }, { w[2], w[3], w[4] });
+		const int64_t n = in[0], c = in[1], m = w[0], taps = w[2];
+		const int64_t depths = out[2], plane = out[3] * out[4];
+
+		vx_tensor x = shapedAs(node.inputs[0], { n * c, in[2], in[3], in[4] });
+		vx_tensor stacked = newTensor({ n * depths, c * taps, in[3], in[4] }, true, type);
+		vdla::vx::nn::RearrangementParams stack = {};
+		stack.mode = vdla::vx::nn::kRearrangeDepthStack;
+		stack.block = uint32_t(taps);
+		stack.start[0] = uint32_t(g.padBegin[0]);
+		stack.step[0] = uint32_t(g.strides[0]);
+		stack.step[1] = uint32_t(g.dilations[0]);
+		stack.columnRowDepth = vx_false_e;
+		place(vdla::vx::nn::rearrangementNode(vxGraph, x, stack, stacked), node);
+
+		for (std::vector<int64_t> *v :
+		     { &g.kernel, &g.strides, &g.dilations, &g.padBegin, &g.padEnd })
+			v->erase(v->begin());
+		vx_tensor weights = shapedAs(node.inputs[1], { m, w[1] * taps, w[3], w[4] });
+		vx_tensor bias = nullptr;
+		if (node.inputs.size() > 2 && !node.inputs[2].empty())
+			bias = constantOrInput(node.inputs[2]);
+		const Attribute *group = node.attribute("group");
+		vx_tensor flat = newTensor({ n * depths, m, out[3], out[4] }, true, type);
+		place(vdla::vx::nn::generalConvolutionNode(vxGraph, stacked, weights, bias, nullptr,
+							   layerParams(g, group ? group->i : 1),
+							   flat),
+		      node);
+
+		vx_tensor byImage = newTensor({ n, depths, m, plane }, true, type);
+		vdla::vx::nn::RearrangementParams reshape = {};
+		reshape.mode = vdla::vx::nn::kRearrangeReshape;
+		reshape.columnRowDepth = vx_false_e;
+		place(vdla::vx::nn::rearrangementNode(vxGraph, flat, reshape, byImage), node);
+		vdla::vx::nn::RearrangementParams swap = reshape;
+		swap.mode = vdla::vx::nn::kRearrangePermute;
+		/* OpenVX [P, M, OD, N] -> [P, OD, M, N]. */
+		const vx_uint32 order[4] = { 0, 2, 1, 3 };
+		std::copy(order, order + 4, swap.permutation);
+		return vdla::vx::nn::rearrangementNode(vxGraph, byImage, swap,
+						       outputAs(node.outputs[0],
+								{ n, m, depths, plane }));
+	}
+
 	vx_node conv(const Node &node)
 	{
+		if (shapes.at(node.inputs[1]).shape.size() == 5)
+			return conv3d(node);
 		vx_tensor x = input4d(node.inputs[0]);
 		if (dimsOf(x).size() != 4)
 			throw OpError(ENOTSUP, "Conv's input is not [N, C, H, W] on the DLA");
@@ -586,7 +649,13 @@ struct SegmentBuilder : SegmentTensors {
 			weights = preparedInput(node.name + "#b", node.inputs[1], wShape, prepareB);
 		vx_tensor bias = nullptr, addend = nullptr;
 		const bool hasC = node.inputs.size() > 2 && !node.inputs[2].empty();
-		if (hasC && !perOutput(shapes.at(node.inputs[2]).shape, m)) {
+		const bool cComputedHere = hasC && segment.tensors_.count(node.inputs[2]) &&
+					   !inputNames.count(node.inputs[2]);
+		if (cComputedHere && beta == 1 &&
+		    shapes.at(node.inputs[2]).shape == std::vector<int64_t>{ n, m }) {
+			/* A C the segment computes, added as it is. */
+			addend = shapedAs(node.inputs[2], { n, m, 1, 1 });
+		} else if (hasC && !perOutput(shapes.at(node.inputs[2]).shape, m)) {
 			/* A matrix C: beta * C broadcast to [N, M], the SDP's element-wise add. */
 			auto prepareC = [n, m, beta](const Tensor &c) {
 				const std::vector<int64_t> &s = c.shape();
@@ -729,25 +798,35 @@ DlaSegment::~DlaSegment()
 		vxReleaseGraph(&graph_);
 }
 
-static const Tensor &valueOf(const Graph &graph, const std::map<std::string, Tensor> &values,
+/* @name's value in this run or the graph's constants; null if neither holds it. */
+static const Tensor *valueOf(const Graph &graph, const std::map<std::string, Tensor> &values,
 			     const std::string &name)
 {
 	auto it = values.find(name);
-	return it != values.end() ? it->second : graph.constants.at(name);
+	if (it != values.end())
+		return &it->second;
+	auto constant = graph.constants.find(name);
+	return constant != graph.constants.end() ? &constant->second : nullptr;
 }
 
 std::string DlaSegment::shapeMismatch(const Graph &graph,
 				      const std::map<std::string, Tensor> &values) const
 {
 	for (const Input &input : inputs_) {
-		const Tensor &value = valueOf(graph, values, input.value);
+		const Tensor *known = valueOf(graph, values, input.value);
+		if (!known)
+			return "'" + input.value + "' has no value before the segment";
+		const Tensor &value = *known;
 		if (value.shape() != input.shape.shape || value.type() != input.shape.type)
 			return "'" + input.value + "' is " + value.describe() + " in this run, " +
 			       dataTypeName(input.shape.type) + " " +
 			       shapeString(input.shape.shape) + " when the plan was made";
 	}
 	for (const auto &[name, planned] : parameters_) {
-		const Tensor &value = valueOf(graph, values, name);
+		const Tensor *known = valueOf(graph, values, name);
+		if (!known)
+			return "'" + name + "' has no value before the segment";
+		const Tensor &value = *known;
 		if (value.type() != planned.type() || value.shape() != planned.shape() ||
 		    std::memcmp(value.raw(), planned.raw(),
 				planned.elements() * dataTypeSize(planned.type())) != 0)
@@ -759,7 +838,11 @@ std::string DlaSegment::shapeMismatch(const Graph &graph,
 Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &values) const
 {
 	for (const Input &input : inputs_) {
-		const Tensor &value = valueOf(graph, values, input.value);
+		const Tensor *known = valueOf(graph, values, input.value);
+		if (!known)
+			return Error(EINVAL, label_ + ": '" + input.value +
+						     "' has no value before the segment");
+		const Tensor &value = *known;
 		vx_status copied;
 		if (input.prepare || value.type() == DataType::Uint8) {
 			Tensor held = input.prepare ? input.prepare(value) : value;

@@ -152,9 +152,9 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	const ValueShape *w = node.inputs.size() > 1 ? shapeOf(shapes, node.inputs[1]) : nullptr;
 	if (!x || !w)
 		return "unknown shapes";
-	const bool oneD = w->shape.size() == 3;
-	if ((w->shape.size() != 4 && !oneD) || x->shape.size() != w->shape.size())
-		return "only 1-D and 2-D Conv run on the DLA";
+	const bool oneD = w->shape.size() == 3, threeD = w->shape.size() == 5;
+	if ((w->shape.size() != 4 && !oneD && !threeD) || x->shape.size() != w->shape.size())
+		return "only 1-D, 2-D and 3-D Conv run on the DLA";
 	if (oneD && !isConstant(graph, node.inputs[1]))
 		return "1-D Conv with weights computed by the graph";
 	if (oneD && !alone1d(graph, node))
@@ -176,10 +176,27 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	OpContext ctx(node, graph.opset, {});
 	ConvGeometry g;
 	try {
-		g = oneD ? convGeometry(ctx, { x->shape[2] }, { w->shape[2] })
-			 : convGeometry(ctx, { x->shape[2], x->shape[3] }, { w->shape[2], w->shape[3] });
+		g = convGeometry(ctx, std::vector<int64_t>(x->shape.begin() + 2, x->shape.end()),
+				 std::vector<int64_t>(w->shape.begin() + 2, w->shape.end()));
 	} catch (const std::exception &e) {
 		return e.what();
+	}
+	if (threeD) {
+		/* A 2-D convolution of the depth taps stacked into channels
+		 * (dla_segment.cpp): its tensors within the DLA's dimensions. */
+		const ValueShape *y = shapeOf(shapes, node.outputs[0]);
+		if (!y || y->shape.size() != 5)
+			return "unknown shapes";
+		const int64_t n = x->shape[0], taps = w->shape[2];
+		if (n * x->shape[1] > 65535 || x->shape[1] * taps > 65535 ||
+		    n * y->shape[2] > 65535 || y->shape[3] * y->shape[4] > 65535)
+			return "a 3-D Conv whose stacked depth taps pass 65535 channels, images or "
+			       "positions";
+		if (n * taps > 1024)
+			return "a 3-D Conv of more than 1024 images times depth taps";
+		for (std::vector<int64_t> *v :
+		     { &g.kernel, &g.strides, &g.dilations, &g.padBegin, &g.padEnd })
+			v->erase(v->begin());
 	}
 	return convLimitsRefusal(g);
 }
@@ -206,7 +223,18 @@ std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	if (producer && producer->opType == "Flatten")
 		if (std::string why = flattenedKernelRefusal(graph, *producer, shapes); !why.empty())
 			return why;
+	/* B and C computed on the DLA: the copy-in that prepares them is before the segment. */
+	const Node *bProducer = producerOf(graph, node.inputs[1]);
+	if (bProducer && dlaRefusal(graph, *bProducer, shapes).empty())
+		return "B computed by a node the DLA runs";
 	if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+		const Node *cProducer = producerOf(graph, node.inputs[2]);
+		const Attribute *beta = node.attribute("beta");
+		const ValueShape *y = shapeOf(shapes, node.outputs[0]);
+		const ValueShape *computed = shapeOf(shapes, node.inputs[2]);
+		if (cProducer && dlaRefusal(graph, *cProducer, shapes).empty() &&
+		    ((beta && beta->f != 1) || !y || !computed || computed->shape != y->shape))
+			return "C computed by a node the DLA runs, other than [N, M] with beta 1";
 		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
 		const Attribute *transB = node.attribute("transB");
 		const int64_t outputs = b->shape[transB && transB->i ? 0 : 1];

@@ -139,9 +139,11 @@ struct Rearrangement {
 /*
  * The input coordinates (innermost first) of the output element at @out
  * of @layer, whose input and output have at most four dimensions (every
- * mode but Reshape, which keeps the flat order).
+ * mode but Reshape, which keeps the flat order), in @in; false when the
+ * element is zero padding (DepthStack).
  */
-std::array<vx_size, 4> rearrangedSource(const Rearrangement &layer, std::array<vx_size, 4> out);
+bool rearrangedSource(
+	const Rearrangement &layer, std::array<vx_size, 4> out, std::array<vx_size, 4> &in);
 
 /* libvdla's concatenation (nn_rearrange.h): the inputs one after the other along a dimension. */
 struct Concatenation {

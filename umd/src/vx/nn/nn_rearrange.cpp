@@ -64,6 +64,16 @@ Dims outputDimsOf(const Rearrangement &layer, const Dims &in, const Dims &given)
 			return {};
 		return in.size() == 3 ? Dims{ in[0] * b, in[1] * b, in[2] / b / b }
 				      : Dims{ in[0] * b, in[1] * b, in[2] / b / b, in[3] };
+	case kRearrangeDepthStack: {
+		/* [W, H, D, N * C] to [W, H, C * b, N * OD]. */
+		if (given.size() != 4 || in.size() != 4 || given[0] != in[0] || given[1] != in[1]
+			|| given[2] % b)
+			return {};
+		const vx_size channels = given[2] / b;
+		if (in[3] % channels || given[3] % (in[3] / channels))
+			return {};
+		return given;
+	}
 	default: /* kRearrangeSpaceToDepth */
 		if (in[0] % b || in[1] % b)
 			return {};
@@ -88,7 +98,7 @@ vx_status resolveRearrangement(vx_tensor input, const RearrangementParams &param
 	std::copy(std::begin(params.start), std::end(params.start), layer.start.begin());
 	std::copy(std::begin(params.step), std::end(params.step), layer.step.begin());
 
-	if (params.mode < kRearrangeReshape || params.mode > kRearrangeSpaceToDepth
+	if (params.mode < kRearrangeReshape || params.mode > kRearrangeDepthStack
 		|| (params.columnRowDepth != vx_true_e && params.columnRowDepth != vx_false_e))
 		return VX_ERROR_INVALID_VALUE;
 	const Dims &in = input->dims;
@@ -119,8 +129,12 @@ vx_status resolveRearrangement(vx_tensor input, const RearrangementParams &param
 	if (!movableType(input->dataType)
 		|| (output->resolved() && output->dataType != input->dataType))
 		return VX_ERROR_INVALID_FORMAT;
-	/* Reshape and Slice: the output says its shape. */
-	if ((params.mode == kRearrangeReshape || params.mode == kRearrangeSlice)
+	if (params.mode == kRearrangeDepthStack
+		&& (params.block < 1 || params.step[0] < 1 || params.step[1] < 1))
+		return VX_ERROR_INVALID_VALUE;
+	/* Reshape, Slice and DepthStack: the output says its shape. */
+	if ((params.mode == kRearrangeReshape || params.mode == kRearrangeSlice
+		    || params.mode == kRearrangeDepthStack)
 		&& output->dims.empty())
 		return VX_ERROR_INVALID_DIMENSION;
 	outputDims = outputDimsOf(layer, in, output->dims);
@@ -158,11 +172,23 @@ vx_status resolveConcatenation(Concatenation &layer, std::vector<vx_size> &outpu
 	return VX_SUCCESS;
 }
 
-std::array<vx_size, 4> rearrangedSource(const Rearrangement &layer, std::array<vx_size, 4> out)
+bool rearrangedSource(
+	const Rearrangement &layer, std::array<vx_size, 4> out, std::array<vx_size, 4> &in)
 {
-	std::array<vx_size, 4> in = out;
+	in = out;
 	const vx_size b = layer.block;
 	switch (layer.mode) {
+	case kRearrangeDepthStack: {
+		const vx_size channels = at(layer.output->dims, 2) / b;
+		const vx_size depths = at(layer.output->dims, 3) / (at(layer.input->dims, 3) / channels);
+		const vx_size n = out[3] / depths, o = out[3] % depths;
+		const vx_size c = out[2] / b, k = out[2] % b;
+		const int64_t d = int64_t(o * layer.step[0] + k * layer.step[1]) - layer.start[0];
+		if (d < 0 || d >= int64_t(at(layer.input->dims, 2)))
+			return false;
+		in = { out[0], out[1], vx_size(d), n * channels + c };
+		return true;
+	}
 	case kRearrangePermute:
 		for (size_t d = 0; d < 4; d++)
 			in[layer.permutation[d]] = out[d];
@@ -189,7 +215,7 @@ std::array<vx_size, 4> rearrangedSource(const Rearrangement &layer, std::array<v
 	default:
 		break;
 	}
-	return in;
+	return true;
 }
 
 } /* namespace vdla::vx::nn */

@@ -34,6 +34,14 @@ enum RearrangementMode : vx_enum {
 	kRearrangeDepthToSpace = 3,
 	/* The inverse of DCR DepthToSpace (ONNX's SpaceToDepth). */
 	kRearrangeSpaceToDepth = 4,
+	/*
+	 * A 3-D convolution's depth taps stacked into channels, for a 2-D
+	 * convolution to read: [W, H, D, N * C] to [W, H, C * block, N * OD]
+	 * (the output gives OD), output (w, h, c * block + k, n * OD + o)
+	 * being input (w, h, o * step[0] + k * step[1] - start[0], n * C + c),
+	 * or zero where that depth is outside the input (the padding).
+	 */
+	kRearrangeDepthStack = 5,
 };
 
 struct RearrangementParams {

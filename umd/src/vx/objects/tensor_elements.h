@@ -124,6 +124,9 @@ public:
 		memcpy(base_ + offset, from.base_ + fromOffset, typeSize(type_));
 	}
 
+	/* All bits of the element at @offset zero (0 in every type). */
+	void zeroElement(vx_size offset) { memset(base_ + offset, 0, typeSize(type_)); }
+
 private:
 	template <typename T> T load(vx_size offset) const
 	{

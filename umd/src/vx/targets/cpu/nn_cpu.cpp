@@ -198,8 +198,11 @@ vx_status compute(const Rearrangement &layer, Bindings &bound)
 		return VX_SUCCESS;
 	}
 	forEachElement(out, [&](vx_size x, vx_size y, vx_size c, vx_size n) {
-		const std::array<vx_size, 4> s = rearrangedSource(layer, { x, y, c, n });
-		out.copyElement(out.at(x, y, c, n), in, in.at(s[0], s[1], s[2], s[3]));
+		std::array<vx_size, 4> s;
+		if (rearrangedSource(layer, { x, y, c, n }, s))
+			out.copyElement(out.at(x, y, c, n), in, in.at(s[0], s[1], s[2], s[3]));
+		else
+			out.zeroElement(out.at(x, y, c, n));
 	});
 	return VX_SUCCESS;
 }

@@ -223,6 +223,8 @@ private:
 	vx_status lowerSoftmax(vx_node node);
 	vx_status lowerGeneralConvolution(vx_node node);
 	vx_status lowerRearrangement(vx_node node);
+	void pushDepthStack(const nn::Rearrangement &layer, const Tensor &in, const Tensor &out,
+		vx_node &carrier);
 	vx_status lowerConcatenation(vx_node node);
 
 	std::vector<Unit> units_;

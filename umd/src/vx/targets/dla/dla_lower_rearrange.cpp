@@ -14,12 +14,16 @@
  *   (i, j) of the block: the input's channels k * C .. (k + 1) * C - 1,
  *   k = i * b + j, are the output's rows i, i + b, ... and columns j, j + b,
  *   ... (and the inverse).
+ * - DepthStack: strided copies of the taps' depths, zeros for the padding
+ *   (pushDepthStack()).
  * - Concatenation: one strided copy per input, into its part of the output.
  */
 
 #include "targets/dla/dla_lower.h"
 #include "nn/nn_layers.h"
 #include "nn/nn_rearrange.h"
+
+#include <algorithm>
 
 namespace vdla::vx::dla {
 
@@ -104,6 +108,14 @@ bool rearrangementFits(const nn::Rearrangement &layer, std::string &why)
 		why = "a DepthToSpace block above 16 (RUBIK's CONTRACT)";
 		return false;
 	}
+	if (layer.mode == nn::kRearrangeDepthStack) {
+		/* Up to three copies per image and tap: a few thousand operations. */
+		const vx_size images = layer.input->dims[3] / (layer.output->dims[2] / layer.block);
+		if (images * layer.block > 1024) {
+			why = "a depth stack of more than 1024 images times taps";
+			return false;
+		}
+	}
 	if (phases && layer.block > kMaxPhaseBlock) {
 		why = "a block above 16 (one RUBIK copy per phase)";
 		return false;
@@ -151,6 +163,9 @@ vx_status Lowering::lowerRearrangement(vx_node node)
 		push(stridedCopy(src, out));
 		break;
 	}
+	case nn::kRearrangeDepthStack:
+		pushDepthStack(layer, in, out, carrier);
+		break;
 	case nn::kRearrangeDepthToSpace:
 		if (layer.columnRowDepth) {
 			RubikOp op;
@@ -186,6 +201,72 @@ vx_status Lowering::lowerRearrangement(vx_node node)
 	}
 	}
 	return VX_SUCCESS;
+}
+
+/*
+ * DepthStack: per image n and tap k, the depths o whose input depth
+ * o * stride + k * dilation - pad lies inside the input are one strided
+ * copy (the input's N * C dimension walks the channels, its depth the
+ * outputs' o); the others, the padding, a copy of a zero row repeated by
+ * strides of 0 from the constant pool.
+ */
+void Lowering::pushDepthStack(
+	const nn::Rearrangement &layer, const Tensor &in, const Tensor &out, vx_node &carrier)
+{
+	const int64_t taps = layer.block, pad = layer.start[0];
+	const int64_t stride = layer.step[0], dilation = layer.step[1];
+	const uint32_t channels = out.c / uint32_t(taps), images = in.n / channels;
+	const int64_t depths = out.n / images, depth = in.c;
+	const std::vector<uint8_t> zeros(size_t(out.w) * dataTypeSize(out.type), 0);
+	const uint64_t zeroRow = addConstant(zeros.data(), zeros.size());
+	auto push = [&](const RubikOp &op) {
+		Unit unit;
+		unit.rubik = op;
+		unit.reads = { op.src.buffer };
+		unit.writes = op.dst.buffer;
+		pushUnit(std::move(unit), carrier);
+	};
+	/* Output depths [first, last) of image n, tap k. */
+	auto target = [&](uint32_t n, int64_t k, int64_t first, int64_t last) {
+		Tensor t = out;
+		t.offset += uint64_t(n * depths + first) * out.strideN + uint64_t(k) * out.strideC;
+		t.c = channels;
+		t.strideC = out.strideC * uint32_t(taps);
+		t.n = uint32_t(last - first);
+		return t;
+	};
+	auto zeroFill = [&](uint32_t n, int64_t k, int64_t first, int64_t last) {
+		if (first >= last)
+			return;
+		Tensor dst = target(n, k, first, last);
+		Tensor src = Tensor::nchw(kConstantSlot, zeroRow, out.type, dst.n, dst.c, dst.h, dst.w);
+		src.strideW = dataTypeSize(out.type);
+		src.strideH = src.strideC = src.strideN = 0;
+		push(stridedCopy(src, dst));
+	};
+	for (uint32_t n = 0; n < images; n++) {
+		for (int64_t k = 0; k < taps; k++) {
+			/* o * stride + k * dilation - pad within [0, depth). */
+			const int64_t shift = k * dilation - pad;
+			int64_t first = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+			int64_t last = depth - 1 - shift < 0 ? 0 : (depth - 1 - shift) / stride + 1;
+			first = std::min(first, depths);
+			last = std::max(first, std::min(last, depths));
+			zeroFill(n, k, 0, first);
+			zeroFill(n, k, last, depths);
+			if (first >= last)
+				continue;
+			Tensor src = in;
+			src.offset += uint64_t(n) * channels * in.strideN
+				+ uint64_t(first * stride + shift) * in.strideC;
+			src.c = channels;
+			src.n = uint32_t(last - first);
+			const uint32_t depthStride = in.strideC;
+			src.strideC = in.strideN;
+			src.strideN = depthStride * uint32_t(stride);
+			push(stridedCopy(src, target(n, k, first, last)));
+		}
+	}
 }
 
 vx_status Lowering::lowerConcatenation(vx_node node)
