@@ -132,6 +132,101 @@ TEST(DataMovementOnTheDla, AnUnsqueezeThatMovesTheChannelsIntoTheBatchIsReshaped
 	expectDlaEqualsCpu(*model, { x });
 }
 
+TEST(DataMovementOnTheDla, ConvolutionWeightsAreReadUnderTheirOwnShape)
+{
+	/*
+	 * W = Reshape(Relu(w [2, 1, 4, 3]), [2, 1, 3, 4]) names Relu's tensor,
+	 * of w's dimensions: a 4 x 3 kernel read as 3 x 4 gives the same 4 x 4
+	 * output at stride 2, and other values.
+	 */
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 1, 10, 10 });
+	b.input("w", ::onnx::TensorProto::FLOAT, { 2, 1, 4, 3 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 4, 4 });
+	b.node("Relu", { "w" }, { "r" });
+	b.initializer("shape", test::int64Tensor({ 4 }, { 2, 1, 3, 4 }));
+	b.node("Reshape", { "r", "shape" }, { "k" });
+	test::setInts(b.node("Conv", { "x", "k" }, { "y" }), "strides", { 2, 2 });
+	std::unique_ptr<Model> model = loadBuilt(b);
+	ASSERT_TRUE(model);
+	/* Small integers: every sum is exact in FP32, on either side. */
+	Tensor x(DataType::Float, { 1, 1, 10, 10 }), w(DataType::Float, { 2, 1, 4, 3 });
+	for (int i = 0; i < 100; i++)
+		x.data<float>()[i] = float(i % 7) - 3;
+	for (int i = 0; i < 24; i++)
+		w.data<float>()[i] = float(i % 5) - 1;
+	expectDlaEqualsCpu(*model, { x, w });
+}
+
+TEST(DataMovementOnTheDla, ATransposeMergesAxesOnlyWithinADimension)
+{
+	/* [1, 2, 2, 256, 256] by (0, 2, 1, 3, 4): 256 x 256 would be one axis of 65536. */
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 2, 256, 256 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 2, 256, 256 });
+	test::setInts(b.node("Transpose", { "x" }, { "y" }), "perm", { 0, 2, 1, 3, 4 });
+	std::unique_ptr<Model> model = loadBuilt(b);
+	ASSERT_TRUE(model);
+	Tensor x(DataType::Float, { 1, 2, 2, 256, 256 });
+	for (int64_t i = 0; i < x.elements(); i++)
+		x.data<float>()[i] = float(i);
+	expectDlaEqualsCpu(*model, { x });
+}
+
+TEST(DataMovementOnTheDla, ASliceStepPastTheAxisTakesOneElement)
+{
+	/* A step of 2^32 does not fit RUBIK's 32 bits; one element taken needs none. */
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 3, 4, 5 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 3, 1, 5 });
+	b.initializer("starts", test::int64Tensor({ 1 }, { 2 }));
+	b.initializer("ends", test::int64Tensor({ 1 }, { 4 }));
+	b.initializer("axes", test::int64Tensor({ 1 }, { 2 }));
+	b.initializer("steps", test::int64Tensor({ 1 }, { int64_t(1) << 32 }));
+	b.node("Slice", { "x", "starts", "ends", "axes", "steps" }, { "y" });
+	std::unique_ptr<Model> model = loadBuilt(b);
+	ASSERT_TRUE(model);
+	Tensor x(DataType::Float, { 1, 3, 4, 5 });
+	for (int i = 0; i < 60; i++)
+		x.data<float>()[i] = float(i);
+	expectDlaEqualsCpu(*model, { x });
+}
+
+TEST(DataMovementOnTheDla, MovesBetweenTwoLayersJoinTheirSegment)
+{
+	/* Conv -> Transpose -> Reshape -> Slice -> Gemm: one segment with any, not two. */
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 4, 4 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 3 });
+	b.initializer("w", { 2, 2, 1, 1 }, { 1, 2, 3, 4 });
+	b.node("Conv", { "x", "w" }, { "c" });
+	test::setInts(b.node("Transpose", { "c" }, { "t" }), "perm", { 0, 2, 3, 1 });
+	b.initializer("shape", test::int64Tensor({ 2 }, { 1, 32 }));
+	b.node("Reshape", { "t", "shape" }, { "r" });
+	b.initializer("starts", test::int64Tensor({ 1 }, { 8 }));
+	b.initializer("ends", test::int64Tensor({ 1 }, { 24 }));
+	b.initializer("axes", test::int64Tensor({ 1 }, { 1 }));
+	b.node("Slice", { "r", "starts", "ends", "axes" }, { "s" });
+	std::vector<float> gemm(16 * 3);
+	for (size_t i = 0; i < gemm.size(); i++)
+		gemm[i] = float(i % 3) - 1;
+	b.initializer("g", { 16, 3 }, gemm);
+	b.node("Gemm", { "s", "g" }, { "y" });
+	std::unique_ptr<Model> model = loadBuilt(b);
+	ASSERT_TRUE(model);
+	Tensor x(DataType::Float, { 1, 2, 4, 4 });
+	for (int i = 0; i < 32; i++)
+		x.data<float>()[i] = float(i % 5) - 2;
+	std::vector<NodeTiming> timings;
+	auto any = model->run({ x }, Target::Any, &timings);
+	ASSERT_TRUE(any) << any.error().message();
+	ASSERT_EQ(timings.size(), 1u) << "one DLA segment";
+	EXPECT_EQ(timings[0].target, Target::Dla);
+	auto cpu = model->run({ x }, Target::Cpu);
+	ASSERT_TRUE(cpu) << cpu.error().message();
+	EXPECT_EQ(compareTensors((*cpu)[0], (*any)[0], 0, 0), "");
+}
+
 TEST(DataMovementOnTheDla, AReshapeWhoseShapeChangesTakesTheCpuForThatRun)
 {
 	/*

@@ -133,6 +133,73 @@ TEST(DlaSupport, ADepthToSpaceBlockAbove16StaysOffTheDla)
 	EXPECT_NE(reason.find("block of 1 to 16"), std::string::npos) << reason;
 }
 
+TEST(DlaSupport, AReshapeFoldingMoreThan65535IntoTheBatchStaysOffTheDla)
+{
+	/* [512, 256, 4, 4, 1]: the DLA's N would be 512 * 256. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 512, 256, 4, 4 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 512, 256, 4, 4, 1 });
+	b.initializer("axes", test::int64Tensor({ 1 }, { 4 }));
+	b.node("Unsqueeze", { "x", "axes" }, { "y" });
+	std::string reason = dlaRefusal(b, { 512, 256, 4, 4 });
+	EXPECT_NE(reason.find("more than 65535 elements"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, AParameterTheDlaMayComputeStaysOffTheDla)
+{
+	/*
+	 * The segment checks its parameters before it runs, when it cannot
+	 * see its own values: a w_scale from a Reshape (which the DLA runs)
+	 * would never match.
+	 */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::INT8, { 1, 2, 4, 4 });
+	b.input("ws", ::onnx::TensorProto::FLOAT, { 1 });
+	b.output("y", ::onnx::TensorProto::INT8, { 1, 2, 4, 4 });
+	b.initializer("shape", test::int64Tensor({ 1 }, { 1 }));
+	b.node("Reshape", { "ws", "shape" }, { "w_scale" });
+	Tensor scale(DataType::Float, {});
+	scale.data<float>()[0] = 0.5f;
+	b.initializer("s", scale);
+	b.initializer("z", Tensor(DataType::Int8, {}));
+	b.initializer("w", Tensor(DataType::Int8, { 2, 2, 1, 1 }));
+	b.node("QLinearConv", { "x", "s", "z", "w", "w_scale", "z", "s", "z" }, { "y" });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor ws(DataType::Float, { 1 });
+	ws.data<float>()[0] = 0.25f;
+	auto out = (*model)->run({ Tensor(DataType::Int8, { 1, 2, 4, 4 }), ws }, Target::Dla);
+	ASSERT_FALSE(out);
+	EXPECT_NE(out.error().reason().find("computed by a node the DLA may run"),
+		  std::string::npos)
+		<< out.error().reason();
+}
+
+TEST(DlaSupport, AChainOfGemmsIsPlannedInLinearTime)
+{
+	/*
+	 * G_k = Gemm(x, y_{k-1}, y_{k-1}): asking whether each producer of B
+	 * and C runs on the DLA, recursively, took 2^(k/2) steps.
+	 */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 4, 4 });
+	b.input("y0", ::onnx::TensorProto::FLOAT, { 4, 4 });
+	std::string previous = "y0";
+	for (int k = 1; k <= 80; k++) {
+		const std::string y = "y" + std::to_string(k);
+		b.node("Gemm", { "x", previous, previous }, { y });
+		previous = y;
+	}
+	b.output(previous, ::onnx::TensorProto::FLOAT, { 4, 4 });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor x(DataType::Float, { 4, 4 }), y(DataType::Float, { 4, 4 });
+	auto out = (*model)->run({ x, y }, Target::Any);
+	ASSERT_TRUE(out) << out.error().message();
+}
+
 TEST(DlaSupport, AMaxInAnotherSegmentThanItsConvolutionStaysOnTheCpu)
 {
 	/*

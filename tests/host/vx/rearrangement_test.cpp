@@ -158,8 +158,10 @@ TEST_F(Rearrangement, DepthToSpaceIsOnnxsReshapeTransposeReshape)
 	const int64_t n = 2, c = 8, h = 3, w = 2, b = 2;
 	const std::vector<float> in = iota(n * c * h * w);
 	/* DCR: [N, b, b, C', H, W] by (0, 3, 4, 1, 5, 2); CRD: [N, C', b, b, H, W] by (0, 1, 4, 2, 5, 3). */
-	const std::vector<float> dcr = transposeReference(in, { n, b, b, c / 4, h, w }, { 0, 3, 4, 1, 5, 2 });
-	const std::vector<float> crd = transposeReference(in, { n, c / 4, b, b, h, w }, { 0, 1, 4, 2, 5, 3 });
+	const std::vector<float> dcr
+		= transposeReference(in, { n, b, b, c / 4, h, w }, { 0, 3, 4, 1, 5, 2 });
+	const std::vector<float> crd
+		= transposeReference(in, { n, c / 4, b, b, h, w }, { 0, 1, 4, 2, 5, 3 });
 	for (bool columnRowDepth : { false, true }) {
 		RearrangementParams p = params(kRearrangeDepthToSpace);
 		p.block = b;

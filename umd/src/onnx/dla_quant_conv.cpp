@@ -115,7 +115,8 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		return "x is not int8 or uint8";
 	for (size_t input : { XScale, W, WScale, YScale, YZero })
 		if (!constantInput(graph, shapes, node, input))
-			return "scales, zero points or weights the plan does not know (not constants, or computed values of more than 64 elements)";
+			return "scales, zero points or weights the plan does not know (not "
+			       "constants, or computed values of more than 64 elements)";
 	const Tensor &xScale = *constantInput(graph, shapes, node, XScale);
 	const Tensor &w = *constantInput(graph, shapes, node, W);
 	const Tensor &wScale = *constantInput(graph, shapes, node, WScale);
@@ -126,11 +127,13 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 	const bool hasXZero = node.inputs.size() > XZero && !node.inputs[XZero].empty();
 	const bool hasWZero = node.inputs.size() > WZero && !node.inputs[WZero].empty();
 	if ((hasXZero && !xZero) || (hasWZero && !wZero))
-		return "scales, zero points or weights the plan does not know (not constants, or computed values of more than 64 elements)";
+		return "scales, zero points or weights the plan does not know (not constants, "
+		       "or computed values of more than 64 elements)";
 	const bool hasBias = node.inputs.size() > B && !node.inputs[B].empty();
 	const Tensor *bias = constantInput(graph, shapes, node, B);
 	if (hasBias && !bias)
-		return "a bias the plan does not know (not a constant, or a computed value of more than 64 elements)";
+		return "a bias the plan does not know (not a constant, or a computed value of "
+		       "more than 64 elements)";
 
 	if (w.rank() != 4 || !isQuantType(w.type()) || !isQuantType(yZero.type()))
 		return "only 2-D QLinearConv with int8 or uint8 weights and output runs on the DLA";

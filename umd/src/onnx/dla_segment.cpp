@@ -202,6 +202,9 @@ struct SegmentBuilder : SegmentTensors {
 		const Tensor *known = knownValue(graph, shapes, name);
 		if (!known)
 			throw OpError(ENOTSUP, "'" + name + "' is not a value the plan knows");
+		/* Checked before each run: it must come from outside the segment. */
+		if (segment.tensors_.count(name) && !inputNames.count(name))
+			throw OpError(ENOTSUP, "parameter '" + name + "' is computed in the segment");
 		if (!graph.constants.count(name))
 			segment.parameters_.emplace(name, *known);
 		return *known;
@@ -416,12 +419,16 @@ struct SegmentBuilder : SegmentTensors {
 		return graph.constants.at(name);
 	}
 
-	/* A constant is filled once; a value the graph computes is copied in each run. */
+	/*
+	 * A constant is filled once; a value the graph computes is copied in
+	 * each run, or read under its own shape when the segment computes it
+	 * (an alias has its input's dimensions).
+	 */
 	vx_tensor constantOrInput(const std::string &name)
 	{
 		auto it = graph.constants.find(name);
 		if (it == graph.constants.end())
-			return input(name);
+			return shaped(name);
 		return constantTensor(it->second, it->second.shape());
 	}
 
@@ -434,10 +441,6 @@ struct SegmentBuilder : SegmentTensors {
 		return shapedAs(name, { s[0], s[1], 1, s[2] });
 	}
 
-	/*
-	 * A float Conv as libvdla's own convolution, which takes groups, each
-	 * side's padding and explicit strides; 1-D as 2-D of height 1.
-	 */
 	/*
 	 * A 3-D Conv as a 2-D one: the depth taps stacked into channels
 	 * ([N, C, D, H, W] -> [N * OD, C * KD, H, W], zeros for the depth's
@@ -470,7 +473,11 @@ struct SegmentBuilder : SegmentTensors {
 		for (std::vector<int64_t> *v :
 		     { &g.kernel, &g.strides, &g.dilations, &g.padBegin, &g.padEnd })
 			v->erase(v->begin());
-		vx_tensor weights = shapedAs(node.inputs[1], { m, w[1] * taps, w[3], w[4] });
+		const std::vector<int64_t> flatWeights = { m, w[1] * taps, w[3], w[4] };
+		auto constant = graph.constants.find(node.inputs[1]);
+		vx_tensor weights = constant != graph.constants.end()
+					    ? constantTensor(constant->second, flatWeights)
+					    : shapedAs(node.inputs[1], flatWeights);
 		vx_tensor bias = nullptr;
 		if (node.inputs.size() > 2 && !node.inputs[2].empty())
 			bias = constantOrInput(node.inputs[2]);
@@ -496,6 +503,11 @@ struct SegmentBuilder : SegmentTensors {
 								{ n, m, depths, plane }));
 	}
 
+	/*
+	 * A float Conv as libvdla's own convolution, which takes groups, each
+	 * side's padding and explicit strides; 1-D as 2-D of height 1, 3-D
+	 * by conv3d().
+	 */
 	vx_node conv(const Node &node)
 	{
 		if (shapes.at(node.inputs[1]).shape.size() == 5)
@@ -603,10 +615,11 @@ struct SegmentBuilder : SegmentTensors {
 	/*
 	 * Gemm as libvdla's own convolution with a 1x1 kernel over [N, K, 1,
 	 * 1]: W = alpha * B, as [M, K] (B transposed unless transB), and the
-	 * bias beta * C, one per output, or a matrix C added by the SDP. A constant B or C is prepared once; a
-	 * graph value's copy-in does the same each run, as does an input A's
-	 * transposition. An A that a Flatten of [N, C, H, W] renames is read as
-	 * that tensor, the kernel spread over its C, H and W.
+	 * bias beta * C, one per output, or a matrix C added by the SDP. A
+	 * constant B or C is prepared once; a graph value's copy-in does the
+	 * same each run, as does an input A's transposition. An A that a
+	 * Flatten of [N, C, H, W] renames is read as that tensor, the kernel
+	 * spread over its C, H and W.
 	 */
 	vx_node gemm(const Node &node)
 	{

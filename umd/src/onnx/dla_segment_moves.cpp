@@ -22,6 +22,9 @@ namespace {
 
 using vdla::vx::nn::RearrangementParams;
 
+/* The largest dimension of the DLA's tensors. */
+constexpr int64_t kMaxExtent = 65535;
+
 /* Parameters of @mode that change nothing: whole dimensions, in place. */
 RearrangementParams identity(vx_enum mode)
 {
@@ -108,9 +111,11 @@ private:
 		OpContext ctx(node_, graph_.opset, inputs);
 		const SliceAxes axes = sliceAxes(ctx, shapes_.at(node_.inputs[0]).shape);
 		RearrangementParams p = identity(vdla::vx::nn::kRearrangeSlice);
+		const std::vector<int64_t> &in = shapes_.at(node_.inputs[0]).shape;
 		for (int64_t a = 0; a < rank_; a++) {
 			p.start[dimOf(a)] = vx_uint32(axes.start[a]);
-			p.step[dimOf(a)] = vx_uint32(axes.step[a]);
+			/* A step past the axis takes one element: any step in range does. */
+			p.step[dimOf(a)] = vx_uint32(std::min(axes.step[a], in[a]));
 		}
 		place(p, node_.outputs[0]);
 	}
@@ -204,24 +209,26 @@ TransposeAxes fewestAxes(const std::vector<int64_t> &shape, const std::vector<in
 			order.push_back(axis);
 	if (order.empty())
 		return { { 1 }, { 0 } };
-	/* Runs of consecutive input axes, each one axis of their product. */
+	/*
+	 * Runs of consecutive input axes (axes of one element between them
+	 * skipped), each one axis of their product, while that stays within
+	 * a dimension of the DLA.
+	 */
 	std::vector<std::vector<int64_t>> runs;
+	int64_t product = 0;
 	for (int64_t axis : order) {
-		if (!runs.empty() && runs.back().back() + 1 == axis) {
-			runs.back().push_back(axis);
-			continue;
-		}
-		/* Axes of one element between two may join a run too: skip them. */
-		if (!runs.empty()) {
+		if (!runs.empty() && product * shape[axis] <= kMaxExtent) {
 			int64_t next = runs.back().back() + 1;
 			while (next < axis && shape[next] == 1)
 				next++;
 			if (next == axis) {
 				runs.back().push_back(axis);
+				product *= shape[axis];
 				continue;
 			}
 		}
 		runs.push_back({ axis });
+		product = shape[axis];
 	}
 	/* The runs in input order are the reduced input's axes. */
 	std::vector<size_t> byInput(runs.size());

@@ -48,8 +48,9 @@ public:
 /*
  * A Transpose of @shape by @perm (output axis i is input axis perm[i]) as
  * the same movement of fewer axes: axes of one element dropped, and axes
- * that stay next to each other in order merged (a 6-D permutation that
- * moves three blocks is a 3-D one). At least one axis.
+ * that stay next to each other in order merged while their product stays
+ * within 65535 (a 6-D permutation that moves three blocks is a 3-D one).
+ * At least one axis.
  */
 struct TransposeAxes {
 	std::vector<int64_t> shape, perm;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Today's DLA subset: FP32 Conv and MaxPool/AveragePool (1-D or 2-D, each
- * side's padding, explicit strides, groups, ceil mode: libvdla's own
- * convolution and pooling), MaxPool of int8 and uint8, Relu, Flatten before
- * a Gemm, and Gemm as a fully connected layer with constant weights;
- * QLinearConv with the Max that is its Relu and the Flatten and Unsqueeze
- * of a fused Gemm (docs/onnx.md, "INT8 on the DLA").
+ * Today's DLA subset (docs/onnx.md, "Targets"): FP32 Conv and
+ * MaxPool/AveragePool of 1 to 3 axes (libvdla's own convolution and
+ * pooling), MaxPool of int8 and uint8, Relu, Gemm as a 1x1 convolution,
+ * QLinearConv with the Max that is its Relu ("INT8 on the DLA"), and the
+ * data movement of Reshape, Transpose, Slice, Split, Concat and depth/space
+ * on RUBIK.
  */
 
 #include "dla_support.h"
@@ -41,43 +41,36 @@ const Node *producerOf(const Graph &graph, const std::string &value)
 }
 
 /*
- * A 1-D layer's tensors are 4-D on the DLA: its producer and readers must
- * be of no operator the DLA runs (checked by type: asking whether they run
- * there would ask about this node again).
+ * Whether the DLA may run a node of @op. Neighbours are judged by type:
+ * asking whether they run there would ask about their own neighbours, and
+ * so on along the whole graph (exponentially, through a chain of Gemms).
  */
-bool alone1d(const Graph &graph, const Node &node)
+bool dlaOperator(const std::string &op)
 {
-	static const std::set<std::string> dlaOperators = { "Conv", "Relu", "MaxPool",
-							    "AveragePool", "Gemm", "QLinearConv",
-							    "Max" };
-	auto runsThere = [](const std::string &op) { return dlaOperators.count(op) || movesData(op); };
-	const Node *producer = producerOf(graph, node.inputs[0]);
-	if (producer && runsThere(producer->opType))
-		return false;
-	for (size_t reader : graph.readersOf(node.outputs[0]))
-		if (runsThere(graph.nodes[reader].opType))
-			return false;
-	return true;
+	static const std::set<std::string> layers = { "Conv", "Relu", "MaxPool", "AveragePool",
+						      "Gemm", "QLinearConv", "Max" };
+	return layers.count(op) || movesData(op);
+}
+
+/* Whether @value is computed by a node the DLA may run. */
+bool computedOnDla(const Graph &graph, const std::string &value)
+{
+	const Node *producer = producerOf(graph, value);
+	return producer && dlaOperator(producer->opType);
 }
 
 /*
- * A layer reading a Flatten of [N, C, H, W] through @alias (the Flatten or
- * the Unsqueeze after it) spreads its kernel over C, H and W: H and W
- * must fit the CONV's kernel, C * H * W its weights per output.
+ * A 1-D layer's tensors are 4-D on the DLA: its producer and readers must
+ * be of no operator the DLA runs.
  */
-std::string flattenedKernelRefusal(const Graph &graph, const Node &alias, const ShapeMap &shapes)
+bool alone1d(const Graph &graph, const Node &node)
 {
-	const Node *flatten = &alias;
-	if (alias.opType == "Unsqueeze")
-		flatten = producerOf(graph, alias.inputs[0]);
-	const ValueShape *x = flatten ? shapeOf(shapes, flatten->inputs[0]) : nullptr;
-	if (!x || x->shape.size() != 4)
-		return "";
-	if (x->shape[2] > 32 || x->shape[3] > 32)
-		return "a layer after a Flatten of [N, C, H, W] with H or W above 32";
-	if (x->shape[1] * x->shape[2] * x->shape[3] > 65536)
-		return "a layer after a Flatten of more than 65536 values per image";
-	return "";
+	if (computedOnDla(graph, node.inputs[0]))
+		return false;
+	for (size_t reader : graph.readersOf(node.outputs[0]))
+		if (dlaOperator(graph.nodes[reader].opType))
+			return false;
+	return true;
 }
 
 bool isConstant(const Graph &graph, const std::string &name)
@@ -217,25 +210,18 @@ std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	if (b->shape[0] > 65535 || b->shape[1] > 65535)
 		return "more than 65535 inputs or outputs";
 	const Attribute *transA = node.attribute("transA");
-	const Node *producer = producerOf(graph, node.inputs[0]);
-	if (transA && transA->i && producer && dlaRefusal(graph, *producer, shapes).empty())
-		return "transA of a value the DLA computes";
-	if (producer && producer->opType == "Flatten")
-		if (std::string why = flattenedKernelRefusal(graph, *producer, shapes); !why.empty())
-			return why;
+	if (transA && transA->i && computedOnDla(graph, node.inputs[0]))
+		return "transA of a value the DLA may compute";
 	/* B and C computed on the DLA: the copy-in that prepares them is before the segment. */
-	const Node *bProducer = producerOf(graph, node.inputs[1]);
-	if (bProducer && dlaRefusal(graph, *bProducer, shapes).empty())
-		return "B computed by a node the DLA runs";
+	if (computedOnDla(graph, node.inputs[1]))
+		return "B computed by a node the DLA may run";
 	if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-		const Node *cProducer = producerOf(graph, node.inputs[2]);
 		const Attribute *beta = node.attribute("beta");
 		const ValueShape *y = shapeOf(shapes, node.outputs[0]);
-		const ValueShape *computed = shapeOf(shapes, node.inputs[2]);
-		if (cProducer && dlaRefusal(graph, *cProducer, shapes).empty() &&
-		    ((beta && beta->f != 1) || !y || !computed || computed->shape != y->shape))
-			return "C computed by a node the DLA runs, other than [N, M] with beta 1";
 		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
+		if (computedOnDla(graph, node.inputs[2]) &&
+		    ((beta && beta->f != 1) || !y || !c || c->shape != y->shape))
+			return "C computed by a node the DLA may run, other than [N, M] with beta 1";
 		const Attribute *transB = node.attribute("transB");
 		const int64_t outputs = b->shape[transB && transB->i ? 0 : 1];
 		/* One value, one per output, or a matrix broadcast to [N, M]. */
@@ -288,6 +274,26 @@ std::string typeRefusal(const Node &node, const ShapeMap &shapes)
 }
 
 /*
+ * Input @i of @node, a parameter (a Reshape's shape, a scale): a constant,
+ * or a small value the plan's run computed outside the DLA (each run checks
+ * it before the segment, which cannot see its own values then).
+ */
+std::string parameterRefusal(const Graph &graph, const Node &node, size_t i,
+			     const ShapeMap &shapes)
+{
+	const std::string &name = node.inputs[i];
+	if (name.empty() || graph.constants.count(name))
+		return "";
+	if (!knownValue(graph, shapes, name))
+		return node.opType + "'s input " + std::to_string(i) +
+		       " is not a value the plan knows (a constant, or at most 64 values)";
+	if (computedOnDla(graph, name))
+		return node.opType + "'s input " + std::to_string(i) +
+		       " is computed by a node the DLA may run";
+	return "";
+}
+
+/*
  * Data movement (RUBIK, dla_segment.cpp): parameters the plan knows (a
  * constant, or a value its run computed, which each run checks again);
  * four dimensions at most but for the reshapes (six: OpenVX's tensors);
@@ -307,17 +313,24 @@ std::string moveRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 		return "";
 	}
 	for (size_t i = 1; i < node.inputs.size(); i++)
-		if (!node.inputs[i].empty() && !knownValue(graph, shapes, node.inputs[i]))
-			return node.opType + "'s input " + std::to_string(i) +
-			       " is not a value the plan knows";
+		if (std::string why = parameterRefusal(graph, node, i, shapes); !why.empty())
+			return why;
 	const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 	if (!x)
 		return "unknown shapes";
-	/* OpenVX's tensors have at most six dimensions. */
-	for (const std::string &name : node.outputs) {
-		const ValueShape *y = shapeOf(shapes, name);
-		if (!name.empty() && (!y || y->shape.size() > 6 || x->shape.size() > 6))
+	/* OpenVX's tensors have at most six dimensions; the DLA's N folds those before C, H, W. */
+	std::vector<const ValueShape *> data = { x };
+	for (const std::string &name : node.outputs)
+		if (!name.empty())
+			data.push_back(shapeOf(shapes, name));
+	for (const ValueShape *value : data) {
+		if (!value || value->shape.size() > 6)
 			return node.opType + " of more than 6 dimensions";
+		int64_t folded = 1;
+		for (size_t d = 0; d + 3 < value->shape.size(); d++)
+			folded *= value->shape[d];
+		if (folded > 65535)
+			return "dimensions before the last three of more than 65535 elements";
 	}
 	if (node.opType == "Transpose") {
 		try {
@@ -367,21 +380,11 @@ std::string moveRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 
 std::string quantConvRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
-	QuantConvLayer layer;
-	std::string why = prepareQuantConv(graph, node, shapes, layer);
-	if (!why.empty())
-		return why;
-	const Node *unsqueeze = producerOf(graph, node.inputs[0]);
-	if (unsqueeze && readsFlattenedKernel(graph, *unsqueeze, shapes)) {
-		const ConvGeometry &g = layer.geometry;
-		if (layer.groups != 1 || g.kernel != std::vector<int64_t>{ 1, 1 } ||
-		    g.padBegin != std::vector<int64_t>{ 0, 0 } ||
-		    g.padEnd != std::vector<int64_t>{ 0, 0 })
-			return "a QLinearConv after a Flatten needs a 1x1 kernel, no padding, one group";
-		if (std::string why = flattenedKernelRefusal(graph, *unsqueeze, shapes); !why.empty())
+	for (size_t i = 1; i < node.inputs.size(); i++)
+		if (std::string why = parameterRefusal(graph, node, i, shapes); !why.empty())
 			return why;
-	}
-	return "";
+	QuantConvLayer layer;
+	return prepareQuantConv(graph, node, shapes, layer);
 }
 
 /* Max(y, y_zero_point) after a QLinearConv on the DLA: its Relu. */
@@ -444,25 +447,6 @@ const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::
 		return &constant->second;
 	const ValueShape *value = shapeOf(shapes, name);
 	return value && value->value ? &*value->value : nullptr;
-}
-
-bool readsFlattenedKernel(const Graph &graph, const Node &alias, const ShapeMap &shapes)
-{
-	/* [N, K] -> [N, K, 1, 1] of a Flatten's output, of [N, C, H, W] at axis 1. */
-	const Node *flatten = &alias;
-	if (alias.opType == "Unsqueeze") {
-		const ValueShape *x = shapeOf(shapes, alias.inputs[0]);
-		const ValueShape *y = shapeOf(shapes, alias.outputs[0]);
-		flatten = producerOf(graph, alias.inputs[0]);
-		if (!x || !y || x->shape.size() != 2 ||
-		    y->shape != std::vector<int64_t>{ x->shape[0], x->shape[1], 1, 1 })
-			return false;
-	}
-	if (!flatten || flatten->opType != "Flatten")
-		return false;
-	const ValueShape *x = shapeOf(shapes, flatten->inputs[0]);
-	const Attribute *axis = flatten->attribute("axis");
-	return x && x->shape.size() == 4 && (!axis || axis->i == 1);
 }
 
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)

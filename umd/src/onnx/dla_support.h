@@ -36,8 +36,8 @@ std::string convLimitsRefusal(const ConvGeometry &g);
 
 /*
  * Whether @op only moves data (RUBIK on the DLA): Reshape, Flatten,
- * Squeeze, Unsqueeze, Identity, Transpose, Slice, Split, DepthToSpace,
- * SpaceToDepth.
+ * Squeeze, Unsqueeze, Identity, Transpose, Slice, Split, Concat,
+ * DepthToSpace, SpaceToDepth.
  */
 bool movesData(const std::string &op);
 /* Whether @op's output is its input's bytes under another shape. */
@@ -48,13 +48,6 @@ bool renamesData(const std::string &op);
  * plan's run computed (ValueShape::value); nullptr otherwise.
  */
 const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::string &name);
-
-/*
- * Whether @alias (a Flatten of [N, C, H, W] at axis 1, or an Unsqueeze of
- * its [N, K] to [N, K, 1, 1]) gives a layer after it a value it can read as
- * the 4-D tensor, its kernel spread over C, H and W.
- */
-bool readsFlattenedKernel(const Graph &graph, const Node &alias, const ShapeMap &shapes);
 
 /* "" if the DLA runs @node with these shapes; otherwise why it does not. */
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes);

@@ -42,22 +42,52 @@ bool contiguousOnDla(const std::vector<bool> &onDla, size_t first, size_t last)
 	return true;
 }
 
+/* The nodes next to node @i: the producers of its data inputs, the readers of its outputs. */
+std::vector<size_t> neighbours(const Graph &graph, size_t i)
+{
+	const Node &node = graph.nodes[i];
+	std::vector<size_t> next;
+	/* A move's other inputs are parameters (a Reshape's shape), but Concat's are all data. */
+	const size_t dataInputs = node.opType == "Concat" ? node.inputs.size() : 1;
+	for (size_t k = 0; k < dataInputs && k < node.inputs.size(); k++)
+		next.push_back(producerIndex(graph, node.inputs[k]));
+	for (const std::string &output : node.outputs)
+		for (size_t reader : graph.readersOf(output))
+			next.push_back(reader);
+	return next;
+}
+
 /*
  * Placements that depend on the neighbours'. A Max on the DLA is the Relu
  * of the QLinearConv before it, in the same segment (dla_segment.cpp takes
  * it into the convolution). With the target any, a node that only moves
- * data stays on the DLA next to a layer there, whose segment it joins (no
- * round trip between two segments), and runs on the CPU otherwise: a task
- * of one copy costs more than the copy. Repeated until nothing changes.
+ * data stays on the DLA when it reaches a layer there, through other such
+ * nodes or none (its segment then saves a round trip between two), and
+ * runs on the CPU otherwise: a task of copies alone costs more than the
+ * copies. Repeated until nothing changes.
  */
 void placeByNeighbours(const Graph &graph, Target target, std::vector<bool> &onDla)
 {
-	auto layerOnDla = [&](size_t i) {
-		return i < graph.nodes.size() && onDla[i] && !movesData(graph.nodes[i].opType);
-	};
+	const size_t count = graph.nodes.size();
 	for (bool changed = true; changed;) {
 		changed = false;
-		for (size_t i = 0; i < graph.nodes.size(); i++) {
+		/* The DLA nodes that are layers, or moves joined to one. */
+		std::vector<bool> joined(count);
+		for (size_t i = 0; i < count; i++)
+			joined[i] = onDla[i] && !movesData(graph.nodes[i].opType);
+		for (bool grew = true; grew;) {
+			grew = false;
+			for (size_t i = 0; i < count; i++) {
+				if (!onDla[i] || joined[i])
+					continue;
+				for (size_t next : neighbours(graph, i))
+					if (next < count && joined[next]) {
+						joined[i] = grew = true;
+						break;
+					}
+			}
+		}
+		for (size_t i = 0; i < count; i++) {
 			const Node &node = graph.nodes[i];
 			if (!onDla[i])
 				continue;
@@ -65,14 +95,11 @@ void placeByNeighbours(const Graph &graph, Target target, std::vector<bool> &onD
 			if (node.opType == "Max") {
 				/* Max(c, zero point) or Max(zero point, c). */
 				size_t conv = producerIndex(graph, node.inputs[0]);
-				if (conv >= graph.nodes.size() && node.inputs.size() > 1)
+				if (conv >= count && node.inputs.size() > 1)
 					conv = producerIndex(graph, node.inputs[1]);
 				keep = contiguousOnDla(onDla, conv, i);
 			} else if (movesData(node.opType) && target == Target::Any) {
-				keep = layerOnDla(producerIndex(graph, node.inputs[0]));
-				for (const std::string &output : node.outputs)
-					for (size_t reader : graph.readersOf(output))
-						keep = keep || layerOnDla(reader);
+				keep = joined[i];
 			}
 			if (!keep) {
 				onDla[i] = false;
@@ -109,24 +136,36 @@ uint64_t elapsedSince(std::chrono::steady_clock::time_point start)
 
 } /* namespace */
 
-/* One CPU run, @skipLayers: giving the layers of shape_pass.h outputs of their shape only. */
+/*
+ * One CPU run, @skipLayers: giving the layers of shape_pass.h outputs of
+ * their shape only. @placeholders gets the values computed from those
+ * zeros, which are no value of the model.
+ */
 static Result<void> runForShapes(const Graph &graph, std::map<std::string, Tensor> &values,
-				 bool skipLayers)
+				 bool skipLayers, std::set<std::string> &placeholders)
 {
 	const std::vector<bool> valuesMatter = valuesDecideShapes(graph);
+	placeholders.clear();
 	for (size_t i = 0; i < graph.nodes.size(); i++) {
 		const Node &node = graph.nodes[i];
+		bool fromPlaceholder = false;
+		for (const std::string &input : node.inputs)
+			fromPlaceholder = fromPlaceholder || placeholders.count(input);
 		if (skipLayers && !valuesMatter[i]) {
 			std::optional<std::vector<Tensor>> outputs = outputsOfTheirShape(graph, node, values);
 			if (outputs) {
-				for (size_t o = 0; o < outputs->size(); o++)
+				for (size_t o = 0; o < outputs->size(); o++) {
 					values[node.outputs[o]] = std::move((*outputs)[o]);
+					placeholders.insert(node.outputs[o]);
+				}
 				continue;
 			}
 		}
 		Result<void> ran = runNodeOnCpu(graph, node, values);
 		if (!ran)
 			return ran.error();
+		if (fromPlaceholder)
+			placeholders.insert(node.outputs.begin(), node.outputs.end());
 	}
 	return {};
 }
@@ -137,10 +176,11 @@ Result<ShapeMap> shapesForInputs(const Graph &graph, std::map<std::string, Tenso
 	 * by them): the run is then made again in full, which reports the real
 	 * error if there is one. */
 	std::map<std::string, Tensor> inputs = values;
-	Result<void> ran = runForShapes(graph, values, true);
+	std::set<std::string> placeholders;
+	Result<void> ran = runForShapes(graph, values, true, placeholders);
 	if (!ran) {
 		values = std::move(inputs);
-		ran = runForShapes(graph, values, false);
+		ran = runForShapes(graph, values, false, placeholders);
 		if (!ran)
 			return ran.error();
 	}
@@ -150,7 +190,7 @@ Result<ShapeMap> shapesForInputs(const Graph &graph, std::map<std::string, Tenso
 	for (const auto &[name, tensor] : values) {
 		shapes[name] = { tensor.type(), tensor.shape() };
 		/* The parameters a DLA segment may read (a Reshape's shape, a scale). */
-		if (tensor.elements() <= kKnownValues)
+		if (tensor.elements() <= kKnownValues && !placeholders.count(name))
 			shapes[name].value = tensor;
 	}
 	return shapes;

@@ -148,7 +148,7 @@ bool rearrangedSource(
 /* libvdla's concatenation (nn_rearrange.h): the inputs one after the other along a dimension. */
 struct Concatenation {
 	vx_tensor input, output;	/* input: the first of inputs */
-	std::array<vx_tensor, 8> inputs;	/* count of them, the rest null */
+	std::array<vx_tensor, 8> inputs;	/* count of them (kMaxConcatenated), the rest null */
 	vx_uint32 count;
 	vx_uint32 dimension;
 };

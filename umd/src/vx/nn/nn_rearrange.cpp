@@ -143,6 +143,9 @@ vx_status resolveRearrangement(vx_tensor input, const RearrangementParams &param
 	return VX_SUCCESS;
 }
 
+static_assert(std::tuple_size<decltype(Concatenation::inputs)>::value == kMaxConcatenated,
+	"room for every input");
+
 vx_status resolveConcatenation(Concatenation &layer, std::vector<vx_size> &outputDims)
 {
 	if (layer.count < 1 || layer.count > kMaxConcatenated || layer.dimension > 3)

@@ -75,8 +75,9 @@ vx_node concatenationNode(vx_graph graph, const vx_tensor inputs[], vx_uint32 co
 
 /*
  * A node placing @input's elements in @output (same type, any of INT8,
- * UINT8, INT16, INT32, FLOAT32; the output's dimensions given for Reshape
- * and Slice). Errors as vxConvolutionLayer's.
+ * UINT8, INT16, INT32, FLOAT32 on the CPU; INT8, INT16 and FLOAT32 on the
+ * DLA; the output's dimensions given for Reshape, Slice and DepthStack).
+ * Errors as vxConvolutionLayer's.
  */
 vx_node rearrangementNode(
 	vx_graph graph, vx_tensor input, const RearrangementParams &params, vx_tensor output);

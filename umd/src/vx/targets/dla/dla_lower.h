@@ -2,9 +2,10 @@
 /*
  * Lowering of neural-network nodes to DLA operations (docs/openvx.md,
  * "Neural-network layers on the DLA"). A node becomes a Unit: one operation
- * (a RUBIK one for data movement) or one fused chain CONV -> SDP [-> PDP], into which the activation and
- * pooling nodes that follow a convolution are folded when the intermediate
- * tensor is virtual and the hardware computes the same values.
+ * (a RUBIK one for data movement) or one fused chain CONV -> SDP [-> PDP],
+ * into which the activation and pooling nodes that follow a convolution are
+ * folded when the intermediate tensor is virtual and the hardware computes
+ * the same values.
  *
  * Units are built before any buffer exists: their operations name tensors
  * by slot (Lowering::slots) and constants (bias tables, LUTs) by offset in
@@ -223,6 +224,8 @@ private:
 	vx_status lowerSoftmax(vx_node node);
 	vx_status lowerGeneralConvolution(vx_node node);
 	vx_status lowerRearrangement(vx_node node);
+	/* A unit of one RUBIK operation (dla_lower_rearrange.cpp), carrying @node if not null. */
+	void pushRubikUnit(const RubikOp &op, vx_node &node);
 	void pushDepthStack(const nn::Rearrangement &layer, const Tensor &in, const Tensor &out,
 		vx_node &carrier);
 	vx_status lowerConcatenation(vx_node node);

@@ -60,10 +60,6 @@ RubikOp stridedCopy(const Tensor &src, const Tensor &dst)
 	return op;
 }
 
-} /* namespace */
-
-namespace {
-
 /* Whether RUBIK takes @t: a type it knows, dimensions within its limits. */
 bool movableTensor(vx_tensor t, std::string &why)
 {
@@ -99,13 +95,10 @@ bool rearrangementFits(const nn::Rearrangement &layer, std::string &why)
 	for (vx_tensor t : { layer.input, layer.output })
 		if (!movableTensor(t, why))
 			return false;
-	{
-	}
-	const bool phases = layer.mode == nn::kRearrangeSpaceToDepth
-		|| (layer.mode == nn::kRearrangeDepthToSpace && !layer.columnRowDepth);
-	if (layer.mode == nn::kRearrangeDepthToSpace && layer.columnRowDepth
+	/* CONTRACT's block, or one copy per phase of the block. */
+	if ((layer.mode == nn::kRearrangeDepthToSpace || layer.mode == nn::kRearrangeSpaceToDepth)
 		&& layer.block > kMaxPhaseBlock) {
-		why = "a DepthToSpace block above 16 (RUBIK's CONTRACT)";
+		why = "a block above 16";
 		return false;
 	}
 	if (layer.mode == nn::kRearrangeDepthStack) {
@@ -116,11 +109,16 @@ bool rearrangementFits(const nn::Rearrangement &layer, std::string &why)
 			return false;
 		}
 	}
-	if (phases && layer.block > kMaxPhaseBlock) {
-		why = "a block above 16 (one RUBIK copy per phase)";
-		return false;
-	}
 	return true;
+}
+
+void Lowering::pushRubikUnit(const RubikOp &op, vx_node &node)
+{
+	Unit unit;
+	unit.rubik = op;
+	unit.reads = { op.src.buffer };
+	unit.writes = op.dst.buffer;
+	pushUnit(std::move(unit), node);
 }
 
 vx_status Lowering::lowerRearrangement(vx_node node)
@@ -129,13 +127,7 @@ vx_status Lowering::lowerRearrangement(vx_node node)
 	const Tensor in = hardwareTensor(layer.input).packed();
 	Tensor out = hardwareTensor(layer.output).packed();
 	vx_node carrier = node;
-	auto push = [&](const RubikOp &op) {
-		Unit unit;
-		unit.rubik = op;
-		unit.reads = { op.src.buffer };
-		unit.writes = op.dst.buffer;
-		pushUnit(std::move(unit), carrier);
-	};
+	auto push = [&](const RubikOp &op) { pushRubikUnit(op, carrier); };
 
 	switch (layer.mode) {
 	case nn::kRearrangeReshape: {
@@ -219,13 +211,7 @@ void Lowering::pushDepthStack(
 	const int64_t depths = out.n / images, depth = in.c;
 	const std::vector<uint8_t> zeros(size_t(out.w) * dataTypeSize(out.type), 0);
 	const uint64_t zeroRow = addConstant(zeros.data(), zeros.size());
-	auto push = [&](const RubikOp &op) {
-		Unit unit;
-		unit.rubik = op;
-		unit.reads = { op.src.buffer };
-		unit.writes = op.dst.buffer;
-		pushUnit(std::move(unit), carrier);
-	};
+	auto push = [&](const RubikOp &op) { pushRubikUnit(op, carrier); };
 	/* Output depths [first, last) of image n, tap k. */
 	auto target = [&](uint32_t n, int64_t k, int64_t first, int64_t last) {
 		Tensor t = out;
@@ -283,11 +269,7 @@ vx_status Lowering::lowerConcatenation(vx_node node)
 		for (size_t d = 0; d < 4; d++)
 			dimOf(part, d) = dimOf(in, d);
 		start += dimOf(in, layer.dimension);
-		Unit unit;
-		unit.rubik = stridedCopy(in, part);
-		unit.reads = { in.buffer };
-		unit.writes = part.buffer;
-		pushUnit(std::move(unit), carrier);
+		pushRubikUnit(stridedCopy(in, part), carrier);
 	}
 	return VX_SUCCESS;
 }

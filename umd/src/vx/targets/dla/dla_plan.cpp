@@ -128,7 +128,10 @@ private:
 
 enum class Engine { Conv, Sdp, Pdp, Cdp, Rubik };
 
-/* The engines of a unit's first and last operations (CONV -> SDP [-> PDP], SDP [-> PDP], PDP, CDP, RUBIK). */
+/*
+ * The engines of a unit's first and last operations (CONV -> SDP [-> PDP],
+ * SDP [-> PDP], PDP, CDP, RUBIK).
+ */
 Engine firstEngine(const Unit &unit)
 {
 	if (unit.rubik)
