@@ -16,6 +16,7 @@
 
 #include <cstring>
 #include <random>
+#include <set>
 
 namespace vdla::onnx {
 namespace {
@@ -339,6 +340,62 @@ TEST(QuantConvOnTheDla, AConvolutionTheDlaCannotConvertStaysOnTheCpuAlone)
 	}
 	EXPECT_TRUE(convOnCpu);
 	EXPECT_TRUE(poolOnDla);
+}
+
+TEST(QuantMatMulOnTheDla, IsAOneByOneConvolutionBitForBit)
+{
+	/*
+	 * QLinearMatMul of A [3, 2, 20] (its rows [6, 20]) by a constant B
+	 * [20, 7], b_scale per column, int8 and uint8: QLinearConv's
+	 * requantisation, so the DLA's 1x1 convolution over [6, 20, 1, 1].
+	 * The uint8 B spans 0 to 255 around a zero point of 114: w - 114
+	 * passes int8, and the DLA splits it into two INT8 convolutions.
+	 */
+	for (DataType type : { I8, U8 }) {
+		const bool u8 = type == U8;
+		const int32_t onnxType = u8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8;
+		const int32_t offset = u8 ? 128 : 0;
+		test::ModelBuilder b(13);
+		b.input("a", onnxType, { 3, 2, 20 });
+		b.output("y", onnxType, { 3, 2, 7 });
+		std::mt19937 random(7);
+		std::uniform_int_distribution<int> value(u8 ? 0 : -100, u8 ? 255 : 100);
+		std::vector<int64_t> bValues(20 * 7);
+		for (int64_t &v : bValues)
+			v = value(random);
+		b.initializer("b", test::intTensor(type, { 20, 7 }, bValues));
+		std::vector<float> columnScales;
+		for (int j = 0; j < 7; j++)
+			columnScales.push_back(0.01f * float(j + 1));
+		b.initializer("b_scale", test::floatTensor({ 7 }, columnScales));
+		b.initializer("b_zero", test::intTensor(type, {}, { u8 ? 114 : 0 }));
+		b.initializer("a_scale", test::floatTensor({}, { 0.05f }));
+		b.initializer("a_zero", test::intTensor(type, {}, { offset + 3 }));
+		b.initializer("y_scale", test::floatTensor({}, { 0.4f }));
+		b.initializer("y_zero", test::intTensor(type, {}, { offset - 5 }));
+		b.node("QLinearMatMul",
+		       { "a", "a_scale", "a_zero", "b", "b_scale", "b_zero", "y_scale", "y_zero" },
+		       { "y" });
+		test::SavedModel file(b);
+		auto model = Model::load(file.path);
+		ASSERT_TRUE(model) << model.error().message();
+		Tensor a(type, { 3, 2, 20 });
+		uint8_t *bytes = static_cast<uint8_t *>(a.raw());
+		for (int i = 0; i < 120; i++)
+			bytes[i] = uint8_t(i * 53 + 7);
+		std::vector<NodeTiming> timings;
+		auto dla = (*model)->run({ a }, Target::Dla, &timings);
+		ASSERT_TRUE(dla) << dla.error().message();
+		auto cpu = (*model)->run({ a }, Target::Cpu);
+		ASSERT_TRUE(cpu) << cpu.error().message();
+		ASSERT_EQ((*dla)[0].shape(), (*cpu)[0].shape());
+		EXPECT_EQ(std::memcmp((*dla)[0].raw(), (*cpu)[0].raw(), 42), 0)
+			<< (u8 ? "uint8" : "int8");
+		/* Not all saturated: the outputs spread. */
+		std::set<uint8_t> distinct(static_cast<const uint8_t *>((*cpu)[0].raw()),
+					   static_cast<const uint8_t *>((*cpu)[0].raw()) + 42);
+		EXPECT_GT(distinct.size(), 10u);
+	}
 }
 
 } /* namespace */

@@ -47,7 +47,7 @@ protected:
 		vx_enum usage)
 	{
 		std::vector<vx_size> start(dims.size(), 0), stride(dims.size());
-		const vx_size element = type == VX_TYPE_INT8 ? 1 : 4;
+		const vx_size element = type == VX_TYPE_INT8 ? 1 : type == VX_TYPE_INT16 ? 2 : 4;
 		for (size_t i = 0; i < dims.size(); i++)
 			stride[i] = i ? stride[i - 1] * dims[i - 1] : element;
 		ASSERT_EQ(vxCopyTensorPatch(t, dims.size(), start.data(), dims.data(), stride.data(),
@@ -194,6 +194,34 @@ TEST_F(GeneralLayers, HugeMultipliersSaturate)
 		vxReleaseNode(&node);
 		vxReleaseGraph(&graph);
 	}
+}
+
+TEST_F(GeneralLayers, AnInt8LayerTakesInt16WeightsWithinTwoBytes)
+{
+	/* uint8 weights less a far zero point: -255 .. 255, the sum exact. */
+	const int8_t x[4] = { 127, -128, 5, -7 };
+	const int16_t w[2] = { -255, 201 };
+	const int32_t bias[1] = { 1000 };
+	const float multiplier = 0.003f;
+	ConvolutionParams p = {};
+	p.strideX = p.strideY = p.dilationX = p.dilationY = p.groups = 1;
+	p.inputZero = 3;
+	p.outputZero = -2;
+	vx_graph graph = vxCreateGraph(context_);
+	vx_tensor y = tensor({ 1, 2, 1, 1 }, VX_TYPE_INT8, nullptr);
+	/* [W, H, C, N] = [1, 2, 2, 1]: two channels, two rows; a 1x1 kernel over both channels. */
+	vx_node node = generalConvolutionNode(graph, tensor({ 1, 2, 2, 1 }, VX_TYPE_INT8, x),
+		tensor({ 1, 1, 2, 1 }, VX_TYPE_INT16, w), tensor({ 1 }, VX_TYPE_INT32, bias),
+		tensor({ 1 }, VX_TYPE_FLOAT32, &multiplier), p, y);
+	ASSERT_EQ(runOnCpu(graph, node), VX_SUCCESS);
+	int8_t got[2];
+	copy(y, { 1, 2, 1, 1 }, VX_TYPE_INT8, got, VX_READ_ONLY);
+	for (int row = 0; row < 2; row++) {
+		const int64_t acc = 1000 + (x[row] - 3) * -255 + (x[2 + row] - 3) * 201;
+		EXPECT_EQ(got[row], quantisedOutput(acc, multiplier, false, -2)) << "row " << row;
+	}
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
 }
 
 TEST_F(GeneralLayers, AnAddendIsAddedBeforeTheRelu)

@@ -105,6 +105,19 @@ std::string exactOnTheDla(const QuantConvLayer &layer)
 	return "";
 }
 
+/* QLinearMatMul's B [K, M] as the weights [M, K, 1, 1] of a 1x1 convolution. */
+Tensor weightsOfMatMul(const Tensor &b)
+{
+	const int64_t k = b.shape()[0], m = b.shape()[1];
+	Tensor w(b.type(), { m, k, 1, 1 });
+	const uint8_t *in = static_cast<const uint8_t *>(b.raw());
+	uint8_t *out = static_cast<uint8_t *>(w.raw());
+	for (int64_t i = 0; i < k; i++)
+		for (int64_t j = 0; j < m; j++)
+			out[j * k + i] = in[i * m + j];
+	return w;
+}
+
 } /* namespace */
 
 std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMap &shapes,
@@ -135,11 +148,21 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		return "a bias the plan does not know (not a constant, or a computed value of "
 		       "more than 64 elements)";
 
-	if (w.rank() != 4 || !isQuantType(w.type()) || !isQuantType(yZero.type()))
+	/* QLinearMatMul: A [..., K] by B [K, M] is a 1x1 convolution over [N, K, 1, 1]. */
+	const bool matMul = node.opType == "QLinearMatMul";
+	Tensor columns;
+	if (matMul) {
+		const std::vector<int64_t> &a = x->second.shape;
+		if (w.rank() != 2 || a.size() < 2 || a.back() != w.shape()[0])
+			return "only QLinearMatMul by a 2-D B runs on the DLA";
+		columns = weightsOfMatMul(w);
+	}
+	const Tensor &weights = matMul ? columns : w;
+	if (weights.rank() != 4 || !isQuantType(weights.type()) || !isQuantType(yZero.type()))
 		return "only 2-D QLinearConv with int8 or uint8 weights and output runs on the DLA";
 	if (!validScale(xScale) || !validScale(wScale) || !validScale(yScale))
 		return "a scale that is not finite and positive";
-	const int64_t outputs = w.shape()[0];
+	const int64_t outputs = weights.shape()[0];
 	if (xScale.elements() != 1 || yScale.elements() != 1 || yZero.elements() != 1 ||
 	    (xZero && xZero->elements() != 1))
 		return "x and y need one scale and zero point each";
@@ -148,41 +171,47 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		return "w_scale and w_zero_point need 1 or M values";
 	if (bias && (bias->type() != DataType::Int32 || bias->elements() != outputs))
 		return "B must be int32, one value per output channel";
-	if (x->second.shape.size() != 4)
-		return "only 2-D QLinearConv runs on the DLA";
-
-	OpContext ctx(node, graph.opset, {});
-	try {
-		layer.geometry = convGeometry(ctx, { x->second.shape[2], x->second.shape[3] },
-					      { w.shape()[2], w.shape()[3] });
-	} catch (const std::exception &e) {
-		return e.what();
+	if (matMul) {
+		layer.geometry.kernel = layer.geometry.strides = layer.geometry.dilations = { 1, 1 };
+		layer.geometry.padBegin = layer.geometry.padEnd = { 0, 0 };
+		layer.groups = 1;
+	} else {
+		if (x->second.shape.size() != 4)
+			return "only 2-D QLinearConv runs on the DLA";
+		OpContext ctx(node, graph.opset, {});
+		try {
+			layer.geometry = convGeometry(ctx, { x->second.shape[2], x->second.shape[3] },
+						      { w.shape()[2], w.shape()[3] });
+		} catch (const std::exception &e) {
+			return e.what();
+		}
+		const Attribute *group = node.attribute("group");
+		layer.groups = group ? group->i : 1;
+		if (layer.groups < 1 || x->second.shape[1] % layer.groups ||
+		    x->second.shape[1] / layer.groups != w.shape()[1] || outputs % layer.groups)
+			return "the groups do not divide the channels";
+		const Attribute *kernel = node.attribute("kernel_shape");
+		if (kernel &&
+		    kernel->ints != std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()))
+			return "kernel_shape is not the weights'";
 	}
-	const Attribute *group = node.attribute("group");
-	layer.groups = group ? group->i : 1;
-	if (layer.groups < 1 || x->second.shape[1] % layer.groups ||
-	    x->second.shape[1] / layer.groups != w.shape()[1] || outputs % layer.groups)
-		return "the groups do not divide the channels";
-	const Attribute *kernel = node.attribute("kernel_shape");
-	if (kernel && kernel->ints != std::vector<int64_t>(w.shape().begin() + 2, w.shape().end()))
-		return "kernel_shape is not the weights'";
 	if (wZero && wZero->type() != w.type())
 		return "w_zero_point's type is not w's";
 	if (std::string why = convLimitsRefusal(layer.geometry); !why.empty())
 		return why;
 
-	const std::vector<int32_t> wValues = integers(w);
+	const std::vector<int32_t> wValues = integers(weights);
 	const std::vector<int32_t> wZeros = wZero ? integers(*wZero) : std::vector<int32_t>{ 0 };
-	const int64_t perOutput = w.elements() / outputs;
-	layer.weightShape = w.shape();
-	layer.weights.resize(w.elements());
+	const int64_t perOutput = weights.elements() / outputs;
+	layer.weightShape = weights.shape();
+	layer.weights.resize(weights.elements());
 	for (int64_t m = 0; m < outputs; m++) {
 		const int32_t zero = wZeros[wZeros.size() == 1 ? 0 : m];
 		for (int64_t k = 0; k < perOutput; k++) {
 			const int32_t v = wValues[m * perOutput + k] - zero;
-			if (v < -128 || v > 127)
-				return "a weight less its zero point does not fit int8";
-			layer.weights[m * perOutput + k] = int8_t(v);
+			if (v < -255 || v > 255)
+				return "a weight less its zero point is beyond +-255";
+			layer.weights[m * perOutput + k] = int16_t(v);
 		}
 	}
 	layer.bias = bias ? integers(*bias) : std::vector<int32_t>(outputs, 0);

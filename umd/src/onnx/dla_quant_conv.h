@@ -4,7 +4,7 @@
  * "INT8 on the DLA"): the DLA computes INT8 only, so a uint8 tensor is held
  * as int8 by subtracting 128 (flipping its top bit), which its zero point
  * follows; the weights' zero point is subtracted once, at plan time, which
- * needs w - w_zero_point to fit int8; the multipliers are QLinearConv's own
+ * needs w - w_zero_point within +-255; the multipliers are QLinearConv's own
  * (realMultiplier()). dla_support.cpp asks whether a node fits,
  * dla_segment.cpp builds the layer from the same preparation.
  */
@@ -21,9 +21,13 @@ namespace vdla::onnx {
 struct QuantConvLayer {
 	ConvGeometry geometry;
 	int64_t groups = 1;
-	/* [M, C / groups, KH, KW], w - w_zero_point. */
+	/*
+	 * [M, C / groups, KH, KW], w - w_zero_point: within int8, or within
+	 * +-255 (uint8 weights with any zero point), which the DLA splits into
+	 * two int8 convolutions (docs/onnx.md, "INT8 on the DLA").
+	 */
 	std::vector<int64_t> weightShape;
-	std::vector<int8_t> weights;
+	std::vector<int16_t> weights;
 	std::vector<int32_t> bias;
 	std::vector<float> multipliers;
 	/* In the int8 representation (uint8 values less 128). */
@@ -35,9 +39,11 @@ struct QuantConvLayer {
 };
 
 /*
- * Prepares @node (a QLinearConv) for the DLA: "" and @layer, or why it
- * cannot run there. Needs constant scales, zero points, weights and bias,
- * per-tensor x and y parameters, and 2-D within the hardware's limits.
+ * Prepares @node (a QLinearConv, or a QLinearMatMul as a 1x1 convolution
+ * over [N, K, 1, 1] whose weights are B transposed) for the DLA: "" and
+ * @layer, or why it cannot run there. Needs scales, zero points, weights
+ * and bias the plan knows, per-tensor x and y parameters, and 2-D within
+ * the hardware's limits.
  */
 std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMap &shapes,
 			     QuantConvLayer &layer);

@@ -54,7 +54,7 @@ vx_status copyWhole(vx_tensor tensor, void *data, vx_enum usage)
 	vx_size element = 0;
 	vx_enum type = VX_TYPE_FLOAT32;
 	vxQueryTensor(tensor, VX_TENSOR_DATA_TYPE, &type, sizeof(type));
-	element = type == VX_TYPE_INT8 ? 1 : 4;
+	element = type == VX_TYPE_INT8 ? 1 : type == VX_TYPE_INT16 ? 2 : 4;
 	std::vector<vx_size> start(dims.size(), 0), stride(dims.size());
 	for (size_t i = 0; i < dims.size(); i++)
 		stride[i] = i ? stride[i - 1] * dims[i - 1] : element;
@@ -69,6 +69,8 @@ vx_enum vxTypeOf(DataType type)
 	case DataType::Int8:
 	case DataType::Uint8:
 		return VX_TYPE_INT8;
+	case DataType::Int16:
+		return VX_TYPE_INT16;
 	case DataType::Int32:
 		return VX_TYPE_INT32;
 	default:
@@ -246,6 +248,14 @@ struct SegmentBuilder : SegmentTensors {
 		return shapedAs(name, shapes.at(name).shape);
 	}
 
+	static int64_t elementsOf(const std::vector<int64_t> &shape)
+	{
+		int64_t count = 1;
+		for (int64_t d : shape)
+			count *= d;
+		return count;
+	}
+
 	vx_tensor newTensor(const std::vector<int64_t> &shape, bool isVirtual,
 			    DataType type = DataType::Float)
 	{
@@ -368,7 +378,13 @@ struct SegmentBuilder : SegmentTensors {
 				parameter(node.inputs[i]);
 		std::vector<int64_t> wShape = layer.weightShape;
 		vdla::vx::nn::ConvolutionParams params = layerParams(layer.geometry, layer.groups);
-		const std::vector<int64_t> &xShape = shapes.at(node.inputs[0]).shape;
+		std::vector<int64_t> xShape = shapes.at(node.inputs[0]).shape;
+		/* QLinearMatMul: A [..., K] as [N, K, 1, 1], the same bytes. */
+		const bool matMul = node.opType == "QLinearMatMul";
+		if (matMul)
+			xShape = { elementsOf(xShape) / xShape.back(), xShape.back(), 1, 1 };
+		if (xShape.size() != 4)
+			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
 		const ConvGeometry &g = layer.geometry;
 		const bool pointwise = layer.groups == 1 && g.kernel == std::vector<int64_t>{ 1, 1 } &&
 				       g.padBegin == std::vector<int64_t>{ 0, 0 } &&
@@ -383,9 +399,7 @@ struct SegmentBuilder : SegmentTensors {
 			wShape = { wShape[0], int64_t(xDims[2]), int64_t(xDims[1]), int64_t(xDims[0]) };
 			params.strideX = params.strideY = params.dilationX = params.dilationY = 1;
 		} else {
-			x = shaped(node.inputs[0]);
-			if (xShape.size() != 4)
-				throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
+			x = shapedAs(node.inputs[0], xShape);
 		}
 		params.inputZero = layer.inputZero;
 		params.outputZero = layer.outputZero;
@@ -398,15 +412,21 @@ struct SegmentBuilder : SegmentTensors {
 			absorbed.insert(max);
 			out = max->outputs[0];
 		}
-		Tensor weights(DataType::Int8, wShape);
-		std::copy(layer.weights.begin(), layer.weights.end(), weights.data<int8_t>());
+		/* INT16 only for weights beyond int8 (a far zero point). */
+		const bool wide = std::any_of(layer.weights.begin(), layer.weights.end(),
+					      [](int16_t v) { return v < -128 || v > 127; });
+		Tensor weights(wide ? DataType::Int16 : DataType::Int8, wShape);
+		if (wide)
+			std::copy(layer.weights.begin(), layer.weights.end(), weights.data<int16_t>());
+		else
+			std::copy(layer.weights.begin(), layer.weights.end(), weights.data<int8_t>());
 		const int64_t outputs = wShape[0];
 		Tensor bias(DataType::Int32, { outputs });
 		std::copy(layer.bias.begin(), layer.bias.end(), bias.data<int32_t>());
 		Tensor multipliers(DataType::Float, { outputs });
 		std::copy(layer.multipliers.begin(), layer.multipliers.end(),
 			  multipliers.data<float>());
-		vx_tensor y = output(out);
+		vx_tensor y = matMul ? outputAs(out, { xShape[0], outputs, 1, 1 }) : output(out);
 		if (max && params.relu)
 			segment.tensors_[node.outputs[0]] = y;
 		return vdla::vx::nn::generalConvolutionNode(
@@ -739,7 +759,7 @@ struct SegmentBuilder : SegmentTensors {
 
 	vx_node layer(const Node &node)
 	{
-		if (node.opType == "QLinearConv")
+		if (node.opType == "QLinearConv" || node.opType == "QLinearMatMul")
 			return quantConv(node);
 		if (node.opType == "Conv")
 			return conv(node);

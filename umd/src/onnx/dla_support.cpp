@@ -48,7 +48,7 @@ const Node *producerOf(const Graph &graph, const std::string &value)
 bool dlaOperator(const std::string &op)
 {
 	static const std::set<std::string> layers = { "Conv", "Relu", "MaxPool", "AveragePool",
-						      "Gemm", "QLinearConv", "Max" };
+						      "Gemm", "QLinearConv", "QLinearMatMul", "Max" };
 	return layers.count(op) || movesData(op);
 }
 
@@ -254,14 +254,15 @@ bool onlyFeeds(const Graph &graph, const std::string &value, const Node &node)
  */
 std::string typeRefusal(const Node &node, const ShapeMap &shapes)
 {
-	const bool integers = node.opType == "QLinearConv" || node.opType == "MaxPool" ||
+	const bool quantised = node.opType == "QLinearConv" || node.opType == "QLinearMatMul";
+	const bool integers = quantised || node.opType == "MaxPool" ||
 			      node.opType == "Max" || movesData(node.opType);
 	for (size_t i = 0; i < node.inputs.size(); i++) {
 		const ValueShape *value = shapeOf(shapes, node.inputs[i]);
 		if (node.inputs[i].empty() || !value)
 			continue;
 		/* Weights and parameters, checked by each operator's rules. */
-		if ((node.opType == "QLinearConv" || movesData(node.opType)) && i > 0 &&
+		if ((quantised || movesData(node.opType)) && i > 0 &&
 		    node.opType != "Concat")
 			continue;
 		const DataType type = value->type;
@@ -395,7 +396,8 @@ std::string maxRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 	for (size_t i = 0; i < 2; i++) {
 		const Node *conv = producerOf(graph, node.inputs[i]);
 		auto zero = graph.constants.find(node.inputs[1 - i]);
-		if (!conv || conv->opType != "QLinearConv" || zero == graph.constants.end() ||
+		if (!conv || (conv->opType != "QLinearConv" && conv->opType != "QLinearMatMul") ||
+		    zero == graph.constants.end() ||
 		    zero->second.elements() != 1 || conv->inputs.size() < 8 ||
 		    !onlyFeeds(graph, node.inputs[i], node) ||
 		    !quantConvRefusal(graph, *conv, shapes).empty())
@@ -452,7 +454,8 @@ const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
 	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
-							 "Gemm", "QLinearConv", "Max" };
+							 "Gemm", "QLinearConv", "QLinearMatMul",
+							 "Max" };
 	if (!supported.count(node.opType) && !movesData(node.opType))
 		return node.opType + " has no DLA lowering yet";
 	if (std::string why = typeRefusal(node, shapes); !why.empty())
@@ -489,7 +492,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		return poolRefusal(graph, node, shapes);
 	if (node.opType == "Gemm")
 		return gemmRefusal(graph, node, shapes);
-	if (node.opType == "QLinearConv")
+	if (node.opType == "QLinearConv" || node.opType == "QLinearMatMul")
 		return quantConvRefusal(graph, node, shapes);
 	if (node.opType == "Max")
 		return maxRefusal(graph, node, shapes);

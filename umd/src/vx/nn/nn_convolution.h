@@ -37,8 +37,9 @@ struct ConvolutionParams {
 
 /*
  * A node computing nn::GeneralConvolution: @input [W, H, C, (N)], @weights
- * [KW, KH, C / groups, M] and @output, all INT8 with @bias INT32 [M] and
- * @multipliers FLOAT32 [M], or all FLOAT32 with @bias FLOAT32 [M] or null,
+ * [KW, KH, C / groups, M] and @output, all INT8 (the weights INT8 or INT16,
+ * within +-255 for the DLA) with @bias INT32 [M] and @multipliers FLOAT32
+ * [M], or all FLOAT32 with @bias FLOAT32 [M] or null,
  * @multipliers null and @addend null or FLOAT32 of the output's dimensions
  * (a Gemm's matrix C), added to each output before the Relu. Errors as
  * vxConvolutionLayer's: a node whose status says why, or null for an

@@ -612,7 +612,10 @@ vx_status resolveGeneralConvolution(const vx_reference parameters[], Resolved &r
 	/* INT8 with its INT32 bias and FLOAT32 multipliers, or FLOAT32 throughout. */
 	const vx_enum type = conv.input->dataType;
 	const bool quantised = type == VX_TYPE_INT8;
-	if ((type != VX_TYPE_INT8 && type != VX_TYPE_FLOAT32) || conv.weights->dataType != type
+	/* INT8 layers may have INT16 weights: w - w_zero_point of uint8 weights. */
+	const bool weightsFit = conv.weights->dataType == type
+		|| (quantised && conv.weights->dataType == VX_TYPE_INT16);
+	if ((type != VX_TYPE_INT8 && type != VX_TYPE_FLOAT32) || !weightsFit
 		|| (conv.output->resolved() && conv.output->dataType != type)
 		|| (quantised && (!conv.bias || conv.bias->dataType != VX_TYPE_INT32
 			|| !conv.multipliers || conv.multipliers->dataType != VX_TYPE_FLOAT32))

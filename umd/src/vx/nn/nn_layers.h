@@ -92,7 +92,7 @@ struct RoiPooling {
  */
 struct GeneralConvolution {
 	vx_tensor input;	/* INT8 or FLOAT32 [W, H, C, (batch)] */
-	vx_tensor weights;	/* the input's type, [KW, KH, C / groups, M] */
+	vx_tensor weights;	/* the input's type (INT8 also INT16), [KW, KH, C / groups, M] */
 	vx_tensor bias;		/* INT8: INT32 [M]; FLOAT32: FLOAT32 [M] or nullptr */
 	vx_tensor multipliers;	/* INT8: FLOAT32 [M]; FLOAT32: nullptr */
 	vx_tensor addend;	/* FLOAT32 only: nullptr, or the output's shape, added before the Relu */

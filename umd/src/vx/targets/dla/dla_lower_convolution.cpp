@@ -54,6 +54,17 @@ template <typename T> std::vector<T> valuesOf(vx_tensor tensor)
 	return values;
 }
 
+/* The weights of an INT8 layer, INT8 or INT16 (within +-255, split in two). */
+std::vector<int32_t> weightValues(vx_tensor weights)
+{
+	if (weights->dataType == VX_TYPE_INT16) {
+		const std::vector<int16_t> wide = valuesOf<int16_t>(weights);
+		return std::vector<int32_t>(wide.begin(), wide.end());
+	}
+	const std::vector<int8_t> narrow = valuesOf<int8_t>(weights);
+	return std::vector<int32_t>(narrow.begin(), narrow.end());
+}
+
 /* What the lowering folds into its constants, computed once by the check
  * and again by the lowering from the same values. */
 struct Folded {
@@ -65,7 +76,7 @@ struct Folded {
 
 bool fold(const nn::GeneralConvolution &c, Folded &folded, std::string &why)
 {
-	const std::vector<int8_t> weights = valuesOf<int8_t>(c.weights);
+	const std::vector<int32_t> weights = weightValues(c.weights);
 	const std::vector<int32_t> bias = valuesOf<int32_t>(c.bias);
 	const vx_size outputs = dimOf(c.weights, 3);
 	const vx_size taps = weights.size() / outputs;
@@ -128,6 +139,12 @@ bool generalConvolutionFits(const nn::GeneralConvolution &c, std::string &why)
 	}
 	if (c.input->dataType == VX_TYPE_FLOAT32)
 		return true;
+	for (int32_t w : weightValues(c.weights)) {
+		if (w < -255 || w > 255) {
+			why = "a weight beyond +-255 (two INT8 convolutions' reach)";
+			return false;
+		}
+	}
 	Folded folded;
 	if (!fold(c, folded, why))
 		return false;
@@ -210,8 +227,42 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 	if (!fold(c, folded, why))
 		return VX_ERROR_INVALID_PARAMETERS;
 
-	/* 1. The accumulator, as FP32 bits of 1.5 * 2^23 + acc. */
+	/*
+	 * INT16 weights (uint8 weights less a far zero point, within +-255):
+	 * the CONV multiplies INT8 by INT8, so w = high + low with high the
+	 * part within INT8 and low the rest (also within it); a CONV of the
+	 * low parts writes its INT32 sums, which the main chain's SDP adds to
+	 * its own before anything else rounds or clips (exact: 64-bit stages).
+	 */
 	SdpOp toFloat;
+	if (c.weights->dataType == VX_TYPE_INT16) {
+		const std::vector<int32_t> w = weightValues(c.weights);
+		std::vector<int8_t> high(w.size()), low(w.size());
+		for (size_t i = 0; i < w.size(); i++) {
+			high[i] = int8_t(std::clamp(w[i], -128, 127));
+			low[i] = int8_t(w[i] - high[i]);
+		}
+		const Tensor shape = hardwareTensor(c.weights);
+		auto constantWeights = [&](const std::vector<int8_t> &values) {
+			return Tensor::nchw(kConstantSlot, addConstant(values.data(), values.size()),
+				DataType::Int8, shape.n, shape.c, shape.h, shape.w);
+		};
+		Unit lowPart;
+		lowPart.conv = conv;
+		lowPart.conv->weights = constantWeights(low);
+		SdpOp sums;
+		sums.dst = scratchLike(c.output->context, out, DataType::Int32);
+		lowPart.sdp = sums;
+		lowPart.reads = { conv.src.buffer };
+		lowPart.writes = sums.dst.buffer;
+		pushUnit(std::move(lowPart), node);
+		unit.conv->weights = constantWeights(high);
+		unit.reads = { conv.src.buffer, sums.dst.buffer };
+		toFloat.ewOp = SdpEwOp::Add;
+		toFloat.ew = sums.dst;
+	}
+
+	/* 1. The accumulator, as FP32 bits of 1.5 * 2^23 + acc. */
 	toFloat.dst = scratchLike(c.output->context, out, DataType::Int32);
 	toFloat.biasMode = SdpMode::PerChannel;
 	toFloat.bias = { kConstantSlot,
