@@ -3,6 +3,7 @@
 #include "dla_quant_conv.h"
 
 #include "ops/quant_ops.h"
+#include "tensor_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -105,19 +106,6 @@ std::string exactOnTheDla(const QuantConvLayer &layer)
 	return "";
 }
 
-/* QLinearMatMul's B [K, M] as the weights [M, K, 1, 1] of a 1x1 convolution. */
-Tensor weightsOfMatMul(const Tensor &b)
-{
-	const int64_t k = b.shape()[0], m = b.shape()[1];
-	Tensor w(b.type(), { m, k, 1, 1 });
-	const uint8_t *in = static_cast<const uint8_t *>(b.raw());
-	uint8_t *out = static_cast<uint8_t *>(w.raw());
-	for (int64_t i = 0; i < k; i++)
-		for (int64_t j = 0; j < m; j++)
-			out[j * k + i] = in[i * m + j];
-	return w;
-}
-
 } /* namespace */
 
 std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMap &shapes,
@@ -155,7 +143,7 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		const std::vector<int64_t> &a = x->second.shape;
 		if (w.rank() != 2 || a.size() < 2 || a.back() != w.shape()[0])
 			return "only QLinearMatMul by a 2-D B runs on the DLA";
-		columns = weightsOfMatMul(w);
+		columns = pointwiseWeights(w, false);
 	}
 	const Tensor &weights = matMul ? columns : w;
 	if (weights.rank() != 4 || !isQuantType(weights.type()) || !isQuantType(yZero.type()))

@@ -23,6 +23,7 @@
  */
 
 #include "graph.h"
+#include "tensor_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -552,21 +553,6 @@ bool floatAttributeIs(const Node &node, const char *name, float value)
 	return !attr || (attr->kind == Attribute::Kind::Float && attr->f == value);
 }
 
-/* B [K, M] (or [M, K] when transposed) as 1x1 convolution weights [M, K, 1, 1]. */
-Tensor weightsFromGemm(const Tensor &b, bool transposed)
-{
-	if (transposed)
-		return b.reshaped({ b.shape()[0], b.shape()[1], 1, 1 });
-	const int64_t k = b.shape()[0], m = b.shape()[1];
-	Tensor w(b.type(), { m, k, 1, 1 });
-	const uint8_t *in = static_cast<const uint8_t *>(b.raw());
-	uint8_t *out = static_cast<uint8_t *>(w.raw());
-	for (int64_t i = 0; i < k; i++)
-		for (int64_t j = 0; j < m; j++)
-			out[j * k + i] = in[i * m + j];
-	return w;
-}
-
 /*
  * Rule 2: DQ -> Gemm(DQ(B), [DQ(C)]) -> [Relu] -> Q, with Gemm computing
  * A B + C, becomes a 1x1 QLinearConv on A seen as [N, K, 1, 1]:
@@ -648,7 +634,7 @@ std::optional<Fusion> fuseGemm(const Graph &graph, size_t index)
 	ConvValues values;
 	values.x = nchw;
 	values.weights = addConstant(graph, fusion, weights->values + "_1x1",
-				     weightsFromGemm(*b, *transB));
+				     pointwiseWeights(*b, *transB));
 	if (bias) {
 		const std::string &c = inputOf(graph.nodes[*biasDqIndex], 0);
 		values.bias = bias->rank() == 1 ? c

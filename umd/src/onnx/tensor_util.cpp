@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -175,6 +176,21 @@ void storeFromDouble(Tensor &tensor, int64_t i, double value)
 	case DataType::Bool: tensor.data<bool>()[i] = value != 0; break;
 	default: throw std::logic_error("storeFromDouble of an unsupported type");
 	}
+}
+
+Tensor pointwiseWeights(const Tensor &b, bool transposed)
+{
+	if (transposed)
+		return b.reshaped({ b.shape()[0], b.shape()[1], 1, 1 });
+	const int64_t k = b.shape()[0], m = b.shape()[1];
+	const size_t size = dataTypeSize(b.type());
+	Tensor w(b.type(), { m, k, 1, 1 });
+	const uint8_t *in = static_cast<const uint8_t *>(b.raw());
+	uint8_t *out = static_cast<uint8_t *>(w.raw());
+	for (int64_t i = 0; i < k; i++)
+		for (int64_t j = 0; j < m; j++)
+			std::memcpy(out + (j * k + i) * size, in + (i * m + j) * size, size);
+	return w;
 }
 
 } /* namespace vdla::onnx */

@@ -51,6 +51,13 @@ void checkScratch(const OpContext &ctx, int64_t elements, size_t elementBytes, c
 /* The elements of an integer tensor (int32 or int64) as int64. */
 std::vector<int64_t> toInt64s(const OpContext &ctx, const Tensor &tensor);
 
+/*
+ * A matrix B [K, M] (or [M, K] when @transposed) as the weights [M, K, 1, 1]
+ * of a 1x1 convolution computing A B for A's rows: the bytes of any element
+ * type moved.
+ */
+Tensor pointwiseWeights(const Tensor &b, bool transposed);
+
 /* The element at flat index i converted to double, for any numeric type. */
 double elementAsDouble(const Tensor &tensor, int64_t i);
 /* Stores value (rounded to nearest even and saturated for integers) at i. */
