@@ -80,18 +80,7 @@ protected:
 			VX_SUCCESS);
 	}
 
-	static RearrangementParams params(vx_enum mode)
-	{
-		RearrangementParams p = {};
-		p.mode = mode;
-		for (vx_uint32 d = 0; d < 4; d++) {
-			p.permutation[d] = d;
-			p.step[d] = 1;
-		}
-		p.block = 1;
-		p.columnRowDepth = vx_false_e;
-		return p;
-	}
+	static RearrangementParams params(vx_enum mode) { return rearrangementParams(mode); }
 
 	/* The status of a graph of one rearrangement on the CPU; its output in @out. */
 	vx_status run(const Shape &inShape, const std::vector<float> &in,

@@ -13,6 +13,7 @@
 #include "dla_quant_conv.h"
 #include "dla_segment_moves.h"
 #include "op_kernel.h"
+#include "ops/shape_ops.h"
 #include "tensor_util.h"
 
 #include <VX/vx_khr_nn.h>
@@ -235,10 +236,7 @@ struct SegmentBuilder : SegmentTensors {
 		if (copy != segment.tensors_.end())
 			return copy->second;
 		vx_tensor y = newTensor(shape, true, value.type);
-		vdla::vx::nn::RearrangementParams params = {};
-		params.mode = vdla::vx::nn::kRearrangeReshape;
-		params.columnRowDepth = vx_false_e;
-		place(vdla::vx::nn::rearrangementNode(vxGraph, it->second, params, y), *current);
+		place(reshapeNode(it->second, y), *current);
 		segment.tensors_[key] = y;
 		return y;
 	}
@@ -248,12 +246,11 @@ struct SegmentBuilder : SegmentTensors {
 		return shapedAs(name, shapes.at(name).shape);
 	}
 
-	static int64_t elementsOf(const std::vector<int64_t> &shape)
+	/* A RESHAPE copy of @x into @y, of as many elements. */
+	vx_node reshapeNode(vx_tensor x, vx_tensor y)
 	{
-		int64_t count = 1;
-		for (int64_t d : shape)
-			count *= d;
-		return count;
+		return vdla::vx::nn::rearrangementNode(
+			vxGraph, x, vdla::vx::nn::rearrangementParams(vdla::vx::nn::kRearrangeReshape), y);
 	}
 
 	vx_tensor newTensor(const std::vector<int64_t> &shape, bool isVirtual,
@@ -382,7 +379,7 @@ struct SegmentBuilder : SegmentTensors {
 		/* QLinearMatMul: A [..., K] as [N, K, 1, 1], the same bytes. */
 		const bool matMul = node.opType == "QLinearMatMul";
 		if (matMul)
-			xShape = { elementsOf(xShape) / xShape.back(), xShape.back(), 1, 1 };
+			xShape = { dimsProduct(xShape, 0, xShape.size() - 1), xShape.back(), 1, 1 };
 		if (xShape.size() != 4)
 			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
 		const ConvGeometry &g = layer.geometry;
@@ -481,13 +478,12 @@ struct SegmentBuilder : SegmentTensors {
 
 		vx_tensor x = shapedAs(node.inputs[0], { n * c, in[2], in[3], in[4] });
 		vx_tensor stacked = newTensor({ n * depths, c * taps, in[3], in[4] }, true, type);
-		vdla::vx::nn::RearrangementParams stack = {};
-		stack.mode = vdla::vx::nn::kRearrangeDepthStack;
+		vdla::vx::nn::RearrangementParams stack =
+			vdla::vx::nn::rearrangementParams(vdla::vx::nn::kRearrangeDepthStack);
 		stack.block = uint32_t(taps);
 		stack.start[0] = uint32_t(g.padBegin[0]);
 		stack.step[0] = uint32_t(g.strides[0]);
 		stack.step[1] = uint32_t(g.dilations[0]);
-		stack.columnRowDepth = vx_false_e;
 		place(vdla::vx::nn::rearrangementNode(vxGraph, x, stack, stacked), node);
 
 		for (std::vector<int64_t> *v :
@@ -509,12 +505,9 @@ struct SegmentBuilder : SegmentTensors {
 		      node);
 
 		vx_tensor byImage = newTensor({ n, depths, m, plane }, true, type);
-		vdla::vx::nn::RearrangementParams reshape = {};
-		reshape.mode = vdla::vx::nn::kRearrangeReshape;
-		reshape.columnRowDepth = vx_false_e;
-		place(vdla::vx::nn::rearrangementNode(vxGraph, flat, reshape, byImage), node);
-		vdla::vx::nn::RearrangementParams swap = reshape;
-		swap.mode = vdla::vx::nn::kRearrangePermute;
+		place(reshapeNode(flat, byImage), node);
+		vdla::vx::nn::RearrangementParams swap =
+			vdla::vx::nn::rearrangementParams(vdla::vx::nn::kRearrangePermute);
 		/* OpenVX [P, M, OD, N] -> [P, OD, M, N]. */
 		const vx_uint32 order[4] = { 0, 2, 1, 3 };
 		std::copy(order, order + 4, swap.permutation);
@@ -613,10 +606,7 @@ struct SegmentBuilder : SegmentTensors {
 		vx_tensor pooled = newTensor({ n, c * d, out[3], out[4] }, true, type);
 		place(vdla::vx::nn::generalPoolingNode(vxGraph, x, window(1, 2), pooled), node);
 		vx_tensor byDepth = newTensor({ n, c, d, planes }, true, type);
-		vdla::vx::nn::RearrangementParams reshape = {};
-		reshape.mode = vdla::vx::nn::kRearrangeReshape;
-		reshape.columnRowDepth = vx_false_e;
-		place(vdla::vx::nn::rearrangementNode(vxGraph, pooled, reshape, byDepth), node);
+		place(reshapeNode(pooled, byDepth), node);
 		g.kernel[2] = g.strides[2] = 1;
 		g.padBegin[2] = g.padEnd[2] = 0;
 		return vdla::vx::nn::generalPoolingNode(vxGraph, byDepth, window(0, 2),
@@ -626,9 +616,7 @@ struct SegmentBuilder : SegmentTensors {
 	/* Whether a Gemm's C of @shape holds one value, or one per output of @m. */
 	static bool perOutput(const std::vector<int64_t> &shape, int64_t m)
 	{
-		int64_t elements = 1;
-		for (int64_t d : shape)
-			elements *= d;
+		const int64_t elements = dimsProduct(shape, 0, shape.size());
 		return (elements == 1 || elements == m) && (shape.size() < 2 || shape[0] == 1);
 	}
 

@@ -21,23 +21,10 @@ namespace vdla::onnx {
 namespace {
 
 using vdla::vx::nn::RearrangementParams;
+using vdla::vx::nn::rearrangementParams;
 
 /* The largest dimension of the DLA's tensors. */
 constexpr int64_t kMaxExtent = 65535;
-
-/* Parameters of @mode that change nothing: whole dimensions, in place. */
-RearrangementParams identity(vx_enum mode)
-{
-	RearrangementParams p = {};
-	p.mode = mode;
-	for (vx_uint32 d = 0; d < 4; d++) {
-		p.permutation[d] = d;
-		p.step[d] = 1;
-	}
-	p.block = 1;
-	p.columnRowDepth = vx_false_e;
-	return p;
-}
 
 class MoveBuilder
 {
@@ -63,7 +50,7 @@ public:
 		else if (op == "Concat")
 			concat();
 		else
-			place(identity(vdla::vx::nn::kRearrangeReshape), node_.outputs[0]);
+			place(rearrangementParams(vdla::vx::nn::kRearrangeReshape), node_.outputs[0]);
 	}
 
 private:
@@ -91,7 +78,7 @@ private:
 		const TransposeAxes axes =
 			fewestAxes(shapes_.at(node_.inputs[0]).shape, transposePerm(node_, rank_));
 		const int64_t rank = int64_t(axes.shape.size());
-		RearrangementParams p = identity(vdla::vx::nn::kRearrangePermute);
+		RearrangementParams p = rearrangementParams(vdla::vx::nn::kRearrangePermute);
 		std::vector<int64_t> outShape(rank);
 		for (int64_t i = 0; i < rank; i++) {
 			p.permutation[rank - 1 - i] = vx_uint32(rank - 1 - axes.perm[i]);
@@ -110,7 +97,7 @@ private:
 								 : &segment_.parameter(node_.inputs[i]));
 		OpContext ctx(node_, graph_.opset, inputs);
 		const SliceAxes axes = sliceAxes(ctx, shapes_.at(node_.inputs[0]).shape);
-		RearrangementParams p = identity(vdla::vx::nn::kRearrangeSlice);
+		RearrangementParams p = rearrangementParams(vdla::vx::nn::kRearrangeSlice);
 		const std::vector<int64_t> &in = shapes_.at(node_.inputs[0]).shape;
 		for (int64_t a = 0; a < rank_; a++) {
 			p.start[dimOf(a)] = vx_uint32(axes.start[a]);
@@ -133,7 +120,7 @@ private:
 		for (const std::string &output : node_.outputs) {
 			if (output.empty())
 				continue;
-			RearrangementParams p = identity(vdla::vx::nn::kRearrangeSlice);
+			RearrangementParams p = rearrangementParams(vdla::vx::nn::kRearrangeSlice);
 			p.start[dimOf(axis)] = vx_uint32(offset);
 			place(p, output);
 			offset += shapes_.at(output).shape.at(axis);
@@ -155,7 +142,7 @@ private:
 			throw OpError(EINVAL, "Concat: axis outside the rank");
 		std::vector<vx_tensor> inputs;
 		for (const std::string &input : node_.inputs)
-			if (!segment_.isEmpty(input))
+			if (dimsProduct(shapes_.at(input).shape, 0, shapes_.at(input).shape.size()))
 				inputs.push_back(segment_.shaped(input));
 		vdla::vx::nn::ConcatenationParams p = { vx_uint32(dimOf(axis)) };
 		segment_.place(vdla::vx::nn::concatenationNode(segment_.layerGraph(), inputs.data(),
@@ -168,7 +155,7 @@ private:
 	{
 		const bool toSpace = node_.opType == "DepthToSpace";
 		const Attribute *mode = node_.attribute("mode");
-		RearrangementParams p = identity(toSpace ? vdla::vx::nn::kRearrangeDepthToSpace
+		RearrangementParams p = rearrangementParams(toSpace ? vdla::vx::nn::kRearrangeDepthToSpace
 							 : vdla::vx::nn::kRearrangeSpaceToDepth);
 		p.block = vx_uint32(node_.attribute("blocksize")->i);
 		p.columnRowDepth = toSpace && mode && mode->s == "CRD" ? vx_true_e : vx_false_e;

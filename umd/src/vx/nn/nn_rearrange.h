@@ -53,6 +53,20 @@ struct RearrangementParams {
 	vx_bool columnRowDepth;
 };
 
+/* Parameters of @mode that change nothing: whole dimensions, in place, a block of 1. */
+inline RearrangementParams rearrangementParams(vx_enum mode)
+{
+	RearrangementParams p = {};
+	p.mode = mode;
+	for (vx_uint32 d = 0; d < 4; d++) {
+		p.permutation[d] = d;
+		p.step[d] = 1;
+	}
+	p.block = 1;
+	p.columnRowDepth = vx_false_e;
+	return p;
+}
+
 /* libvdla's concatenation (nn::Concatenation), for ONNX's Concat. */
 constexpr vx_enum kConcatenationKernel = VX_KERNEL_BASE(VX_ID_DEFAULT, 0) + 0x4;
 constexpr const char *kConcatenationName = "vdla.nn.concatenation";

@@ -58,16 +58,6 @@ std::optional<DataType> hardwareType(vx_enum type)
 
 namespace {
 
-bool isInteger(vx_tensor tensor)
-{
-	return tensor->dataType == VX_TYPE_INT8 || tensor->dataType == VX_TYPE_INT16;
-}
-
-Round hardwareRound(vx_enum policy)
-{
-	return policy == VX_ROUND_POLICY_TO_NEAREST_EVEN ? Round::HalfEven : Round::ToZero;
-}
-
 /* Dimension d of an OpenVX tensor (width first), 1 beyond its rank. */
 vx_size dim(vx_tensor tensor, size_t d)
 {
@@ -83,14 +73,38 @@ vx_size dimProduct(vx_tensor tensor, size_t from, size_t to)
 	return product;
 }
 
+} /* namespace */
+
+bool tensorFits(vx_tensor tensor, std::string &why)
+{
+	if (!hardwareType(tensor->dataType)) {
+		why = "the DLA takes INT8, INT16 and FLOAT32 tensors only";
+		return false;
+	}
+	if (dim(tensor, 0) > kMaxDim || dim(tensor, 1) > kMaxDim || dim(tensor, 2) > kMaxDim
+		|| dimProduct(tensor, 3, tensor->dims.size()) > kMaxDim) {
+		why = "a tensor dimension exceeds 65535";
+		return false;
+	}
+	return true;
+}
+
+namespace {
+
+bool isInteger(vx_tensor tensor)
+{
+	return tensor->dataType == VX_TYPE_INT8 || tensor->dataType == VX_TYPE_INT16;
+}
+
+Round hardwareRound(vx_enum policy)
+{
+	return policy == VX_ROUND_POLICY_TO_NEAREST_EVEN ? Round::HalfEven : Round::ToZero;
+}
+
 bool shapeFits(vx_tensor tensor, Refusal &refuse)
 {
-	if (!hardwareType(tensor->dataType))
-		return refuse("the DLA computes INT8, INT16 and FLOAT32 tensors only");
-	if (dim(tensor, 0) > kMaxDim || dim(tensor, 1) > kMaxDim || dim(tensor, 2) > kMaxDim
-		|| dimProduct(tensor, 3, tensor->dims.size()) > kMaxDim)
-		return refuse("a tensor dimension exceeds 65535");
-	return true;
+	std::string why;
+	return tensorFits(tensor, why) || refuse(why);
 }
 
 /* Element @index (in packed order) of an integer tensor, whose storage() is not null. */

@@ -74,6 +74,9 @@ bool softmaxFits(const nn::Softmax &layer, std::string &why);
 /* The same for an affine-quantised convolution (dla_lower_convolution.cpp),
  * whose weights, bias and multipliers hold their values. */
 bool generalConvolutionFits(const nn::GeneralConvolution &layer, std::string &why);
+/* Whether the DLA takes @tensor: its type, and its dimensions within 65535
+ * (those from the fourth on folded into N); if not, @why says why. */
+bool tensorFits(vx_tensor tensor, std::string &why);
 /* The same for data movement on RUBIK (dla_lower_rearrange.cpp). */
 bool rearrangementFits(const nn::Rearrangement &layer, std::string &why);
 bool concatenationFits(const nn::Concatenation &layer, std::string &why);

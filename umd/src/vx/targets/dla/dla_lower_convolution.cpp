@@ -178,7 +178,11 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 
 	ConvOp conv;
 	conv.src = hardwareTensor(c.input);
-	conv.weights = hardwareTensor(c.weights);
+	/* INT16 weights go to the constant pool, split (below): their tensor
+	 * gets no slot, which each run would copy in for nothing. */
+	const bool splitWeights = c.weights->dataType == VX_TYPE_INT16;
+	if (!splitWeights)
+		conv.weights = hardwareTensor(c.weights);
 	conv.strideX = uint16_t(c.strideX);
 	conv.strideY = uint16_t(c.strideY);
 	conv.padLeft = uint16_t(c.padLeft);
@@ -235,17 +239,17 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 	 * its own before anything else rounds or clips (exact: 64-bit stages).
 	 */
 	SdpOp toFloat;
-	if (c.weights->dataType == VX_TYPE_INT16) {
+	if (splitWeights) {
 		const std::vector<int32_t> w = weightValues(c.weights);
 		std::vector<int8_t> high(w.size()), low(w.size());
 		for (size_t i = 0; i < w.size(); i++) {
 			high[i] = int8_t(std::clamp(w[i], -128, 127));
 			low[i] = int8_t(w[i] - high[i]);
 		}
-		const Tensor shape = hardwareTensor(c.weights);
 		auto constantWeights = [&](const std::vector<int8_t> &values) {
 			return Tensor::nchw(kConstantSlot, addConstant(values.data(), values.size()),
-				DataType::Int8, shape.n, shape.c, shape.h, shape.w);
+				DataType::Int8, uint32_t(dimOf(c.weights, 3)), uint32_t(dimOf(c.weights, 2)),
+				uint32_t(dimOf(c.weights, 1)), uint32_t(dimOf(c.weights, 0)));
 		};
 		Unit lowPart;
 		lowPart.conv = conv;

@@ -60,40 +60,20 @@ RubikOp stridedCopy(const Tensor &src, const Tensor &dst)
 	return op;
 }
 
-/* Whether RUBIK takes @t: a type it knows, dimensions within its limits. */
-bool movableTensor(vx_tensor t, std::string &why)
-{
-	if (!hardwareType(t->dataType)) {
-		why = "the DLA moves INT8, INT16 and FLOAT32 tensors only";
-		return false;
-	}
-	vx_size rest = 1;
-	for (size_t d = 3; d < t->dims.size(); d++)
-		rest *= t->dims[d];
-	for (vx_size extent : { t->dims[0], t->dims.size() > 1 ? t->dims[1] : 1,
-		     t->dims.size() > 2 ? t->dims[2] : 1, rest }) {
-		if (extent > 65535) {
-			why = "a tensor dimension exceeds 65535";
-			return false;
-		}
-	}
-	return true;
-}
-
 } /* namespace */
 
 bool concatenationFits(const nn::Concatenation &layer, std::string &why)
 {
 	for (vx_uint32 k = 0; k < layer.count; k++)
-		if (!movableTensor(layer.inputs[k], why))
+		if (!tensorFits(layer.inputs[k], why))
 			return false;
-	return movableTensor(layer.output, why);
+	return tensorFits(layer.output, why);
 }
 
 bool rearrangementFits(const nn::Rearrangement &layer, std::string &why)
 {
 	for (vx_tensor t : { layer.input, layer.output })
-		if (!movableTensor(t, why))
+		if (!tensorFits(t, why))
 			return false;
 	/* CONTRACT's block, or one copy per phase of the block. */
 	if ((layer.mode == nn::kRearrangeDepthToSpace || layer.mode == nn::kRearrangeSpaceToDepth)
