@@ -122,6 +122,48 @@ TEST(DlaSupport, ATransposeOfFiveBlocksStaysOffTheDla)
 	EXPECT_NE(reason.find("more than 4 blocks"), std::string::npos) << reason;
 }
 
+TEST(DlaSupport, AnAddBroadcastOverFiveBlocksStaysOffTheDla)
+{
+	/* y repeated along every other axis of five: five blocks; the SDP addresses four. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6 });
+	b.initializer("y", { 2, 1, 4, 1, 6 }, std::vector<float>(48, 1));
+	b.output("z", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6 });
+	b.node("Add", { "x", "y" }, { "z" }).set_name("bias");
+	std::string reason = dlaRefusal(b, { 2, 3, 4, 5, 6 });
+	EXPECT_NE(reason.find("'bias'"), std::string::npos) << reason;
+	EXPECT_NE(reason.find("more than four blocks"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, AnIntegerMulStaysOffTheDla)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::INT8, { 1, 4 });
+	b.output("z", ::onnx::TensorProto::INT8, { 1, 4 });
+	b.node("Mul", { "x", "x" }, { "z" });
+	std::string reason = dlaRefusal(b, { 1, 4 }, DataType::Int8);
+	EXPECT_NE(reason.find("Mul of int8 and int8 tensors"), std::string::npos) << reason;
+}
+
+/* Six axes in two blocks (y repeated along the first three): planned for the DLA. */
+TEST(DlaSupport, ASixDimensionalAddOfTwoBlocksIsPlannedForTheDla)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6, 7 });
+	b.initializer("y", { 1, 1, 1, 5, 6, 7 }, std::vector<float>(210, 1));
+	b.output("z", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6, 7 });
+	b.node("Add", { "x", "y" }, { "z" });
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	setenv("VDLA_VX_DEVICE", "/nonexistent/accel9", 1);
+	auto out = (*model)->run({ Tensor(DataType::Float, { 2, 3, 4, 5, 6, 7 }) }, Target::Dla);
+	unsetenv("VDLA_VX_DEVICE");
+	ASSERT_FALSE(out);
+	/* Past the plan: only the missing device stops it. */
+	EXPECT_EQ(out.error().code(), ENODEV) << out.error().reason();
+}
+
 TEST(DlaSupport, ADepthToSpaceBlockAbove16StaysOffTheDla)
 {
 	/* One RUBIK copy per phase, and CONTRACT's block, stop at 16. */

@@ -358,20 +358,22 @@ TEST(OnnxTargets, WithoutADeviceDlaIsENODEVAndAnyRunsOnTheCpu)
 
 TEST(OnnxTargets, DlaNamesTheNodeAndTheReasonItCannotRunThere)
 {
-	/* An Add of two inputs has no DLA lowering: refused before any device is needed. */
+	/* An Add of int32 tensors has no DLA lowering: refused before any device is needed. */
 	ModelBuilder b;
-	b.input("x", ::onnx::TensorProto::FLOAT, { 2 });
-	b.input("z", ::onnx::TensorProto::FLOAT, { 2 });
-	b.output("y", ::onnx::TensorProto::FLOAT, { 2 });
+	b.input("x", ::onnx::TensorProto::INT32, { 2 });
+	b.input("z", ::onnx::TensorProto::INT32, { 2 });
+	b.output("y", ::onnx::TensorProto::INT32, { 2 });
 	b.node("Add", { "x", "z" }, { "y" }).set_name("sum");
 	SavedModel file(b);
 	auto model = Model::load(file.path);
 	ASSERT_TRUE(model) << model.error().message();
-	auto out = (*model)->run({ floatTensor({ 2 }, { 1, 2 }), floatTensor({ 2 }, { 3, 4 }) },
-				 Target::Dla);
+	Tensor x(DataType::Int32, { 2 }), z(DataType::Int32, { 2 });
+	auto out = (*model)->run({ x, z }, Target::Dla);
 	ASSERT_FALSE(out);
 	EXPECT_EQ(out.error().code(), ENOTSUP);
-	EXPECT_NE(out.error().reason().find("'sum' (Add) cannot run on the DLA"), std::string::npos)
+	EXPECT_NE(out.error().reason().find("'sum' (Add) cannot run on the DLA: Add of int32 "
+					    "and int32 tensors does not run on the DLA"),
+		  std::string::npos)
 		<< out.error().reason();
 }
 

@@ -696,3 +696,100 @@ TEST(QdqFusion, AnotherZeroPointAfterTheOperatorIsNotFused)
 
 } /* namespace */
 } /* namespace vdla::onnx */
+
+namespace vdla::onnx {
+namespace {
+
+/* --- Rule 4: Add ------------------------------------------------------- */
+
+/*
+ * DQ(a) [1, 3, 4, 4] + DQ(b) [1, 3, 1, 1] -> [Relu] -> Q, with scales
+ * whose ratios are not exact in float32, or @b of another type.
+ */
+ModelBuilder addModel(DataType type, bool relu, DataType bType)
+{
+	ModelBuilder b;
+	b.input("aq", onnxType(type), { 1, 3, 4, 4 });
+	b.input("bq", onnxType(bType), { 1, 3, 1, 1 });
+	b.initializer("as", floats({}, { 0.1f }));
+	b.initializer("az", intTensor(type, {}, { type == DataType::Int8 ? 127 : 255 }));
+	b.initializer("bs", floats({}, { 0.3f }));
+	b.initializer("bz", intTensor(bType, {}, { bType == DataType::Int8 ? -128 : 0 }));
+	b.initializer("ys", floats({}, { 1.0f }));
+	b.initializer("yz", intTensor(type, {}, { type == DataType::Int8 ? 3 : 131 }));
+	b.output("yq", onnxType(type), { 1, 3, 4, 4 });
+	b.node("DequantizeLinear", { "aq", "as", "az" }, { "a" });
+	b.node("DequantizeLinear", { "bq", "bs", "bz" }, { "b" });
+	b.node("Add", { "a", "b" }, { "sum" }).set_name("add");
+	if (relu) {
+		b.node("Relu", { "sum" }, { "r" }).set_name("relu");
+		b.node("QuantizeLinear", { "r", "ys", "yz" }, { "yq" });
+	} else {
+		b.node("QuantizeLinear", { "sum", "ys", "yz" }, { "yq" });
+	}
+	return b;
+}
+
+TEST(QdqFusion, AnAddPatternComputesQLinearAddsRule)
+{
+	for (DataType type : { DataType::Int8, DataType::Uint8 }) {
+		for (bool relu : { false, true }) {
+			SCOPED_TRACE(std::string(dataTypeName(type)) + (relu ? " relu" : ""));
+			ModelBuilder qdq = addModel(type, relu, type);
+			Loaded fused = load(qdq);
+			ASSERT_TRUE(fused.model);
+			EXPECT_TRUE(contains(fused.opTypes, "QLinearAdd"));
+			EXPECT_EQ(contains(fused.opTypes, "Max"), relu);
+			EXPECT_FALSE(contains(fused.opTypes, "DequantizeLinear"));
+
+			const int64_t low = lowest(type), high = highest(type);
+			Tensor aq = intTensor(type, { 1, 3, 4, 4 }, pseudoRandom(48, low, high, 3));
+			/* The ends, where d = a - za is -255 (int8) or 255 - 255 = 0 (uint8). */
+			Tensor bq = intTensor(type, { 1, 3, 1, 1 }, { low, high, (low + high) / 2 });
+			auto out = fused.model->run({ aq, bq }, Target::Cpu);
+			ASSERT_TRUE(out) << out.error().message();
+			const Tensor &y = (*out)[0];
+			const int32_t az = type == DataType::Int8 ? 127 : 255;
+			const int32_t bz = type == DataType::Int8 ? -128 : 0;
+			const int32_t yz = type == DataType::Int8 ? 3 : 131;
+			auto at = [type](const Tensor &t, int64_t i) -> int32_t {
+				return type == DataType::Int8 ? t.data<int8_t>()[i]
+							      : t.data<uint8_t>()[i];
+			};
+			int differences = 0;
+			for (int64_t i = 0; i < 48; i++) {
+				/* The rule: float32 steps, multipliers scale over output scale. */
+				volatile float x = float(at(aq, i) - az) * (0.1f / 1.0f);
+				volatile float z = float(at(bq, i / 16) - bz) * (0.3f / 1.0f);
+				volatile float v = x + z;
+				if (relu)
+					v = std::max(float(v), 0.0f);
+				const int64_t want = std::clamp<int64_t>(
+					int64_t(std::nearbyint(v)) + yz, low, high);
+				ASSERT_EQ(at(y, i), want) << "element " << i;
+				/* The unfused float graph: within one step. */
+				volatile float da = float(at(aq, i) - az) * 0.1f;
+				volatile float db = float(at(bq, i / 16) - bz) * 0.3f;
+				volatile float sum = da + db;
+				const float real = relu ? std::max(float(sum), 0.0f) : float(sum);
+				const int64_t unfused = std::clamp<int64_t>(
+					int64_t(std::nearbyint(real / 1.0f)) + yz, low, high);
+				EXPECT_LE(std::abs(unfused - want), 1);
+				differences += unfused != want;
+			}
+			EXPECT_EQ(differences, 0) << "scale 1: the multipliers are the scales";
+		}
+	}
+}
+
+TEST(QdqFusion, AnAddOfOperandsOfTwoTypesIsNotFused)
+{
+	ModelBuilder qdq = addModel(DataType::Int8, false, DataType::Uint8);
+	Loaded loaded = load(qdq);
+	ASSERT_TRUE(loaded.model);
+	EXPECT_TRUE(contains(loaded.opTypes, "Add"));
+	EXPECT_FALSE(contains(loaded.opTypes, "QLinearAdd"));
+}
+
+} /* namespace */
+} /* namespace vdla::onnx */

@@ -18,6 +18,7 @@ add_executable(vdla-vx-tests
 	${VDLA_VX_TEST_DIR}/object_test.cpp
 	${VDLA_VX_TEST_DIR}/general_layers_test.cpp
 	${VDLA_VX_TEST_DIR}/rearrangement_test.cpp
+	${VDLA_VX_TEST_DIR}/elementwise_test.cpp
 	${VDLA_VX_TEST_DIR}/user_kernel_test.cpp
 	${VDLA_VX_TEST_DIR}/graph_test.cpp
 	${VDLA_VX_TEST_DIR}/replicate_test.cpp

@@ -26,10 +26,12 @@ static std::string nodeLabel(const Node &node)
 
 Result<void> runNodeOnCpu(const Graph &graph, const Node &node, std::map<std::string, Tensor> &values)
 {
-	if (!node.domain.empty())
+	/* Operators of other domains are registered as "domain.opType". */
+	const OpKernel *kernel = OpRegistry::cpu().find(
+		node.domain.empty() ? node.opType : node.domain + "." + node.opType);
+	if (!kernel && !node.domain.empty())
 		return Error(ENOTSUP, nodeLabel(node) + " is in domain '" + node.domain +
-					      "', which libvdla does not implement");
-	const OpKernel *kernel = OpRegistry::cpu().find(node.opType);
+					      "', where libvdla implements no " + node.opType);
 	if (!kernel)
 		return Error(ENOTSUP, nodeLabel(node) + ": the CPU has no kernel for " + node.opType);
 

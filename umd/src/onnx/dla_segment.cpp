@@ -11,6 +11,7 @@
 
 #include "conv_geometry.h"
 #include "dla_quant_conv.h"
+#include "dla_segment_elementwise.h"
 #include "dla_segment_moves.h"
 #include "op_kernel.h"
 #include "ops/shape_ops.h"
@@ -321,6 +322,15 @@ struct SegmentBuilder : SegmentTensors {
 		return t;
 	}
 
+	std::string takeRelu(const std::string &value) override
+	{
+		const Node *max = onlyReader(value);
+		if (!max || max->opType != "Max" || concrete.count(value))
+			return "";
+		absorbed.insert(max);
+		return max->outputs[0];
+	}
+
 	/* The only node of the segment reading @value, or nullptr. */
 	const Node *onlyReader(const std::string &value) const
 	{
@@ -403,11 +413,9 @@ struct SegmentBuilder : SegmentTensors {
 		params.relu = vx_false_e;
 
 		std::string out = node.outputs[0];
-		const Node *max = onlyReader(out);
-		if (max && max->opType == "Max" && !concrete.count(out)) {
+		if (std::string relu = takeRelu(out); !relu.empty()) {
 			params.relu = vx_true_e;
-			absorbed.insert(max);
-			out = max->outputs[0];
+			out = relu;
 		}
 		/* INT16 only for weights beyond int8 (a far zero point). */
 		const bool wide = std::any_of(layer.weights.begin(), layer.weights.end(),
@@ -424,7 +432,7 @@ struct SegmentBuilder : SegmentTensors {
 		std::copy(layer.multipliers.begin(), layer.multipliers.end(),
 			  multipliers.data<float>());
 		vx_tensor y = matMul ? outputAs(out, { xShape[0], outputs, 1, 1 }) : output(out);
-		if (max && params.relu)
+		if (params.relu)
 			segment.tensors_[node.outputs[0]] = y;
 		return vdla::vx::nn::generalConvolutionNode(
 			vxGraph, x, constantTensor(weights, wShape), constantTensor(bias, { outputs }),
@@ -742,6 +750,10 @@ struct SegmentBuilder : SegmentTensors {
 		}
 		if (absorbed.count(&node))
 			return;
+		if (isElementwise(node)) {
+			addElementwise(*this, node, shapes);
+			return;
+		}
 		place(layer(node), node);
 	}
 

@@ -41,6 +41,13 @@ public:
 	 * such.
 	 */
 	virtual bool isEmpty(const std::string &name) = 0;
+	/*
+	 * When the segment's only reader of @value is a Max that is its Relu
+	 * (Max(y, y_zero_point), dla_support.cpp), takes that Max into the
+	 * layer writing @value: returns the Max's output, which the layer
+	 * then writes; "" otherwise.
+	 */
+	virtual std::string takeRelu(const std::string &value) = 0;
 	/* Takes @node into the segment for @onnx, on the DLA; OpError if it failed. */
 	virtual void place(vx_node node, const Node &onnx) = 0;
 };

@@ -12,6 +12,7 @@
 
 #include "conv_geometry.h"
 #include "dla_quant_conv.h"
+#include "dla_segment_elementwise.h"
 #include "dla_segment_moves.h"
 #include "op_kernel.h"
 #include "ops/shape_ops.h"
@@ -47,8 +48,10 @@ const Node *producerOf(const Graph &graph, const std::string &value)
  */
 bool dlaOperator(const std::string &op)
 {
-	static const std::set<std::string> layers = { "Conv", "Relu", "MaxPool", "AveragePool",
-						      "Gemm", "QLinearConv", "QLinearMatMul", "Max" };
+	static const std::set<std::string> layers = { "Conv",	     "Relu", "MaxPool",
+						      "AveragePool", "Gemm", "QLinearConv",
+						      "QLinearMatMul", "Max", "Add",
+						      "Sub",	     "Mul",  "QLinearAdd" };
 	return layers.count(op) || movesData(op);
 }
 
@@ -388,19 +391,20 @@ std::string quantConvRefusal(const Graph &graph, const Node &node, const ShapeMa
 	return prepareQuantConv(graph, node, shapes, layer);
 }
 
-/* Max(y, y_zero_point) after a QLinearConv on the DLA: its Relu. */
+/* Max(y, y_zero_point) after a QLinearConv or QLinearAdd on the DLA: its Relu. */
 std::string maxRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
 	if (node.inputs.size() != 2)
-		return "only Max of a QLinearConv and its zero point runs on the DLA";
+		return "only Max of a QLinearConv or QLinearAdd and its zero point runs on the DLA";
 	for (size_t i = 0; i < 2; i++) {
 		const Node *conv = producerOf(graph, node.inputs[i]);
 		auto zero = graph.constants.find(node.inputs[1 - i]);
-		if (!conv || (conv->opType != "QLinearConv" && conv->opType != "QLinearMatMul") ||
-		    zero == graph.constants.end() ||
-		    zero->second.elements() != 1 || conv->inputs.size() < 8 ||
-		    !onlyFeeds(graph, node.inputs[i], node) ||
-		    !quantConvRefusal(graph, *conv, shapes).empty())
+		if (!conv || zero == graph.constants.end() || zero->second.elements() != 1 ||
+		    conv->inputs.size() < 8 || !onlyFeeds(graph, node.inputs[i], node))
+			continue;
+		if ((conv->opType == "QLinearConv" || conv->opType == "QLinearMatMul")
+			    ? !quantConvRefusal(graph, *conv, shapes).empty()
+			    : !isElementwise(*conv) || !elementwiseRefusal(graph, *conv, shapes).empty())
 			continue;
 		auto yZero = graph.constants.find(conv->inputs[7]);
 		if (yZero == graph.constants.end() || yZero->second.type() != zero->second.type() ||
@@ -410,7 +414,7 @@ std::string maxRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 			continue;
 		return "";
 	}
-	return "only Max of a QLinearConv and its zero point runs on the DLA";
+	return "only Max of a QLinearConv or QLinearAdd and its zero point runs on the DLA";
 }
 
 } /* namespace */
@@ -456,6 +460,23 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
 							 "Gemm", "QLinearConv", "QLinearMatMul",
 							 "Max" };
+	if (isElementwise(node)) {
+		/* Scalars and dimensions as below; the operand types are its own. */
+		for (const std::string &name : { node.inputs[0], node.outputs[0] }) {
+			auto it = shapes.find(name);
+			if (it != shapes.end() && it->second.shape.empty())
+				return "a scalar (the DLA's tensors have dimensions)";
+		}
+		for (const std::string &name : node.inputs) {
+			auto it = shapes.find(name);
+			if (it != shapes.end())
+				for (int64_t d : it->second.shape)
+					if (d < 1 || d > 65535)
+						return "a dimension of " + std::to_string(d) +
+						       " (the DLA takes 1 to 65535)";
+		}
+		return elementwiseRefusal(graph, node, shapes);
+	}
 	if (!supported.count(node.opType) && !movesData(node.opType))
 		return node.opType + " has no DLA lowering yet";
 	if (std::string why = typeRefusal(node, shapes); !why.empty())

@@ -8,9 +8,10 @@
  *   DQ(x) -> Conv(DQ(w), [DQ(b)]) -> [Relu] -> Q  =>  QLinearConv -> [Max(y, y_zero_point)]
  *   DQ(a) -> Gemm(DQ(B), [DQ(C)]) -> [Relu] -> Q  =>  Unsqueeze -> QLinearConv 1x1 -> [Max]
  *                                                     -> Flatten
+ *   DQ(a), DQ(b) -> Add -> [Relu] -> Q  =>  QLinearAdd (com.microsoft) -> [Max]
  *   DQ(x) -> MaxPool, Flatten, ... -> Q, same scale and zero point  =>  the op on x
  *
- * A fused pattern computes QLinearConv's integer rules rather than the float
+ * A fused pattern computes QLinearConv's (QLinearAdd's) integer rules rather than the float
  * operators of the unfused graph: that is what onnxruntime runs for a QDQ
  * model, and what the accelerator will reproduce bit for bit. The pass-through
  * fusion is exact: Q(DQ(x)) = x for one scale and zero point, and the ops only
@@ -107,7 +108,11 @@ DataType elementTypeOf(const Graph &graph, const std::string &value)
 	if (!producer)
 		return DataType::Undefined;
 	const Node &node = graph.nodes[*producer];
-	if (!node.domain.empty() || node.outputs[0] != value)
+	if (node.outputs[0] != value)
+		return DataType::Undefined;
+	if (node.domain == "com.microsoft" && node.opType == "QLinearAdd")
+		return elementTypeOf(graph, inputOf(node, 7));
+	if (!node.domain.empty())
 		return DataType::Undefined;
 	static const std::set<std::string> keepType = {
 		"Max", "Min", "MaxPool", "Flatten", "Reshape", "Squeeze", "Unsqueeze",
@@ -708,6 +713,51 @@ std::optional<Fusion> fusePassThrough(const Graph &graph, size_t index)
 	return fusion;
 }
 
+/*
+ * Rule 4: DQ(a), DQ(b) -> Add -> [Relu] -> Q becomes onnxruntime's
+ * QLinearAdd [-> Max(y, y_zero_point)], scales and zero points per tensor,
+ * a, b and y of one type (QLinearAdd's).
+ */
+std::optional<Fusion> fuseAdd(const Graph &graph, size_t index)
+{
+	const Node &add = graph.nodes[index];
+	if (!isOp(add, "Add") || add.inputs.size() != 2 || add.outputs.size() != 1 ||
+	    add.inputs[0] == add.inputs[1])
+		return std::nullopt;
+	std::optional<PatternStart> a = patternStart(graph, add.inputs[0], index);
+	std::optional<PatternStart> b = patternStart(graph, add.inputs[1], index);
+	std::optional<PatternEnd> end = patternEnd(graph, add);
+	if (!a || !b || !end)
+		return std::nullopt;
+	const DataType type = end->output.zeroPointValue.type();
+	for (const PatternStart *start : { &*a, &*b })
+		if (elementTypeOf(graph, start->quantised) != type ||
+		    start->input.zeroPointValue.type() != type)
+			return std::nullopt;
+
+	Fusion fusion;
+	fusion.at = index;
+	fusion.removed = { a->dequantize, b->dequantize, end->quantize };
+	if (end->relu)
+		fusion.removed.insert(*end->relu);
+	const Node &quantize = graph.nodes[end->quantize];
+	const std::string yZeroPoint =
+		zeroPointInput(graph, fusion, end->output, quantize.outputs[0]);
+	Node fused = makeNode(add.name, "QLinearAdd",
+			      { a->quantised, a->input.scale,
+				zeroPointInput(graph, fusion, a->input, a->quantised), b->quantised,
+				b->input.scale, zeroPointInput(graph, fusion, b->input, b->quantised),
+				end->output.scale, yZeroPoint },
+			      { end->relu ? add.outputs[0] : quantize.outputs[0] });
+	fused.domain = "com.microsoft";
+	fusion.nodes.push_back(std::move(fused));
+	if (end->relu)
+		fusion.nodes.push_back(makeNode(graph.nodes[*end->relu].name, "Max",
+						{ add.outputs[0], yZeroPoint },
+						{ quantize.outputs[0] }));
+	return fusion;
+}
+
 /* Applies @fusion; returns the index of the last node it put in. */
 size_t apply(Graph &graph, Fusion &fusion)
 {
@@ -736,6 +786,8 @@ void fuseQdq(Graph &graph)
 		std::optional<Fusion> fusion = fuseConv(graph, i);
 		if (!fusion)
 			fusion = fuseGemm(graph, i);
+		if (!fusion)
+			fusion = fuseAdd(graph, i);
 		if (!fusion)
 			fusion = fusePassThrough(graph, i);
 		if (fusion)

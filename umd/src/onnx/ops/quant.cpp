@@ -279,6 +279,7 @@ void registerQuantOps(OpRegistry &registry)
 	registerQuantLinearOps(registry);
 	registerQuantConvOps(registry);
 	registerQuantMatMulOps(registry);
+	registerQuantAddOps(registry);
 	registerResizeOps(registry);
 	registerSamplingOps(registry);
 	registerDetectionOps(registry);

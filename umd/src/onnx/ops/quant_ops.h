@@ -18,6 +18,8 @@ namespace vdla::onnx {
 void registerQuantLinearOps(OpRegistry &registry);
 void registerQuantConvOps(OpRegistry &registry);
 void registerQuantMatMulOps(OpRegistry &registry);
+/* com.microsoft.QLinearAdd: the fused form of a QDQ Add. */
+void registerQuantAddOps(OpRegistry &registry);
 void registerResizeOps(OpRegistry &registry);
 void registerDetectionOps(OpRegistry &registry);
 void registerDetUniqueOps(OpRegistry &registry);

@@ -3,6 +3,7 @@
 
 #include "framework/object.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_elementwise.h"
 #include "nn/nn_rearrange.h"
 
 #include "objects/image_layout.h"
@@ -240,6 +241,8 @@ vx_size typeSize(vx_enum type)
 		return sizeof(nn::PoolingParams);
 	case nn::kTypeRearrangementParams:
 		return sizeof(nn::RearrangementParams);
+	case nn::kTypeElementwiseParams:
+		return sizeof(nn::ElementwiseParams);
 	case nn::kTypeConcatenationParams:
 		return sizeof(nn::ConcatenationParams);
 	default:

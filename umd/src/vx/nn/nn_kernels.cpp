@@ -9,9 +9,12 @@
 
 #include "nn/nn_layers.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_elementwise.h"
 #include "nn/nn_rearrange.h"
 #include "framework/object.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -71,6 +74,10 @@ public:
 	RearrangementParams rearrangementParams(vx_uint32 index)
 	{
 		return read<RearrangementParams>(index, kTypeRearrangementParams);
+	}
+	ElementwiseParams elementwiseParams(vx_uint32 index)
+	{
+		return read<ElementwiseParams>(index, kTypeElementwiseParams);
 	}
 	ConcatenationParams concatenationParams(vx_uint32 index)
 	{
@@ -748,6 +755,66 @@ vx_status resolveConcatenationKernel(const vx_reference parameters[], Resolved &
 	return status;
 }
 
+/*
+ * Parameters: x, y, the scalar, the output. Each dimension of x and y is
+ * the output's or 1; the output's are the larger of the two.
+ */
+vx_status resolveElementwiseKernel(const vx_reference parameters[], Resolved &resolved)
+{
+	ScalarReader scalars(parameters);
+	const ElementwiseParams params = scalars.elementwiseParams(2);
+	if (scalars.status() != VX_SUCCESS)
+		return scalars.status();
+	Elementwise layer;
+	layer.input = tensorAt(parameters, 0);
+	layer.second = tensorAt(parameters, 1);
+	layer.output = tensorAt(parameters, 3);
+	layer.operation = params.operation;
+	layer.inputZero = { params.inputZero[0], params.inputZero[1] };
+	layer.multiplier = { params.multiplier[0], params.multiplier[1] };
+	layer.outputZero = params.outputZero;
+	layer.relu = params.relu == vx_true_e;
+	if (params.operation != kElementwiseAdd && params.operation != kElementwiseSub
+		&& params.operation != kElementwiseMul)
+		return VX_ERROR_INVALID_VALUE;
+	if (params.relu != vx_true_e && params.relu != vx_false_e)
+		return VX_ERROR_INVALID_VALUE;
+	const vx_enum type = layer.input->dataType;
+	const bool quantised = type == VX_TYPE_INT8;
+	if ((type != VX_TYPE_FLOAT32 && !quantised) || layer.second->dataType != type
+		|| (layer.output->resolved() && layer.output->dataType != type))
+		return VX_ERROR_INVALID_FORMAT;
+	if (quantised) {
+		if (params.operation != kElementwiseAdd)
+			return VX_ERROR_INVALID_FORMAT;
+		for (size_t k = 0; k < 2; k++)
+			if (layer.inputZero[k] < -128 || layer.inputZero[k] > 127
+				|| !std::isfinite(layer.multiplier[k]))
+				return VX_ERROR_INVALID_VALUE;
+		if (layer.outputZero < -256 || layer.outputZero > 255)
+			return VX_ERROR_INVALID_VALUE;
+	} else if (layer.inputZero != std::array<vx_int32, 2>{ 0, 0 }
+		|| layer.multiplier != std::array<vx_float32, 2>{ 1.0f, 1.0f }
+		|| layer.outputZero != 0 || layer.relu) {
+		/* Float operands are neither offset, scaled nor clipped. */
+		return VX_ERROR_INVALID_VALUE;
+	}
+	const Dims &x = layer.input->dims, &y = layer.second->dims;
+	if (x.empty() || x.size() > 4 || y.size() != x.size()
+		|| !rankFits(layer.output, x.size()))
+		return VX_ERROR_INVALID_DIMENSION;
+	Dims out(x.size());
+	for (size_t d = 0; d < x.size(); d++) {
+		if (x[d] != y[d] && x[d] != 1 && y[d] != 1)
+			return VX_ERROR_INVALID_DIMENSION;
+		out[d] = std::max(x[d], y[d]);
+	}
+	if (layer.output->resolved() && layer.output->dims != out)
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { layer, out };
+	return VX_SUCCESS;
+}
+
 constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
@@ -805,6 +872,8 @@ const std::vector<LayerKernel> &layerKernels()
 				kOptionalTensor, kOptionalTensor, kOptionalTensor, kOptionalTensor,
 				kScalar, kOutput },
 			resolveConcatenationKernel },
+		{ kElementwiseName, kElementwiseKernel, { kTensor, kTensor, kScalar, kOutput },
+			resolveElementwiseKernel },
 	};
 	return kernels;
 }
@@ -962,6 +1031,18 @@ vx_node concatenationNode(vx_graph graph, const vx_tensor inputs[], vx_uint32 co
 	return createKernelNode(graph, kConcatenationKernel,
 		{ in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7],
 			scalars.value(kTypeConcatenationParams, params), asReference(output) });
+}
+
+vx_node elementwiseNode(vx_graph graph, vx_tensor x, vx_tensor y,
+	const ElementwiseParams &params, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	ScalarArguments scalars(graph->context);
+	return createKernelNode(graph, kElementwiseKernel,
+		{ asReference(x), asReference(y), scalars.value(kTypeElementwiseParams, params),
+			asReference(output) });
 }
 
 } /* namespace vdla::vx::nn */

@@ -154,6 +154,20 @@ struct Concatenation {
 };
 
 /*
+ * libvdla's element-wise layer (nn_elementwise.h): output = input OP
+ * second, each operand repeated along its dimensions of 1, with the
+ * arithmetic ElementwiseParams states.
+ */
+struct Elementwise {
+	vx_tensor input, second, output;	/* one type, FLOAT32 or INT8; one rank <= 4 */
+	vx_enum operation;
+	std::array<vx_int32, 2> inputZero;
+	std::array<vx_float32, 2> multiplier;
+	vx_int32 outputZero;
+	bool relu;
+};
+
+/*
  * Resolves a rearrangement of @input into @output as @params says, with
  * the output dimensions it implies (Reshape and Slice take the output's).
  * VX_ERROR_INVALID_VALUE for parameters out of their range,
@@ -167,7 +181,7 @@ vx_status resolveConcatenation(Concatenation &layer, std::vector<vx_size> &outpu
 
 using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
 	Normalization, Deconvolution, RoiPooling, GeneralConvolution, GeneralPooling,
-	Rearrangement, Concatenation>;
+	Rearrangement, Concatenation, Elementwise>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

@@ -6,6 +6,7 @@
  */
 
 #include "nn/nn_layers.h"
+#include "nn/nn_elementwise.h"
 #include "nn/nn_rearrange.h"
 #include "framework/object.h"
 #include "objects/tensor_elements.h"
@@ -91,6 +92,8 @@ template <typename L> void bindTensors(const L &l, Bindings &b)
 	}
 	if constexpr (std::is_same_v<L, RoiPooling>)
 		b.bind(l.rois);
+	if constexpr (std::is_same_v<L, Elementwise>)
+		b.bind(l.second);
 	if constexpr (std::is_same_v<L, Concatenation>)
 		for (vx_uint32 k = 0; k < l.count; k++)
 			b.bind(l.inputs[k]);
@@ -639,6 +642,45 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
 		const double r = std::clamp(roundHalfEven(double(v)), -1e6, 1e6);
 		out.storeRaw(out.at(ox, oy, o, n),
 			convert(int64_t(std::isnan(r) ? 0 : r) + conv.outputZero, VX_TYPE_INT8,
+				VX_CONVERT_POLICY_SATURATE));
+	});
+	return VX_SUCCESS;
+}
+
+/*
+ * Element by element, each operand's coordinate 0 along its dimensions of
+ * 1 (broadcasting). FLOAT32: one float32 operation. INT8 Add: the rule of
+ * ElementwiseParams, each product and the sum rounded to float32 (libvdla
+ * builds with -ffp-contract=off, so no fused multiply-add skips one).
+ */
+vx_status compute(const Elementwise &layer, Bindings &bound)
+{
+	Elements &x = bound.of(layer.input), &y = bound.of(layer.second);
+	Elements &out = bound.of(layer.output);
+	auto operand = [](const Elements &t, vx_size w, vx_size h, vx_size c, vx_size n) {
+		return t.at(t.dim(0) == 1 ? 0 : w, t.dim(1) == 1 ? 0 : h, t.dim(2) == 1 ? 0 : c,
+			t.dim(3) == 1 ? 0 : n);
+	};
+	const bool quantised = !out.isFloat();
+	forEachElement(out, [&](vx_size w, vx_size h, vx_size c, vx_size n) {
+		const vx_size i = operand(x, w, h, c, n), j = operand(y, w, h, c, n);
+		if (!quantised) {
+			const float a = float(x.real(i)), b = float(y.real(j));
+			const float v = layer.operation == kElementwiseAdd ? a + b
+				: layer.operation == kElementwiseSub       ? a - b
+									   : a * b;
+			out.storeFloat(out.at(w, h, c, n), v);
+			return;
+		}
+		const float a = float(x.raw(i) - layer.inputZero[0]) * layer.multiplier[0];
+		const float b = float(y.raw(j) - layer.inputZero[1]) * layer.multiplier[1];
+		float v = a + b;
+		if (layer.relu)
+			v = std::max(v, 0.0f);
+		/* Saturated in double first: a huge or infinite v has no int64. */
+		const double r = std::clamp(roundHalfEven(double(v)), -1e6, 1e6);
+		out.storeRaw(out.at(w, h, c, n),
+			convert(int64_t(std::isnan(r) ? 0 : r) + layer.outputZero, VX_TYPE_INT8,
 				VX_CONVERT_POLICY_SATURATE));
 	});
 	return VX_SUCCESS;

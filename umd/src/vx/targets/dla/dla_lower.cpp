@@ -12,6 +12,7 @@
 #include "targets/dla/dla_lower_lut.h"
 #include "nn/nn_layers.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_elementwise.h"
 #include "nn/nn_rearrange.h"
 #include "objects/tensor_layout.h"
 
@@ -777,6 +778,12 @@ bool checkConcatenation(const nn::Concatenation &c, Refusal &refuse)
 	return concatenationFits(c, reason) || refuse(reason);
 }
 
+bool checkElementwise(const nn::Elementwise &e, Refusal &refuse)
+{
+	std::string reason;
+	return elementwiseFits(e, reason) || refuse(reason);
+}
+
 bool checkGeneralConvolution(const nn::GeneralConvolution &c, Refusal &refuse)
 {
 	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse))
@@ -836,6 +843,8 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 			&Lowering::lowerRearrangement },
 		{ nn::kConcatenationKernel, checkAs<nn::Concatenation, checkConcatenation>,
 			&Lowering::lowerConcatenation },
+		{ nn::kElementwiseKernel, checkAs<nn::Elementwise, checkElementwise>,
+			&Lowering::lowerElementwise },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)

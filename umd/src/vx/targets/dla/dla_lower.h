@@ -28,6 +28,7 @@
 namespace vdla::vx::nn {
 struct GeneralConvolution;
 struct Concatenation;
+struct Elementwise;
 struct Rearrangement;
 struct Softmax;
 } /* namespace vdla::vx::nn */
@@ -80,6 +81,8 @@ bool tensorFits(vx_tensor tensor, std::string &why);
 /* The same for data movement on RUBIK (dla_lower_rearrange.cpp). */
 bool rearrangementFits(const nn::Rearrangement &layer, std::string &why);
 bool concatenationFits(const nn::Concatenation &layer, std::string &why);
+/* The same for the element-wise layer on the SDP (dla_lower_elementwise.cpp). */
+bool elementwiseFits(const nn::Elementwise &layer, std::string &why);
 
 struct Unit {
 	/*
@@ -232,6 +235,7 @@ private:
 	void pushDepthStack(const nn::Rearrangement &layer, const Tensor &in, const Tensor &out,
 		vx_node &carrier);
 	vx_status lowerConcatenation(vx_node node);
+	vx_status lowerElementwise(vx_node node);
 
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;
