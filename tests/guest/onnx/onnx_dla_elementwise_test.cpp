@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Element-wise nodes on the vDLA's SDP, in the guest (docs/onnx.md,
+ * "Element-wise on the DLA"): float Add, Sub and Mul with broadcasting, and
+ * the quantised Add of a QDQ model (QLinearAdd, with and without its Relu),
+ * int8 and uint8, each against the CPU kernels bit for bit.
+ */
+
+#include <vdla/onnx.h>
+
+#include "../../../umd/tools/onnx_run/case_runner.h"
+#include "../../host/onnx/model_builder.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace vdla::onnx {
+namespace {
+
+std::unique_ptr<Model> loadBuilt(test::ModelBuilder &b)
+{
+	std::string path = b.save();
+	auto model = Model::load(path);
+	unlink(path.c_str());
+	EXPECT_TRUE(model) << model.error().message();
+	return model ? std::move(*model) : nullptr;
+}
+
+/* Every node of @model on the DLA, outputs equal to the CPU's, bit for bit. */
+void expectDlaEqualsCpu(Model &model, const std::vector<Tensor> &inputs)
+{
+	std::vector<NodeTiming> timings;
+	auto dla = model.run(inputs, Target::Dla, &timings);
+	ASSERT_TRUE(dla) << dla.error().message();
+	for (const NodeTiming &t : timings)
+		EXPECT_EQ(t.target, Target::Dla) << t.node << " ran on the CPU";
+	EXPECT_FALSE(timings.empty());
+	auto cpu = model.run(inputs, Target::Cpu);
+	ASSERT_TRUE(cpu) << cpu.error().message();
+	ASSERT_EQ(dla->size(), cpu->size());
+	for (size_t i = 0; i < cpu->size(); i++)
+		EXPECT_EQ(compareTensors((*cpu)[i], (*dla)[i], 0, 0), "") << "output " << i;
+}
+
+Tensor floats(std::vector<int64_t> shape, float scale, int seed)
+{
+	Tensor t(DataType::Float, shape);
+	for (int64_t i = 0; i < t.elements(); i++)
+		t.data<float>()[i] = (float((i * 7919 + seed) % 201) - 100.25f) * scale;
+	return t;
+}
+
+TEST(ElementwiseOnTheDla, FloatAddSubMulBroadcastAreTheCpusBits)
+{
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
+	b.input("c", ::onnx::TensorProto::FLOAT, { 1, 3, 1, 1 });
+	b.input("s", ::onnx::TensorProto::FLOAT, { 1 });
+	b.input("big", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6, 7 });
+	b.initializer("row", { 5 }, { 0.5f, -1.25f, 3.0f, 1e-3f, -7.0f });
+	b.initializer("block", { 1, 1, 1, 5, 6, 7 }, std::vector<float>(210, 0.1f));
+	b.output("sum", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
+	b.output("difference", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
+	b.output("product", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
+	b.output("scaled", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
+	b.output("sixD", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6, 7 });
+	/* x + c per channel; x - row along W; c * x (the first operand repeated);
+	 * x * s (repeated along all four, merged into one axis); a 6-D add. */
+	b.node("Add", { "x", "c" }, { "sum" });
+	b.node("Sub", { "x", "row" }, { "difference" });
+	b.node("Mul", { "c", "x" }, { "product" });
+	b.node("Mul", { "x", "s" }, { "scaled" });
+	b.node("Add", { "big", "block" }, { "sixD" });
+	std::unique_ptr<Model> model = loadBuilt(b);
+	ASSERT_TRUE(model);
+	expectDlaEqualsCpu(*model,
+			   { floats({ 2, 3, 4, 5 }, 0.37f, 1), floats({ 1, 3, 1, 1 }, 1.13f, 2),
+			     floats({ 1 }, -0.77f, 3), floats({ 2, 3, 4, 5, 6, 7 }, 0.01f, 4) });
+}
+
+/*
+ * DQ(a) + DQ(b) [-> Relu] -> Q with b repeated per channel: QLinearAdd on
+ * the SDP, the Relu its Max. Zero points at the ends give d = +-255;
+ * scales whose ratios round in float32; an output zero point of 0 writes
+ * INT8 directly, another adds it in a last SDP.
+ */
+test::ModelBuilder quantAddModel(int32_t type, bool relu, int64_t outputZero)
+{
+	const bool int8 = type == ::onnx::TensorProto::INT8;
+	const DataType dataType = int8 ? DataType::Int8 : DataType::Uint8;
+	test::ModelBuilder b;
+	b.input("aq", type, { 1, 4, 6, 6 });
+	b.input("bq", type, { 1, 4, 1, 1 });
+	b.initializer("as", test::floatTensor({}, { 0.1f }));
+	b.initializer("az", test::intTensor(dataType, {}, { int8 ? 127 : 255 }));
+	b.initializer("bs", test::floatTensor({}, { 0.3f }));
+	b.initializer("bz", test::intTensor(dataType, {}, { int8 ? -128 : 0 }));
+	b.initializer("ys", test::floatTensor({}, { 0.07f }));
+	b.initializer("yz", test::intTensor(dataType, {}, { outputZero }));
+	b.output("yq", type, { 1, 4, 6, 6 });
+	b.node("DequantizeLinear", { "aq", "as", "az" }, { "a" });
+	b.node("DequantizeLinear", { "bq", "bs", "bz" }, { "b" });
+	b.node("Add", { "a", "b" }, { "sum" });
+	if (relu) {
+		b.node("Relu", { "sum" }, { "r" });
+		b.node("QuantizeLinear", { "r", "ys", "yz" }, { "yq" });
+	} else {
+		b.node("QuantizeLinear", { "sum", "ys", "yz" }, { "yq" });
+	}
+	return b;
+}
+
+TEST(ElementwiseOnTheDla, QuantisedAddIsTheCpusBytes)
+{
+	for (int32_t type : { ::onnx::TensorProto::INT8, ::onnx::TensorProto::UINT8 }) {
+		const bool int8 = type == ::onnx::TensorProto::INT8;
+		for (bool relu : { false, true }) {
+			for (int64_t zero : { int64_t(0), int8 ? int64_t(-37) : int64_t(200) }) {
+				SCOPED_TRACE(std::to_string(type) + (relu ? " relu " : " ") +
+					     std::to_string(zero));
+				test::ModelBuilder b = quantAddModel(type, relu, zero);
+				std::unique_ptr<Model> model = loadBuilt(b);
+				ASSERT_TRUE(model);
+				const DataType dataType = int8 ? DataType::Int8 : DataType::Uint8;
+				Tensor a(dataType, { 1, 4, 6, 6 }), c(dataType, { 1, 4, 1, 1 });
+				/* Every byte value across the two, the ends included. */
+				uint8_t *bytes = static_cast<uint8_t *>(a.raw());
+				for (int i = 0; i < 144; i++)
+					bytes[i] = uint8_t(i * 83 + 5);
+				bytes[0] = 0x80;
+				bytes[1] = 0x7f;
+				uint8_t *channel = static_cast<uint8_t *>(c.raw());
+				const uint8_t ends[4] = { 0x00, 0x7f, 0x80, 0xff };
+				std::copy(ends, ends + 4, channel);
+				expectDlaEqualsCpu(*model, { a, c });
+			}
+		}
+	}
+}
+
+} /* namespace */
+} /* namespace vdla::onnx */
