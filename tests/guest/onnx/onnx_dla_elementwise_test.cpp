@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Element-wise nodes on the vDLA's SDP, in the guest (docs/onnx.md,
- * "Element-wise on the DLA"): float Add, Sub and Mul with broadcasting, and
+ * "Element-wise on the DLA"): float Add, Sub and Mul with broadcasting, the
+ * integer ones wrapping modulo 256, and
  * the quantised Add of a QDQ model (QLinearAdd, with and without its Relu),
  * int8 and uint8, each against the CPU kernels bit for bit.
  */
@@ -76,6 +77,31 @@ TEST(ElementwiseOnTheDla, FloatAddSubMulBroadcastAreTheCpusBits)
 	expectDlaEqualsCpu(*model,
 			   { floats({ 2, 3, 4, 5 }, 0.37f, 1), floats({ 1, 3, 1, 1 }, 1.13f, 2),
 			     floats({ 1 }, -0.77f, 3), floats({ 2, 3, 4, 5, 6, 7 }, 0.01f, 4) });
+}
+
+TEST(ElementwiseOnTheDla, IntegerAddSubMulWrapAsTheCpus)
+{
+	for (int32_t type : { ::onnx::TensorProto::INT8, ::onnx::TensorProto::UINT8 }) {
+		SCOPED_TRACE(type);
+		test::ModelBuilder b;
+		b.input("x", type, { 1, 3, 5, 7 });
+		b.input("y", type, { 1, 3, 1, 7 });
+		for (const char *name : { "sum", "difference", "product" })
+			b.output(name, type, { 1, 3, 5, 7 });
+		b.node("Add", { "x", "y" }, { "sum" });
+		b.node("Sub", { "y", "x" }, { "difference" });
+		b.node("Mul", { "x", "y" }, { "product" });
+		std::unique_ptr<Model> model = loadBuilt(b);
+		ASSERT_TRUE(model);
+		const DataType dataType =
+			type == ::onnx::TensorProto::INT8 ? DataType::Int8 : DataType::Uint8;
+		Tensor x(dataType, { 1, 3, 5, 7 }), y(dataType, { 1, 3, 1, 7 });
+		for (int i = 0; i < 105; i++)
+			static_cast<uint8_t *>(x.raw())[i] = uint8_t(i * 71 + 3);
+		for (int i = 0; i < 21; i++)
+			static_cast<uint8_t *>(y.raw())[i] = uint8_t(i * 29 + 128);
+		expectDlaEqualsCpu(*model, { x, y });
+	}
 }
 
 /*

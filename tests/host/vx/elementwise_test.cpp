@@ -214,6 +214,43 @@ TEST_F(Elementwise, QuantisedAddRoundsEachStepToFloat32)
 	}
 }
 
+/* Integer arithmetic: exact, then wrapped modulo 256 (ONNX's integer Add, Sub, Mul). */
+TEST_F(Elementwise, IntegerArithmeticWrapsModulo256)
+{
+	std::vector<int8_t> a(256), b(256), got;
+	for (int i = 0; i < 256; i++) {
+		a[i] = int8_t(i - 128);
+		b[i] = int8_t((i * 91 + 7) % 256 - 128);
+	}
+	for (vx_enum op : { kElementwiseAdd, kElementwiseSub, kElementwiseMul }) {
+		/* int8 (zero points 0) and uint8 held less 128 (zero points -128). */
+		for (int zero : { 0, -128 }) {
+			ElementwiseParams p = elementwiseParams(op);
+			p.wrap = vx_true_e;
+			p.inputZero[0] = p.inputZero[1] = p.outputZero = zero;
+			ASSERT_EQ(run({ 256 }, a, { 256 }, b, p, { 256 }, &got), VX_SUCCESS);
+			for (int i = 0; i < 256; i++) {
+				const int x = a[i] - zero, y = b[i] - zero;
+				const int exact = op == kElementwiseAdd ? x + y
+					: op == kElementwiseSub         ? x - y
+									: x * y;
+				/* The low byte, read as held (less 128 for uint8). */
+				const int want = int8_t(uint8_t(unsigned(exact + zero)));
+				ASSERT_EQ(got[i], want) << "op " << op << " zero " << zero << " " << i;
+			}
+		}
+	}
+	/* Known answers: 100 + 100 = 200 wraps to -56; uint8 200 + 100 = 44. */
+	ElementwiseParams p = elementwiseParams(kElementwiseAdd);
+	p.wrap = vx_true_e;
+	ASSERT_EQ(run<int8_t>({ 1 }, { 100 }, { 1 }, { 100 }, p, { 1 }, &got), VX_SUCCESS);
+	EXPECT_EQ(got[0], -56);
+	p.inputZero[0] = p.inputZero[1] = p.outputZero = -128;
+	ASSERT_EQ(run<int8_t>({ 1 }, { 200 - 128 }, { 1 }, { 100 - 128 }, p, { 1 }, &got),
+		VX_SUCCESS);
+	EXPECT_EQ(got[0] + 128, 44);
+}
+
 TEST_F(Elementwise, RefusesWhatItCannotCompute)
 {
 	const std::vector<float> f(12, 1.0f);
@@ -230,7 +267,18 @@ TEST_F(Elementwise, RefusesWhatItCannotCompute)
 	EXPECT_EQ(run<float>({ 3, 4 }, f, { 4 }, f, elementwiseParams(kElementwiseAdd), { 3, 4 },
 			  nullptr),
 		VX_ERROR_INVALID_DIMENSION);
-	/* Quantised Sub and Mul are not defined. */
+	/* Integer arithmetic neither scales nor clips; quantised Sub and Mul are not defined. */
+	ElementwiseParams w = elementwiseParams(kElementwiseMul);
+	w.wrap = vx_true_e;
+	w.multiplier[0] = 0.5f;
+	EXPECT_EQ(run<int8_t>({ 12 }, q, { 12 }, q, w, { 12 }, nullptr), VX_ERROR_INVALID_VALUE);
+	w = elementwiseParams(kElementwiseMul);
+	w.wrap = vx_true_e;
+	w.relu = vx_true_e;
+	EXPECT_EQ(run<int8_t>({ 12 }, q, { 12 }, q, w, { 12 }, nullptr), VX_ERROR_INVALID_VALUE);
+	w = elementwiseParams(kElementwiseAdd);
+	w.wrap = vx_true_e;
+	EXPECT_EQ(run<float>({ 12 }, f, { 12 }, f, w, { 12 }, nullptr), VX_ERROR_INVALID_VALUE);
 	EXPECT_EQ(run<int8_t>({ 12 }, q, { 12 }, q, elementwiseParams(kElementwiseSub), { 12 },
 			  nullptr),
 		VX_ERROR_INVALID_FORMAT);

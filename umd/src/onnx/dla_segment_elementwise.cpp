@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Element-wise nodes on the DLA (dla_segment_elementwise.h). Float Add,
- * Sub and Mul compute x OP y in float32 like the CPU kernels; QLinearAdd
+ * Sub and Mul compute x OP y in float32 like the CPU kernels, int8 and
+ * uint8 ones wrap modulo 256 like them; QLinearAdd
  * computes its integer rule (ops/quant_add.cpp) bit for bit, uint8 held as
  * int8 (values and zero points less 128).
  */
@@ -149,8 +150,8 @@ std::string elementwiseRefusal(const Graph &graph, const Node &node, const Shape
 	const ValueShape *y = shapeOf(node.outputs[0]);
 	if (!a || !b || !y)
 		return "unknown shapes";
-	const bool fits = quantised ? (a->type == DataType::Int8 || a->type == DataType::Uint8)
-				    : a->type == DataType::Float;
+	const bool fits = a->type == DataType::Int8 || a->type == DataType::Uint8 ||
+			  (!quantised && a->type == DataType::Float);
 	if (!fits || b->type != a->type)
 		return node.opType + " of " + dataTypeName(a->type) + " and " +
 		       dataTypeName(b->type) + " tensors does not run on the DLA";
@@ -194,6 +195,13 @@ void addElementwise(SegmentTensors &segment, const Node &node, const ShapeMap &s
 		params = vdla::vx::nn::elementwiseParams(node.opType == "Add"   ? vdla::vx::nn::kElementwiseAdd
 							 : node.opType == "Sub" ? vdla::vx::nn::kElementwiseSub
 										: vdla::vx::nn::kElementwiseMul);
+		/* Integers wrap as ONNX's do; uint8 is held as int8 less 128. */
+		const DataType type = shapes.at(a).type;
+		if (type != DataType::Float) {
+			params.wrap = vx_true_e;
+			if (type == DataType::Uint8)
+				params.inputZero[0] = params.inputZero[1] = params.outputZero = -128;
+		}
 	}
 	vx_tensor x = segment.shapedAs(a, s->a);
 	vx_tensor y = segment.shapedAs(b, s->b);

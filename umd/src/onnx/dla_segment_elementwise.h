@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Element-wise nodes of a DLA segment: Add, Sub and Mul of float tensors
- * and com.microsoft's QLinearAdd (the fused QDQ Add, its Relu a following
+ * Element-wise nodes of a DLA segment: Add, Sub and Mul of float, int8
+ * and uint8 tensors and com.microsoft's QLinearAdd (the fused QDQ Add, its Relu a following
  * Max), as libvdla's element-wise layer (nn_elementwise.h, the SDP on the
  * DLA). Broadcasting is the layer's: an operand's dimension of 1 is read
  * with a stride of 0.

@@ -19,20 +19,20 @@ constexpr const char *kElementwiseName = "vdla.nn.elementwise";
 constexpr vx_enum kTypeElementwiseParams = VX_TYPE_VENDOR_STRUCT_START + 0x5;
 
 enum ElementwiseOperation : vx_enum {
-	/* FLOAT32: x + y, rounded once. INT8: the quantised sum below. */
+	/* FLOAT32: x + y, rounded once. INT8: the quantised sum, or with wrap x + y. */
 	kElementwiseAdd = 0,
-	/* FLOAT32 only: x - y, rounded once. */
+	/* FLOAT32: x - y, rounded once. INT8 with wrap: x - y. */
 	kElementwiseSub = 1,
-	/* FLOAT32 only: x * y, rounded once. */
+	/* FLOAT32: x * y, rounded once. INT8 with wrap: x * y. */
 	kElementwiseMul = 2,
 };
 
 struct ElementwiseParams {
 	vx_enum operation;
 	/*
-	 * INT8 Add only (zero and 1 otherwise), per operand: the zero point,
-	 * in [-128, 127], and the multiplier (its scale over the output's),
-	 * finite. Each element is
+	 * INT8 only (zero and 1 otherwise), per operand: the zero point, in
+	 * [-128, 127], and the multiplier (its scale over the output's),
+	 * finite. The quantised Add's element is
 	 *   v = float32(float32(x - zero[0]) * multiplier[0]
 	 *               + float32(y - zero[1]) * multiplier[1]),
 	 * each product and the sum rounded to float32; max(v, 0) with relu;
@@ -43,6 +43,13 @@ struct ElementwiseParams {
 	vx_float32 multiplier[2];
 	vx_int32 outputZero;
 	vx_bool relu;
+	/*
+	 * INT8 integer arithmetic instead (multipliers 1, no Relu):
+	 * (x - zero[0]) OP (y - zero[1]) + outputZero, exact, then wrapped
+	 * modulo 256 into INT8, as ONNX's integer Add, Sub and Mul (uint8
+	 * held as int8 less 128 has zero points and outputZero -128).
+	 */
+	vx_bool wrap;
 };
 
 /* Parameters of @operation that change nothing: zeros, multipliers of 1, no Relu. */
@@ -52,12 +59,13 @@ inline ElementwiseParams elementwiseParams(vx_enum operation)
 	p.operation = operation;
 	p.multiplier[0] = p.multiplier[1] = 1.0f;
 	p.relu = vx_false_e;
+	p.wrap = vx_false_e;
 	return p;
 }
 
 /*
- * A node computing @x OP @y into @output: all FLOAT32, or all INT8 for Add
- * (uint8 values less 128, their zero points too). The three have one rank,
+ * A node computing @x OP @y into @output: all FLOAT32, or all INT8 (uint8
+ * values less 128, their zero points too). The three have one rank,
  * at most 4; each dimension of @x and @y is the output's or 1, which
  * repeats the operand along it (broadcasting). Errors as
  * vxConvolutionLayer's.

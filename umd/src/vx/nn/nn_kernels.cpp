@@ -774,29 +774,34 @@ vx_status resolveElementwiseKernel(const vx_reference parameters[], Resolved &re
 	layer.multiplier = { params.multiplier[0], params.multiplier[1] };
 	layer.outputZero = params.outputZero;
 	layer.relu = params.relu == vx_true_e;
+	layer.wrap = params.wrap == vx_true_e;
 	if (params.operation != kElementwiseAdd && params.operation != kElementwiseSub
 		&& params.operation != kElementwiseMul)
 		return VX_ERROR_INVALID_VALUE;
-	if (params.relu != vx_true_e && params.relu != vx_false_e)
-		return VX_ERROR_INVALID_VALUE;
+	for (vx_bool flag : { params.relu, params.wrap })
+		if (flag != vx_true_e && flag != vx_false_e)
+			return VX_ERROR_INVALID_VALUE;
 	const vx_enum type = layer.input->dataType;
-	const bool quantised = type == VX_TYPE_INT8;
-	if ((type != VX_TYPE_FLOAT32 && !quantised) || layer.second->dataType != type
+	const bool integer = type == VX_TYPE_INT8;
+	if ((type != VX_TYPE_FLOAT32 && !integer) || layer.second->dataType != type
 		|| (layer.output->resolved() && layer.output->dataType != type))
 		return VX_ERROR_INVALID_FORMAT;
-	if (quantised) {
-		if (params.operation != kElementwiseAdd)
+	const bool unscaled = layer.multiplier == std::array<vx_float32, 2>{ 1.0f, 1.0f };
+	if (integer) {
+		/* The quantised rule is an Add's; integer arithmetic neither scales nor clips. */
+		if (!layer.wrap && params.operation != kElementwiseAdd)
 			return VX_ERROR_INVALID_FORMAT;
+		if (layer.wrap && (!unscaled || layer.relu))
+			return VX_ERROR_INVALID_VALUE;
 		for (size_t k = 0; k < 2; k++)
 			if (layer.inputZero[k] < -128 || layer.inputZero[k] > 127
 				|| !std::isfinite(layer.multiplier[k]))
 				return VX_ERROR_INVALID_VALUE;
 		if (layer.outputZero < -256 || layer.outputZero > 255)
 			return VX_ERROR_INVALID_VALUE;
-	} else if (layer.inputZero != std::array<vx_int32, 2>{ 0, 0 }
-		|| layer.multiplier != std::array<vx_float32, 2>{ 1.0f, 1.0f }
-		|| layer.outputZero != 0 || layer.relu) {
-		/* Float operands are neither offset, scaled nor clipped. */
+	} else if (layer.inputZero != std::array<vx_int32, 2>{ 0, 0 } || !unscaled
+		|| layer.outputZero != 0 || layer.relu || layer.wrap) {
+		/* Float operands are neither offset, scaled, clipped nor wrapped. */
 		return VX_ERROR_INVALID_VALUE;
 	}
 	const Dims &x = layer.input->dims, &y = layer.second->dims;

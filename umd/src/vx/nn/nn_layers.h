@@ -165,6 +165,7 @@ struct Elementwise {
 	std::array<vx_float32, 2> multiplier;
 	vx_int32 outputZero;
 	bool relu;
+	bool wrap;
 };
 
 /*

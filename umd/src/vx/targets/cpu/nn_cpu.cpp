@@ -649,7 +649,8 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
 
 /*
  * Element by element, each operand's coordinate 0 along its dimensions of
- * 1 (broadcasting). FLOAT32: one float32 operation. INT8 Add: the rule of
+ * 1 (broadcasting). FLOAT32: one float32 operation. INT8 with wrap: exact
+ * integers wrapped into INT8. INT8 Add: the quantised rule of
  * ElementwiseParams, each product and the sum rounded to float32 (libvdla
  * builds with -ffp-contract=off, so no fused multiply-add skips one).
  */
@@ -670,6 +671,16 @@ vx_status compute(const Elementwise &layer, Bindings &bound)
 				: layer.operation == kElementwiseSub       ? a - b
 									   : a * b;
 			out.storeFloat(out.at(w, h, c, n), v);
+			return;
+		}
+		if (layer.wrap) {
+			const int64_t a = x.raw(i) - layer.inputZero[0];
+			const int64_t b = y.raw(j) - layer.inputZero[1];
+			const int64_t v = layer.operation == kElementwiseAdd ? a + b
+				: layer.operation == kElementwiseSub         ? a - b
+									     : a * b;
+			out.storeRaw(out.at(w, h, c, n),
+				convert(v + layer.outputZero, VX_TYPE_INT8, VX_CONVERT_POLICY_WRAP));
 			return;
 		}
 		const float a = float(x.raw(i) - layer.inputZero[0]) * layer.multiplier[0];

@@ -236,6 +236,8 @@ private:
 		vx_node &carrier);
 	vx_status lowerConcatenation(vx_node node);
 	vx_status lowerElementwise(vx_node node);
+	void pushWrappingUnits(const nn::Elementwise &layer, const Tensor &out, const Tensor &x,
+		const Tensor &y, vx_node &node);
 
 	std::vector<Unit> units_;
 	std::vector<vx_tensor> tensors_;

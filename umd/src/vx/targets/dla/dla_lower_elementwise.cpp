@@ -8,6 +8,8 @@
  * FLOAT32: one float SDP. Add: x + y * 1; Sub: x + y * -1 (exactly x - y);
  * Mul: x * (y * 1). Each is the one float32 rounding of the CPU's.
  *
+ * INT8 with wrap: integer SDPs (pushWrappingUnits()).
+ *
  * INT8 Add, bit for bit ElementwiseParams' rule (the hardware has no
  * integer-to-float conversion, hence the FP32 bits of 1.5 * 2^23 + d, as
  * in dla_lower_convolution.cpp):
@@ -110,6 +112,42 @@ bool elementwiseFits(const nn::Elementwise &layer, std::string &why)
 	return true;
 }
 
+/*
+ * INT8 arithmetic wrapped modulo 256, on the integer path, exact in its
+ * 64-bit stages. Add and Sub: one SDP, x plus the bias -zero[0] -+ zero[1]
+ * plus y times +-1, plus outputZero, wrapped. Mul: an SDP widens y -
+ * zero[1] to INT16, then (x - zero[0]) times it, plus outputZero, wrapped.
+ */
+void Lowering::pushWrappingUnits(
+	const nn::Elementwise &layer, const Tensor &out, const Tensor &x, const Tensor &y, vx_node &node)
+{
+	const bool sub = layer.operation == nn::kElementwiseSub;
+	SdpOp sdp;
+	sdp.src = *broadcastTo(x, out);
+	sdp.biasMode = SdpMode::PerTensor;
+	sdp.outOffset = layer.outputZero;
+	sdp.wrap = true;
+	sdp.dst = out;
+	if (layer.operation != nn::kElementwiseMul) {
+		sdp.biasValue = -layer.inputZero[0] + (sub ? layer.inputZero[1] : -layer.inputZero[1]);
+		sdp.ewOp = SdpEwOp::Add;
+		sdp.ewMul = sub ? -1 : 1;
+		sdp.ew = *broadcastTo(y, out);
+		pushSdpUnit(sdp, node);
+		return;
+	}
+	SdpOp widen;
+	widen.src = y;
+	widen.biasMode = SdpMode::PerTensor;
+	widen.biasValue = -layer.inputZero[1];
+	widen.dst = scratchLike(layer.output->context, y, DataType::Int16);
+	pushSdpUnit(widen, node);
+	sdp.biasValue = -layer.inputZero[0];
+	sdp.ewOp = SdpEwOp::Mul;
+	sdp.ew = *broadcastTo(widen.dst, out);
+	pushSdpUnit(sdp, node);
+}
+
 vx_status Lowering::lowerElementwise(vx_node node)
 {
 	const auto layer = std::get<nn::Elementwise>(*nn::describeLayer(node));
@@ -125,6 +163,11 @@ vx_status Lowering::lowerElementwise(vx_node node)
 		sdp.ewMulFloat = layer.operation == nn::kElementwiseSub ? -1.0f : 1.0f;
 		sdp.dst = out;
 		pushSdpUnit(sdp, node);
+		return VX_SUCCESS;
+	}
+
+	if (layer.wrap) {
+		pushWrappingUnits(layer, out, x, y, node);
 		return VX_SUCCESS;
 	}
 
