@@ -7,8 +7,9 @@
  * projections where the shape changes), global average pooling and a
  * 1000-way fully connected layer, in the QOperator form: QLinearConv
  * (whose output zero point -128 is the Relu), int8 MaxPool, and each
- * residual sum as DequantizeLinear, Add, QuantizeLinear, which the DLA does
- * not run (a float division per element), like the average pooling.
+ * residual sum as DequantizeLinear, Add, QuantizeLinear, which the import
+ * fuses into QLinearAdd for the DLA's SDP. The average pooling between
+ * DequantizeLinear and QuantizeLinear runs on the CPU.
  *
  *   vdla-bench-resnet18 [RUNS]
  *

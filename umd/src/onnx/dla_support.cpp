@@ -3,9 +3,10 @@
  * Today's DLA subset (docs/onnx.md, "Targets"): FP32 Conv and
  * MaxPool/AveragePool of 1 to 3 axes (libvdla's own convolution and
  * pooling), MaxPool of int8 and uint8, Relu, Gemm as a 1x1 convolution,
- * QLinearConv with the Max that is its Relu ("INT8 on the DLA"), and the
- * data movement of Reshape, Transpose, Slice, Split, Concat and depth/space
- * on RUBIK.
+ * QLinearConv and QLinearMatMul with the Max that is their Relu ("INT8 on
+ * the DLA"), Add, Sub, Mul and QLinearAdd on the SDP
+ * (dla_segment_elementwise.h), and the data movement of Reshape,
+ * Transpose, Slice, Split, Concat and depth/space on RUBIK.
  */
 
 #include "dla_support.h"
