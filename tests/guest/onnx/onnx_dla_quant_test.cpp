@@ -398,5 +398,63 @@ TEST(QuantMatMulOnTheDla, IsAOneByOneConvolutionBitForBit)
 	}
 }
 
+/*
+ * ConvInteger and MatMulInteger: the int32 sums of the same convolution,
+ * without requantisation, every int32 equal to the CPU's. uint8 x and
+ * uint8 weights spanning 0 to 255 around zero point 114 (w - 114 beyond
+ * int8, two INT8 convolutions), per output channel; int8 with padding.
+ */
+TEST(IntegerSumsOnTheDla, ConvIntegerAndMatMulIntegerAreTheCpusInt32)
+{
+	for (DataType type : { I8, U8 }) {
+		const bool u8 = type == U8;
+		const int32_t onnxType = u8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8;
+		test::ModelBuilder b(13);
+		b.input("x", onnxType, { 1, 3, 7, 6 });
+		b.input("a", onnxType, { 4, 12 });
+		b.output("conv", ::onnx::TensorProto::INT32, { 1, 5, 7, 6 });
+		b.output("product", ::onnx::TensorProto::INT32, { 4, 9 });
+		std::mt19937 random(11);
+		std::uniform_int_distribution<int> value(u8 ? 0 : -128, u8 ? 255 : 127);
+		std::vector<int64_t> w(5 * 3 * 3 * 3), bMatrix(12 * 9), wZeros;
+		for (int64_t &v : w)
+			v = value(random);
+		for (int64_t &v : bMatrix)
+			v = value(random);
+		for (int m = 0; m < 5; m++)
+			wZeros.push_back(u8 ? 114 + m : m - 2);
+		b.initializer("w", test::intTensor(type, { 5, 3, 3, 3 }, w));
+		b.initializer("w_zero", test::intTensor(type, { 5 }, wZeros));
+		b.initializer("x_zero", test::intTensor(type, {}, { u8 ? 131 : -7 }));
+		b.initializer("b", test::intTensor(type, { 12, 9 }, bMatrix));
+		b.initializer("b_zero", test::intTensor(type, {}, { u8 ? 114 : 3 }));
+		::onnx::NodeProto &conv = b.node("ConvInteger", { "x", "w", "x_zero", "w_zero" },
+						 { "conv" });
+		test::setInts(conv, "pads", { 1, 1, 1, 1 });
+		b.node("MatMulInteger", { "a", "b", "x_zero", "b_zero" }, { "product" });
+		test::SavedModel file(b);
+		auto model = Model::load(file.path);
+		ASSERT_TRUE(model) << model.error().message();
+		Tensor x(type, { 1, 3, 7, 6 }), a(type, { 4, 12 });
+		for (int i = 0; i < 126; i++)
+			static_cast<uint8_t *>(x.raw())[i] = uint8_t(i * 53 + 7);
+		for (int i = 0; i < 48; i++)
+			static_cast<uint8_t *>(a.raw())[i] = uint8_t(i * 97 + 1);
+		std::vector<NodeTiming> timings;
+		auto dla = (*model)->run({ x, a }, Target::Dla, &timings);
+		ASSERT_TRUE(dla) << dla.error().message();
+		for (const NodeTiming &t : timings)
+			EXPECT_EQ(t.target, Target::Dla) << t.node;
+		auto cpu = (*model)->run({ x, a }, Target::Cpu);
+		ASSERT_TRUE(cpu) << cpu.error().message();
+		for (size_t i = 0; i < 2; i++) {
+			ASSERT_EQ((*dla)[i].type(), DataType::Int32);
+			ASSERT_EQ((*dla)[i].shape(), (*cpu)[i].shape());
+			EXPECT_EQ(std::memcmp((*dla)[i].raw(), (*cpu)[i].raw(), (*cpu)[i].bytes()), 0)
+				<< (u8 ? "uint8 " : "int8 ") << i;
+		}
+	}
+}
+
 } /* namespace */
 } /* namespace vdla::onnx */

@@ -224,6 +224,43 @@ TEST_F(GeneralLayers, AnInt8LayerTakesInt16WeightsWithinTwoBytes)
 	vxReleaseGraph(&graph);
 }
 
+/* Without multipliers the output is the INT32 sums (ConvInteger), saturated. */
+TEST_F(GeneralLayers, WithoutMultipliersTheOutputIsTheInt32Sums)
+{
+	const int8_t x[4] = { 127, -128, 5, -7 };
+	const int16_t w[2] = { -255, 201 };
+	ConvolutionParams p = {};
+	p.strideX = p.strideY = p.dilationX = p.dilationY = p.groups = 1;
+	p.inputZero = 3;
+	vx_graph graph = vxCreateGraph(context_);
+	vx_tensor y = tensor({ 1, 2, 1, 1 }, VX_TYPE_INT32, nullptr);
+	vx_node node = generalConvolutionNode(graph, tensor({ 1, 2, 2, 1 }, VX_TYPE_INT8, x),
+		tensor({ 1, 1, 2, 1 }, VX_TYPE_INT16, w), nullptr, nullptr, p, y);
+	ASSERT_EQ(runOnCpu(graph, node), VX_SUCCESS);
+	int32_t got[2];
+	copy(y, { 1, 2, 1, 1 }, VX_TYPE_INT32, got, VX_READ_ONLY);
+	/* (127 - 3) * -255 + (5 - 3) * 201 and (-128 - 3) * -255 + (-7 - 3) * 201. */
+	EXPECT_EQ(got[0], -31218);
+	EXPECT_EQ(got[1], 31395);
+	vxReleaseNode(&node);
+
+	/* An INT8 output, an output zero point or a Relu have no meaning for sums. */
+	vx_tensor narrow = tensor({ 1, 2, 1, 1 }, VX_TYPE_INT8, nullptr);
+	vx_node refused = generalConvolutionNode(graph, tensor({ 1, 2, 2, 1 }, VX_TYPE_INT8, x),
+		tensor({ 1, 1, 2, 1 }, VX_TYPE_INT16, w), nullptr, nullptr, p, narrow);
+	EXPECT_EQ(runOnCpu(graph, refused), VX_ERROR_INVALID_FORMAT);
+	vxReleaseNode(&refused);
+	vxReleaseGraph(&graph);
+	graph = vxCreateGraph(context_);
+	p.relu = vx_true_e;
+	refused = generalConvolutionNode(graph, tensor({ 1, 2, 2, 1 }, VX_TYPE_INT8, x),
+		tensor({ 1, 1, 2, 1 }, VX_TYPE_INT16, w), nullptr, nullptr, p,
+		tensor({ 1, 2, 1, 1 }, VX_TYPE_INT32, nullptr));
+	EXPECT_EQ(runOnCpu(graph, refused), VX_ERROR_INVALID_VALUE);
+	vxReleaseNode(&refused);
+	vxReleaseGraph(&graph);
+}
+
 TEST_F(GeneralLayers, AnAddendIsAddedBeforeTheRelu)
 {
 	/* A Gemm's matrix C: y = relu(x * w + bias + addend), element by element. */

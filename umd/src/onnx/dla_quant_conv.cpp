@@ -12,10 +12,36 @@
 
 namespace vdla::onnx {
 
+bool isMatMul(const Node &node)
+{
+	return node.opType == "QLinearMatMul" || node.opType == "MatMulInteger";
+}
+
+bool convolvesIntegers(const std::string &op)
+{
+	return op == "QLinearConv" || op == "QLinearMatMul" || op == "ConvInteger" ||
+	       op == "MatMulInteger";
+}
+
 namespace {
 
-/* QLinearConv's inputs. */
-enum Input { X, XScale, XZero, W, WScale, WZero, YScale, YZero, B };
+/*
+ * Where each operand is among the node's inputs: QLinearConv's and
+ * QLinearMatMul's (x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+ * y_scale, y_zero_point, B), or ConvInteger's and MatMulInteger's (x, w,
+ * x_zero_point, w_zero_point), which have no scales, y or bias (kNone).
+ */
+constexpr size_t kNone = 100;
+struct Operands {
+	size_t x, xScale, xZero, w, wScale, wZero, yScale, yZero, bias;
+};
+
+Operands operandsOf(const Node &node)
+{
+	if (node.opType == "ConvInteger" || node.opType == "MatMulInteger")
+		return { 0, kNone, 2, 1, kNone, 3, kNone, kNone, kNone };
+	return { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+}
 
 /* A constant, or a small value the plan knows, which its segment checks at each run. */
 const Tensor *constantInput(const Graph &graph, const ShapeMap &shapes, const Node &node,
@@ -77,7 +103,7 @@ std::string exactOnTheDla(const QuantConvLayer &layer)
 	const int64_t perOutput = int64_t(layer.weights.size()) / outputs;
 	const int64_t reach = std::max<int64_t>(127 - layer.inputZero, layer.inputZero + 128);
 	for (int64_t m = 0; m < outputs; m++) {
-		const float multiplier = layer.multipliers[m];
+		const float multiplier = layer.sums ? 1.0f : layer.multipliers[m];
 		if (!std::isfinite(multiplier))
 			return "a multiplier that is not finite";
 		int64_t magnitude = 0, sum = 0;
@@ -92,8 +118,9 @@ std::string exactOnTheDla(const QuantConvLayer &layer)
 		const int64_t bound = reach * magnitude + std::abs(int64_t(layer.bias[m]));
 		/* The CPU kernel refuses an accumulator beyond int32; the DLA would saturate it. */
 		if (bound > std::numeric_limits<int32_t>::max())
-			return "an accumulator may leave int32, which QLinearConv refuses";
-		if (bound <= kExactLimit)
+			return "an accumulator may leave int32, which the CPU kernel refuses";
+		/* Sums are written as INT32, never converted to float. */
+		if (bound <= kExactLimit || layer.sums)
 			continue;
 		const int32_t zero = layer.outputZero;
 		if (outputOf(kExactLimit, multiplier, zero) !=
@@ -111,43 +138,56 @@ std::string exactOnTheDla(const QuantConvLayer &layer)
 std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMap &shapes,
 			     QuantConvLayer &layer)
 {
-	auto x = shapes.find(node.inputs[X]);
+	const Operands in = operandsOf(node);
+	layer.sums = in.yScale == kNone;
+	auto x = shapes.find(node.inputs[in.x]);
 	if (x == shapes.end() || !isQuantType(x->second.type))
 		return "x is not int8 or uint8";
-	for (size_t input : { XScale, W, WScale, YScale, YZero })
-		if (!constantInput(graph, shapes, node, input))
+	for (size_t input : { in.xScale, in.w, in.wScale, in.yScale, in.yZero })
+		if (input != kNone && !constantInput(graph, shapes, node, input))
 			return "scales, zero points or weights the plan does not know (not "
 			       "constants, or computed values of more than 64 elements)";
-	const Tensor &xScale = *constantInput(graph, shapes, node, XScale);
-	const Tensor &w = *constantInput(graph, shapes, node, W);
-	const Tensor &wScale = *constantInput(graph, shapes, node, WScale);
-	const Tensor &yScale = *constantInput(graph, shapes, node, YScale);
-	const Tensor &yZero = *constantInput(graph, shapes, node, YZero);
-	const Tensor *xZero = constantInput(graph, shapes, node, XZero);
-	const Tensor *wZero = constantInput(graph, shapes, node, WZero);
-	const bool hasXZero = node.inputs.size() > XZero && !node.inputs[XZero].empty();
-	const bool hasWZero = node.inputs.size() > WZero && !node.inputs[WZero].empty();
+	/* One of 1.0 and an int8 zero for the sums, which have no scales or y. */
+	static const Tensor unit = [] {
+		Tensor t(DataType::Float, {});
+		t.data<float>()[0] = 1.0f;
+		return t;
+	}();
+	static const Tensor noZero(DataType::Int8, {});
+	auto known = [&](size_t input, const Tensor &fallback) -> const Tensor & {
+		return input == kNone ? fallback : *constantInput(graph, shapes, node, input);
+	};
+	const Tensor &xScale = known(in.xScale, unit);
+	const Tensor &w = known(in.w, unit);
+	const Tensor &wScale = known(in.wScale, unit);
+	const Tensor &yScale = known(in.yScale, unit);
+	const Tensor &yZero = known(in.yZero, noZero);
+	const Tensor *xZero = constantInput(graph, shapes, node, in.xZero);
+	const Tensor *wZero = constantInput(graph, shapes, node, in.wZero);
+	const bool hasXZero = node.inputs.size() > in.xZero && !node.inputs[in.xZero].empty();
+	const bool hasWZero = node.inputs.size() > in.wZero && !node.inputs[in.wZero].empty();
 	if ((hasXZero && !xZero) || (hasWZero && !wZero))
 		return "scales, zero points or weights the plan does not know (not constants, "
 		       "or computed values of more than 64 elements)";
-	const bool hasBias = node.inputs.size() > B && !node.inputs[B].empty();
-	const Tensor *bias = constantInput(graph, shapes, node, B);
+	const bool hasBias = in.bias != kNone && node.inputs.size() > in.bias &&
+			     !node.inputs[in.bias].empty();
+	const Tensor *bias = hasBias ? constantInput(graph, shapes, node, in.bias) : nullptr;
 	if (hasBias && !bias)
 		return "a bias the plan does not know (not a constant, or a computed value of "
 		       "more than 64 elements)";
 
-	/* QLinearMatMul: A [..., K] by B [K, M] is a 1x1 convolution over [N, K, 1, 1]. */
-	const bool matMul = node.opType == "QLinearMatMul";
+	/* A matrix product: A [..., K] by B [K, M] is a 1x1 convolution over [N, K, 1, 1]. */
+	const bool matMul = isMatMul(node);
 	Tensor columns;
 	if (matMul) {
 		const std::vector<int64_t> &a = x->second.shape;
 		if (w.rank() != 2 || a.size() < 2 || a.back() != w.shape()[0])
-			return "only QLinearMatMul by a 2-D B runs on the DLA";
+			return "only " + node.opType + " by a 2-D B runs on the DLA";
 		columns = pointwiseWeights(w, false);
 	}
 	const Tensor &weights = matMul ? columns : w;
 	if (weights.rank() != 4 || !isQuantType(weights.type()) || !isQuantType(yZero.type()))
-		return "only 2-D QLinearConv with int8 or uint8 weights and output runs on the DLA";
+		return "only 2-D " + node.opType + " with int8 or uint8 weights and output runs on the DLA";
 	if (!validScale(xScale) || !validScale(wScale) || !validScale(yScale))
 		return "a scale that is not finite and positive";
 	const int64_t outputs = weights.shape()[0];
@@ -165,7 +205,7 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		layer.groups = 1;
 	} else {
 		if (x->second.shape.size() != 4)
-			return "only 2-D QLinearConv runs on the DLA";
+			return "only 2-D " + node.opType + " runs on the DLA";
 		OpContext ctx(node, graph.opset, {});
 		try {
 			layer.geometry = convGeometry(ctx, { x->second.shape[2], x->second.shape[3] },
@@ -216,6 +256,11 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		return "x_zero_point's type is not x's";
 	layer.inputZero = asSigned(x->second.type, xZeroValue);
 	layer.outputZero = asSigned(yZero.type(), integers(yZero)[0]);
+	if (layer.sums) {
+		layer.multipliers.clear();
+		layer.outputUnsigned = false;
+		layer.outputZero = 0;
+	}
 	return exactOnTheDla(layer);
 }
 

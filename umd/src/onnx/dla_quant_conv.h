@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * QLinearConv as the runtime's quantised convolution layer (docs/onnx.md,
+ * QLinearConv, QLinearMatMul, ConvInteger and MatMulInteger as the
+ * runtime's quantised convolution layer (docs/onnx.md,
  * "INT8 on the DLA"): the DLA computes INT8 only, so a uint8 tensor is held
  * as int8 by subtracting 128 (flipping its top bit), which its zero point
  * follows; the weights' zero point is subtracted once, at plan time, which
@@ -36,11 +37,19 @@ struct QuantConvLayer {
 	/* The ONNX types of x and y are uint8 (held as int8 on the DLA). */
 	bool inputUnsigned = false;
 	bool outputUnsigned = false;
+	/* ConvInteger and MatMulInteger: the int32 sums, without bias, multipliers or y. */
+	bool sums = false;
 };
 
+/* Whether @node is a matrix product run as a 1x1 convolution (QLinearMatMul, MatMulInteger). */
+bool isMatMul(const Node &node);
+/* Whether @op runs as the quantised convolution: QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger. */
+bool convolvesIntegers(const std::string &op);
+
 /*
- * Prepares @node (a QLinearConv, or a QLinearMatMul as a 1x1 convolution
- * over [N, K, 1, 1] whose weights are B transposed) for the DLA: "" and
+ * Prepares @node (a QLinearConv or ConvInteger, or a QLinearMatMul or
+ * MatMulInteger as a 1x1 convolution over [N, K, 1, 1] whose weights are B
+ * transposed) for the DLA: "" and
  * @layer, or why it cannot run there. Needs scales, zero points, weights
  * and bias the plan knows, per-tensor x and y parameters, and 2-D within
  * the hardware's limits.

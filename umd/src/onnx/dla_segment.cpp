@@ -367,7 +367,9 @@ struct SegmentBuilder : SegmentTensors {
 	}
 
 	/*
-	 * QLinearConv as the runtime's quantised convolution. A following Max
+	 * QLinearConv, QLinearMatMul, ConvInteger and MatMulInteger as the
+	 * runtime's quantised convolution (the last two without multipliers:
+	 * their INT32 sums). A following Max
 	 * with its output zero point (the fused Relu of a QDQ model,
 	 * docs/onnx.md) becomes the layer's Relu. An input aliased from a
 	 * 4-D tensor (Flatten, Unsqueeze: a fused Gemm) is read as that
@@ -386,12 +388,12 @@ struct SegmentBuilder : SegmentTensors {
 		std::vector<int64_t> wShape = layer.weightShape;
 		vdla::vx::nn::ConvolutionParams params = layerParams(layer.geometry, layer.groups);
 		std::vector<int64_t> xShape = shapes.at(node.inputs[0]).shape;
-		/* QLinearMatMul: A [..., K] as [N, K, 1, 1], the same bytes. */
-		const bool matMul = node.opType == "QLinearMatMul";
+		/* QLinearMatMul, MatMulInteger: A [..., K] as [N, K, 1, 1], the same bytes. */
+		const bool matMul = isMatMul(node);
 		if (matMul)
 			xShape = { dimsProduct(xShape, 0, xShape.size() - 1), xShape.back(), 1, 1 };
 		if (xShape.size() != 4)
-			throw OpError(ENOTSUP, "QLinearConv's input is not [N, C, H, W] on the DLA");
+			throw OpError(ENOTSUP, node.opType + "'s input is not [N, C, H, W] on the DLA");
 		const ConvGeometry &g = layer.geometry;
 		const bool pointwise = layer.groups == 1 && g.kernel == std::vector<int64_t>{ 1, 1 } &&
 				       g.padBegin == std::vector<int64_t>{ 0, 0 } &&
@@ -413,7 +415,7 @@ struct SegmentBuilder : SegmentTensors {
 		params.relu = vx_false_e;
 
 		std::string out = node.outputs[0];
-		if (std::string relu = takeRelu(out); !relu.empty()) {
+		if (std::string relu = layer.sums ? "" : takeRelu(out); !relu.empty()) {
 			params.relu = vx_true_e;
 			out = relu;
 		}
@@ -434,9 +436,11 @@ struct SegmentBuilder : SegmentTensors {
 		vx_tensor y = matMul ? outputAs(out, { xShape[0], outputs, 1, 1 }) : output(out);
 		if (params.relu)
 			segment.tensors_[node.outputs[0]] = y;
+		/* ConvInteger, MatMulInteger: the INT32 sums, no bias or multipliers. */
 		return vdla::vx::nn::generalConvolutionNode(
-			vxGraph, x, constantTensor(weights, wShape), constantTensor(bias, { outputs }),
-			constantTensor(multipliers, { outputs }), params, y);
+			vxGraph, x, constantTensor(weights, wShape),
+			layer.sums ? nullptr : constantTensor(bias, { outputs }),
+			layer.sums ? nullptr : constantTensor(multipliers, { outputs }), params, y);
 	}
 
 	const Tensor &constant(const std::string &name)
@@ -759,7 +763,7 @@ struct SegmentBuilder : SegmentTensors {
 
 	vx_node layer(const Node &node)
 	{
-		if (node.opType == "QLinearConv" || node.opType == "QLinearMatMul")
+		if (convolvesIntegers(node.opType))
 			return quantConv(node);
 		if (node.opType == "Conv")
 			return conv(node);

@@ -3,8 +3,8 @@
  * Today's DLA subset (docs/onnx.md, "Targets"): FP32 Conv and
  * MaxPool/AveragePool of 1 to 3 axes (libvdla's own convolution and
  * pooling), MaxPool of int8 and uint8, Relu, Gemm as a 1x1 convolution,
- * QLinearConv and QLinearMatMul with the Max that is their Relu ("INT8 on
- * the DLA"), Add, Sub, Mul and QLinearAdd on the SDP
+ * QLinearConv and QLinearMatMul with the Max that is their Relu, ConvInteger
+ * and MatMulInteger ("INT8 on the DLA"), Add, Sub, Mul and QLinearAdd on the SDP
  * (dla_segment_elementwise.h), and the data movement of Reshape,
  * Transpose, Slice, Split, Concat and depth/space on RUBIK.
  */
@@ -49,11 +49,10 @@ const Node *producerOf(const Graph &graph, const std::string &value)
  */
 bool dlaOperator(const std::string &op)
 {
-	static const std::set<std::string> layers = { "Conv",	     "Relu", "MaxPool",
-						      "AveragePool", "Gemm", "QLinearConv",
-						      "QLinearMatMul", "Max", "Add",
-						      "Sub",	     "Mul",  "QLinearAdd" };
-	return layers.count(op) || movesData(op);
+	static const std::set<std::string> layers = { "Conv", "Relu", "MaxPool", "AveragePool",
+						      "Gemm", "Max",  "Add",	 "Sub",
+						      "Mul",  "QLinearAdd" };
+	return layers.count(op) || convolvesIntegers(op) || movesData(op);
 }
 
 /* Whether @value is computed by a node the DLA may run. */
@@ -258,7 +257,7 @@ bool onlyFeeds(const Graph &graph, const std::string &value, const Node &node)
  */
 std::string typeRefusal(const Node &node, const ShapeMap &shapes)
 {
-	const bool quantised = node.opType == "QLinearConv" || node.opType == "QLinearMatMul";
+	const bool quantised = convolvesIntegers(node.opType);
 	const bool integers = quantised || node.opType == "MaxPool" ||
 			      node.opType == "Max" || movesData(node.opType);
 	for (size_t i = 0; i < node.inputs.size(); i++) {
@@ -460,6 +459,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 {
 	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
 							 "Gemm", "QLinearConv", "QLinearMatMul",
+							 "ConvInteger", "MatMulInteger",
 							 "Max" };
 	if (isElementwise(node)) {
 		/* Scalars and dimensions as below; the operand types are its own. */
@@ -514,7 +514,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		return poolRefusal(graph, node, shapes);
 	if (node.opType == "Gemm")
 		return gemmRefusal(graph, node, shapes);
-	if (node.opType == "QLinearConv" || node.opType == "QLinearMatMul")
+	if (convolvesIntegers(node.opType))
 		return quantConvRefusal(graph, node, shapes);
 	if (node.opType == "Max")
 		return maxRefusal(graph, node, shapes);

@@ -616,20 +616,29 @@ vx_status resolveGeneralConvolution(const vx_reference parameters[], Resolved &r
 		|| conv.outputZero > 255 || conv.groups == 0
 		|| (params.relu != vx_true_e && params.relu != vx_false_e))
 		return VX_ERROR_INVALID_VALUE;
-	/* INT8 with its INT32 bias and FLOAT32 multipliers, or FLOAT32 throughout. */
+	/*
+	 * INT8 with its INT32 bias and FLOAT32 multipliers, or FLOAT32
+	 * throughout; or INT8 without multipliers into INT32, the sums
+	 * themselves (ConvInteger), the bias INT32 or none.
+	 */
 	const vx_enum type = conv.input->dataType;
-	const bool quantised = type == VX_TYPE_INT8;
+	const bool quantised = type == VX_TYPE_INT8 && conv.multipliers;
+	const bool sums = type == VX_TYPE_INT8 && !conv.multipliers;
 	/* INT8 layers may have INT16 weights: w - w_zero_point of uint8 weights. */
 	const bool weightsFit = conv.weights->dataType == type
-		|| (quantised && conv.weights->dataType == VX_TYPE_INT16);
+		|| (type == VX_TYPE_INT8 && conv.weights->dataType == VX_TYPE_INT16);
 	if ((type != VX_TYPE_INT8 && type != VX_TYPE_FLOAT32) || !weightsFit
-		|| (conv.output->resolved() && conv.output->dataType != type)
+		|| (!sums && conv.output->resolved() && conv.output->dataType != type)
+		|| (sums && (!conv.output->resolved() || conv.output->dataType != VX_TYPE_INT32
+			|| (conv.bias && conv.bias->dataType != VX_TYPE_INT32)))
 		|| (quantised && (!conv.bias || conv.bias->dataType != VX_TYPE_INT32
-			|| !conv.multipliers || conv.multipliers->dataType != VX_TYPE_FLOAT32))
-		|| (!quantised && (conv.multipliers || conv.inputZero || conv.outputZero
+			|| conv.multipliers->dataType != VX_TYPE_FLOAT32))
+		|| (type == VX_TYPE_FLOAT32 && (conv.multipliers || conv.inputZero || conv.outputZero
 			|| (conv.bias && conv.bias->dataType != VX_TYPE_FLOAT32)))
-		|| (conv.addend && (quantised || conv.addend->dataType != VX_TYPE_FLOAT32)))
+		|| (conv.addend && (type != VX_TYPE_FLOAT32 || conv.addend->dataType != VX_TYPE_FLOAT32)))
 		return VX_ERROR_INVALID_FORMAT;
+	if (sums && (conv.outputZero || conv.relu))
+		return VX_ERROR_INVALID_VALUE;
 
 	const Dims &in = conv.input->dims, &w = conv.weights->dims;
 	if (!isFeatureMap(in) || w.size() != 4 || w[2] * conv.groups != in[2]

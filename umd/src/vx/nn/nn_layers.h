@@ -88,15 +88,16 @@ struct RoiPooling {
  * of (x - inputZero) * w over the taps of m's group (padding adds
  * nothing); v = float32(acc) * multipliers[m] in float32; max(v, 0) when
  * relu; r = round(v), ties to even; the output is r + outputZero saturated
- * to INT8.
+ * to INT8. Without multipliers, the output is INT32: acc itself, saturated
+ * (ConvInteger, MatMulInteger).
  */
 struct GeneralConvolution {
 	vx_tensor input;	/* INT8 or FLOAT32 [W, H, C, (batch)] */
 	vx_tensor weights;	/* the input's type (INT8 also INT16), [KW, KH, C / groups, M] */
-	vx_tensor bias;		/* INT8: INT32 [M]; FLOAT32: FLOAT32 [M] or nullptr */
-	vx_tensor multipliers;	/* INT8: FLOAT32 [M]; FLOAT32: nullptr */
+	vx_tensor bias;		/* INT8: INT32 [M] (or nullptr for sums); FLOAT32: FLOAT32 [M] or nullptr */
+	vx_tensor multipliers;	/* INT8: FLOAT32 [M], or nullptr for INT32 sums; FLOAT32: nullptr */
 	vx_tensor addend;	/* FLOAT32 only: nullptr, or the output's shape, added before the Relu */
-	vx_tensor output;	/* the input's type, [W', H', M, (batch)] */
+	vx_tensor output;	/* the input's type (INT32 for sums), [W', H', M, (batch)] */
 	vx_uint32 padLeft, padRight, padTop, padBottom;
 	vx_uint32 strideX, strideY;
 	/* The distance between taps: 1 for a dense kernel. */

@@ -604,7 +604,8 @@ void generalTaps(const GeneralConvolution &conv, const Elements &in, const Eleme
 /*
  * FLOAT32: the sum and the bias in double, stored as float. INT8: the exact
  * sum in 64 bits (at most 2^16 taps of products below 2^16 each and a
- * 32-bit bias), then one float32 conversion and one float32 multiplication,
+ * 32-bit bias), saturated to INT32 when the layer has no multipliers
+ * (ConvInteger), else one float32 conversion and one float32 multiplication,
  * each rounded to nearest even by the hardware's default mode, which
  * libvdla never changes.
  */
@@ -628,6 +629,19 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
 		return VX_SUCCESS;
 	}
 
+	if (!conv.multipliers) {
+		/* The sums themselves, saturated to INT32. */
+		forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
+			int64_t acc = bias ? bias->raw(bias->at(o)) : 0;
+			generalTaps(conv, in, weights, ox, oy, o, n, [&](vx_size i, vx_size w) {
+				acc += (in.raw(i) - conv.inputZero) * weights.raw(w);
+			});
+			out.storeRaw(out.at(ox, oy, o, n),
+				std::clamp<int64_t>(acc, std::numeric_limits<int32_t>::min(),
+					std::numeric_limits<int32_t>::max()));
+		});
+		return VX_SUCCESS;
+	}
 	Elements &multipliers = bound.of(conv.multipliers);
 	forEachElement(out, [&](vx_size ox, vx_size oy, vx_size o, vx_size n) {
 		int64_t acc = bias->raw(bias->at(o));

@@ -786,9 +786,15 @@ bool checkElementwise(const nn::Elementwise &e, Refusal &refuse)
 
 bool checkGeneralConvolution(const nn::GeneralConvolution &c, Refusal &refuse)
 {
-	if (!shapeFits(c.input, refuse) || !shapeFits(c.output, refuse))
-		return false;
+	/* INT32 sums (no multipliers) are the one INT32 tensor the lowering writes. */
 	std::string reason;
+	const bool sums = c.output->dataType == VX_TYPE_INT32 && !c.multipliers;
+	if (sums && (dim(c.output, 0) > kMaxDim || dim(c.output, 1) > kMaxDim
+		|| dim(c.output, 2) > kMaxDim
+		|| dimProduct(c.output, 3, c.output->dims.size()) > kMaxDim))
+		return refuse("a tensor dimension exceeds 65535");
+	if (!shapeFits(c.input, refuse) || (!sums && !shapeFits(c.output, refuse)))
+		return false;
 	return generalConvolutionFits(c, reason) || refuse(reason);
 }
 
@@ -988,8 +994,10 @@ Tensor Lowering::hardwareTensor(vx_tensor tensor)
 std::optional<Tensor> Lowering::addressAs(
 	vx_tensor tensor, uint32_t n, uint32_t c, uint32_t h, uint32_t w)
 {
-	Tensor t = Tensor::nchw(
-		slot(tensor), offsetOf(tensor), *hardwareType(tensor->dataType), n, c, h, w);
+	/* INT32 only as a convolution's sums (checkGeneralConvolution()). */
+	const DataType type = tensor->dataType == VX_TYPE_INT32 ? DataType::Int32
+							       : *hardwareType(tensor->dataType);
+	Tensor t = Tensor::nchw(slot(tensor), offsetOf(tensor), type, n, c, h, w);
 	/* Packed elements: the tensor's own, a staged copy, or a packed block
 	 * of a root. */
 	if (!addressedInPlace(tensor) || packedBlockOfRoot(tensor))

@@ -16,6 +16,9 @@
  *      ties to even, saturating to INT16 (INT8 when there is no zero point);
  *   3. an integer SDP adds the output zero point and saturates to INT8.
  *
+ * Without multipliers (ConvInteger), step 1 writes the sums to the INT32
+ * output, saturated, and is the last.
+ *
  * The clip changes acc only where |acc| >= 2^22; the plan takes the DLA
  * only when no accumulator can get there (bounded by the weights), or when
  * the output saturates there anyway (generalConvolutionFits()).
@@ -77,8 +80,9 @@ struct Folded {
 bool fold(const nn::GeneralConvolution &c, Folded &folded, std::string &why)
 {
 	const std::vector<int32_t> weights = weightValues(c.weights);
-	const std::vector<int32_t> bias = valuesOf<int32_t>(c.bias);
 	const vx_size outputs = dimOf(c.weights, 3);
+	const std::vector<int32_t> bias
+		= c.bias ? valuesOf<int32_t>(c.bias) : std::vector<int32_t>(outputs, 0);
 	const vx_size taps = weights.size() / outputs;
 	/* The largest |x - inputZero| of an INT8 x. */
 	const int64_t reach = std::max<int64_t>(127 - c.inputZero, c.inputZero + 128);
@@ -148,6 +152,9 @@ bool generalConvolutionFits(const nn::GeneralConvolution &c, std::string &why)
 	Folded folded;
 	if (!fold(c, folded, why))
 		return false;
+	/* INT32 sums: exact in the SDP's 64-bit stages, saturated as the CPU's. */
+	if (!c.multipliers)
+		return true;
 	const std::vector<float> multipliers = valuesOf<float>(c.multipliers);
 	for (size_t m = 0; m < folded.bounded.size(); m++) {
 		if (!std::isfinite(multipliers[m])) {
@@ -266,17 +273,27 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 		toFloat.ew = sums.dst;
 	}
 
-	/* 1. The accumulator, as FP32 bits of 1.5 * 2^23 + acc. */
-	toFloat.dst = scratchLike(c.output->context, out, DataType::Int32);
 	toFloat.biasMode = SdpMode::PerChannel;
 	toFloat.bias = { kConstantSlot,
 		addConstant(folded.bias.data(), folded.bias.size() * sizeof(int32_t)) };
+	if (c.bias)
+		copiedValues_.push_back(c.bias);
+	copiedValues_.push_back(c.weights);
+	if (!c.multipliers) {
+		/* ConvInteger: the sums themselves, saturated to INT32. */
+		toFloat.dst = out;
+		unit.sdp = toFloat;
+		unit.writes = out.buffer;
+		pushUnit(std::move(unit), node);
+		return VX_SUCCESS;
+	}
+
+	/* 1. The accumulator, as FP32 bits of 1.5 * 2^23 + acc. */
+	toFloat.dst = scratchLike(c.output->context, out, DataType::Int32);
 	toFloat.activation = SdpActivation::Clip;
 	toFloat.clipMin = int32_t(-kExactLimit);
 	toFloat.clipMax = int32_t(kExactLimit);
 	toFloat.outOffset = kMagicBits;
-	copiedValues_.push_back(c.bias);
-	copiedValues_.push_back(c.weights);
 	unit.sdp = toFloat;
 	unit.writes = toFloat.dst.buffer;
 	pushUnit(std::move(unit), node);
