@@ -165,6 +165,28 @@ TEST(DlaSupport, ASixDimensionalAddOfTwoBlocksIsPlannedForTheDla)
 	EXPECT_EQ(out.error().code(), ENODEV) << out.error().reason();
 }
 
+TEST(DlaSupport, AnLrnOfAnEvenSizeStaysOffTheDla)
+{
+	/* ONNX's window of an even size is not centred on its channel; the layer's is. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 6, 2, 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 6, 2, 2 });
+	test::setInt(b.node("LRN", { "x" }, { "y" }), "size", 4);
+	std::string reason = dlaRefusal(b, { 1, 6, 2, 2 });
+	EXPECT_NE(reason.find("odd one up to 15"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, ASoftmaxRowBeyond65535StaysOffTheDla)
+{
+	/* Before opset 13 a row is everything from the axis on: 2 x 40000 elements. */
+	ModelBuilder b(11);
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 40000 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 40000 });
+	b.node("Softmax", { "x" }, { "y" });
+	std::string reason = dlaRefusal(b, { 1, 2, 40000 });
+	EXPECT_NE(reason.find("beyond 65535"), std::string::npos) << reason;
+}
+
 TEST(DlaSupport, ADepthToSpaceBlockAbove16StaysOffTheDla)
 {
 	/* One RUBIK copy per phase, and CONTRACT's block, stop at 16. */

@@ -781,6 +781,24 @@ struct SegmentBuilder : SegmentTensors {
 			return pool(node);
 		if (node.opType == "Gemm")
 			return gemm(node);
+		if (node.opType == "LRN") {
+			auto value = [&](const char *name, float fallback) {
+				const Attribute *attr = node.attribute(name);
+				return attr ? attr->f : fallback;
+			};
+			return vxLocalResponseNormalizationLayer(
+				vxGraph, shaped(node.inputs[0]), VX_NN_NORMALIZATION_ACROSS_MAPS,
+				vx_size(node.attribute("size")->i), value("alpha", 1e-4f),
+				value("beta", 0.75f), value("bias", 1.0f), output(node.outputs[0]));
+		}
+		if (node.opType == "Softmax") {
+			/* The layer normalises along C: [outer, length, 1, inner]. */
+			const SoftmaxRows rows =
+				softmaxRows(node, graph.opset, shapes.at(node.inputs[0]).shape);
+			const std::vector<int64_t> shape = { rows.outer, rows.length, 1, rows.inner };
+			return vxSoftmaxLayer(vxGraph, shapedAs(node.inputs[0], shape),
+					      outputAs(node.outputs[0], shape));
+		}
 		/* A Max not taken as a QLinearConv's Relu, or anything else. */
 		throw OpError(ENOTSUP, node.opType + " alone does not run on the DLA");
 	}

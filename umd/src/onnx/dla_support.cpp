@@ -51,7 +51,7 @@ bool dlaOperator(const std::string &op)
 {
 	static const std::set<std::string> layers = { "Conv", "Relu", "MaxPool", "AveragePool",
 						      "Gemm", "Max",  "Add",	 "Sub",
-						      "Mul",  "QLinearAdd" };
+						      "Mul",  "QLinearAdd", "Softmax", "LRN" };
 	return layers.count(op) || convolvesIntegers(op) || movesData(op);
 }
 
@@ -455,11 +455,29 @@ const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::
 	return value && value->value ? &*value->value : nullptr;
 }
 
+SoftmaxRows softmaxRows(const Node &node, int64_t opset, const std::vector<int64_t> &shape)
+{
+	const int64_t rank = int64_t(shape.size());
+	const Attribute *attr = node.attribute("axis");
+	int64_t axis = attr ? attr->i : opset < 13 ? 1 : -1;
+	if (axis < 0)
+		axis += rank;
+	if (axis < 0 || axis >= std::max<int64_t>(rank, 1))
+		throw OpError(EINVAL, "Softmax's axis is out of range");
+	SoftmaxRows rows;
+	rows.outer = dimsProduct(shape, 0, size_t(axis));
+	/* Before opset 13, a row is everything from axis on. */
+	rows.length = opset < 13 ? dimsProduct(shape, size_t(axis), shape.size())
+				 : rank ? shape[axis] : 1;
+	rows.inner = opset < 13 ? 1 : dimsProduct(shape, size_t(axis) + 1, shape.size());
+	return rows;
+}
+
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
 	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
 							 "Gemm", "QLinearConv", "QLinearMatMul",
-							 "ConvInteger", "MatMulInteger",
+							 "ConvInteger", "MatMulInteger", "Softmax", "LRN",
 							 "Max" };
 	if (isElementwise(node)) {
 		/* Scalars and dimensions as below; the operand types are its own. */
@@ -518,6 +536,41 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		return quantConvRefusal(graph, node, shapes);
 	if (node.opType == "Max")
 		return maxRefusal(graph, node, shapes);
+	if (node.opType == "Softmax") {
+		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+		if (!x)
+			return "unknown shapes";
+		/* OpError for an axis out of range: the CPU kernel says which. */
+		SoftmaxRows rows;
+		try {
+			rows = softmaxRows(node, graph.opset, x->shape);
+		} catch (const std::exception &e) {
+			return e.what();
+		}
+		if (rows.outer > 65535 || rows.length > 65535 || rows.inner > 65535)
+			return "Softmax rows, their length or their spacing beyond 65535";
+		/* The layer's FP32 intermediates. */
+		if (rows.outer * rows.length * rows.inner * 4 > (int64_t(1) << 31))
+			return "Softmax intermediates beyond 2 GiB";
+		return "";
+	}
+	if (node.opType == "LRN") {
+		/* The local response normalization layer across maps: a window centred on c. */
+		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+		const Attribute *size = node.attribute("size");
+		const Attribute *alpha = node.attribute("alpha");
+		const Attribute *beta = node.attribute("beta");
+		const Attribute *bias = node.attribute("bias");
+		if (!x || x->shape.size() != 4)
+			return "only LRN of [N, C, H, W] runs on the DLA";
+		if (!size || size->i < 1 || size->i > 15 || size->i % 2 == 0)
+			return "an LRN size other than an odd one up to 15 (a window centred on "
+			       "its channel)";
+		if ((alpha && !(alpha->f >= 0)) || (beta && !(beta->f >= 0)) ||
+		    (bias && !(bias->f > 0)))
+			return "LRN with a negative alpha or beta, or a bias not above 0";
+		return "";
+	}
 	if (node.opType == "Relu") {
 		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
 		if (!x || x->shape.empty() || x->shape.size() > 4)

@@ -49,6 +49,16 @@ bool renamesData(const std::string &op);
  */
 const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::string &name);
 
+/*
+ * Softmax of @shape as the rows it normalises: @outer groups of @length
+ * elements @inner apart (each opset's axis rule), which the DLA's softmax
+ * layer reads as [N, C, H, W] = [outer, length, 1, inner].
+ */
+struct SoftmaxRows {
+	int64_t outer, length, inner;
+};
+SoftmaxRows softmaxRows(const Node &node, int64_t opset, const std::vector<int64_t> &shape);
+
 /* "" if the DLA runs @node with these shapes; otherwise why it does not. */
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes);
 
