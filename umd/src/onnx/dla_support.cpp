@@ -4,7 +4,8 @@
  * MaxPool/AveragePool of 1 to 3 axes (libvdla's own convolution and
  * pooling), MaxPool of int8 and uint8, Relu, Gemm as a 1x1 convolution,
  * QLinearConv and QLinearMatMul with the Max that is their Relu, ConvInteger
- * and MatMulInteger ("INT8 on the DLA"), Add, Sub, Mul and QLinearAdd on the SDP
+ * and MatMulInteger ("INT8 on the DLA"), Softmax and LRN (the OpenVX
+ * layers), Add, Sub, Mul and QLinearAdd on the SDP
  * (dla_segment_elementwise.h), and the data movement of Reshape,
  * Transpose, Slice, Split, Concat and depth/space on RUBIK.
  */
