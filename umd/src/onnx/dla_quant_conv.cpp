@@ -52,18 +52,24 @@ const Tensor *constantInput(const Graph &graph, const ShapeMap &shapes, const No
 	return knownValue(graph, shapes, node.inputs[input]);
 }
 
-/* The integer values of an int8, uint8 or int32 tensor. */
+/* The integer values of an int8, uint8 or int32 tensor (whole weights: one pass, no call per element). */
 std::vector<int32_t> integers(const Tensor &t)
 {
-	std::vector<int32_t> values(t.elements());
-	for (int64_t i = 0; i < t.elements(); i++) {
-		switch (t.type()) {
-		case DataType::Int8: values[i] = t.data<int8_t>()[i]; break;
-		case DataType::Uint8: values[i] = t.data<uint8_t>()[i]; break;
-		default: values[i] = t.data<int32_t>()[i]; break;
-		}
+	const int64_t count = t.elements();
+	switch (t.type()) {
+	case DataType::Int8: {
+		const int8_t *values = t.data<int8_t>();
+		return std::vector<int32_t>(values, values + count);
 	}
-	return values;
+	case DataType::Uint8: {
+		const uint8_t *values = t.data<uint8_t>();
+		return std::vector<int32_t>(values, values + count);
+	}
+	default: {
+		const int32_t *values = t.data<int32_t>();
+		return std::vector<int32_t>(values, values + count);
+	}
+	}
 }
 
 bool isQuantType(DataType type)
