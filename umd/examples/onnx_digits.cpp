@@ -91,9 +91,21 @@ float largestDifference(const Tensor &a, const Tensor &b)
 
 void printTimes(const char *title, const std::vector<NodeTiming> &timings)
 {
+	/* A DLA segment counts its nodes' device times, and the rest as its copies. */
 	std::map<std::string, uint64_t> byOperator;
-	for (const NodeTiming &t : timings)
-		byOperator[t.opType + (t.target == Target::Cpu ? " (cpu)" : " (dla)")] += t.nanoseconds;
+	for (const NodeTiming &t : timings) {
+		if (t.parts.empty()) {
+			byOperator[t.opType + (t.target == Target::Cpu ? " (cpu)" : " (dla)")] +=
+				t.nanoseconds;
+			continue;
+		}
+		uint64_t device = 0;
+		for (const NodeTiming &part : t.parts) {
+			byOperator[part.opType + " (dla)"] += part.nanoseconds;
+			device += part.nanoseconds;
+		}
+		byOperator["copies, waits (dla)"] += t.nanoseconds > device ? t.nanoseconds - device : 0;
+	}
 	std::printf("\n%-24s %12s   (%s, all images)\n", "operator", "time (us)", title);
 	for (const auto &[op, ns] : byOperator)
 		std::printf("%-24s %12.1f\n", op.c_str(), ns / 1000.0);

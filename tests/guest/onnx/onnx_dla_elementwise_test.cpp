@@ -164,5 +164,48 @@ TEST(ElementwiseOnTheDla, QuantisedAddIsTheCpusBytes)
 	}
 }
 
+/*
+ * A segment's timing lists its nodes in order with their device times
+ * (--placement prints them): the convolution's and the Add's layers take
+ * time on the device, the Relu fused into the convolution and the Flatten
+ * (a rename) none; together they fit in the segment's wall time.
+ */
+TEST(ElementwiseOnTheDla, ASegmentsTimingHasEachNodesDeviceTime)
+{
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 4, 16, 16 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 1024 });
+	b.initializer("w", { 4, 4, 3, 3 }, std::vector<float>(144, 0.125f));
+	::onnx::NodeProto &conv = b.node("Conv", { "x", "w" }, { "c" });
+	conv.set_name("conv");
+	test::setInts(conv, "pads", { 1, 1, 1, 1 });
+	b.node("Relu", { "c" }, { "r" }).set_name("relu");
+	b.node("Add", { "r", "x" }, { "sum" }).set_name("residual");
+	b.node("Flatten", { "sum" }, { "y" }).set_name("flatten");
+	std::unique_ptr<Model> model = loadBuilt(b);
+	ASSERT_TRUE(model);
+	std::vector<NodeTiming> timings;
+	auto out = model->run({ floats({ 1, 4, 16, 16 }, 0.5f, 7) }, Target::Dla, &timings);
+	ASSERT_TRUE(out) << out.error().message();
+	ASSERT_EQ(timings.size(), 1u);
+	const NodeTiming &segment = timings[0];
+	EXPECT_EQ(segment.opType, "DLA segment");
+	ASSERT_EQ(segment.parts.size(), 4u);
+	const char *names[] = { "conv", "relu", "residual", "flatten" };
+	const char *ops[] = { "Conv", "Relu", "Add", "Flatten" };
+	uint64_t device = 0;
+	for (size_t i = 0; i < 4; i++) {
+		EXPECT_EQ(segment.parts[i].node, names[i]);
+		EXPECT_EQ(segment.parts[i].opType, ops[i]);
+		EXPECT_EQ(segment.parts[i].target, Target::Dla);
+		device += segment.parts[i].nanoseconds;
+	}
+	EXPECT_GT(segment.parts[0].nanoseconds, 0u);
+	EXPECT_EQ(segment.parts[1].nanoseconds, 0u) << "fused into the convolution";
+	EXPECT_GT(segment.parts[2].nanoseconds, 0u);
+	EXPECT_EQ(segment.parts[3].nanoseconds, 0u) << "a rename";
+	EXPECT_LE(device, segment.nanoseconds);
+}
+
 } /* namespace */
 } /* namespace vdla::onnx */

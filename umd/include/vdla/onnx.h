@@ -102,11 +102,20 @@ enum class Target {
 	Any,
 };
 
+/*
+ * Where a node ran and for how long: a CPU node's wall time, or a DLA
+ * segment's (copies in and out included), named "first .. last" of
+ * operator "DLA segment". A segment's @parts are its ONNX nodes in order,
+ * each with the device time of the operations it was lowered to (0 for a
+ * node fused into another, as a Relu into its convolution, or that only
+ * renames a value).
+ */
 struct NodeTiming {
 	std::string node;
 	std::string opType;
 	Target target;
 	uint64_t nanoseconds;
+	std::vector<NodeTiming> parts = {};
 };
 
 class Graph;

@@ -195,7 +195,8 @@ struct SegmentBuilder : SegmentTensors {
 						      "): the DLA layer refuses its parameters");
 		vxSetReferenceName(reinterpret_cast<vx_reference>(node), onnx.name.c_str());
 		vx_status target = vxSetNodeTarget(node, VX_TARGET_STRING, "dla");
-		vxReleaseNode(&node);
+		/* Kept for its device time (run()); released with the segment. */
+		segment.layerNodes_.emplace_back(size_t(&onnx - graph.nodes.data()), node);
 		if (target != VX_SUCCESS)
 			throw OpError(ENODEV, "node '" + onnx.name +
 						      "': no DLA target (is a vdla device present?)");
@@ -847,6 +848,8 @@ Result<std::unique_ptr<DlaSegment>> DlaSegment::build(vx_context context, const 
 
 DlaSegment::~DlaSegment()
 {
+	for (auto &[index, node] : layerNodes_)
+		vxReleaseNode(&node);
 	for (vx_tensor &t : owned_)
 		vxReleaseTensor(&t);
 	if (graph_)
@@ -890,7 +893,8 @@ std::string DlaSegment::shapeMismatch(const Graph &graph,
 	return "";
 }
 
-Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &values) const
+Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &values,
+			     std::vector<NodeTiming> *parts) const
 {
 	for (const Input &input : inputs_) {
 		const Tensor *known = valueOf(graph, values, input.value);
@@ -928,7 +932,29 @@ Result<void> DlaSegment::run(const Graph &graph, std::map<std::string, Tensor> &
 			flipTopBits(out);
 		values[name] = std::move(out);
 	}
+	if (parts)
+		appendDeviceTimes(graph, *parts);
 	return {};
+}
+
+/*
+ * The device time of each node's layers in this run (the context records
+ * them: VX_DIRECTIVE_ENABLE_PERFORMANCE); a node fused into another, or
+ * that only renames, had none of its own.
+ */
+void DlaSegment::appendDeviceTimes(const Graph &graph, std::vector<NodeTiming> &parts) const
+{
+	for (size_t index : nodes_) {
+		const Node &node = graph.nodes[index];
+		uint64_t nanoseconds = 0;
+		for (const auto &[computed, layer] : layerNodes_) {
+			vx_perf_t perf = {};
+			if (computed == index &&
+			    vxQueryNode(layer, VX_NODE_PERFORMANCE, &perf, sizeof(perf)) == VX_SUCCESS)
+				nanoseconds += perf.tmp;
+		}
+		parts.push_back({ node.name, node.opType, Target::Dla, nanoseconds });
+	}
 }
 
 } /* namespace vdla::onnx */

@@ -42,8 +42,13 @@ public:
 	 */
 	std::string shapeMismatch(const Graph &graph, const std::map<std::string, Tensor> &values) const;
 
-	/* Reads its inputs from @values (or the graph's constants), writes its exports there. */
-	Result<void> run(const Graph &graph, std::map<std::string, Tensor> &values) const;
+	/*
+	 * Reads its inputs from @values (or the graph's constants), writes its
+	 * exports there; with @parts, appends each of its nodes' device time
+	 * (NodeTiming::parts).
+	 */
+	Result<void> run(const Graph &graph, std::map<std::string, Tensor> &values,
+			 std::vector<NodeTiming> *parts = nullptr) const;
 
 	/* "conv1 .. fc" for timings and placement. */
 	const std::string &label() const { return label_; }
@@ -52,6 +57,7 @@ public:
 private:
 	friend struct SegmentBuilder;
 	DlaSegment() = default;
+	void appendDeviceTimes(const Graph &graph, std::vector<NodeTiming> &parts) const;
 
 	vx_graph graph_ = nullptr;
 	std::vector<size_t> nodes_;
@@ -60,6 +66,8 @@ private:
 	std::map<std::string, vx_tensor> tensors_;
 	/* Tensors the segment created, released with it. */
 	std::vector<vx_tensor> owned_;
+	/* The layer nodes of the segment and the ONNX node (index) each computes. */
+	std::vector<std::pair<size_t, vx_node>> layerNodes_;
 	/*
 	 * A value the segment copies in: into @tensor as it is, or as
 	 * @prepare makes it (a Gemm's B transposed and scaled, its C per

@@ -58,6 +58,9 @@ static Result<ExecutionPlan *> planFor(DlaRuntime &dla, const Graph &graph, Targ
 			return Error(ENODEV, "cannot create the OpenVX context of the DLA");
 		}
 		DlaSegment::captureLog(dla.context);
+		/* Each layer's device time, for NodeTiming::parts (a register read per operation). */
+		vxDirective(reinterpret_cast<vx_reference>(dla.context),
+			    VX_DIRECTIVE_ENABLE_PERFORMANCE);
 	}
 	Result<ShapeMap> known = shapesForInputs(graph, inputs);
 	if (!known)

@@ -268,12 +268,13 @@ Result<void> ExecutionPlan::run(const Graph &graph, std::map<std::string, Tensor
 			continue;
 		}
 		auto start = std::chrono::steady_clock::now();
-		Result<void> ran = step.segment->run(graph, values);
+		std::vector<NodeTiming> parts;
+		Result<void> ran = step.segment->run(graph, values, timings ? &parts : nullptr);
 		if (!ran)
 			return ran.error();
 		if (timings)
 			timings->push_back({ step.segment->label(), "DLA segment", Target::Dla,
-					     elapsedSince(start) });
+					     elapsedSince(start), std::move(parts) });
 	}
 	return {};
 }

@@ -179,10 +179,16 @@ int runModel(const Options &options)
 		}
 	}
 	if (options.placement) {
+		/* A DLA segment's wall time, then each of its nodes' device time. */
 		std::printf("%-32s %-20s %-6s %12s\n", "node", "operator", "target", "time (us)");
-		for (const NodeTiming &t : timings)
+		for (const NodeTiming &t : timings) {
 			std::printf("%-32s %-20s %-6s %12.1f\n", t.node.c_str(), t.opType.c_str(),
 				    targetName(t.target), t.nanoseconds / 1000.0);
+			for (const NodeTiming &part : t.parts)
+				std::printf("  %-30s %-20s %-6s %12.1f (device)\n", part.node.c_str(),
+					    part.opType.c_str(), targetName(part.target),
+					    part.nanoseconds / 1000.0);
+		}
 	}
 	return 0;
 }
