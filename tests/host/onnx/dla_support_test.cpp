@@ -187,6 +187,16 @@ TEST(DlaSupport, ASoftmaxRowBeyond65535StaysOffTheDla)
 	EXPECT_NE(reason.find("beyond 65535"), std::string::npos) << reason;
 }
 
+TEST(DlaSupport, AGlobalPoolingOfAPlaneBeyondThePdpsWindowStaysOffTheDla)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 2, 17, 4 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 2, 1, 1 });
+	b.node("GlobalAveragePool", { "x" }, { "y" });
+	std::string reason = dlaRefusal(b, { 1, 2, 17, 4 });
+	EXPECT_NE(reason.find("beyond 16 x 16"), std::string::npos) << reason;
+}
+
 TEST(DlaSupport, ADepthToSpaceBlockAbove16StaysOffTheDla)
 {
 	/* One RUBIK copy per phase, and CONTRACT's block, stop at 16. */

@@ -782,6 +782,19 @@ struct SegmentBuilder : SegmentTensors {
 			return pool(node);
 		if (node.opType == "Gemm")
 			return gemm(node);
+		if (node.opType == "GlobalAveragePool" || node.opType == "GlobalMaxPool") {
+			/* One window over the whole plane. */
+			const std::vector<int64_t> &x = shapes.at(node.inputs[0]).shape;
+			vdla::vx::nn::PoolingParams params = {};
+			params.type = node.opType == "GlobalMaxPool" ? VX_NN_POOLING_MAX
+								     : VX_NN_POOLING_AVG;
+			params.sizeX = uint32_t(x[3]);
+			params.sizeY = uint32_t(x[2]);
+			params.strideX = params.strideY = 1;
+			params.ceil = params.includePad = vx_false_e;
+			return vdla::vx::nn::generalPoolingNode(vxGraph, shaped(node.inputs[0]), params,
+								output(node.outputs[0]));
+		}
 		if (node.opType == "LRN") {
 			auto value = [&](const char *name, float fallback) {
 				const Attribute *attr = node.attribute(name);

@@ -2,7 +2,8 @@
 /*
  * Today's DLA subset (docs/onnx.md, "Targets"): FP32 Conv and
  * MaxPool/AveragePool of 1 to 3 axes (libvdla's own convolution and
- * pooling), MaxPool of int8 and uint8, Relu, Gemm as a 1x1 convolution,
+ * pooling) and global pooling of planes up to 16 x 16, MaxPool of int8 and
+ * uint8, Relu, Gemm as a 1x1 convolution,
  * QLinearConv and QLinearMatMul with the Max that is their Relu, ConvInteger
  * and MatMulInteger ("INT8 on the DLA"), Softmax and LRN (the OpenVX
  * layers), Add, Sub, Mul and QLinearAdd on the SDP
@@ -52,7 +53,8 @@ bool dlaOperator(const std::string &op)
 {
 	static const std::set<std::string> layers = { "Conv", "Relu", "MaxPool", "AveragePool",
 						      "Gemm", "Max",  "Add",	 "Sub",
-						      "Mul",  "QLinearAdd", "Softmax", "LRN" };
+						      "Mul",  "QLinearAdd", "Softmax", "LRN",
+						      "GlobalAveragePool", "GlobalMaxPool" };
 	return layers.count(op) || convolvesIntegers(op) || movesData(op);
 }
 
@@ -479,6 +481,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 	static const std::set<std::string> supported = { "Conv", "Relu", "MaxPool", "AveragePool",
 							 "Gemm", "QLinearConv", "QLinearMatMul",
 							 "ConvInteger", "MatMulInteger", "Softmax", "LRN",
+							 "GlobalAveragePool", "GlobalMaxPool",
 							 "Max" };
 	if (isElementwise(node)) {
 		/* Scalars and dimensions as below; the operand types are its own. */
@@ -553,6 +556,15 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		/* The layer's FP32 intermediates. */
 		if (rows.outer * rows.length * rows.inner * 4 > (int64_t(1) << 31))
 			return "Softmax intermediates beyond 2 GiB";
+		return "";
+	}
+	if (node.opType == "GlobalAveragePool" || node.opType == "GlobalMaxPool") {
+		/* One PDP window over the plane. */
+		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+		if (!x || x->shape.size() != 4)
+			return "only global pooling of [N, C, H, W] runs on the DLA";
+		if (x->shape[2] > 16 || x->shape[3] > 16)
+			return "a global pooling of a plane beyond 16 x 16 (the PDP's window)";
 		return "";
 	}
 	if (node.opType == "LRN") {
