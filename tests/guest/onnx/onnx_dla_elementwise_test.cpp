@@ -57,6 +57,7 @@ TEST(ElementwiseOnTheDla, FloatAddSubMulBroadcastAreTheCpusBits)
 	b.input("x", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
 	b.input("c", ::onnx::TensorProto::FLOAT, { 1, 3, 1, 1 });
 	b.input("s", ::onnx::TensorProto::FLOAT, { 1 });
+	b.input("k", ::onnx::TensorProto::FLOAT, {});
 	b.input("big", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6, 7 });
 	b.initializer("row", { 5 }, { 0.5f, -1.25f, 3.0f, 1e-3f, -7.0f });
 	b.initializer("block", { 1, 1, 1, 5, 6, 7 }, std::vector<float>(210, 0.1f));
@@ -65,6 +66,7 @@ TEST(ElementwiseOnTheDla, FloatAddSubMulBroadcastAreTheCpusBits)
 	b.output("product", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
 	b.output("scaled", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
 	b.output("sixD", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5, 6, 7 });
+	b.output("scalarFirst", ::onnx::TensorProto::FLOAT, { 2, 3, 4, 5 });
 	/* x + c per channel; x - row along W; c * x (the first operand repeated);
 	 * x * s (repeated along all four, merged into one axis); a 6-D add. */
 	b.node("Add", { "x", "c" }, { "sum" });
@@ -72,11 +74,14 @@ TEST(ElementwiseOnTheDla, FloatAddSubMulBroadcastAreTheCpusBits)
 	b.node("Mul", { "c", "x" }, { "product" });
 	b.node("Mul", { "x", "s" }, { "scaled" });
 	b.node("Add", { "big", "block" }, { "sixD" });
+	/* A scalar first operand. */
+	b.node("Mul", { "k", "x" }, { "scalarFirst" });
 	std::unique_ptr<Model> model = loadBuilt(b);
 	ASSERT_TRUE(model);
 	expectDlaEqualsCpu(*model,
 			   { floats({ 2, 3, 4, 5 }, 0.37f, 1), floats({ 1, 3, 1, 1 }, 1.13f, 2),
-			     floats({ 1 }, -0.77f, 3), floats({ 2, 3, 4, 5, 6, 7 }, 0.01f, 4) });
+			     floats({ 1 }, -0.77f, 3), floats({}, 1.5f, 5),
+			     floats({ 2, 3, 4, 5, 6, 7 }, 0.01f, 4) });
 }
 
 TEST(ElementwiseOnTheDla, IntegerAddSubMulWrapAsTheCpus)
@@ -162,6 +167,66 @@ TEST(ElementwiseOnTheDla, QuantisedAddIsTheCpusBytes)
 			}
 		}
 	}
+}
+
+/*
+ * onnxruntime's QLinearAdd written by the model, its zero points left out:
+ * 0 of the tensors' type, which for uint8 the DLA holds as -128.
+ */
+TEST(ElementwiseOnTheDla, AQLinearAddWithoutZeroPointsIsTheCpusBytes)
+{
+	for (int32_t type : { ::onnx::TensorProto::UINT8, ::onnx::TensorProto::INT8 }) {
+		SCOPED_TRACE(type);
+		const DataType dataType =
+			type == ::onnx::TensorProto::INT8 ? DataType::Int8 : DataType::Uint8;
+		test::ModelBuilder b;
+		b.importDomain("com.microsoft", 1);
+		b.input("a", type, { 1, 2, 3, 4 });
+		b.input("b", type, { 1, 2, 3, 4 });
+		b.output("y", type, { 1, 2, 3, 4 });
+		b.initializer("as", test::floatTensor({}, { 0.02f }));
+		b.initializer("bs", test::floatTensor({}, { 0.03f }));
+		b.initializer("bz", test::intTensor(dataType, {}, { 5 }));
+		b.initializer("ys", test::floatTensor({}, { 0.05f }));
+		b.node("QLinearAdd", { "a", "as", "", "b", "bs", "bz", "ys", "" }, { "y" },
+		       "com.microsoft");
+		std::unique_ptr<Model> model = loadBuilt(b);
+		ASSERT_TRUE(model);
+		Tensor a(dataType, { 1, 2, 3, 4 }), c(dataType, { 1, 2, 3, 4 });
+		for (int i = 0; i < 24; i++) {
+			static_cast<uint8_t *>(a.raw())[i] = uint8_t(i * 11);
+			static_cast<uint8_t *>(c.raw())[i] = uint8_t(255 - i * 7);
+		}
+		expectDlaEqualsCpu(*model, { a, c });
+	}
+}
+
+/*
+ * A Reshape whose shape an int64 Add computes joins the Relu after it on
+ * the DLA: the Add (of a type the DLA does not hold) runs on the CPU,
+ * before the segment, so the plan may read the shape.
+ */
+TEST(ElementwiseOnTheDla, AShapeAnInt64AddComputesIsAParameterTheSegmentReads)
+{
+	test::ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 2, 6 });
+	b.input("dims", ::onnx::TensorProto::INT64, { 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 3, 4 });
+	b.initializer("one", test::int64Tensor({ 2 }, { 1, 1 }));
+	b.node("Add", { "dims", "one" }, { "shape" }).set_name("shape_add");
+	b.node("Reshape", { "x", "shape" }, { "r" }).set_name("reshape");
+	b.node("Relu", { "r" }, { "y" }).set_name("relu");
+	std::unique_ptr<Model> model = loadBuilt(b);
+	ASSERT_TRUE(model);
+	std::vector<NodeTiming> timings;
+	auto out = model->run({ floats({ 2, 6 }, 1.0f, 3), test::int64Tensor({ 2 }, { 2, 3 }) },
+			      Target::Any, &timings);
+	ASSERT_TRUE(out) << out.error().message();
+	ASSERT_EQ(timings.size(), 2u);
+	EXPECT_EQ(timings[0].node, "shape_add");
+	EXPECT_EQ(timings[0].target, Target::Cpu);
+	EXPECT_EQ(timings[1].target, Target::Dla);
+	EXPECT_EQ(timings[1].node, "reshape .. relu");
 }
 
 /*

@@ -7,6 +7,8 @@
  * float tolerance on FLOAT32; and the configurations the DLA refuses.
  */
 #include "vx_guest.h"
+/* libvdla's own convolution: its kernel name and parameter scalar (no symbols). */
+#include "../../../umd/src/vx/nn/nn_convolution.h"
 
 #include <VX/vx_vdla.h>
 #include <VX/vxu.h>
@@ -869,6 +871,49 @@ TEST_F(NnLayer, DeconvolutionWeightsTheTaskCannotCopyStayOffTheDla)
 	vxReleaseNode(&deconv);
 	vxReleaseGraph(&graph);
 	vxReleaseTensor(&handle);
+}
+
+/*
+ * The same for libvdla's own convolution without multipliers (its INT32
+ * sums, ConvInteger's), created by its kernel name as any application
+ * may: the folded bias is computed from the weights (an input zero point
+ * of 3), so weights a node computes keep it off the DLA.
+ */
+TEST_F(NnLayer, ConvolutionSumsWhoseWeightsTheGraphComputesStayOffTheDla)
+{
+	vx_tensor in = input({ { 4, 3, 2 }, VX_TYPE_INT8, 0 }, -8, 8);
+	const TensorSpec weightSpec = { { 1, 1, 2, 2 }, VX_TYPE_INT8, 0 };
+	vx_tensor a = input(weightSpec, -2, 2), b = input(weightSpec, -1, 1);
+	const std::vector<vx_size> outDims = { 4, 3, 2 };
+	vx_tensor out = vxCreateTensor(context_, 3, outDims.data(), VX_TYPE_INT32, 0);
+	vx_graph graph = vxCreateGraph(context_);
+	vx_tensor sum = vxCreateVirtualTensor(graph, 4, weightSpec.dims.data(), VX_TYPE_INT8, 0);
+	vx_node add = vxTensorAddNode(graph, a, b, VX_CONVERT_POLICY_SATURATE, sum);
+	vx_kernel kernel = vxGetKernelByName(context_, vdla::vx::nn::kGeneralConvolutionName);
+	ASSERT_EQ(VX_SUCCESS, vxGetStatus(reinterpret_cast<vx_reference>(kernel)));
+	vx_node conv = vxCreateGenericNode(graph, kernel);
+	vdla::vx::nn::ConvolutionParams params = {};
+	params.strideX = params.strideY = params.dilationX = params.dilationY = params.groups = 1;
+	params.inputZero = 3;
+	params.relu = vx_false_e;
+	vx_scalar scalar = vxCreateScalarWithSize(
+		context_, vdla::vx::nn::kTypeConvolutionParams, &params, sizeof(params));
+	ASSERT_EQ(VX_SUCCESS, vxSetParameterByIndex(conv, 0, reinterpret_cast<vx_reference>(in)));
+	ASSERT_EQ(VX_SUCCESS, vxSetParameterByIndex(conv, 1, reinterpret_cast<vx_reference>(sum)));
+	ASSERT_EQ(VX_SUCCESS,
+		vxSetParameterByIndex(conv, 5, reinterpret_cast<vx_reference>(scalar)));
+	ASSERT_EQ(VX_SUCCESS, vxSetParameterByIndex(conv, 6, reinterpret_cast<vx_reference>(out)));
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "dla"));
+	EXPECT_EQ(VX_ERROR_NOT_SUPPORTED, vxVerifyGraph(graph)) << "computed weights on the DLA";
+	ASSERT_EQ(VX_SUCCESS, vxSetNodeTarget(conv, VX_TARGET_STRING, "any"));
+	EXPECT_TRUE(runsOnCpu(graph, conv));
+	vxReleaseScalar(&scalar);
+	vxReleaseKernel(&kernel);
+	vxReleaseNode(&add);
+	vxReleaseNode(&conv);
+	vxReleaseTensor(&sum);
+	vxReleaseTensor(&out);
+	vxReleaseGraph(&graph);
 }
 
 /* ROI pooling has no DLA lowering. */

@@ -11,6 +11,8 @@
 #include <vdla/onnx.h>
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <unistd.h>
 
 namespace vdla::onnx {
@@ -195,6 +197,65 @@ TEST(DlaSupport, AGlobalPoolingOfAPlaneBeyondThePdpsWindowStaysOffTheDla)
 	b.node("GlobalAveragePool", { "x" }, { "y" });
 	std::string reason = dlaRefusal(b, { 1, 2, 17, 4 });
 	EXPECT_NE(reason.find("beyond 16 x 16"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, AQLinearAddScaleTheDlaMayComputeStaysOffTheDla)
+{
+	/* C_scale reshaped from an input: the Reshape may run on the DLA, after the check. */
+	ModelBuilder b;
+	b.importDomain("com.microsoft", 1);
+	b.input("x", ::onnx::TensorProto::INT8, { 1, 4 });
+	b.input("s", ::onnx::TensorProto::FLOAT, { 1 });
+	b.output("y", ::onnx::TensorProto::INT8, { 1, 4 });
+	b.initializer("one", test::floatTensor({}, { 1.0f }));
+	b.initializer("shape", test::int64Tensor({ 2 }, { 1, 1 }));
+	b.node("Reshape", { "s", "shape" }, { "scale" });
+	b.node("QLinearAdd", { "x", "one", "", "x", "one", "", "scale", "" }, { "y" },
+	       "com.microsoft");
+	SavedModel file(b);
+	auto model = Model::load(file.path);
+	ASSERT_TRUE(model) << model.error().message();
+	Tensor x(DataType::Int8, { 1, 4 });
+	Tensor s = test::floatTensor({ 1 }, { 0.5f });
+	auto out = (*model)->run({ x, s }, Target::Dla);
+	ASSERT_FALSE(out);
+	EXPECT_EQ(out.error().code(), ENOTSUP);
+	EXPECT_NE(out.error().reason().find("computed by a node the DLA may run"), std::string::npos)
+		<< out.error().reason();
+}
+
+TEST(DlaSupport, AnLrnOfAnInfiniteAlphaStaysOffTheDla)
+{
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::FLOAT, { 1, 6, 2, 2 });
+	b.output("y", ::onnx::TensorProto::FLOAT, { 1, 6, 2, 2 });
+	::onnx::NodeProto &lrn = b.node("LRN", { "x" }, { "y" });
+	test::setInt(lrn, "size", 3);
+	test::setFloat(lrn, "alpha", INFINITY);
+	std::string reason = dlaRefusal(b, { 1, 6, 2, 2 });
+	EXPECT_NE(reason.find("not finite"), std::string::npos) << reason;
+}
+
+TEST(DlaSupport, IntegerSumsBeyondTheConvsLimitsStayOffTheDla)
+{
+	/* 8192 x 3 x 3 = 73728 weights per output; the CONV takes 65536. */
+	ModelBuilder b;
+	b.input("x", ::onnx::TensorProto::INT8, { 1, 8192, 3, 3 });
+	b.initializer("w", test::intTensor(DataType::Int8, { 1, 8192, 3, 3 },
+					   std::vector<int64_t>(73728, 1)));
+	b.output("y", ::onnx::TensorProto::INT32, { 1, 1, 1, 1 });
+	b.node("ConvInteger", { "x", "w" }, { "y" });
+	std::string reason = dlaRefusal(b, { 1, 8192, 3, 3 }, DataType::Int8);
+	EXPECT_NE(reason.find("65536 weights per output"), std::string::npos) << reason;
+
+	/* A [2, 40000, 8]: 80000 rows, the layer's batch. */
+	ModelBuilder m;
+	m.input("a", ::onnx::TensorProto::INT8, { 2, 40000, 8 });
+	m.initializer("b", test::intTensor(DataType::Int8, { 8, 3 }, std::vector<int64_t>(24, 1)));
+	m.output("y", ::onnx::TensorProto::INT32, { 2, 40000, 3 });
+	m.node("MatMulInteger", { "a", "b" }, { "y" });
+	reason = dlaRefusal(m, { 2, 40000, 8 }, DataType::Int8);
+	EXPECT_NE(reason.find("more than 65535 rows"), std::string::npos) << reason;
 }
 
 TEST(DlaSupport, ADepthToSpaceBlockAbove16StaysOffTheDla)

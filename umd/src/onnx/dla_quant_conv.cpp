@@ -3,6 +3,7 @@
 #include "dla_quant_conv.h"
 
 #include "ops/quant_ops.h"
+#include "ops/shape_ops.h"
 #include "tensor_util.h"
 
 #include <algorithm>
@@ -189,6 +190,9 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		const std::vector<int64_t> &a = x->second.shape;
 		if (w.rank() != 2 || a.size() < 2 || a.back() != w.shape()[0])
 			return "only " + node.opType + " by a 2-D B runs on the DLA";
+		/* A's rows are the layer's batch, a dimension of the DLA's. */
+		if (dimsProduct(a, 0, a.size() - 1) > 65535)
+			return node.opType + " of more than 65535 rows";
 		columns = pointwiseWeights(w, false);
 	}
 	const Tensor &weights = matMul ? columns : w;
@@ -233,6 +237,8 @@ std::string prepareQuantConv(const Graph &graph, const Node &node, const ShapeMa
 		return "w_zero_point's type is not w's";
 	if (std::string why = convLimitsRefusal(layer.geometry); !why.empty())
 		return why;
+	if (weights.elements() / outputs > 65536)
+		return "more than 65536 weights per output channel (the CONV's limit)";
 
 	const std::vector<int32_t> wValues = integers(weights);
 	const std::vector<int32_t> wZeros = wZero ? integers(*wZero) : std::vector<int32_t>{ 0 };

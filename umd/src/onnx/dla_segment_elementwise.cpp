@@ -54,11 +54,11 @@ template <typename T> T scalarOf(const Tensor &t)
 	return t.data<T>()[0];
 }
 
-/* A zero point as the DLA holds it: uint8 less 128. */
-int32_t heldZero(const Tensor *zero)
+/* A zero point as the DLA holds it: uint8 less 128; absent, 0 of @type. */
+int32_t heldZero(const Tensor *zero, DataType type)
 {
 	if (!zero)
-		return 0;
+		return type == DataType::Uint8 ? -128 : 0;
 	if (zero->elements() != 1)
 		throw OpError(ENOTSUP, "QLinearAdd on the DLA takes one scale and zero point per tensor");
 	if (zero->type() == DataType::Uint8)
@@ -68,8 +68,9 @@ int32_t heldZero(const Tensor *zero)
 	throw OpError(ENOTSUP, "a zero point of " + zero->describe());
 }
 
-/* QLinearAdd's layer parameters from its (known) scales and zero points. */
-vdla::vx::nn::ElementwiseParams quantParams(const std::function<const Tensor *(size_t)> &input)
+/* QLinearAdd's layer parameters from its (known) scales and zero points; A, B and C are of @type. */
+vdla::vx::nn::ElementwiseParams quantParams(DataType type,
+					    const std::function<const Tensor *(size_t)> &input)
 {
 	vdla::vx::nn::ElementwiseParams p =
 		vdla::vx::nn::elementwiseParams(vdla::vx::nn::kElementwiseAdd);
@@ -85,9 +86,9 @@ vdla::vx::nn::ElementwiseParams quantParams(const std::function<const Tensor *(s
 		p.multiplier[k] = scalarOf<float>(*scales[k]) / outputScale;
 		if (!(std::fabs(p.multiplier[k]) <= 0x1p100f))
 			throw OpError(ENOTSUP, "a QLinearAdd scale ratio beyond 2^100");
-		p.inputZero[k] = heldZero(input(k == 0 ? 2 : 5));
+		p.inputZero[k] = heldZero(input(k == 0 ? 2 : 5), type);
 	}
-	p.outputZero = heldZero(input(7));
+	p.outputZero = heldZero(input(7), type);
 	return p;
 }
 
@@ -160,7 +161,7 @@ std::string elementwiseRefusal(const Graph &graph, const Node &node, const Shape
 	if (!quantised)
 		return "";
 	try {
-		quantParams([&](size_t i) -> const Tensor * {
+		quantParams(a->type, [&](size_t i) -> const Tensor * {
 			return i < node.inputs.size() && !node.inputs[i].empty()
 				       ? knownValue(graph, shapes, node.inputs[i])
 				       : nullptr;
@@ -183,7 +184,7 @@ void addElementwise(SegmentTensors &segment, const Node &node, const ShapeMap &s
 	vdla::vx::nn::ElementwiseParams params;
 	std::string out = node.outputs[0];
 	if (quantised) {
-		params = quantParams([&](size_t i) -> const Tensor * {
+		params = quantParams(shapes.at(a).type, [&](size_t i) -> const Tensor * {
 			return node.inputs[i].empty() ? nullptr : &segment.parameter(node.inputs[i]);
 		});
 		/* Max(y, y_zero_point) after it: its Relu. */

@@ -21,6 +21,7 @@
 #include "ops/shape_ops.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -58,20 +59,31 @@ bool dlaOperator(const std::string &op)
 	return layers.count(op) || convolvesIntegers(op) || movesData(op);
 }
 
-/* Whether @value is computed by a node the DLA may run. */
-bool computedOnDla(const Graph &graph, const std::string &value)
+/*
+ * Whether @value is computed by a node the DLA may run: of an operator it
+ * runs, and of a type it holds (an int64 Add or Concat of a shape
+ * computation never runs there; INT32 only as ConvInteger's sums).
+ */
+bool computedOnDla(const Graph &graph, const std::string &value, const ShapeMap &shapes)
 {
 	const Node *producer = producerOf(graph, value);
-	return producer && dlaOperator(producer->opType);
+	if (!producer || !dlaOperator(producer->opType))
+		return false;
+	auto it = shapes.find(value);
+	if (it == shapes.end())
+		return true;
+	const DataType type = it->second.type;
+	return type == DataType::Float || type == DataType::Int8 || type == DataType::Uint8 ||
+	       (type == DataType::Int32 && convolvesIntegers(producer->opType));
 }
 
 /*
  * A 1-D layer's tensors are 4-D on the DLA: its producer and readers must
  * be of no operator the DLA runs.
  */
-bool alone1d(const Graph &graph, const Node &node)
+bool alone1d(const Graph &graph, const Node &node, const ShapeMap &shapes)
 {
-	if (computedOnDla(graph, node.inputs[0]))
+	if (computedOnDla(graph, node.inputs[0], shapes))
 		return false;
 	for (size_t reader : graph.readersOf(node.outputs[0]))
 		if (dlaOperator(graph.nodes[reader].opType))
@@ -101,7 +113,7 @@ std::string poolRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	if (!kernel || kernel->ints.empty() || kernel->ints.size() > 3 ||
 	    x->shape.size() != kernel->ints.size() + 2)
 		return "only 1-D, 2-D and 3-D pooling run on the DLA";
-	if (kernel->ints.size() == 1 && !alone1d(graph, node))
+	if (kernel->ints.size() == 1 && !alone1d(graph, node, shapes))
 		return "a 1-D pooling next to another node the DLA runs";
 	if (kernel->ints.size() == 3) {
 		/* Two 2-D poolings (dla_segment.cpp): of [N, C * D, H, W], then of
@@ -156,7 +168,7 @@ std::string convRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 		return "only 1-D, 2-D and 3-D Conv run on the DLA";
 	if (oneD && !isConstant(graph, node.inputs[1]))
 		return "1-D Conv with weights computed by the graph";
-	if (oneD && !alone1d(graph, node))
+	if (oneD && !alone1d(graph, node, shapes))
 		return "a 1-D Conv next to another node the DLA runs";
 	/* What the CPU kernel checks, which the plan's shape run may skip. */
 	const Attribute *group = node.attribute("group");
@@ -216,16 +228,16 @@ std::string gemmRefusal(const Graph &graph, const Node &node, const ShapeMap &sh
 	if (b->shape[0] > 65535 || b->shape[1] > 65535)
 		return "more than 65535 inputs or outputs";
 	const Attribute *transA = node.attribute("transA");
-	if (transA && transA->i && computedOnDla(graph, node.inputs[0]))
+	if (transA && transA->i && computedOnDla(graph, node.inputs[0], shapes))
 		return "transA of a value the DLA may compute";
 	/* B and C computed on the DLA: the copy-in that prepares them is before the segment. */
-	if (computedOnDla(graph, node.inputs[1]))
+	if (computedOnDla(graph, node.inputs[1], shapes))
 		return "B computed by a node the DLA may run";
 	if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
 		const Attribute *beta = node.attribute("beta");
 		const ValueShape *y = shapeOf(shapes, node.outputs[0]);
 		const ValueShape *c = shapeOf(shapes, node.inputs[2]);
-		if (computedOnDla(graph, node.inputs[2]) &&
+		if (computedOnDla(graph, node.inputs[2], shapes) &&
 		    ((beta && beta->f != 1) || !y || !c || c->shape != y->shape))
 			return "C computed by a node the DLA may run, other than [N, M] with beta 1";
 		const Attribute *transB = node.attribute("transB");
@@ -294,7 +306,7 @@ std::string parameterRefusal(const Graph &graph, const Node &node, size_t i,
 	if (!knownValue(graph, shapes, name))
 		return node.opType + "'s input " + std::to_string(i) +
 		       " is not a value the plan knows (a constant, or at most 64 values)";
-	if (computedOnDla(graph, name))
+	if (computedOnDla(graph, name, shapes))
 		return node.opType + "'s input " + std::to_string(i) +
 		       " is computed by a node the DLA may run";
 	return "";
@@ -484,12 +496,16 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 							 "GlobalAveragePool", "GlobalMaxPool",
 							 "Max" };
 	if (isElementwise(node)) {
-		/* Scalars and dimensions as below; the operand types are its own. */
-		for (const std::string &name : { node.inputs[0], node.outputs[0] }) {
-			auto it = shapes.find(name);
-			if (it != shapes.end() && it->second.shape.empty())
-				return "a scalar (the DLA's tensors have dimensions)";
-		}
+		/* Dimensions as below (a scalar is a tensor of one element there);
+		 * the operand types are its own. */
+		if (node.inputs.empty() || node.outputs.size() != 1)
+			return node.opType + " with other inputs than its operator's";
+		if (node.opType == "QLinearAdd")
+			for (size_t i : { 1, 2, 4, 5, 6, 7 })
+				if (i < node.inputs.size())
+					if (std::string why = parameterRefusal(graph, node, i, shapes);
+					    !why.empty())
+						return why;
 		for (const std::string &name : node.inputs) {
 			auto it = shapes.find(name);
 			if (it != shapes.end())
@@ -579,9 +595,11 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		if (!size || size->i < 1 || size->i > 15 || size->i % 2 == 0)
 			return "an LRN size other than an odd one up to 15 (a window centred on "
 			       "its channel)";
-		if ((alpha && !(alpha->f >= 0)) || (beta && !(beta->f >= 0)) ||
-		    (bias && !(bias->f > 0)))
-			return "LRN with a negative alpha or beta, or a bias not above 0";
+		if ((alpha && !(std::isfinite(alpha->f) && alpha->f >= 0)) ||
+		    (beta && !(std::isfinite(beta->f) && beta->f >= 0)) ||
+		    (bias && !(std::isfinite(bias->f) && bias->f > 0)))
+			return "LRN with an alpha or beta that is not finite and >= 0, or a bias not "
+			       "finite and above 0";
 		return "";
 	}
 	if (node.opType == "Relu") {

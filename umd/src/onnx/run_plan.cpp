@@ -212,7 +212,8 @@ Result<std::unique_ptr<ExecutionPlan>> ExecutionPlan::make(vx_context context, c
 		if (!onDla[i])
 			return Error(ENOTSUP, nodeLabel(graph.nodes[i]) + " cannot run on the DLA: "
 						      "a Max runs there only as the Relu of the "
-						      "QLinearConv before it");
+						      "QLinearConv, QLinearMatMul or QLinearAdd "
+						      "before it");
 
 	auto plan = std::make_unique<ExecutionPlan>();
 	plan->target_ = target;

@@ -20,6 +20,7 @@
 #include "quant_ops.h"
 
 #include <cerrno>
+#include <cmath>
 
 namespace vdla::onnx {
 
@@ -65,6 +66,9 @@ void qlinearAdd(OpContext &ctx)
 			    "C_zero_point must have A's type, not " + ctx.input(7).describe());
 	const OperandQuant qa = operandQuant(ctx, 1, "A_scale"), qb = operandQuant(ctx, 4, "B_scale");
 	const OperandQuant qc = operandQuant(ctx, 6, "C_scale");
+	/* A ratio past float32's range would make 0 * inf a NaN. */
+	ctx.require(std::isfinite(qa.scale / qc.scale) && std::isfinite(qb.scale / qc.scale),
+		    "A_scale / C_scale and B_scale / C_scale must be finite in float32");
 	ctx.setOutput(0, a.type() == DataType::Int8 ? quantisedSum<int8_t>(a, b, qa, qb, qc)
 						    : quantisedSum<uint8_t>(a, b, qa, qb, qc));
 }

@@ -896,11 +896,13 @@ std::vector<vx_tensor> copiedTensors(const nn::Layer &layer)
 		return { f->bias };
 	if (auto *d = std::get_if<nn::Deconvolution>(&layer))
 		return { d->bias, d->weights };
-	/* A quantised convolution's bias constant depends on its weights, and
-	 * its multipliers are copied too. */
+	/* An INT8 convolution's bias constant depends on its weights (so do
+	 * INT16 weights split in two), and its multipliers are copied too:
+	 * with or without multipliers (the INT32 sums). */
 	if (auto *g = std::get_if<nn::GeneralConvolution>(&layer))
-		return g->multipliers ? std::vector<vx_tensor>{ g->bias, g->weights, g->multipliers }
-				      : std::vector<vx_tensor>{ g->bias };
+		return g->input->dataType == VX_TYPE_INT8
+			? std::vector<vx_tensor>{ g->bias, g->weights, g->multipliers }
+			: std::vector<vx_tensor>{ g->bias };
 	return {};
 }
 
