@@ -7,41 +7,13 @@
  * int8 and uint8, each against the CPU kernels bit for bit.
  */
 
-#include <vdla/onnx.h>
-
-#include "../../../umd/tools/onnx_run/case_runner.h"
-#include "../../host/onnx/model_builder.h"
-
-#include <gtest/gtest.h>
-#include <unistd.h>
+#include "dla_test_util.h"
 
 namespace vdla::onnx {
 namespace {
 
-std::unique_ptr<Model> loadBuilt(test::ModelBuilder &b)
-{
-	std::string path = b.save();
-	auto model = Model::load(path);
-	unlink(path.c_str());
-	EXPECT_TRUE(model) << model.error().message();
-	return model ? std::move(*model) : nullptr;
-}
-
-/* Every node of @model on the DLA, outputs equal to the CPU's, bit for bit. */
-void expectDlaEqualsCpu(Model &model, const std::vector<Tensor> &inputs)
-{
-	std::vector<NodeTiming> timings;
-	auto dla = model.run(inputs, Target::Dla, &timings);
-	ASSERT_TRUE(dla) << dla.error().message();
-	for (const NodeTiming &t : timings)
-		EXPECT_EQ(t.target, Target::Dla) << t.node << " ran on the CPU";
-	EXPECT_FALSE(timings.empty());
-	auto cpu = model.run(inputs, Target::Cpu);
-	ASSERT_TRUE(cpu) << cpu.error().message();
-	ASSERT_EQ(dla->size(), cpu->size());
-	for (size_t i = 0; i < cpu->size(); i++)
-		EXPECT_EQ(compareTensors((*cpu)[i], (*dla)[i], 0, 0), "") << "output " << i;
-}
+using test::expectDlaEqualsCpu;
+using test::loadBuilt;
 
 Tensor floats(std::vector<int64_t> shape, float scale, int seed)
 {

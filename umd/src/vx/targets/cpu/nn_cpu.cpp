@@ -602,6 +602,18 @@ void generalTaps(const GeneralConvolution &conv, const Elements &in, const Eleme
 }
 
 /*
+ * A requantised value @v stored as INT8: round(v), ties to even, plus
+ * @zero, saturated (a huge, infinite or NaN v has no int64: saturated in
+ * double first, NaN as 0).
+ */
+void storeRequantised(Elements &out, vx_size at, float v, vx_int32 zero)
+{
+	const double r = std::clamp(roundHalfEven(double(v)), -1e6, 1e6);
+	out.storeRaw(at,
+		convert(int64_t(std::isnan(r) ? 0 : r) + zero, VX_TYPE_INT8, VX_CONVERT_POLICY_SATURATE));
+}
+
+/*
  * FLOAT32: the sum and the bias in double, stored as float. INT8: the exact
  * sum in 64 bits (at most 2^16 taps of products below 2^16 each and a
  * 32-bit bias), saturated to INT32 when the layer has no multipliers
@@ -652,11 +664,7 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
 		float v = float(acc) * multiplier;
 		if (conv.relu)
 			v = std::max(v, 0.0f);
-		/* Saturated in double first: a huge, infinite or NaN v has no int64. */
-		const double r = std::clamp(roundHalfEven(double(v)), -1e6, 1e6);
-		out.storeRaw(out.at(ox, oy, o, n),
-			convert(int64_t(std::isnan(r) ? 0 : r) + conv.outputZero, VX_TYPE_INT8,
-				VX_CONVERT_POLICY_SATURATE));
+		storeRequantised(out, out.at(ox, oy, o, n), v, conv.outputZero);
 	});
 	return VX_SUCCESS;
 }
@@ -702,11 +710,7 @@ vx_status compute(const Elementwise &layer, Bindings &bound)
 		float v = a + b;
 		if (layer.relu)
 			v = std::max(v, 0.0f);
-		/* Saturated in double first: a huge or infinite v has no int64. */
-		const double r = std::clamp(roundHalfEven(double(v)), -1e6, 1e6);
-		out.storeRaw(out.at(w, h, c, n),
-			convert(int64_t(std::isnan(r) ? 0 : r) + layer.outputZero, VX_TYPE_INT8,
-				VX_CONVERT_POLICY_SATURATE));
+		storeRequantised(out, out.at(w, h, c, n), v, layer.outputZero);
 	});
 	return VX_SUCCESS;
 }

@@ -236,6 +236,13 @@ private:
 		vx_node &carrier);
 	vx_status lowerConcatenation(vx_node node);
 	vx_status lowerElementwise(vx_node node);
+	/*
+	 * @rounding (an SDP rounding to integers) into INT8 @out: directly
+	 * when @outputZero is 0, else into INT16 and then an integer SDP
+	 * adding @outputZero and saturating (dla_lower_convolution.cpp).
+	 */
+	void pushWithOutputZero(
+		vx_context context, SdpOp rounding, const Tensor &out, int32_t outputZero, vx_node &node);
 	void pushWrappingUnits(const nn::Elementwise &layer, const Tensor &out, const Tensor &x,
 		const Tensor &y, vx_node &node);
 

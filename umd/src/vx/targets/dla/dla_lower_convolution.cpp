@@ -310,21 +310,26 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 	if (c.relu)
 		scale.activation = SdpActivation::Relu;
 	scale.round = Round::HalfEven;
-	if (c.outputZero == 0) {
-		scale.dst = out;
-		pushSdpUnit(scale, node);
-		return VX_SUCCESS;
-	}
-	scale.dst = scratchLike(c.output->context, out, DataType::Int16);
-	pushSdpUnit(scale, node);
-
 	/* 3. Plus the output zero point, saturated to INT8. */
+	pushWithOutputZero(c.output->context, scale, out, c.outputZero, node);
+	return VX_SUCCESS;
+}
+
+void Lowering::pushWithOutputZero(
+	vx_context context, SdpOp rounding, const Tensor &out, int32_t outputZero, vx_node &node)
+{
+	if (outputZero == 0) {
+		rounding.dst = out;
+		pushSdpUnit(rounding, node);
+		return;
+	}
+	rounding.dst = scratchLike(context, out, DataType::Int16);
+	pushSdpUnit(rounding, node);
 	SdpOp offset;
-	offset.src = scale.dst;
-	offset.outOffset = c.outputZero;
+	offset.src = rounding.dst;
+	offset.outOffset = outputZero;
 	offset.dst = out;
 	pushSdpUnit(offset, node);
-	return VX_SUCCESS;
 }
 
 } /* namespace vdla::vx::dla */

@@ -206,20 +206,8 @@ vx_status Lowering::lowerElementwise(vx_node node)
 	if (layer.relu)
 		sum.activation = SdpActivation::Relu;
 	sum.round = Round::HalfEven;
-	if (layer.outputZero == 0) {
-		sum.dst = out;
-		pushSdpUnit(sum, node);
-		return VX_SUCCESS;
-	}
-	sum.dst = scratchLike(context, out, DataType::Int16);
-	pushSdpUnit(sum, node);
-
 	/* 4. Plus the output zero point, saturated to INT8. */
-	SdpOp offset;
-	offset.src = sum.dst;
-	offset.outOffset = layer.outputZero;
-	offset.dst = out;
-	pushSdpUnit(offset, node);
+	pushWithOutputZero(context, sum, out, layer.outputZero, node);
 	return VX_SUCCESS;
 }
 
