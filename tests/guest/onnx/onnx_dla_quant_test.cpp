@@ -456,5 +456,50 @@ TEST(IntegerSumsOnTheDla, ConvIntegerAndMatMulIntegerAreTheCpusInt32)
 	}
 }
 
+/*
+ * DequantizeLinear on the SDP: every float equal to the CPU's, int8 and
+ * uint8, per tensor (a left-out zero point too) and per axis (axis 1 of
+ * [N, C, H, W], and axis 2 of a 3-D x, read as [N, C, 1, W]).
+ */
+TEST(DequantizeOnTheDla, EveryFloatIsTheCpus)
+{
+	for (DataType type : { I8, U8 }) {
+		const bool u8 = type == U8;
+		const int32_t onnxType = u8 ? ::onnx::TensorProto::UINT8 : ::onnx::TensorProto::INT8;
+		test::ModelBuilder b(13);
+		b.input("x", onnxType, { 1, 3, 4, 5 });
+		b.input("t", onnxType, { 2, 3, 6 });
+		b.output("plain", ::onnx::TensorProto::FLOAT, { 1, 3, 4, 5 });
+		b.output("noZero", ::onnx::TensorProto::FLOAT, { 1, 3, 4, 5 });
+		b.output("channels", ::onnx::TensorProto::FLOAT, { 1, 3, 4, 5 });
+		b.output("lastAxis", ::onnx::TensorProto::FLOAT, { 2, 3, 6 });
+		b.initializer("s", test::floatTensor({}, { 0.0371f }));
+		b.initializer("z", test::intTensor(type, {}, { u8 ? 131 : -7 }));
+		b.initializer("cs", test::floatTensor({ 3 }, { 0.1f, 0.3f, 1.7f }));
+		b.initializer("cz", test::intTensor(type, { 3 }, { u8 ? 0 : -128, u8 ? 255 : 127, 9 }));
+		b.initializer("ls", test::floatTensor({ 6 }, { 1e-3f, 0.2f, 0.33f, 5, 7.1f, 0.5f }));
+		b.node("DequantizeLinear", { "x", "s", "z" }, { "plain" });
+		b.node("DequantizeLinear", { "x", "s" }, { "noZero" });
+		b.node("DequantizeLinear", { "x", "cs", "cz" }, { "channels" });
+		test::setInt(b.node("DequantizeLinear", { "t", "ls" }, { "lastAxis" }), "axis", 2);
+		test::SavedModel file(b);
+		auto model = Model::load(file.path);
+		ASSERT_TRUE(model) << model.error().message();
+		Tensor x(type, { 1, 3, 4, 5 }), t(type, { 2, 3, 6 });
+		for (int i = 0; i < 60; i++)
+			static_cast<uint8_t *>(x.raw())[i] = uint8_t(i * 89 + 3);
+		for (int i = 0; i < 36; i++)
+			static_cast<uint8_t *>(t.raw())[i] = uint8_t(i * 53 + 128);
+		std::vector<NodeTiming> timings;
+		auto dla = (*model)->run({ x, t }, Target::Dla, &timings);
+		ASSERT_TRUE(dla) << dla.error().message();
+		auto cpu = (*model)->run({ x, t }, Target::Cpu);
+		ASSERT_TRUE(cpu) << cpu.error().message();
+		for (size_t i = 0; i < 4; i++)
+			EXPECT_EQ(std::memcmp((*dla)[i].raw(), (*cpu)[i].raw(), (*cpu)[i].bytes()), 0)
+				<< (u8 ? "uint8 " : "int8 ") << i;
+	}
+}
+
 } /* namespace */
 } /* namespace vdla::onnx */

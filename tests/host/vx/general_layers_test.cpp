@@ -9,6 +9,7 @@
  */
 
 #include "nn/nn_convolution.h"
+#include "nn/nn_dequantize.h"
 
 #include <VX/vx_khr_nn.h>
 #include <gtest/gtest.h>
@@ -258,6 +259,55 @@ TEST_F(GeneralLayers, WithoutMultipliersTheOutputIsTheInt32Sums)
 		tensor({ 1, 2, 1, 1 }, VX_TYPE_INT32, nullptr));
 	EXPECT_EQ(runOnCpu(graph, refused), VX_ERROR_INVALID_VALUE);
 	vxReleaseNode(&refused);
+	vxReleaseGraph(&graph);
+}
+
+/* Dequantisation: float32(x - zero) * scale, per tensor or per channel (dimension 2). */
+TEST_F(GeneralLayers, DequantizationIsOneFloat32ProductPerElement)
+{
+	/* [W, H, C] = [2, 1, 3]. */
+	const int8_t x[6] = { -128, 127, 0, 5, -7, 100 };
+	const int32_t zeros[3] = { 3, -128, 127 };
+	const float scales[3] = { 0.1f, 0.3f, 1e-3f };
+	vx_graph graph = vxCreateGraph(context_);
+	vx_tensor y = tensor({ 2, 1, 3 }, VX_TYPE_FLOAT32, nullptr);
+	vx_node node = dequantizeNode(graph, tensor({ 2, 1, 3 }, VX_TYPE_INT8, x),
+		tensor({ 3 }, VX_TYPE_INT32, zeros), tensor({ 3 }, VX_TYPE_FLOAT32, scales), y);
+	ASSERT_EQ(runOnCpu(graph, node), VX_SUCCESS);
+	float got[6];
+	copy(y, { 2, 1, 3 }, VX_TYPE_FLOAT32, got, VX_READ_ONLY);
+	for (int i = 0; i < 6; i++) {
+		volatile float want = float(x[i] - zeros[i / 2]) * scales[i / 2];
+		EXPECT_EQ(got[i], want) << i;
+	}
+	EXPECT_EQ(got[1], float(127 - 3) * 0.1f);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+
+	/* One zero point and scale for the tensor; an INT8 output or three scales for one zero are refused. */
+	graph = vxCreateGraph(context_);
+	const int32_t zero = -5;
+	const float scale = 0.25f;
+	node = dequantizeNode(graph, tensor({ 2, 1, 3 }, VX_TYPE_INT8, x),
+		tensor({ 1 }, VX_TYPE_INT32, &zero), tensor({ 1 }, VX_TYPE_FLOAT32, &scale), y);
+	ASSERT_EQ(runOnCpu(graph, node), VX_SUCCESS);
+	copy(y, { 2, 1, 3 }, VX_TYPE_FLOAT32, got, VX_READ_ONLY);
+	for (int i = 0; i < 6; i++)
+		EXPECT_EQ(got[i], float(x[i] + 5) * 0.25f) << i;
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	graph = vxCreateGraph(context_);
+	node = dequantizeNode(graph, tensor({ 2, 1, 3 }, VX_TYPE_INT8, x),
+		tensor({ 1 }, VX_TYPE_INT32, &zero), tensor({ 3 }, VX_TYPE_FLOAT32, scales), y);
+	EXPECT_EQ(runOnCpu(graph, node), VX_ERROR_INVALID_DIMENSION);
+	vxReleaseNode(&node);
+	vxReleaseGraph(&graph);
+	graph = vxCreateGraph(context_);
+	node = dequantizeNode(graph, tensor({ 2, 1, 3 }, VX_TYPE_INT8, x),
+		tensor({ 1 }, VX_TYPE_INT32, &zero), tensor({ 1 }, VX_TYPE_FLOAT32, &scale),
+		tensor({ 2, 1, 3 }, VX_TYPE_INT8, nullptr));
+	EXPECT_EQ(runOnCpu(graph, node), VX_ERROR_INVALID_FORMAT);
+	vxReleaseNode(&node);
 	vxReleaseGraph(&graph);
 }
 

@@ -120,7 +120,8 @@ TEST_F(Context, SetRejectsBadValuesAndReadOnlyAttributes)
 
 /* The seven tensor kernels, tensor_add first, the nine neural-network layer
  * kernels and libvdla's own convolution, pooling, rearrangement,
- * concatenation and element-wise layer, then color conversion. */
+ * concatenation, element-wise layer and dequantisation, then color
+ * conversion. */
 TEST_F(Context, UniqueKernelTableListsBuiltinTensorAdd)
 {
 	vx_uint32 count = 0;
@@ -130,7 +131,7 @@ TEST_F(Context, UniqueKernelTableListsBuiltinTensorAdd)
 	ASSERT_EQ(vxQueryContext(context, VX_CONTEXT_UNIQUE_KERNEL_TABLE, table.data(),
 			  count * sizeof(vx_kernel_info_t)),
 		VX_SUCCESS);
-	ASSERT_EQ(count, 22u);
+	ASSERT_EQ(count, 23u);
 	EXPECT_EQ(table[0].enumeration, VX_KERNEL_TENSOR_ADD);
 	EXPECT_STREQ(table[0].name, "org.khronos.openvx.tensor_add");
 	EXPECT_STREQ(table[16].name, "vdla.nn.convolution");
@@ -138,7 +139,8 @@ TEST_F(Context, UniqueKernelTableListsBuiltinTensorAdd)
 	EXPECT_STREQ(table[18].name, "vdla.nn.rearrangement");
 	EXPECT_STREQ(table[19].name, "vdla.nn.concatenation");
 	EXPECT_STREQ(table[20].name, "vdla.nn.elementwise");
-	EXPECT_EQ(table[21].enumeration, VX_KERNEL_COLOR_CONVERT);
+	EXPECT_STREQ(table[21].name, "vdla.nn.dequantize");
+	EXPECT_EQ(table[22].enumeration, VX_KERNEL_COLOR_CONVERT);
 }
 
 TEST_F(Context, ReleaseDestroysObjectsTheApplicationStillHolds)

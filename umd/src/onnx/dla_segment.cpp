@@ -20,6 +20,7 @@
 #include <VX/vx_khr_nn.h>
 
 #include "nn/nn_convolution.h"
+#include "nn/nn_dequantize.h"
 #include "nn/nn_rearrange.h"
 
 #include <cerrno>
@@ -733,6 +734,34 @@ struct SegmentBuilder : SegmentTensors {
 	}
 
 	/*
+	 * DequantizeLinear as libvdla's dequantisation: zero points and
+	 * scales as constants (uint8 held as int8 less 128, a left-out zero
+	 * point 0 of x's type), the axis of a per-axis scale as C.
+	 */
+	vx_node dequantize(const Node &node)
+	{
+		const ValueShape &x = shapes.at(node.inputs[0]);
+		const Tensor &scale = parameter(node.inputs[1]);
+		const bool hasZero = node.inputs.size() > 2 && !node.inputs[2].empty();
+		const Tensor *zero = hasZero ? &parameter(node.inputs[2]) : nullptr;
+		const bool perAxis = scale.rank() == 1 && scale.elements() > 1;
+		const std::vector<int64_t> shape = dequantizeShape(node, x.shape, perAxis);
+		const int64_t count = scale.elements();
+		Tensor zeros(DataType::Int32, { count }), scales(DataType::Float, { count });
+		for (int64_t k = 0; k < count; k++) {
+			const int32_t z = !zero ? 0
+					  : zero->type() == DataType::Uint8 ? zero->data<uint8_t>()[k]
+									    : zero->data<int8_t>()[k];
+			zeros.data<int32_t>()[k] = asSigned(x.type, z);
+			scales.data<float>()[k] = scale.data<float>()[k];
+		}
+		return vdla::vx::nn::dequantizeNode(vxGraph, shapedAs(node.inputs[0], shape),
+						    constantTensor(zeros, { count }),
+						    constantTensor(scales, { count }),
+						    outputAs(node.outputs[0], shape));
+	}
+
+	/*
 	 * Adds the nodes computing @node. A Reshape, Flatten, Squeeze,
 	 * Unsqueeze or Identity of a value a node of the segment computes
 	 * names the same tensor; a Max taken as a Relu adds nothing.
@@ -782,6 +811,8 @@ struct SegmentBuilder : SegmentTensors {
 			return pool(node);
 		if (node.opType == "Gemm")
 			return gemm(node);
+		if (node.opType == "DequantizeLinear")
+			return dequantize(node);
 		if (node.opType == "GlobalAveragePool" || node.opType == "GlobalMaxPool") {
 			/* One window over the whole plane. */
 			const std::vector<int64_t> &x = shapes.at(node.inputs[0]).shape;

@@ -5,7 +5,7 @@
  * pooling) and global pooling of planes up to 16 x 16, MaxPool of int8 and
  * uint8, Relu, Gemm as a 1x1 convolution,
  * QLinearConv and QLinearMatMul with the Max that is their Relu, ConvInteger
- * and MatMulInteger ("INT8 on the DLA"), Softmax and LRN (the OpenVX
+ * and MatMulInteger, DequantizeLinear ("INT8 on the DLA"), Softmax and LRN (the OpenVX
  * layers), Add, Sub, Mul and QLinearAdd on the SDP
  * (dla_segment_elementwise.h), and the data movement of Reshape,
  * Transpose, Slice, Split, Concat and depth/space on RUBIK.
@@ -55,7 +55,8 @@ bool dlaOperator(const std::string &op)
 	static const std::set<std::string> layers = { "Conv", "Relu", "MaxPool", "AveragePool",
 						      "Gemm", "Max",  "Add",	 "Sub",
 						      "Mul",  "QLinearAdd", "Softmax", "LRN",
-						      "GlobalAveragePool", "GlobalMaxPool" };
+						      "GlobalAveragePool", "GlobalMaxPool",
+						      "DequantizeLinear" };
 	return layers.count(op) || convolvesIntegers(op) || movesData(op);
 }
 
@@ -274,6 +275,7 @@ std::string typeRefusal(const Node &node, const ShapeMap &shapes)
 {
 	const bool quantised = convolvesIntegers(node.opType);
 	const bool integers = quantised || node.opType == "MaxPool" ||
+			      node.opType == "DequantizeLinear" ||
 			      node.opType == "Max" || movesData(node.opType);
 	for (size_t i = 0; i < node.inputs.size(); i++) {
 		const ValueShape *value = shapeOf(shapes, node.inputs[i]);
@@ -470,6 +472,30 @@ const Tensor *knownValue(const Graph &graph, const ShapeMap &shapes, const std::
 	return value && value->value ? &*value->value : nullptr;
 }
 
+std::vector<int64_t> dequantizeShape(const Node &node, const std::vector<int64_t> &shape,
+				     bool perAxis)
+{
+	const int64_t rank = int64_t(shape.size());
+	const Attribute *attr = node.attribute("axis");
+	int64_t axis = attr ? attr->i : 1;
+	if (axis < 0)
+		axis += rank;
+	if (perAxis && (axis < 0 || axis >= rank))
+		throw OpError(EINVAL, "DequantizeLinear's axis is out of range");
+	std::vector<int64_t> out = shape;
+	if (!perAxis)
+		axis = 0;
+	if (rank != 4 || (perAxis && axis != 1)) {
+		const size_t a = size_t(std::min(axis, std::max<int64_t>(rank - 1, 0)));
+		out = { dimsProduct(shape, 0, a), rank ? shape[a] : 1, 1,
+			rank ? dimsProduct(shape, a + 1, shape.size()) : 1 };
+	}
+	for (int64_t d : out)
+		if (d < 1 || d > 65535)
+			return {};
+	return out;
+}
+
 SoftmaxRows softmaxRows(const Node &node, int64_t opset, const std::vector<int64_t> &shape)
 {
 	const int64_t rank = int64_t(shape.size());
@@ -494,6 +520,7 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 							 "Gemm", "QLinearConv", "QLinearMatMul",
 							 "ConvInteger", "MatMulInteger", "Softmax", "LRN",
 							 "GlobalAveragePool", "GlobalMaxPool",
+							 "DequantizeLinear",
 							 "Max" };
 	if (isElementwise(node)) {
 		/* Dimensions as below (a scalar is a tensor of one element there);
@@ -572,6 +599,30 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		/* The layer's FP32 intermediates. */
 		if (rows.outer * rows.length * rows.inner * 4 > (int64_t(1) << 31))
 			return "Softmax intermediates beyond 2 GiB";
+		return "";
+	}
+	if (node.opType == "DequantizeLinear") {
+		/* Scale and zero point known to the plan, per tensor or per axis; x int8 or uint8. */
+		for (size_t i = 1; i < node.inputs.size(); i++)
+			if (std::string why = parameterRefusal(graph, node, i, shapes); !why.empty())
+				return why;
+		const ValueShape *x = shapeOf(shapes, node.inputs[0]);
+		const Tensor *scale = node.inputs.size() > 1 ? knownValue(graph, shapes, node.inputs[1])
+							     : nullptr;
+		if (!x || !scale || scale->type() != DataType::Float)
+			return "DequantizeLinear's scale is not a float value the plan knows";
+		if (x->type != DataType::Int8 && x->type != DataType::Uint8)
+			return std::string("DequantizeLinear of ") + dataTypeName(x->type) +
+			       " (the DLA holds int8)";
+		const bool perAxis = scale->rank() == 1 && scale->elements() > 1;
+		if (scale->elements() != 1 && !perAxis)
+			return "a DequantizeLinear scale neither per tensor nor per axis";
+		try {
+			if (dequantizeShape(node, x->shape, perAxis).empty())
+				return "DequantizeLinear of dimensions beyond 65535";
+		} catch (const std::exception &e) {
+			return e.what();
+		}
 		return "";
 	}
 	if (node.opType == "GlobalAveragePool" || node.opType == "GlobalMaxPool") {

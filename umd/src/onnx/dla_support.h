@@ -59,6 +59,15 @@ struct SoftmaxRows {
 };
 SoftmaxRows softmaxRows(const Node &node, int64_t opset, const std::vector<int64_t> &shape);
 
+/*
+ * A DequantizeLinear of x of @shape as the DLA's layer reads it, [N, C, H,
+ * W] with C the axis of a per-axis scale: x's own shape when that works,
+ * else [before the axis, the axis, 1, after it]; empty when a dimension
+ * passes 65535.
+ */
+std::vector<int64_t> dequantizeShape(const Node &node, const std::vector<int64_t> &shape,
+				     bool perAxis);
+
 /* "" if the DLA runs @node with these shapes; otherwise why it does not. */
 std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &shapes);
 

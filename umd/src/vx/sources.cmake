@@ -34,6 +34,7 @@ list(APPEND VDLA_SOURCES
 	src/vx/targets/dla/dla_lower_lrn.cpp
 	src/vx/targets/dla/dla_lower_rearrange.cpp
 	src/vx/targets/dla/dla_lower_elementwise.cpp
+	src/vx/targets/dla/dla_lower_dequantize.cpp
 	src/vx/targets/dla/dla_lower_lrn_float.cpp
 	src/vx/targets/dla/dla_lower_lut.cpp
 	src/vx/targets/dla/dla_lower_softmax.cpp

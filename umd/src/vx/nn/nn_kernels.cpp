@@ -9,6 +9,7 @@
 
 #include "nn/nn_layers.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_dequantize.h"
 #include "nn/nn_elementwise.h"
 #include "nn/nn_rearrange.h"
 #include "framework/object.h"
@@ -829,6 +830,26 @@ vx_status resolveElementwiseKernel(const vx_reference parameters[], Resolved &re
 	return VX_SUCCESS;
 }
 
+/* Parameters: the input, the zero points, the scales, the output. */
+vx_status resolveDequantizeKernel(const vx_reference parameters[], Resolved &resolved)
+{
+	Dequantize layer{ tensorAt(parameters, 0), tensorAt(parameters, 1), tensorAt(parameters, 2),
+		tensorAt(parameters, 3) };
+	if (layer.input->dataType != VX_TYPE_INT8 || layer.zeros->dataType != VX_TYPE_INT32
+		|| layer.scales->dataType != VX_TYPE_FLOAT32
+		|| (layer.output->resolved() && layer.output->dataType != VX_TYPE_FLOAT32))
+		return VX_ERROR_INVALID_FORMAT;
+	const Dims &in = layer.input->dims;
+	const vx_size channels = in.size() > 2 ? in[2] : 1;
+	const vx_size count = layer.scales->dims.size() == 1 ? layer.scales->dims[0] : 0;
+	if (in.empty() || in.size() > 4 || (count != 1 && count != channels)
+		|| layer.zeros->dims != layer.scales->dims
+		|| (layer.output->resolved() && layer.output->dims != in))
+		return VX_ERROR_INVALID_DIMENSION;
+	resolved = { layer, in };
+	return VX_SUCCESS;
+}
+
 constexpr KernelParameter kTensor{ true, VX_INPUT, VX_TYPE_TENSOR, VX_PARAMETER_STATE_REQUIRED };
 constexpr KernelParameter kOptionalTensor{ true, VX_INPUT, VX_TYPE_TENSOR,
 	VX_PARAMETER_STATE_OPTIONAL };
@@ -888,6 +909,8 @@ const std::vector<LayerKernel> &layerKernels()
 			resolveConcatenationKernel },
 		{ kElementwiseName, kElementwiseKernel, { kTensor, kTensor, kScalar, kOutput },
 			resolveElementwiseKernel },
+		{ kDequantizeName, kDequantizeKernel, { kTensor, kTensor, kTensor, kOutput },
+			resolveDequantizeKernel },
 	};
 	return kernels;
 }
@@ -913,7 +936,9 @@ void describeOutput(vx_meta_format meta, const Resolved &resolved)
 		resolved.layer);
 	const vx_tensor format = output->resolved() ? output : input;
 	meta->dims = resolved.outputDims;
-	meta->tensorType = format->dataType;
+	/* Dequantisation changes the type: always FLOAT32. */
+	meta->tensorType = std::holds_alternative<Dequantize>(resolved.layer) ? VX_TYPE_FLOAT32
+									     : format->dataType;
 	meta->fixedPointPosition = format->fixedPointPosition;
 	meta->fixedPointSet = true;
 }
@@ -1045,6 +1070,16 @@ vx_node concatenationNode(vx_graph graph, const vx_tensor inputs[], vx_uint32 co
 	return createKernelNode(graph, kConcatenationKernel,
 		{ in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7],
 			scalars.value(kTypeConcatenationParams, params), asReference(output) });
+}
+
+vx_node dequantizeNode(
+	vx_graph graph, vx_tensor input, vx_tensor zeros, vx_tensor scales, vx_tensor output)
+{
+	ApiLock lock(apiLock());
+	if (!isValid(graph, VX_TYPE_GRAPH))
+		return nullptr;
+	return createKernelNode(graph, kDequantizeKernel,
+		{ asReference(input), asReference(zeros), asReference(scales), asReference(output) });
 }
 
 vx_node elementwiseNode(vx_graph graph, vx_tensor x, vx_tensor y,

@@ -170,6 +170,14 @@ struct Elementwise {
 };
 
 /*
+ * libvdla's dequantisation (nn_dequantize.h): output = float32(input -
+ * zeros[k]) * scales[k] in float32, k 0 or the element's channel.
+ */
+struct Dequantize {
+	vx_tensor input, zeros, scales, output;	/* INT8, INT32 [1 or C], FLOAT32 [1 or C], FLOAT32 */
+};
+
+/*
  * Resolves a rearrangement of @input into @output as @params says, with
  * the output dimensions it implies (Reshape and Slice take the output's).
  * VX_ERROR_INVALID_VALUE for parameters out of their range,
@@ -183,7 +191,7 @@ vx_status resolveConcatenation(Concatenation &layer, std::vector<vx_size> &outpu
 
 using Layer = std::variant<Convolution, FullyConnected, Pooling, Activation, Softmax,
 	Normalization, Deconvolution, RoiPooling, GeneralConvolution, GeneralPooling,
-	Rearrangement, Concatenation, Elementwise>;
+	Rearrangement, Concatenation, Elementwise, Dequantize>;
 
 /*
  * The layer a node of one of these kernels computes, parameters resolved

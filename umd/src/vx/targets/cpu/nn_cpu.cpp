@@ -6,6 +6,7 @@
  */
 
 #include "nn/nn_layers.h"
+#include "nn/nn_dequantize.h"
 #include "nn/nn_elementwise.h"
 #include "nn/nn_rearrange.h"
 #include "framework/object.h"
@@ -94,6 +95,10 @@ template <typename L> void bindTensors(const L &l, Bindings &b)
 		b.bind(l.rois);
 	if constexpr (std::is_same_v<L, Elementwise>)
 		b.bind(l.second);
+	if constexpr (std::is_same_v<L, Dequantize>) {
+		b.bind(l.zeros);
+		b.bind(l.scales);
+	}
 	if constexpr (std::is_same_v<L, Concatenation>)
 		for (vx_uint32 k = 0; k < l.count; k++)
 			b.bind(l.inputs[k]);
@@ -711,6 +716,21 @@ vx_status compute(const Elementwise &layer, Bindings &bound)
 		if (layer.relu)
 			v = std::max(v, 0.0f);
 		storeRequantised(out, out.at(w, h, c, n), v, layer.outputZero);
+	});
+	return VX_SUCCESS;
+}
+
+/* float32(x - zero) * scale in float32, per tensor or per channel (dimension 2). */
+vx_status compute(const Dequantize &layer, Bindings &bound)
+{
+	Elements &in = bound.of(layer.input), &out = bound.of(layer.output);
+	Elements &zeros = bound.of(layer.zeros), &scales = bound.of(layer.scales);
+	const bool perChannel = scales.dim(0) > 1;
+	forEachElement(out, [&](vx_size w, vx_size h, vx_size c, vx_size n) {
+		const vx_size k = perChannel ? c : 0;
+		const int64_t centred = in.raw(in.at(w, h, c, n)) - zeros.raw(zeros.at(k));
+		const float v = float(centred) * float(scales.real(scales.at(k)));
+		out.storeFloat(out.at(w, h, c, n), v);
 	});
 	return VX_SUCCESS;
 }

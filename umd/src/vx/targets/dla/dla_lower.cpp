@@ -12,6 +12,7 @@
 #include "targets/dla/dla_lower_lut.h"
 #include "nn/nn_layers.h"
 #include "nn/nn_convolution.h"
+#include "nn/nn_dequantize.h"
 #include "nn/nn_elementwise.h"
 #include "nn/nn_rearrange.h"
 #include "objects/tensor_layout.h"
@@ -778,6 +779,12 @@ bool checkConcatenation(const nn::Concatenation &c, Refusal &refuse)
 	return concatenationFits(c, reason) || refuse(reason);
 }
 
+bool checkDequantize(const nn::Dequantize &d, Refusal &refuse)
+{
+	std::string reason;
+	return dequantizeFits(d, reason) || refuse(reason);
+}
+
 bool checkElementwise(const nn::Elementwise &e, Refusal &refuse)
 {
 	std::string reason;
@@ -851,6 +858,8 @@ const Lowering::Operation *Lowering::operation(vx_kernel kernel)
 			&Lowering::lowerConcatenation },
 		{ nn::kElementwiseKernel, checkAs<nn::Elementwise, checkElementwise>,
 			&Lowering::lowerElementwise },
+		{ nn::kDequantizeKernel, checkAs<nn::Dequantize, checkDequantize>,
+			&Lowering::lowerDequantize },
 	};
 	/* User kernels may take any enumeration. */
 	if (kernel->user)
@@ -899,6 +908,8 @@ std::vector<vx_tensor> copiedTensors(const nn::Layer &layer)
 	/* An INT8 convolution's bias constant depends on its weights (so do
 	 * INT16 weights split in two), and its multipliers are copied too:
 	 * with or without multipliers (the INT32 sums). */
+	if (auto *q = std::get_if<nn::Dequantize>(&layer))
+		return { q->zeros, q->scales };
 	if (auto *g = std::get_if<nn::GeneralConvolution>(&layer))
 		return g->input->dataType == VX_TYPE_INT8
 			? std::vector<vx_tensor>{ g->bias, g->weights, g->multipliers }

@@ -28,6 +28,7 @@
 namespace vdla::vx::nn {
 struct GeneralConvolution;
 struct Concatenation;
+struct Dequantize;
 struct Elementwise;
 struct Rearrangement;
 struct Softmax;
@@ -83,6 +84,8 @@ bool rearrangementFits(const nn::Rearrangement &layer, std::string &why);
 bool concatenationFits(const nn::Concatenation &layer, std::string &why);
 /* The same for the element-wise layer on the SDP (dla_lower_elementwise.cpp). */
 bool elementwiseFits(const nn::Elementwise &layer, std::string &why);
+/* The same for dequantisation (dla_lower_dequantize.cpp), whose zero points hold values. */
+bool dequantizeFits(const nn::Dequantize &layer, std::string &why);
 
 struct Unit {
 	/*
@@ -236,6 +239,7 @@ private:
 		vx_node &carrier);
 	vx_status lowerConcatenation(vx_node node);
 	vx_status lowerElementwise(vx_node node);
+	vx_status lowerDequantize(vx_node node);
 	/*
 	 * @rounding (an SDP rounding to integers) into INT8 @out: directly
 	 * when @outputZero is 0, else into INT16 and then an integer SDP
