@@ -617,6 +617,13 @@ std::string dlaRefusal(const Graph &graph, const Node &node, const ShapeMap &sha
 		const bool perAxis = scale->rank() == 1 && scale->elements() > 1;
 		if (scale->elements() != 1 && !perAxis)
 			return "a DequantizeLinear scale neither per tensor nor per axis";
+		/* What the CPU kernel checks at each run, and the segment reads by index. */
+		const Tensor *zero = node.inputs.size() > 2 && !node.inputs[2].empty()
+					     ? knownValue(graph, shapes, node.inputs[2])
+					     : nullptr;
+		if (zero && (zero->type() != x->type || zero->elements() != scale->elements()))
+			return "a DequantizeLinear zero point of another type or count than x's and "
+			       "the scale's";
 		try {
 			if (dequantizeShape(node, x->shape, perAxis).empty())
 				return "DequantizeLinear of dimensions beyond 65535";
