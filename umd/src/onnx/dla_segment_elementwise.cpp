@@ -9,6 +9,7 @@
 
 #include "dla_segment_elementwise.h"
 
+#include "dla_quant_conv.h"
 #include "op_kernel.h"
 
 #include "nn/nn_elementwise.h"
@@ -58,11 +59,11 @@ template <typename T> T scalarOf(const Tensor &t)
 int32_t heldZero(const Tensor *zero, DataType type)
 {
 	if (!zero)
-		return type == DataType::Uint8 ? -128 : 0;
+		return asSigned(type, 0);
 	if (zero->elements() != 1)
 		throw OpError(ENOTSUP, "QLinearAdd on the DLA takes one scale and zero point per tensor");
 	if (zero->type() == DataType::Uint8)
-		return int32_t(zero->data<uint8_t>()[0]) - 128;
+		return asSigned(DataType::Uint8, zero->data<uint8_t>()[0]);
 	if (zero->type() == DataType::Int8)
 		return zero->data<int8_t>()[0];
 	throw OpError(ENOTSUP, "a zero point of " + zero->describe());

@@ -681,6 +681,12 @@ vx_status compute(const GeneralConvolution &conv, Bindings &bound)
  * ElementwiseParams, each product and the sum rounded to float32 (libvdla
  * builds with -ffp-contract=off, so no fused multiply-add skips one).
  */
+/* x OP y for Add, Sub and Mul, in T's arithmetic. */
+template <typename T> T combine(vx_enum operation, T a, T b)
+{
+	return operation == kElementwiseAdd ? a + b : operation == kElementwiseSub ? a - b : a * b;
+}
+
 vx_status compute(const Elementwise &layer, Bindings &bound)
 {
 	Elements &x = bound.of(layer.input), &y = bound.of(layer.second);
@@ -693,19 +699,13 @@ vx_status compute(const Elementwise &layer, Bindings &bound)
 	forEachElement(out, [&](vx_size w, vx_size h, vx_size c, vx_size n) {
 		const vx_size i = operand(x, w, h, c, n), j = operand(y, w, h, c, n);
 		if (!quantised) {
-			const float a = float(x.real(i)), b = float(y.real(j));
-			const float v = layer.operation == kElementwiseAdd ? a + b
-				: layer.operation == kElementwiseSub       ? a - b
-									   : a * b;
+			const float v = combine(layer.operation, float(x.real(i)), float(y.real(j)));
 			out.storeFloat(out.at(w, h, c, n), v);
 			return;
 		}
 		if (layer.wrap) {
-			const int64_t a = x.raw(i) - layer.inputZero[0];
-			const int64_t b = y.raw(j) - layer.inputZero[1];
-			const int64_t v = layer.operation == kElementwiseAdd ? a + b
-				: layer.operation == kElementwiseSub         ? a - b
-									     : a * b;
+			const int64_t v = combine<int64_t>(layer.operation,
+				x.raw(i) - layer.inputZero[0], y.raw(j) - layer.inputZero[1]);
 			out.storeRaw(out.at(w, h, c, n),
 				convert(v + layer.outputZero, VX_TYPE_INT8, VX_CONVERT_POLICY_WRAP));
 			return;

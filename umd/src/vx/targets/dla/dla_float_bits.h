@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Integers into the SDP's float path without a conversion engine, shared
- * by softmax (dla_lower_softmax.cpp) and the FP32 LRN lowerings
- * (dla_lower_lrn_float.cpp).
+ * by softmax (dla_lower_softmax.cpp), the FP32 LRN lowerings
+ * (dla_lower_lrn_float.cpp), the quantised convolution, the quantised Add
+ * and dequantisation (Lowering::pushAsFloatBits()).
  */
 #pragma once
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include "framework/object.h"
+#include "objects/tensor_layout.h"
 
 #include <vdla/task_builder.h>
 
@@ -39,6 +40,14 @@ namespace vdla::vx::dla {
 constexpr uint16_t kConstantSlot = 0;
 
 struct IntegerOutput;
+
+/* @tensor's values, packed (constants the lowering folds: weights, biases, scales). */
+template <typename T> std::vector<T> valuesOf(vx_tensor tensor)
+{
+	std::vector<T> values(tensor->byteSize() / sizeof(T));
+	readPacked(tensor, reinterpret_cast<uint8_t *>(values.data()));
+	return values;
+}
 
 /* The same buffer read as another element type of the same size. */
 inline Tensor reinterpret(Tensor t, DataType type)
@@ -240,6 +249,12 @@ private:
 	vx_status lowerConcatenation(vx_node node);
 	vx_status lowerElementwise(vx_node node);
 	vx_status lowerDequantize(vx_node node);
+	/*
+	 * Pushes @sdp, an integer SDP whose bias takes its zero point out,
+	 * writing its values v plus kIntegerBaseBits as INT32 (dla_float_bits.h)
+	 * to a scratch tensor, returned read as FP32: 1.5 * 2^23 + v, exactly.
+	 */
+	Tensor pushAsFloatBits(vx_context context, SdpOp sdp, vx_node &node);
 	/*
 	 * @rounding (an SDP rounding to integers) into INT8 @out: directly
 	 * when @outputZero is 0, else into INT16 and then an integer SDP

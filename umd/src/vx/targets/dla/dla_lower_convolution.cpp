@@ -25,6 +25,7 @@
  */
 
 #include "dla_lower.h"
+#include "dla_float_bits.h"
 
 #include "nn/nn_layers.h"
 #include "nn/nn_convolution.h"
@@ -40,21 +41,10 @@ namespace vdla::vx::dla {
 namespace {
 
 constexpr int64_t kExactLimit = (int64_t(1) << 22) - 1;
-/* FP32 1.5 * 2^23: its bits plus an integer below 2^22 in magnitude are
- * the float 1.5 * 2^23 plus that integer. */
-constexpr int32_t kMagicBits = 0x4b400000;
-constexpr float kMagic = 12582912.0f;
 
 vx_size dimOf(vx_tensor tensor, size_t d)
 {
 	return d < tensor->dims.size() ? tensor->dims[d] : 1;
-}
-
-template <typename T> std::vector<T> valuesOf(vx_tensor tensor)
-{
-	std::vector<T> values(tensor->byteSize() / sizeof(T));
-	readPacked(tensor, reinterpret_cast<uint8_t *>(values.data()));
-	return values;
 }
 
 /* The weights of an INT8 layer, INT8 or INT16 (within +-255, split in two). */
@@ -293,7 +283,7 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 	toFloat.activation = SdpActivation::Clip;
 	toFloat.clipMin = int32_t(-kExactLimit);
 	toFloat.clipMax = int32_t(kExactLimit);
-	toFloat.outOffset = kMagicBits;
+	toFloat.outOffset = kIntegerBaseBits;
 	unit.sdp = toFloat;
 	unit.writes = toFloat.dst.buffer;
 	pushUnit(std::move(unit), node);
@@ -304,7 +294,7 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 	SdpOp scale;
 	scale.src = reinterpret(toFloat.dst, DataType::Fp32);
 	scale.biasMode = SdpMode::PerTensor;
-	scale.biasFloat = -kMagic;
+	scale.biasFloat = -kIntegerBase;
 	scale.scaleMode = SdpMode::PerChannel;
 	scale.scale = { kConstantSlot, addConstant(multipliers.data(), outputs * sizeof(float)) };
 	if (c.relu)
@@ -313,6 +303,14 @@ vx_status Lowering::lowerGeneralConvolution(vx_node node)
 	/* 3. Plus the output zero point, saturated to INT8. */
 	pushWithOutputZero(c.output->context, scale, out, c.outputZero, node);
 	return VX_SUCCESS;
+}
+
+Tensor Lowering::pushAsFloatBits(vx_context context, SdpOp sdp, vx_node &node)
+{
+	sdp.outOffset = kIntegerBaseBits;
+	sdp.dst = scratchLike(context, sdp.src, DataType::Int32);
+	pushSdpUnit(sdp, node);
+	return reinterpret(sdp.dst, DataType::Fp32);
 }
 
 void Lowering::pushWithOutputZero(

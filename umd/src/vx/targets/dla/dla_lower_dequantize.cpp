@@ -13,10 +13,10 @@
  */
 
 #include "dla_lower.h"
+#include "dla_float_bits.h"
 
 #include "nn/nn_dequantize.h"
 #include "nn/nn_layers.h"
-#include "objects/tensor_layout.h"
 
 #include <cstdlib>
 
@@ -24,16 +24,7 @@ namespace vdla::vx::dla {
 
 namespace {
 
-constexpr int32_t kMagicBits = 0x4b400000;
-constexpr float kMagic = 12582912.0f;
 constexpr int32_t kMaxZero = 1 << 21;
-
-template <typename T> std::vector<T> valuesOf(vx_tensor tensor)
-{
-	std::vector<T> values(tensor->byteSize() / sizeof(T));
-	readPacked(tensor, reinterpret_cast<uint8_t *>(values.data()));
-	return values;
-}
 
 } /* namespace */
 
@@ -78,15 +69,12 @@ vx_status Lowering::lowerDequantize(vx_node node)
 		toFloat.biasMode = SdpMode::PerTensor;
 		toFloat.biasValue = -zeros[0];
 	}
-	toFloat.outOffset = kMagicBits;
-	toFloat.dst = scratchLike(layer.output->context, in, DataType::Int32);
-	pushSdpUnit(toFloat, node);
 
 	/* 2. Less 1.5 * 2^23, times the scale. */
 	SdpOp scale;
-	scale.src = reinterpret(toFloat.dst, DataType::Fp32);
+	scale.src = pushAsFloatBits(layer.output->context, toFloat, node);
 	scale.biasMode = SdpMode::PerTensor;
-	scale.biasFloat = -kMagic;
+	scale.biasFloat = -kIntegerBase;
 	if (perChannel) {
 		scale.scaleMode = SdpMode::PerChannel;
 		scale.scale = { kConstantSlot, addConstant(scales.data(), scales.size() * sizeof(float)) };

@@ -25,6 +25,7 @@
  */
 
 #include "dla_lower.h"
+#include "dla_float_bits.h"
 
 #include "nn/nn_elementwise.h"
 #include "nn/nn_layers.h"
@@ -35,9 +36,6 @@ namespace vdla::vx::dla {
 
 namespace {
 
-/* FP32 1.5 * 2^23 and its bits (dla_lower_convolution.cpp). */
-constexpr int32_t kMagicBits = 0x4b400000;
-constexpr float kMagic = 12582912.0f;
 /* Multipliers up to 2^100 keep 255 * |m| and the sum of two far from FP32's overflow. */
 constexpr float kMaxMultiplier = 0x1p100f;
 
@@ -177,10 +175,7 @@ vx_status Lowering::lowerElementwise(vx_node node)
 		sdp.src = operand;
 		sdp.biasMode = SdpMode::PerTensor;
 		sdp.biasValue = -zero;
-		sdp.outOffset = kMagicBits;
-		sdp.dst = scratchLike(context, operand, DataType::Int32);
-		pushSdpUnit(sdp, node);
-		return reinterpret(sdp.dst, DataType::Fp32);
+		return pushAsFloatBits(context, sdp, node);
 	};
 	const Tensor xBits = magic(x, layer.inputZero[0]);
 	const Tensor yBits = magic(y, layer.inputZero[1]);
@@ -189,7 +184,7 @@ vx_status Lowering::lowerElementwise(vx_node node)
 	SdpOp second;
 	second.src = yBits;
 	second.biasMode = SdpMode::PerTensor;
-	second.biasFloat = -kMagic;
+	second.biasFloat = -kIntegerBase;
 	second.dst = scratchLike(context, yBits, DataType::Fp32);
 	pushSdpUnit(second, node);
 
@@ -197,7 +192,7 @@ vx_status Lowering::lowerElementwise(vx_node node)
 	SdpOp sum;
 	sum.src = *broadcastTo(xBits, out);
 	sum.biasMode = SdpMode::PerTensor;
-	sum.biasFloat = -kMagic;
+	sum.biasFloat = -kIntegerBase;
 	sum.scaleMode = SdpMode::PerTensor;
 	sum.scaleFloat = layer.multiplier[0];
 	sum.ewOp = SdpEwOp::Add;
